@@ -1,0 +1,1 @@
+//! wta-agent: see Cargo.toml description.

@@ -1,0 +1,1 @@
+//! wta-helper: see Cargo.toml description.

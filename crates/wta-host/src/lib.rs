@@ -1,0 +1,1 @@
+//! wta-host: see Cargo.toml description.

@@ -1,0 +1,1 @@
+//! wta-master: see Cargo.toml description.

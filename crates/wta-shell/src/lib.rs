@@ -1,0 +1,1 @@
+//! wta-shell: see Cargo.toml description.

@@ -1,0 +1,11 @@
+//! Test support shared by every crate's tests.
+//!
+//! - [`TmuxServer`]: a private tmux server per test (`tmux -L <unique> -f /dev/null`),
+//!   killed on drop. Tests never touch a server they did not start.
+//! - [`wait_until`]: poll a condition with a deadline; tests never sleep bare.
+
+mod tmux;
+mod wait;
+
+pub use tmux::TmuxServer;
+pub use wait::{wait_for_value, wait_until};

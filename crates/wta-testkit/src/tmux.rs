@@ -1,0 +1,183 @@
+//! A private tmux server for one test.
+//!
+//! Each server gets a unique `-L` name and `-f /dev/null`, so the user's
+//! configuration and servers are never involved. Drop runs `kill-server`
+//! on that name only and removes the socket file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::wait::wait_for_value;
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A running private tmux server with one session named `main`.
+#[derive(Debug)]
+pub struct TmuxServer {
+    name: String,
+    socket: PathBuf,
+    first_pane: String,
+}
+
+impl TmuxServer {
+    /// Starts a server whose first pane runs `bash --norc --noprofile`
+    /// in a 160x40 session named `main`.
+    pub fn start() -> Self {
+        Self::start_with("bash --norc --noprofile")
+    }
+
+    /// Starts a server whose first pane runs `command` (through `sh -c`).
+    pub fn start_with(command: &str) -> Self {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let name = format!(
+            "wta-test-{}-{}-{:x}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+            nanos
+        );
+        let mut server = Self {
+            name,
+            socket: PathBuf::new(),
+            first_pane: String::new(),
+        };
+        let out = server.raw(&[
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            "160",
+            "-y",
+            "40",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            command,
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux new-session failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        server.first_pane = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        // remain-on-exit keeps dead panes so tests can read their exit status.
+        server.tmux(&["set", "-g", "remain-on-exit", "on"]);
+        server.socket = PathBuf::from(server.tmux(&["display", "-p", "#{socket_path}"]).trim());
+        server
+    }
+
+    /// The `-L` name of this server.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The server's socket path (what `$TMUX` starts with inside it).
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The pane id of the first pane of session `main`.
+    pub fn first_pane(&self) -> &str {
+        &self.first_pane
+    }
+
+    /// The `$TMUX` value a process inside this server's pane would see.
+    pub fn tmux_env(&self) -> String {
+        format!("{},{},0", self.socket.display(), std::process::id())
+    }
+
+    fn raw(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new("tmux");
+        cmd.args(["-L", &self.name, "-f", "/dev/null"]).args(args);
+        cmd.env_remove("TMUX").env_remove("TMUX_PANE");
+        match cmd.output() {
+            Ok(out) => out,
+            Err(err) => panic!("cannot run tmux (is it installed?): {err}"),
+        }
+    }
+
+    /// Runs a tmux command on this server; panics with stderr on failure.
+    pub fn tmux(&self, args: &[&str]) -> String {
+        let out = self.raw(args);
+        assert!(
+            out.status.success(),
+            "tmux {:?} failed: {}",
+            args,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs a tmux command and returns its output, or `None` when it failed.
+    pub fn try_tmux(&self, args: &[&str]) -> Option<String> {
+        let out = self.raw(args);
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// `capture-pane -p -J` of `pane`, trailing blank lines removed.
+    pub fn capture(&self, pane: &str) -> String {
+        let text = self
+            .try_tmux(&["capture-pane", "-p", "-J", "-t", pane])
+            .unwrap_or_default();
+        text.trim_end().to_owned()
+    }
+
+    /// Types literal text into `pane` followed by Enter.
+    pub fn type_line(&self, pane: &str, text: &str) {
+        self.tmux(&["send-keys", "-t", pane, "-l", "--", text]);
+        self.tmux(&["send-keys", "-t", pane, "Enter"]);
+    }
+
+    /// `display -p -t pane FORMAT`.
+    pub fn display(&self, pane: &str, format: &str) -> String {
+        self.tmux(&["display", "-p", "-t", pane, format])
+            .trim_end_matches('\n')
+            .to_owned()
+    }
+
+    /// Waits until `pane`'s captured screen contains `needle`; returns the screen.
+    pub fn wait_for_text(&self, pane: &str, needle: &str, timeout: Duration) -> String {
+        match wait_for_value(&format!("{needle:?} in pane {pane}"), timeout, || {
+            let screen = self.capture(pane);
+            screen.contains(needle).then_some(screen)
+        }) {
+            Ok(screen) => screen,
+            Err(err) => panic!("{err}; screen was:\n{}", self.capture(pane)),
+        }
+    }
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        let _ = self.raw(&["kill-server"]);
+        if !self.socket.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.socket);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn starts_runs_and_cleans_up() {
+        let socket;
+        {
+            let server = TmuxServer::start();
+            socket = server.socket().to_path_buf();
+            assert!(socket.exists());
+            assert!(server.first_pane().starts_with('%'));
+            server.type_line(server.first_pane(), "echo hel''lo-there");
+            server.wait_for_text(server.first_pane(), "hello-there", Duration::from_secs(10));
+        }
+        assert!(!socket.exists(), "socket must be removed on drop");
+    }
+}

@@ -1,0 +1,1 @@
+//! wta-tui: see Cargo.toml description.
