@@ -3,6 +3,16 @@
 //! Every type that crosses a process boundary lives here so that each side
 //! (CLI, helper, master) agrees on one definition, and golden tests pin it.
 
+pub mod channel;
+pub mod error;
+pub mod hexid;
 pub mod ids;
+pub mod limits;
+pub mod status;
 
 pub use ids::{IdError, PaneId, SessionId, WindowId};
+
+pub use channel::Channel;
+pub use error::ProtocolError;
+pub use hexid::{ExecutionId, HelperId, ProposalId, TurnNonce};
+pub use status::{ExecutionStatus, FinalStatus, ValidationStatus};
