@@ -40,6 +40,11 @@ macro_rules! tmux_id {
                 }
             }
 
+            /// The id with this number, e.g. `from_number(3)` is `"<sigil>3"`.
+            pub fn from_number(n: u32) -> Self {
+                Self(format!("{}{}", $sigil, n))
+            }
+
             /// The id as tmux spells it, e.g. for `-t`.
             pub fn as_str(&self) -> &str {
                 &self.0

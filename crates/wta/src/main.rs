@@ -1,1 +1,9 @@
-fn main() {}
+//! `wta`: the one binary. Parsing lives in `cli`, each command in `cmd/`.
+
+mod cli;
+mod cmd;
+mod output;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -1,0 +1,342 @@
+//! An in-memory [`TerminalHost`] for unit tests of code above the host.
+//!
+//! It models sessions, windows and panes closely enough for callers to test
+//! their decisions (which pane, which split, what text was sent) without tmux.
+//! Every mutating call is recorded in [`FakeHost::log`].
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use wta_protocol::{PaneId, SessionId, WindowId};
+
+use crate::{
+    HostError, Integration, NewTab, PaneInfo, PaneSize, PaneState, PaneStatus, ServerInfo,
+    SessionInfo, Split, TerminalHost, WindowInfo,
+};
+
+#[derive(Debug, Default)]
+struct World {
+    next: u32,
+    panes: Vec<PaneInfo>,
+    screens: Vec<(PaneId, String)>,
+    log: Vec<String>,
+}
+
+/// A fake terminal: one session `$0` with window `@0` and pane `%0` to start.
+#[derive(Debug)]
+pub struct FakeHost {
+    world: Mutex<World>,
+    caller: Option<PaneId>,
+}
+
+impl Default for FakeHost {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FakeHost {
+    /// A fake with one pane `%0` in window `@0` of session `$0`; the caller is `%0`.
+    pub fn new() -> Self {
+        let host = Self {
+            world: Mutex::new(World::default()),
+            caller: Some(pane_id(0)),
+        };
+        host.with(|w| {
+            let pane = make_pane(w, 0, 0, "/home/user", "bash");
+            w.panes.push(pane);
+        });
+        host
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut World) -> T) -> T {
+        let mut guard = match self.world.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut guard)
+    }
+
+    /// Sets what [`TerminalHost::capture`] returns for `pane`.
+    pub fn set_screen(&self, pane: &PaneId, text: &str) {
+        self.with(|w| {
+            w.screens.retain(|(p, _)| p != pane);
+            w.screens.push((pane.clone(), text.to_owned()));
+        });
+    }
+
+    /// Marks `pane` dead with `status`.
+    pub fn exit_pane(&self, pane: &PaneId, status: i32) {
+        self.with(|w| {
+            if let Some(p) = w.panes.iter_mut().find(|p| &p.id == pane) {
+                p.dead = true;
+                p.dead_status = Some(status);
+            }
+        });
+    }
+
+    /// Every mutating call so far, e.g. `send %0 "ls" enter`.
+    pub fn log(&self) -> Vec<String> {
+        self.with(|w| w.log.clone())
+    }
+}
+
+fn pane_id(n: u32) -> PaneId {
+    PaneId::from_number(n)
+}
+
+fn make_pane(w: &mut World, window: u32, index: u32, cwd: &str, command: &str) -> PaneInfo {
+    let n = w.next;
+    w.next += 1;
+    PaneInfo {
+        id: pane_id(n),
+        window: WindowId::from_number(window),
+        session: SessionId::from_number(0),
+        session_name: "main".into(),
+        window_index: window,
+        window_name: command.into(),
+        index,
+        active: index == 0,
+        window_active: window == 0,
+        size: PaneSize { cols: 80, rows: 24 },
+        pid: 1000 + n,
+        command: command.into(),
+        title: String::new(),
+        cwd: PathBuf::from(cwd),
+        dead: false,
+        dead_status: None,
+        in_mode: false,
+        alternate_screen: false,
+        pipe_open: false,
+        integration: Integration::from_option("", 0),
+    }
+}
+
+impl TerminalHost for FakeHost {
+    fn server_info(&self) -> Result<ServerInfo, HostError> {
+        let caller = self.caller.as_ref().map(|c| self.pane(c)).transpose()?;
+        Ok(ServerInfo {
+            socket: PathBuf::from("/fake/tmux"),
+            tmux_version: "fake".into(),
+            pane: caller.as_ref().map(|p| p.id.clone()),
+            window: caller.as_ref().map(|p| p.window.clone()),
+            session: caller.as_ref().map(|p| p.session.clone()),
+            session_name: caller.map(|p| p.session_name),
+        })
+    }
+
+    fn list_sessions(&self) -> Result<Vec<SessionInfo>, HostError> {
+        let windows = self.list_windows(None)?.len() as u32;
+        Ok(vec![SessionInfo {
+            id: SessionId::from_number(0),
+            name: "main".into(),
+            windows,
+            attached: true,
+        }])
+    }
+
+    fn list_windows(&self, _session: Option<&SessionId>) -> Result<Vec<WindowInfo>, HostError> {
+        Ok(self.with(|w| {
+            let mut out: Vec<WindowInfo> = Vec::new();
+            for p in &w.panes {
+                match out.iter_mut().find(|x| x.id == p.window) {
+                    Some(win) => win.panes += 1,
+                    None => out.push(WindowInfo {
+                        id: p.window.clone(),
+                        session: p.session.clone(),
+                        index: p.window_index,
+                        name: p.window_name.clone(),
+                        active: p.window_active,
+                        panes: 1,
+                    }),
+                }
+            }
+            out
+        }))
+    }
+
+    fn list_panes(&self) -> Result<Vec<PaneInfo>, HostError> {
+        Ok(self.with(|w| w.panes.clone()))
+    }
+
+    fn window_panes(&self, window: &WindowId) -> Result<Vec<PaneInfo>, HostError> {
+        let panes: Vec<PaneInfo> = self.with(|w| {
+            w.panes
+                .iter()
+                .filter(|p| &p.window == window)
+                .cloned()
+                .collect()
+        });
+        if panes.is_empty() {
+            Err(HostError::WindowNotFound(window.to_string()))
+        } else {
+            Ok(panes)
+        }
+    }
+
+    fn pane(&self, pane: &PaneId) -> Result<PaneInfo, HostError> {
+        self.with(|w| w.panes.iter().find(|p| &p.id == pane).cloned())
+            .ok_or_else(|| HostError::PaneNotFound(pane.to_string()))
+    }
+
+    fn caller_pane(&self) -> Option<PaneId> {
+        self.caller.clone()
+    }
+
+    fn active_pane(&self) -> Result<PaneInfo, HostError> {
+        match &self.caller {
+            Some(c) => self.pane(c),
+            None => Err(HostError::NoCallerPane),
+        }
+    }
+
+    fn capture(&self, pane: &PaneId, lines: Option<u32>) -> Result<String, HostError> {
+        self.pane(pane)?;
+        let text = self
+            .with(|w| {
+                w.screens
+                    .iter()
+                    .find(|(p, _)| p == pane)
+                    .map(|(_, t)| t.clone())
+            })
+            .unwrap_or_default();
+        Ok(match lines {
+            Some(n) => {
+                let all: Vec<&str> = text.lines().collect();
+                all[all.len().saturating_sub(n as usize)..].join("\n")
+            }
+            None => text,
+        })
+    }
+
+    fn new_tab(&self, spec: &NewTab) -> Result<PaneInfo, HostError> {
+        let cwd = spec
+            .cwd
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("/home/user"));
+        let pane = self.with(|w| {
+            let window = w.panes.iter().map(|p| p.window_index).max().unwrap_or(0) + 1;
+            let mut pane = make_pane(
+                w,
+                window,
+                0,
+                &cwd.to_string_lossy(),
+                spec.command.as_deref().unwrap_or("bash"),
+            );
+            if let Some(title) = &spec.title {
+                pane.window_name = title.clone();
+            }
+            w.log.push(format!(
+                "new-tab {} {:?} {:?}",
+                pane.id, spec.command, spec.cwd
+            ));
+            w.panes.push(pane.clone());
+            pane
+        });
+        Ok(pane)
+    }
+
+    fn split(&self, spec: &Split) -> Result<PaneInfo, HostError> {
+        let target = self.pane(&spec.target)?;
+        let cwd = spec.cwd.clone().unwrap_or(target.cwd.clone());
+        Ok(self.with(|w| {
+            let index = w.panes.iter().filter(|p| p.window == target.window).count() as u32;
+            let mut pane = make_pane(
+                w,
+                target.window_index,
+                index,
+                &cwd.to_string_lossy(),
+                spec.command.as_deref().unwrap_or("bash"),
+            );
+            pane.window = target.window.clone();
+            w.log.push(format!(
+                "split {} {:?} -> {} {:?}",
+                spec.target, spec.direction, pane.id, spec.command
+            ));
+            w.panes.push(pane.clone());
+            pane
+        }))
+    }
+
+    fn kill_pane(&self, pane: &PaneId) -> Result<(), HostError> {
+        self.pane(pane)?;
+        self.with(|w| {
+            w.panes.retain(|p| &p.id != pane);
+            w.log.push(format!("kill {pane}"));
+        });
+        Ok(())
+    }
+
+    fn pane_status(&self, pane: &PaneId) -> Result<PaneStatus, HostError> {
+        let p = self.pane(pane)?;
+        Ok(PaneStatus {
+            pane: p.id,
+            state: if p.dead {
+                PaneState::Dead
+            } else {
+                PaneState::Running
+            },
+            exit_status: p.dead_status,
+            command: (!p.dead).then_some(p.command),
+            pid: (!p.dead).then_some(p.pid),
+        })
+    }
+
+    fn focus(&self, pane: &PaneId) -> Result<(), HostError> {
+        self.pane(pane)?;
+        self.with(|w| w.log.push(format!("focus {pane}")));
+        Ok(())
+    }
+
+    fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError> {
+        self.pane(pane)?;
+        self.with(|w| {
+            w.log.push(format!(
+                "send {pane} {text:?}{}",
+                if enter { " enter" } else { "" }
+            ))
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SplitDirection;
+
+    #[test]
+    fn models_tabs_splits_and_sends() {
+        let host = FakeHost::new();
+        let first = host.active_pane().unwrap();
+        let split = host
+            .split(&Split {
+                target: first.id.clone(),
+                direction: SplitDirection::Right,
+                percent: Some(30),
+                command: None,
+                cwd: None,
+                env: vec![],
+                full: false,
+                focus: false,
+            })
+            .unwrap();
+        assert_eq!(split.window, first.window);
+        let tab = host
+            .new_tab(&NewTab {
+                title: Some("build".into()),
+                ..NewTab::default()
+            })
+            .unwrap();
+        assert_ne!(tab.window, first.window);
+        host.send_text(&split.id, "ls", true).unwrap();
+        assert_eq!(host.window_panes(&first.window).unwrap().len(), 2);
+        host.exit_pane(&tab.id, 7);
+        assert_eq!(host.pane_status(&tab.id).unwrap().exit_status, Some(7));
+        host.kill_pane(&tab.id).unwrap();
+        assert!(
+            matches!(host.pane(&tab.id), Err(HostError::PaneNotFound(p)) if p == tab.id.as_str())
+        );
+        assert!(host.log().iter().any(|l| l == "send %1 \"ls\" enter"));
+    }
+}

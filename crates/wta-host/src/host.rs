@@ -1,0 +1,45 @@
+//! The `TerminalHost` trait: every terminal operation WTA performs.
+//!
+//! Implementations must not type into an existing pane except through
+//! [`TerminalHost::send_text`], which only confirmed proposals reach.
+
+use wta_protocol::{PaneId, SessionId, WindowId};
+
+use crate::{HostError, NewTab, PaneInfo, PaneStatus, ServerInfo, SessionInfo, Split, WindowInfo};
+
+/// A terminal that hosts sessions, windows (tabs) and panes.
+pub trait TerminalHost {
+    /// The server and the caller's place in it.
+    fn server_info(&self) -> Result<ServerInfo, HostError>;
+    /// Every session (WT window).
+    fn list_sessions(&self) -> Result<Vec<SessionInfo>, HostError>;
+    /// Windows (tabs) of one session, or of every session when `None`.
+    fn list_windows(&self, session: Option<&SessionId>) -> Result<Vec<WindowInfo>, HostError>;
+    /// Every pane of the server, each listed once even when its window is linked
+    /// into several sessions.
+    fn list_panes(&self) -> Result<Vec<PaneInfo>, HostError>;
+    /// Panes of one window.
+    fn window_panes(&self, window: &WindowId) -> Result<Vec<PaneInfo>, HostError>;
+    /// One pane; [`HostError::PaneNotFound`] names it when it does not exist.
+    fn pane(&self, pane: &PaneId) -> Result<PaneInfo, HostError>;
+    /// The caller's pane, if the caller runs inside the host.
+    fn caller_pane(&self) -> Option<PaneId>;
+    /// The pane the user is looking at: the caller's pane, else the host's current one.
+    fn active_pane(&self) -> Result<PaneInfo, HostError>;
+    /// Text of the pane, wrapped lines joined; `lines` = how many lines of
+    /// history above the visible screen to include (`None` = visible screen only).
+    fn capture(&self, pane: &PaneId, lines: Option<u32>) -> Result<String, HostError>;
+    /// Opens a tab; returns the new pane.
+    fn new_tab(&self, spec: &NewTab) -> Result<PaneInfo, HostError>;
+    /// Splits a pane; returns the new pane.
+    fn split(&self, spec: &Split) -> Result<PaneInfo, HostError>;
+    /// Closes a pane and its process.
+    fn kill_pane(&self, pane: &PaneId) -> Result<(), HostError>;
+    /// Running, dead with status, or gone.
+    fn pane_status(&self, pane: &PaneId) -> Result<PaneStatus, HostError>;
+    /// Focuses a pane (and its window).
+    fn focus(&self, pane: &PaneId) -> Result<(), HostError>;
+    /// Types `text` into the pane, then Enter when `enter`. Leaves copy mode first.
+    /// Only the card executor calls this, after the user confirmed.
+    fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError>;
+}

@@ -1,0 +1,197 @@
+//! Host-neutral model of terminal objects and the stable JSON the CLI prints.
+//!
+//! Field names here are a public contract (`wta … --json`, golden-tested):
+//! add fields, never rename or remove them.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use wta_protocol::{PaneId, SessionId, WindowId};
+
+/// A terminal window (a tmux session).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionInfo {
+    pub id: SessionId,
+    pub name: String,
+    pub windows: u32,
+    pub attached: bool,
+}
+
+/// A tab (a tmux window).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WindowInfo {
+    pub id: WindowId,
+    pub session: SessionId,
+    pub index: u32,
+    pub name: String,
+    pub active: bool,
+    pub panes: u32,
+}
+
+/// Columns × rows of a pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PaneSize {
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// What the pane's shell announced about WTA shell integration
+/// (the `@wta_integration` pane option, `"<shell> <pid>"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Integration {
+    /// `present` when the announcement names the pane's own process,
+    /// `stale` when it names another pid (the shell exec'd away), `unknown` when absent.
+    /// A watcher that observed the stream may also report `absent`.
+    pub state: &'static str,
+    pub shell: Option<String>,
+    pub pid: Option<u32>,
+}
+
+impl Integration {
+    /// Reads the raw `@wta_integration` value against the pane's pid.
+    pub fn from_option(raw: &str, pane_pid: u32) -> Self {
+        let mut parts = raw.split_whitespace();
+        let shell = parts.next().map(str::to_owned);
+        let pid = parts.next().and_then(|p| p.parse::<u32>().ok());
+        let state = match (&shell, pid) {
+            (Some(_), Some(p)) if p == pane_pid => "present",
+            (Some(_), Some(_)) => "stale",
+            _ => "unknown",
+        };
+        match state {
+            "unknown" => Self {
+                state,
+                shell: None,
+                pid: None,
+            },
+            _ => Self { state, shell, pid },
+        }
+    }
+}
+
+/// One pane with everything a caller usually needs in one round trip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PaneInfo {
+    pub id: PaneId,
+    pub window: WindowId,
+    pub session: SessionId,
+    pub session_name: String,
+    pub window_index: u32,
+    pub window_name: String,
+    pub index: u32,
+    pub active: bool,
+    pub window_active: bool,
+    pub size: PaneSize,
+    pub pid: u32,
+    pub command: String,
+    pub title: String,
+    /// OSC 7 path when the shell reported one, else the foreground process's cwd.
+    pub cwd: PathBuf,
+    pub dead: bool,
+    pub dead_status: Option<i32>,
+    pub in_mode: bool,
+    pub alternate_screen: bool,
+    pub pipe_open: bool,
+    pub integration: Integration,
+}
+
+/// Running or dead, with the exit status when tmux kept it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaneState {
+    Running,
+    Dead,
+    /// The pane no longer exists (it exited without `remain-on-exit`, or was killed).
+    Gone,
+}
+
+/// `pane-status` / `wait-for` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PaneStatus {
+    pub pane: PaneId,
+    pub state: PaneState,
+    pub exit_status: Option<i32>,
+    pub command: Option<String>,
+    pub pid: Option<u32>,
+}
+
+/// The server a host talks to and where the caller sits in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerInfo {
+    pub socket: PathBuf,
+    pub tmux_version: String,
+    pub pane: Option<PaneId>,
+    pub window: Option<WindowId>,
+    pub session: Option<SessionId>,
+    pub session_name: Option<String>,
+}
+
+/// Which way a split goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitDirection {
+    /// Side by side: the new pane to the right.
+    Right,
+    /// Side by side: the new pane to the left.
+    Left,
+    /// Stacked: the new pane below.
+    Down,
+    /// Stacked: the new pane above.
+    Up,
+}
+
+/// A new tab request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewTab {
+    /// Session to open the tab in; `None` = the caller's session.
+    pub session: Option<SessionId>,
+    pub command: Option<String>,
+    pub cwd: Option<PathBuf>,
+    pub title: Option<String>,
+    /// Environment for the new pane's process.
+    pub env: Vec<(String, String)>,
+    /// Make the new tab current.
+    pub focus: bool,
+}
+
+/// A split request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    pub target: PaneId,
+    pub direction: SplitDirection,
+    /// Size of the new pane in percent of the split pane (1–99).
+    pub percent: Option<u8>,
+    pub command: Option<String>,
+    pub cwd: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    /// Use the full height/width of the window instead of splitting only the target.
+    pub full: bool,
+    pub focus: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integration_states() {
+        assert_eq!(Integration::from_option("bash 42", 42).state, "present");
+        let stale = Integration::from_option("zsh 7", 42);
+        assert_eq!(
+            (stale.state, stale.shell.as_deref(), stale.pid),
+            ("stale", Some("zsh"), Some(7))
+        );
+        assert_eq!(
+            Integration::from_option("", 42),
+            Integration {
+                state: "unknown",
+                shell: None,
+                pid: None
+            }
+        );
+        assert_eq!(
+            Integration::from_option("bash notapid", 42).state,
+            "unknown"
+        );
+    }
+}

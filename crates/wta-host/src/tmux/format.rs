@@ -1,0 +1,393 @@
+//! tmux format strings and the parsers of their output.
+//!
+//! Fields are separated by US (`\x1f`) and records end with RS (`\x1e`) plus
+//! tmux's newline. The raw `pane_current_path` (it may hold tabs and newlines)
+//! is always the last field and split with `splitn`. Names arrive with control
+//! characters escaped by tmux and titles with them stripped, so neither can
+//! hold a separator; OSC 7 paths cannot either (a terminal parser drops C0
+//! controls inside OSC strings).
+
+use std::path::PathBuf;
+
+use wta_protocol::{PaneId, SessionId, WindowId};
+
+use crate::{HostError, Integration, PaneInfo, PaneSize, SessionInfo, WindowInfo};
+
+const US: char = '\x1f';
+const RECORD_END: &str = "\x1e\n";
+
+/// Fields of [`PANE_FORMAT`], in order.
+const PANE_FIELDS: [&str; 21] = [
+    "session_id",
+    "session_name",
+    "window_id",
+    "window_index",
+    "window_name",
+    "window_active",
+    "pane_id",
+    "pane_index",
+    "pane_active",
+    "pane_width",
+    "pane_height",
+    "pane_pid",
+    "pane_current_command",
+    "pane_title",
+    "pane_dead",
+    "pane_dead_status",
+    "pane_in_mode",
+    "alternate_on",
+    "pane_pipe",
+    "@wta_integration",
+    "pane_path",
+];
+
+fn join_format(fields: &[&str], last: Option<&str>) -> String {
+    let mut out = String::new();
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(US);
+        }
+        out.push_str("#{");
+        out.push_str(f);
+        out.push('}');
+    }
+    if let Some(last) = last {
+        out.push(US);
+        out.push_str("#{");
+        out.push_str(last);
+        out.push('}');
+    }
+    out.push('\x1e');
+    out
+}
+
+/// The `-F` format for panes; the raw current path is last.
+pub fn pane_format() -> String {
+    join_format(&PANE_FIELDS, Some("pane_current_path"))
+}
+
+/// The `-F` format for sessions.
+pub fn session_format() -> String {
+    join_format(
+        &[
+            "session_id",
+            "session_windows",
+            "session_attached",
+            "session_name",
+        ],
+        None,
+    )
+}
+
+/// The `-F` format for windows.
+pub fn window_format() -> String {
+    join_format(
+        &[
+            "window_id",
+            "session_id",
+            "window_index",
+            "window_active",
+            "window_panes",
+            "window_name",
+        ],
+        None,
+    )
+}
+
+/// Splits tmux output into records. Tolerates a missing final newline.
+fn records(output: &str) -> impl Iterator<Item = &str> {
+    output
+        .split(RECORD_END)
+        .map(|r| r.strip_suffix('\x1e').unwrap_or(r))
+        .filter(|r| !r.is_empty() && *r != "\n")
+}
+
+fn num<T: std::str::FromStr>(field: &str, name: &str) -> Result<T, HostError> {
+    field
+        .parse()
+        .map_err(|_| HostError::Parse(format!("{name} = {field:?}")))
+}
+
+fn flag(field: &str) -> bool {
+    field == "1"
+}
+
+fn id<T>(
+    parse: impl Fn(&str) -> Result<T, wta_protocol::IdError>,
+    field: &str,
+) -> Result<T, HostError> {
+    parse(field).map_err(|e| HostError::Parse(e.to_string()))
+}
+
+/// Parses `list-panes -F pane_format()` output. Panes of linked windows appear
+/// once per session in tmux's output; only the first listing is kept.
+pub fn parse_panes(output: &str) -> Result<Vec<PaneInfo>, HostError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut panes = Vec::new();
+    for record in records(output) {
+        let f: Vec<&str> = record.splitn(PANE_FIELDS.len() + 1, US).collect();
+        if f.len() != PANE_FIELDS.len() + 1 {
+            return Err(HostError::Parse(format!(
+                "a pane record has {} fields, expected {}",
+                f.len(),
+                PANE_FIELDS.len() + 1
+            )));
+        }
+        let pid: u32 = num(f[11], "pane_pid")?;
+        let osc7 = f[20];
+        let cwd = osc7_path(osc7).unwrap_or_else(|| PathBuf::from(f[21]));
+        let pane = PaneInfo {
+            session: id(SessionId::parse, f[0])?,
+            session_name: f[1].to_owned(),
+            window: id(WindowId::parse, f[2])?,
+            window_index: num(f[3], "window_index")?,
+            window_name: f[4].to_owned(),
+            window_active: flag(f[5]),
+            id: id(PaneId::parse, f[6])?,
+            index: num(f[7], "pane_index")?,
+            active: flag(f[8]),
+            size: PaneSize {
+                cols: num(f[9], "pane_width")?,
+                rows: num(f[10], "pane_height")?,
+            },
+            pid,
+            command: f[12].to_owned(),
+            title: f[13].to_owned(),
+            dead: flag(f[14]),
+            dead_status: if flag(f[14]) {
+                f[15].parse().ok()
+            } else {
+                None
+            },
+            in_mode: flag(f[16]),
+            alternate_screen: flag(f[17]),
+            pipe_open: flag(f[18]),
+            integration: Integration::from_option(f[19], pid),
+            cwd,
+        };
+        if seen.insert(pane.id.clone()) {
+            panes.push(pane);
+        }
+    }
+    Ok(panes)
+}
+
+/// Parses `list-sessions -F session_format()` output.
+pub fn parse_sessions(output: &str) -> Result<Vec<SessionInfo>, HostError> {
+    records(output)
+        .map(|record| {
+            let f: Vec<&str> = record.splitn(4, US).collect();
+            if f.len() != 4 {
+                return Err(HostError::Parse("a session record is short".into()));
+            }
+            Ok(SessionInfo {
+                id: id(SessionId::parse, f[0])?,
+                windows: num(f[1], "session_windows")?,
+                attached: num::<u32>(f[2], "session_attached")? > 0,
+                name: f[3].to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// Parses `list-windows -F window_format()` output.
+pub fn parse_windows(output: &str) -> Result<Vec<WindowInfo>, HostError> {
+    records(output)
+        .map(|record| {
+            let f: Vec<&str> = record.splitn(6, US).collect();
+            if f.len() != 6 {
+                return Err(HostError::Parse("a window record is short".into()));
+            }
+            Ok(WindowInfo {
+                id: id(WindowId::parse, f[0])?,
+                session: id(SessionId::parse, f[1])?,
+                index: num(f[2], "window_index")?,
+                active: flag(f[3]),
+                panes: num(f[4], "window_panes")?,
+                name: f[5].to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The path of an OSC 7 `file://host/path` URL, percent-decoded.
+/// `None` for anything that is not a `file:` URL with an absolute path.
+pub fn osc7_path(url: &str) -> Option<PathBuf> {
+    let rest = url.strip_prefix("file://")?;
+    let slash = rest.find('/')?;
+    let path = percent_decode(&rest[slash..]);
+    Some(PathBuf::from(bytes_to_os(path)))
+}
+
+fn percent_decode(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
+}
+
+fn bytes_to_os(bytes: Vec<u8>) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStringExt;
+    std::ffi::OsString::from_vec(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(fields: &[&str]) -> String {
+        let mut s = fields.join("\x1f");
+        s.push_str(RECORD_END);
+        s
+    }
+
+    fn pane_fields<'a>(
+        id: &'a str,
+        name: &'a str,
+        title: &'a str,
+        osc7: &'a str,
+        cwd: &'a str,
+    ) -> Vec<&'a str> {
+        vec![
+            "$0",
+            name,
+            "@1",
+            "0",
+            "we\\011ird\\037name",
+            "1",
+            id,
+            "0",
+            "1",
+            "80",
+            "24",
+            "4242",
+            "bash",
+            title,
+            "0",
+            "",
+            "0",
+            "0",
+            "0",
+            "bash 4242",
+            osc7,
+            cwd,
+        ]
+    }
+
+    #[test]
+    fn hostile_paths_titles_and_names() {
+        let out = record(&pane_fields(
+            "%3",
+            "sess\\037ion",
+            "títle \"q\" ünï 🚀",
+            "",
+            "/tmp/dir\ttab\nnewline",
+        ));
+        let panes = parse_panes(&out).unwrap();
+        assert_eq!(panes.len(), 1);
+        let p = &panes[0];
+        assert_eq!(p.id.as_str(), "%3");
+        assert_eq!(p.cwd, PathBuf::from("/tmp/dir\ttab\nnewline"));
+        assert_eq!(p.title, "títle \"q\" ünï 🚀");
+        assert_eq!(p.session_name, "sess\\037ion");
+        assert_eq!(p.window_name, "we\\011ird\\037name");
+        assert_eq!(p.integration.state, "present");
+        assert_eq!(p.size, PaneSize { cols: 80, rows: 24 });
+    }
+
+    #[test]
+    fn a_separator_in_the_raw_path_stays_in_the_path() {
+        let out = record(&pane_fields("%3", "s", "t", "", "/tmp/a\x1fb"));
+        assert_eq!(
+            parse_panes(&out).unwrap()[0].cwd,
+            PathBuf::from("/tmp/a\x1fb")
+        );
+    }
+
+    #[test]
+    fn osc7_wins_over_proc_cwd_and_is_decoded() {
+        let out = record(&pane_fields(
+            "%3",
+            "s",
+            "t",
+            "file://host/home/me/with%20space/%C3%BCni",
+            "/proc/cwd",
+        ));
+        assert_eq!(
+            parse_panes(&out).unwrap()[0].cwd,
+            PathBuf::from("/home/me/with space/üni")
+        );
+    }
+
+    #[test]
+    fn linked_windows_are_listed_once() {
+        let mut out = record(&pane_fields("%3", "a", "t", "", "/"));
+        out += &record(&pane_fields("%4", "a", "t", "", "/"));
+        let mut dup = pane_fields("%3", "b", "t", "", "/");
+        dup[0] = "$1";
+        out += &record(&dup);
+        let panes = parse_panes(&out).unwrap();
+        assert_eq!(
+            panes.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(),
+            ["%3", "%4"]
+        );
+        assert_eq!(panes[0].session.as_str(), "$0");
+    }
+
+    #[test]
+    fn dead_panes_carry_status() {
+        let mut f = pane_fields("%9", "s", "t", "", "/");
+        f[14] = "1";
+        f[15] = "7";
+        let p = &parse_panes(&record(&f)).unwrap()[0];
+        assert!(p.dead);
+        assert_eq!(p.dead_status, Some(7));
+    }
+
+    #[test]
+    fn short_or_garbled_records_are_errors_not_panics() {
+        assert!(parse_panes("%3\x1fbash\x1e\n").is_err());
+        let mut f = pane_fields("%3", "s", "t", "", "/");
+        f[9] = "eighty";
+        assert!(parse_panes(&record(&f)).is_err());
+        assert!(parse_panes("").unwrap().is_empty());
+        assert!(parse_sessions("$0\x1f1\x1e\n").is_err());
+        assert!(parse_windows("garbage").is_err());
+    }
+
+    #[test]
+    fn sessions_and_windows() {
+        let s =
+            parse_sessions("$0\x1f2\x1f1\x1fmain\x1e\n$3\x1f1\x1f0\x1fna\\037me\x1e\n").unwrap();
+        assert_eq!(s.len(), 2);
+        assert!(s[0].attached && !s[1].attached);
+        assert_eq!(s[1].name, "na\\037me");
+        let w = parse_windows("@1\x1f$0\x1f0\x1f1\x1f2\x1fünï code\x1e\n").unwrap();
+        assert_eq!(
+            (w[0].index, w[0].panes, w[0].name.as_str()),
+            (0, 2, "ünï code")
+        );
+    }
+
+    #[test]
+    fn osc7_rejects_non_file_urls() {
+        assert_eq!(osc7_path("http://x/y"), None);
+        assert_eq!(osc7_path("file://hostonly"), None);
+        assert_eq!(
+            osc7_path("file:///trailing%2"),
+            Some(PathBuf::from("/trailing%2"))
+        );
+    }
+}

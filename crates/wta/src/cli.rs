@@ -1,0 +1,104 @@
+//! Command-line grammar and dispatch. Each command's behaviour lives in its
+//! own file under `cmd/`; this file only names commands and routes to them.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::cmd;
+
+const ABOUT: &str = "WTA connects ACP agent CLIs (Copilot, Claude, Gemini, Codex, OpenCode, …) to your tmux terminal.";
+
+const AFTER_HELP: &str = "\
+Start here:
+  wta up                 open a tmux session with a shell and an agent pane beside it
+
+Terms: a WT window is a tmux session ($N), a tab is a tmux window (@N), a pane is a pane (%N).
+Every command prints a table by default and stable JSON with --json.
+-t omitted means the pane wta runs in ($TMUX_PANE).";
+
+/// Top-level arguments.
+#[derive(Debug, Parser)]
+#[command(name = "wta", version, about = ABOUT, after_help = AFTER_HELP, disable_help_subcommand = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub server: ServerArgs,
+
+    /// Print stable JSON instead of a table.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Which tmux server to talk to (default: the one this pane runs in).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServerArgs {
+    /// tmux server socket path (like `tmux -S`).
+    #[arg(long = "socket", short = 'S', value_name = "PATH", global = true)]
+    pub socket: Option<PathBuf>,
+
+    /// tmux server socket name (like `tmux -L`).
+    #[arg(short = 'L', value_name = "NAME", global = true)]
+    pub name: Option<String>,
+}
+
+/// Every `wta` command.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List terminal windows (tmux sessions).
+    #[command(visible_alias = "lsw")]
+    ListWindows,
+    /// List tabs (tmux windows) of a window, default: the caller's.
+    #[command(visible_alias = "lst")]
+    ListTabs(cmd::list::ListTabsArgs),
+    /// List panes of a tab, default: the caller's current tab.
+    #[command(visible_alias = "lsp")]
+    ListPanes(cmd::list::ListPanesArgs),
+    /// Show the active pane: id, size, process, cwd and shell integration.
+    ActivePane,
+    /// Open a new tab, optionally running a command in a directory.
+    #[command(visible_alias = "neww")]
+    NewTab(cmd::open::NewTabArgs),
+    /// Split a pane, optionally running a command in a directory.
+    #[command(visible_alias = "splitw")]
+    SplitPane(cmd::open::SplitPaneArgs),
+    /// Print a pane's text (wrapped lines joined).
+    #[command(visible_alias = "capturep")]
+    CapturePane(cmd::pane::CaptureArgs),
+    /// Close a pane and end its process.
+    #[command(visible_alias = "killp")]
+    KillPane(cmd::pane::TargetArgs),
+    /// Is a pane's program running, or dead with which exit status?
+    PaneStatus(cmd::pane::TargetArgs),
+    /// Wait until a pane's program exits.
+    WaitFor(cmd::pane::WaitArgs),
+    /// Show the tmux server, its version, and the caller's pane, tab and window.
+    Info,
+}
+
+/// Parses arguments, runs the command and maps errors to exit statuses:
+/// 2 for usage errors and a missing server, 1 for everything else.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Some(command) = cli.command else {
+        eprintln!(
+            "wta: no command given. Run `wta up` to open an agent pane beside your shell, \
+             or `wta --help` to list every command."
+        );
+        return ExitCode::from(2);
+    };
+    let ctx = cmd::Ctx {
+        server: cli.server,
+        json: cli.json,
+    };
+    match cmd::dispatch(&ctx, command) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("wta: {err:#}");
+            ExitCode::from(cmd::exit_status(&err))
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Read-only listing commands: list-windows, list-tabs, list-panes,
+//! active-pane and info.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use wta_host::{HostError, PaneInfo, TerminalHost};
+use wta_protocol::{PaneId, SessionId, WindowId};
+
+use super::Ctx;
+use crate::output::{self, Table, yes};
+
+#[derive(Debug, Args)]
+pub struct ListTabsArgs {
+    /// Window (tmux session) to list: `$N` or its name. Default: the caller's.
+    #[arg(short = 'w', long = "window", value_name = "SESSION")]
+    pub session: Option<String>,
+    /// List the tabs of every window.
+    #[arg(short = 'a', long = "all", conflicts_with = "session")]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ListPanesArgs {
+    /// Tab (tmux window `@N`), or a pane `%N` meaning its tab. Default: the caller's tab.
+    #[arg(short = 't', long = "target", value_name = "WINDOW")]
+    pub target: Option<String>,
+    /// List every pane of the server.
+    #[arg(short = 'a', long = "all", conflicts_with = "target")]
+    pub all: bool,
+}
+
+pub fn list_windows(ctx: &Ctx) -> anyhow::Result<ExitCode> {
+    let sessions = ctx.host()?.list_sessions()?;
+    if ctx.json {
+        output::json(&sessions)?;
+    } else {
+        let mut t = Table::new(&["ID", "NAME", "TABS", "ATTACHED"]);
+        for s in &sessions {
+            t.row(vec![
+                s.id.to_string(),
+                s.name.clone(),
+                s.windows.to_string(),
+                yes(s.attached),
+            ]);
+        }
+        t.print()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves `$N` or a session name to an id.
+fn resolve_session(host: &impl TerminalHost, given: &str) -> Result<SessionId, HostError> {
+    if let Ok(id) = SessionId::parse(given).map_err(|_| ()).and_then(|id| {
+        if given.starts_with('$') {
+            Ok(id)
+        } else {
+            Err(())
+        }
+    }) {
+        return Ok(id);
+    }
+    host.list_sessions()?
+        .into_iter()
+        .find(|s| s.name == given)
+        .map(|s| s.id)
+        .ok_or_else(|| HostError::SessionNotFound(given.to_owned()))
+}
+
+pub fn list_tabs(ctx: &Ctx, args: &ListTabsArgs) -> anyhow::Result<ExitCode> {
+    let host = ctx.host()?;
+    let session = match (&args.session, args.all, host.caller_pane()) {
+        (Some(given), _, _) => Some(resolve_session(&host, given)?),
+        (None, true, _) | (None, false, None) => None,
+        (None, false, Some(pane)) => Some(host.pane(&pane)?.session),
+    };
+    let windows = host.list_windows(session.as_ref())?;
+    if ctx.json {
+        output::json(&windows)?;
+    } else {
+        let mut t = Table::new(&["ID", "WINDOW", "INDEX", "NAME", "PANES", "ACTIVE"]);
+        for w in &windows {
+            t.row(vec![
+                w.id.to_string(),
+                w.session.to_string(),
+                w.index.to_string(),
+                w.name.clone(),
+                w.panes.to_string(),
+                yes(w.active),
+            ]);
+        }
+        t.print()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A `-t` for list-panes: a window, or a pane standing for its window.
+fn window_of(host: &impl TerminalHost, given: &str) -> Result<WindowId, HostError> {
+    if given.starts_with('%') {
+        let pane = PaneId::parse(given).map_err(|e| HostError::InvalidArgument(e.to_string()))?;
+        return Ok(host.pane(&pane)?.window);
+    }
+    WindowId::parse(given).map_err(|e| HostError::InvalidArgument(e.to_string()))
+}
+
+pub fn list_panes(ctx: &Ctx, args: &ListPanesArgs) -> anyhow::Result<ExitCode> {
+    let host = ctx.host()?;
+    let panes = match (&args.target, args.all, host.caller_pane()) {
+        (Some(t), _, _) => host.window_panes(&window_of(&host, t)?)?,
+        (None, true, _) => host.list_panes()?,
+        // The caller's current tab: tmux resolves a pane target to its window.
+        (None, false, Some(pane)) => host.window_panes(&window_of(&host, pane.as_str())?)?,
+        (None, false, None) => host.list_panes()?,
+    };
+    if ctx.json {
+        output::json(&panes)?;
+    } else {
+        print_panes(&panes)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_panes(panes: &[PaneInfo]) -> anyhow::Result<()> {
+    let mut t = Table::new(&[
+        "ID", "TAB", "WINDOW", "SIZE", "ACTIVE", "COMMAND", "STATE", "CWD",
+    ]);
+    for p in panes {
+        let state = match (p.dead, p.dead_status) {
+            (true, Some(s)) => format!("dead ({s})"),
+            (true, None) => "dead".into(),
+            (false, _) => "running".into(),
+        };
+        t.row(vec![
+            p.id.to_string(),
+            p.window.to_string(),
+            p.session.to_string(),
+            format!("{}x{}", p.size.cols, p.size.rows),
+            yes(p.active),
+            p.command.clone(),
+            state,
+            p.cwd.display().to_string(),
+        ]);
+    }
+    t.print()
+}
+
+pub fn active_pane(ctx: &Ctx) -> anyhow::Result<ExitCode> {
+    let p = ctx.host()?.active_pane()?;
+    if ctx.json {
+        output::json(&p)?;
+    } else {
+        let integration = match (&p.integration.shell, p.integration.pid) {
+            (Some(shell), Some(pid)) => format!("{} ({shell} {pid})", p.integration.state),
+            _ => p.integration.state.to_owned(),
+        };
+        output::pairs(&[
+            ("pane", p.id.to_string()),
+            ("tab", format!("{} ({})", p.window, p.window_name)),
+            ("window", format!("{} ({})", p.session, p.session_name)),
+            ("size", format!("{}x{}", p.size.cols, p.size.rows)),
+            ("pid", p.pid.to_string()),
+            ("command", p.command.clone()),
+            ("cwd", p.cwd.display().to_string()),
+            ("integration", integration),
+        ])?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn info(ctx: &Ctx) -> anyhow::Result<ExitCode> {
+    let info = ctx.host()?.server_info()?;
+    if ctx.json {
+        output::json(&info)?;
+    } else {
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "(not inside this server)".into());
+        output::pairs(&[
+            ("socket", info.socket.display().to_string()),
+            ("tmux", info.tmux_version.clone()),
+            ("pane", opt(info.pane.map(|p| p.to_string()))),
+            ("tab", opt(info.window.map(|w| w.to_string()))),
+            (
+                "window",
+                opt(info
+                    .session
+                    .map(|s| format!("{s} ({})", info.session_name.unwrap_or_default()))),
+            ),
+        ])?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

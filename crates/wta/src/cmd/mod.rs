@@ -1,0 +1,50 @@
+//! One file per command group; `dispatch` routes a parsed command to it.
+
+pub mod list;
+pub mod open;
+pub mod pane;
+
+use std::process::ExitCode;
+
+use wta_host::{HostError, TmuxHost};
+
+use crate::cli::{Command, ServerArgs};
+
+/// What every command gets: how to find the server and the output mode.
+#[derive(Debug)]
+pub struct Ctx {
+    pub server: ServerArgs,
+    pub json: bool,
+}
+
+impl Ctx {
+    /// The tmux host named by flags or the environment.
+    pub fn host(&self) -> Result<TmuxHost, HostError> {
+        TmuxHost::discover(self.server.socket.clone(), self.server.name.clone())
+    }
+}
+
+/// Runs one command.
+pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::ListWindows => list::list_windows(ctx),
+        Command::ListTabs(args) => list::list_tabs(ctx, &args),
+        Command::ListPanes(args) => list::list_panes(ctx, &args),
+        Command::ActivePane => list::active_pane(ctx),
+        Command::Info => list::info(ctx),
+        Command::NewTab(args) => open::new_tab(ctx, &args),
+        Command::SplitPane(args) => open::split_pane(ctx, &args),
+        Command::CapturePane(args) => pane::capture(ctx, &args),
+        Command::KillPane(args) => pane::kill(ctx, &args),
+        Command::PaneStatus(args) => pane::status(ctx, &args),
+        Command::WaitFor(args) => pane::wait_for(ctx, &args),
+    }
+}
+
+/// Exit status for an error: 2 when there is no server to talk to.
+pub fn exit_status(err: &anyhow::Error) -> u8 {
+    match err.downcast_ref::<HostError>() {
+        Some(e) if e.is_no_server() => 2,
+        _ => 1,
+    }
+}

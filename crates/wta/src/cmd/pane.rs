@@ -1,0 +1,179 @@
+//! Commands on one pane: capture-pane, kill-pane, pane-status, wait-for.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde::Serialize;
+use wta_host::{HostError, PaneState, PaneStatus, TerminalHost, TmuxHost};
+use wta_protocol::PaneId;
+
+use super::Ctx;
+use crate::output;
+
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// Pane (`%N`). Default: the caller's pane.
+    #[arg(short = 't', long = "target", value_name = "PANE")]
+    pub target: Option<PaneId>,
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// The last LINES lines, reaching into history. Default: the visible screen.
+    #[arg(short = 'l', long = "lines", value_name = "LINES")]
+    pub lines: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Give up after S seconds (exit status 124). 0 waits forever.
+    #[arg(long = "timeout", value_name = "S", default_value_t = 0.0)]
+    pub timeout: f64,
+}
+
+fn target(host: &TmuxHost, args: &TargetArgs) -> Result<PaneId, HostError> {
+    match &args.target {
+        Some(p) => Ok(p.clone()),
+        None => host.caller_pane().ok_or(HostError::NoCallerPane),
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Captured<'a> {
+    pane: &'a PaneId,
+    text: &'a str,
+}
+
+pub fn capture(ctx: &Ctx, args: &CaptureArgs) -> anyhow::Result<ExitCode> {
+    let host = ctx.host()?;
+    let pane = target(&host, &args.target)?;
+    let text = host.capture(&pane, args.lines)?;
+    if ctx.json {
+        output::json(&Captured {
+            pane: &pane,
+            text: &text,
+        })?;
+    } else {
+        output::line(&text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Debug, Serialize)]
+struct Killed<'a> {
+    pane: &'a PaneId,
+    killed: bool,
+}
+
+pub fn kill(ctx: &Ctx, args: &TargetArgs) -> anyhow::Result<ExitCode> {
+    let host = ctx.host()?;
+    let pane = target(&host, args)?;
+    host.kill_pane(&pane)?;
+    if ctx.json {
+        output::json(&Killed {
+            pane: &pane,
+            killed: true,
+        })?;
+    } else {
+        output::line(&format!("killed {pane}"))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe(s: &PaneStatus) -> String {
+    match s.state {
+        PaneState::Running => format!(
+            "{} running {} (pid {})",
+            s.pane,
+            s.command.as_deref().unwrap_or("?"),
+            s.pid.map(|p| p.to_string()).unwrap_or_else(|| "?".into())
+        ),
+        PaneState::Dead => match s.exit_status {
+            Some(code) => format!("{} dead, exit status {code}", s.pane),
+            None => format!("{} dead (killed by a signal)", s.pane),
+        },
+        PaneState::Gone => format!("{} is gone (it exited and tmux did not keep it)", s.pane),
+    }
+}
+
+pub fn status(ctx: &Ctx, args: &TargetArgs) -> anyhow::Result<ExitCode> {
+    let host = ctx.host()?;
+    let s = host.pane_status(&target(&host, args)?)?;
+    if ctx.json {
+        output::json(&s)?;
+    } else {
+        output::line(&describe(&s))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `wait-for --json`: the final status plus how long we waited.
+#[derive(Debug, Serialize)]
+struct Waited {
+    #[serde(flatten)]
+    status: PaneStatus,
+    waited_ms: u64,
+    timed_out: bool,
+}
+
+pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
+    let host = ctx.host()?;
+    if !(args.timeout.is_finite() && args.timeout >= 0.0) {
+        return Err(HostError::InvalidArgument(format!(
+            "--timeout must be 0 or more seconds, got {}",
+            args.timeout
+        ))
+        .into());
+    }
+    let pane = target(&host, &args.target)?;
+    if host.caller_pane().as_ref() == Some(&pane) {
+        return Err(HostError::InvalidArgument(format!(
+            "refusing to wait for {pane}, the pane this command runs in: it cannot exit while wta waits; name another pane with -t"
+        ))
+        .into());
+    }
+    // The first query also proves the pane exists (a typo fails at once).
+    let mut status = host.pane_status(&pane)?;
+    let start = Instant::now();
+    let limit = (args.timeout > 0.0).then(|| Duration::from_secs_f64(args.timeout));
+    let mut pause = Duration::from_millis(10);
+    while status.state == PaneState::Running {
+        if limit.is_some_and(|l| start.elapsed() >= l) {
+            break;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(100));
+        status = match host.pane_status(&pane) {
+            Ok(s) => s,
+            Err(HostError::PaneNotFound(_)) => PaneStatus {
+                pane: pane.clone(),
+                state: PaneState::Gone,
+                exit_status: None,
+                command: None,
+                pid: None,
+            },
+            Err(e) => return Err(e.into()),
+        };
+    }
+    let timed_out = status.state == PaneState::Running;
+    let waited = Waited {
+        waited_ms: start.elapsed().as_millis() as u64,
+        timed_out,
+        status,
+    };
+    if ctx.json {
+        output::json(&waited)?;
+    } else {
+        output::line(&describe(&waited.status))?;
+    }
+    if timed_out {
+        eprintln!("wta: {pane} still running after {}s", args.timeout);
+        return Ok(ExitCode::from(124));
+    }
+    Ok(ExitCode::SUCCESS)
+}
