@@ -1,1 +1,15 @@
-//! wta-shell: see Cargo.toml description.
+//! wta-shell: shell integration for command tracking.
+//!
+//! - [`scripts`]: the bash/zsh/fish/pwsh integration scripts and shell detection.
+//! - [`parser`]: incremental tokenizer of raw pane bytes (OSC 133/633/7, alt screen, text).
+//! - [`tracker`]: the per-pane command tracker, a pure state machine, and its run records.
+//! - [`render`]: rendering a run's captured bytes to text through `vt100`.
+//! - [`submit`]: the pure decision whether a command may be sent to a pane.
+
+pub mod error;
+pub mod parser;
+pub mod scripts;
+
+pub use error::ShellError;
+pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
+pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};

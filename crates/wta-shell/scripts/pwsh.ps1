@@ -1,0 +1,41 @@
+# WTA shell integration for PowerShell (pwsh 7+). UNTESTED: pwsh was not
+# installable where WTA is developed. Load from $PROFILE with:
+#   wta shell-integration pwsh | Out-String | Invoke-Expression
+# Emits OSC 133 A/B/C/D (each with aid=<shell pid>) and OSC 7, and marks the
+# tmux pane with the @wta_integration option.
+if (-not $Global:__wta_loaded) {
+    $Global:__wta_loaded = $true
+    $Global:__wta_lastHistoryId = -1
+    $env:WTA_SHELL_INTEGRATION = 'pwsh'
+    if ($env:TMUX_PANE -and (Get-Command tmux -ErrorAction SilentlyContinue)) {
+        & tmux set -p -t $env:TMUX_PANE '@wta_integration' "pwsh $PID" *> $null
+    }
+    $Global:__wta_origPrompt = $function:prompt
+    function Global:__wta_ExitCode {
+        if ($?) { 0 }
+        elseif ($Error[0] -and $Error[0].InvocationInfo.HistoryId -eq (Get-History -Count 1).Id) { -1 }
+        else { $LASTEXITCODE }
+    }
+    function Global:prompt {
+        $ec = __wta_ExitCode
+        $h = Get-History -Count 1
+        $o = ""
+        if ($Global:__wta_lastHistoryId -ne -1 -and $h.Id -ne $Global:__wta_lastHistoryId) {
+            $o += "`e]133;D;$ec;aid=$PID`a"
+        }
+        $loc = $executionContext.SessionState.Path.CurrentLocation
+        $path = [uri]::EscapeUriString(($loc.ProviderPath -replace '\\', '/'))
+        $o += "`e]7;file://$([Environment]::MachineName)$path`e\"
+        $o += "`e]133;A;aid=$PID`a" + (& $Global:__wta_origPrompt) + "`e]133;B;aid=$PID`a"
+        $Global:__wta_lastHistoryId = $h.Id
+        $o
+    }
+    if (Get-Command PSConsoleHostReadLine -ErrorAction SilentlyContinue) {
+        $Global:__wta_origReadLine = $function:PSConsoleHostReadLine
+        function Global:PSConsoleHostReadLine {
+            $line = & $Global:__wta_origReadLine
+            [Console]::Write("`e]133;C;aid=$PID;cmdline_url=$([uri]::EscapeDataString($line))`a")
+            $line
+        }
+    }
+}

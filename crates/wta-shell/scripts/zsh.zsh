@@ -1,0 +1,47 @@
+# WTA shell integration for zsh. Load from ~/.zshrc with:
+#   eval "$(wta shell-integration zsh)"
+# Emits OSC 133 A/B/C/D (each with aid=<shell pid>) and OSC 7, and marks the
+# tmux pane with the @wta_integration option. Idempotent and silent.
+if [[ -o interactive ]] && (( ! ${+__wta_loaded} )); then
+typeset -g __wta_loaded=1
+export WTA_SHELL_INTEGRATION=zsh
+if [[ -n ${TMUX_PANE-} ]] && (( ${+commands[tmux]} )); then
+  command tmux set -p -t "$TMUX_PANE" @wta_integration "zsh $$" >/dev/null 2>&1
+fi
+autoload -Uz add-zsh-hook
+# zsh prints PROMPT_SP (EOL mark + padding + "\r \r") before precmd hooks, so D is
+# emitted from the EOL mark: %(9V..) is true while psvar[9] is set (by preexec).
+PROMPT_EOL_MARK=$'%(9V.%{\e]133;D;%?;aid='$$$'\a%}.)'"${PROMPT_EOL_MARK-%B%S%#%s%b}"
+__wta_urlencode() {
+  emulate -L zsh
+  local LC_ALL=C s=$1 out= c i
+  for (( i = 1; i <= ${#s}; i++ )); do
+    c=${s[i]}
+    case $c in
+      [a-zA-Z0-9.~_/-]) out+=$c ;;
+      *) printf -v c '%%%02X' "'$c"; out+=${c: -3} ;;
+    esac
+  done
+  REPLY=$out
+}
+__wta_precmd() {
+  local ec=$?
+  if [[ -n ${psvar[9]-} && ! -o prompt_sp ]]; then
+    printf '\e]133;D;%s;aid=%s\a' $ec $$
+  fi
+  psvar[9]=()
+  __wta_urlencode "$PWD"
+  printf '\e]7;file://%s%s\e\\' "$HOST" "$REPLY"
+  printf '\e]133;A;aid=%s\a' $$
+  # Re-append B if a theme rebuilt PS1.
+  [[ $PS1 == *'133;B;aid='* ]] || PS1+=$'%{\e]133;B;aid='$$$'\a%}'
+  return $ec
+}
+__wta_preexec() {
+  psvar[9]=1
+  __wta_urlencode "$1"
+  printf '\e]133;C;aid=%s;cmdline_url=%s\a' $$ "$REPLY"
+}
+add-zsh-hook precmd __wta_precmd
+add-zsh-hook preexec __wta_preexec
+fi

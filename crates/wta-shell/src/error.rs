@@ -1,0 +1,35 @@
+//! The one error type of wta-shell, with messages written for users.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in shell integration and pane watching.
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    #[error("`{0}` is not a supported shell (choose bash, zsh, fish or pwsh)")]
+    UnknownShell(String),
+    #[error(
+        "pane {pane} already has a pipe-pane that WTA did not open (another tool, e.g. a logging \
+         plugin, owns it); refusing to replace it. Close it with `tmux pipe-pane -t {pane}` if it is not needed"
+    )]
+    ForeignPipe { pane: String },
+    #[error("pane {pane} does not exist (any more)")]
+    PaneGone { pane: String },
+    #[error("tmux {command} failed: {stderr}")]
+    Tmux { command: String, stderr: String },
+    #[error("cannot run tmux: {0}")]
+    TmuxSpawn(#[source] std::io::Error),
+    #[error("watcher socket {path}: {source}")]
+    Socket {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("reading pane output: {0}")]
+    Io(#[from] std::io::Error),
+    #[error(
+        "no tracked command has finished in pane {pane} yet (run `wta listen -t {pane}` or start a helper to track it)"
+    )]
+    NoTrackedCommand { pane: String },
+    #[error("state file {path}: {message}")]
+    StateFile { path: PathBuf, message: String },
+}
