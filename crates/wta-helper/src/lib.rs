@@ -1,1 +1,3 @@
 //! wta-helper: see Cargo.toml description.
+
+pub mod app;

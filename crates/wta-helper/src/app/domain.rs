@@ -1,0 +1,232 @@
+//! Domain data the chat shows: tool calls, plans, permission requests, usage,
+//! agents/models/config choices, auth methods. Mirrors the ACP shapes the
+//! UI needs, without depending on the ACP crate (the driver maps them).
+
+/// Connection to the master and agent.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ConnectionState {
+    #[default]
+    Connecting,
+    Ready,
+    /// Not usable; the text says why and what to do (e.g. `/restart`).
+    Failed(String),
+}
+
+/// ACP tool kinds, used to pick a glyph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolKind {
+    Read,
+    Edit,
+    Delete,
+    Move,
+    Search,
+    Execute,
+    Think,
+    Fetch,
+    SwitchMode,
+    #[default]
+    Other,
+}
+
+/// ACP tool-call status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolStatus {
+    #[default]
+    Pending,
+    InProgress,
+    Completed,
+    Failed,
+}
+
+/// Agent-assigned tool call id (opaque).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ToolCallId(pub String);
+
+/// Most output lines kept per tool call; the view previews a few of them.
+pub const TOOL_OUTPUT_KEEP_LINES: usize = 200;
+/// Longest output line kept (characters); longer lines end with `…`.
+pub const TOOL_OUTPUT_LINE_CHARS: usize = 400;
+
+/// A tool call as the transcript shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolCall {
+    pub id: ToolCallId,
+    pub title: String,
+    pub kind: ToolKind,
+    pub status: ToolStatus,
+    /// The command line (execute) or the path(s) (read/edit/…).
+    pub target: Option<String>,
+    /// Tail of the output, bounded by the constants above.
+    pub output: Vec<String>,
+    /// Lines dropped from the head of `output`.
+    pub output_dropped: usize,
+    pub exit_code: Option<i32>,
+}
+
+/// A partial update: `None` fields are unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolCallUpdate {
+    pub id: ToolCallId,
+    pub title: Option<String>,
+    pub kind: Option<ToolKind>,
+    pub status: Option<ToolStatus>,
+    pub target: Option<String>,
+    /// Replaces the whole output (ACP content replaces, it does not append).
+    pub output: Option<String>,
+    pub exit_code: Option<i32>,
+}
+
+impl ToolCall {
+    /// Applies an update in place.
+    pub fn apply(&mut self, update: ToolCallUpdate) {
+        if let Some(title) = update.title {
+            self.title = title;
+        }
+        if let Some(kind) = update.kind {
+            self.kind = kind;
+        }
+        if let Some(status) = update.status {
+            self.status = status;
+        }
+        if update.target.is_some() {
+            self.target = update.target;
+        }
+        if let Some(output) = update.output {
+            self.set_output(&output);
+        }
+        if update.exit_code.is_some() {
+            self.exit_code = update.exit_code;
+        }
+    }
+
+    /// Stores the tail of `text`, bounded in lines and line length.
+    pub fn set_output(&mut self, text: &str) {
+        let lines: Vec<&str> = text.trim_end_matches('\n').lines().collect();
+        let skip = lines.len().saturating_sub(TOOL_OUTPUT_KEEP_LINES);
+        self.output_dropped = skip;
+        self.output = lines[skip..].iter().map(|l| bound_line(l)).collect();
+    }
+}
+
+fn bound_line(line: &str) -> String {
+    let line = line.trim_end_matches('\r');
+    if line.chars().count() <= TOOL_OUTPUT_LINE_CHARS {
+        return line.to_owned();
+    }
+    let mut out: String = line.chars().take(TOOL_OUTPUT_LINE_CHARS - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Plan entry status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanEntry {
+    pub text: String,
+    pub status: PlanStatus,
+}
+
+/// Why a turn ended (ACP `StopReason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    EndTurn,
+    MaxTokens,
+    MaxTurnRequests,
+    Refusal,
+    Cancelled,
+}
+
+/// Driver-assigned id of a pending `session/request_permission`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PermissionRequestId(pub u64);
+
+/// ACP permission option kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PermissionOptionKind {
+    AllowOnce,
+    AllowAlways,
+    RejectOnce,
+    RejectAlways,
+}
+
+impl PermissionOptionKind {
+    pub fn is_allow(self) -> bool {
+        matches!(self, Self::AllowOnce | Self::AllowAlways)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionOption {
+    /// The agent's option id, sent back verbatim.
+    pub id: String,
+    pub name: String,
+    pub kind: PermissionOptionKind,
+}
+
+/// A permission the agent asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionRequest {
+    pub id: PermissionRequestId,
+    pub title: String,
+    pub kind: ToolKind,
+    /// Command line or path(s) the tool acts on.
+    pub target: Option<String>,
+    pub options: Vec<PermissionOption>,
+}
+
+/// The user's answer to a permission request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    /// One of the agent's options, by its id.
+    Selected(String),
+    /// Dismissed without choosing (ACP `Cancelled` outcome).
+    Cancelled,
+}
+
+/// Token usage and cost as the agent reports them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Usage {
+    pub used_tokens: u64,
+    /// Context window size, when known.
+    pub context_tokens: Option<u64>,
+    /// Cumulative cost and its currency code.
+    pub cost: Option<(f64, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentChoice {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelChoice {
+    pub id: String,
+    pub name: String,
+}
+
+/// A select-type session config option (`session/set_config_option`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigOption {
+    pub id: String,
+    pub name: String,
+    pub current: String,
+    /// (value id, label)
+    pub values: Vec<(String, String)>,
+}
+
+/// An ACP auth method the agent advertises.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthMethod {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    /// A terminal-auth command (argv) the agent advertises; run in a new tmux window.
+    pub terminal_command: Option<Vec<String>>,
+}

@@ -1,0 +1,93 @@
+//! Domain events from the ACP connection applied to the state: streamed
+//! content into the transcript, permission requests into the queue, and
+//! session facts into the status line and setup screen.
+
+use std::time::Instant;
+
+use super::domain::{ConnectionState, PermissionAnswer, StopReason};
+use super::effects::Effect;
+use super::events::DomainEvent;
+use super::state::{AppState, Setup, TargetPane, YoloState};
+use super::transcript::SystemLevel;
+
+pub(crate) fn on_domain(
+    state: &mut AppState,
+    event: DomainEvent,
+    now: Instant,
+    fx: &mut Vec<Effect>,
+) {
+    match event {
+        DomainEvent::Connection(connection) => {
+            if let ConnectionState::Failed(reason) = &connection {
+                state.transcript.push_system(SystemLevel::Error, reason);
+                fail_open_turn(state, fx);
+            }
+            state.connection = connection;
+        }
+        DomainEvent::SessionStarted { agent, model } => {
+            state.agent = agent;
+            state.model = model;
+            state.setup = None;
+            state.connection = ConnectionState::Ready;
+        }
+        DomainEvent::UserMessage(text) => state.transcript.push_replayed_user(&text),
+        DomainEvent::AgentMessageChunk(text) => state.transcript.append_agent(&text),
+        DomainEvent::ThoughtChunk(text) => state.transcript.append_thought(&text),
+        DomainEvent::ToolCall(call) => state.transcript.upsert_tool(call),
+        DomainEvent::ToolCallUpdate(update) => state.transcript.update_tool(update),
+        DomainEvent::Plan(plan) => state.transcript.set_plan(plan),
+        DomainEvent::PermissionRequest(request) => state.permissions.push(request, now),
+        DomainEvent::PermissionWithdrawn(id) => {
+            state.permissions.withdraw(id, now);
+        }
+        DomainEvent::TurnEnded(stop) => {
+            state.transcript.end_turn(stop);
+            state.turn_started = None;
+        }
+        DomainEvent::Error(text) => state.transcript.push_system(SystemLevel::Error, &text),
+        DomainEvent::Notice(text) => state.transcript.push_system(SystemLevel::Info, &text),
+        DomainEvent::Usage(usage) => state.usage = Some(usage),
+        DomainEvent::Agents(agents) => state.agents = agents,
+        DomainEvent::Models(models) => state.models = models,
+        DomainEvent::ConfigOptions(options) => state.config_options = options,
+        DomainEvent::TargetPane { pane, cwd } => state.target = Some(TargetPane { pane, cwd }),
+        DomainEvent::Yolo { on, blocked } => {
+            state.yolo = YoloState {
+                on: on && !blocked,
+                blocked,
+            }
+        }
+        DomainEvent::AgentMissing {
+            agent,
+            install_hint,
+        } => {
+            state.agent = agent.clone();
+            state.setup = Some(Setup::NotInstalled {
+                agent,
+                install_hint,
+            });
+        }
+        DomainEvent::AuthRequired { agent, methods } => {
+            state.agent = agent.clone();
+            state.setup = Some(Setup::NeedsAuth {
+                agent,
+                methods,
+                selected: 0,
+            });
+        }
+        DomainEvent::Traffic { direction, line } => state.debug.push(direction, &line),
+    }
+}
+
+/// The connection died mid-turn: close the turn and drop its pending cards
+/// (answering them keeps the connection layer's responders from leaking).
+fn fail_open_turn(state: &mut AppState, fx: &mut Vec<Effect>) {
+    for request in state.permissions.drain() {
+        fx.push(Effect::AnswerPermission {
+            request,
+            answer: PermissionAnswer::Cancelled,
+        });
+    }
+    state.transcript.end_turn(StopReason::Cancelled);
+    state.turn_started = None;
+}

@@ -1,0 +1,44 @@
+//! What the chat app asks the outside world to do. The reducer returns these
+//! as data; the driver executes them (ACP calls, clipboard, tmux, exit).
+
+use super::domain::{PermissionAnswer, PermissionRequestId};
+
+/// One request from the app to the driver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// `session/prompt` with this text (the user pressed Enter).
+    SendPrompt(String),
+    /// `session/cancel` for the running turn.
+    Cancel,
+    /// Start a fresh ACP session in this pane (`/new`); yolo override is cleared.
+    NewSession,
+    /// Tear down and restart this pane's agent stack (`/restart`).
+    Restart,
+    /// Switch this pane to another agent id (`/agent ID` or the picker).
+    SwitchAgent(String),
+    /// Set the session model (`/model ID` or the picker).
+    SetModel(String),
+    /// `session/set_config_option` with a select value.
+    SetConfigOption { option: String, value: String },
+    /// Open the master's sessions list (`/sessions`).
+    OpenSessions,
+    /// Answer a pending `session/request_permission`.
+    AnswerPermission {
+        request: PermissionRequestId,
+        answer: PermissionAnswer,
+    },
+    /// Set this session's yolo override (`/yolo [on|off]`).
+    SetYolo(bool),
+    /// Put text on the clipboard (OSC 52 through tmux).
+    CopyToClipboard(String),
+    /// Run the agent's terminal-auth command in a new tmux window.
+    RunAuthInWindow {
+        agent: String,
+        method: String,
+        command: Vec<String>,
+    },
+    /// `authenticate` with a method that needs no terminal.
+    Authenticate { agent: String, method: String },
+    /// Close the pane (helper exits; master cleans up the session).
+    Quit,
+}

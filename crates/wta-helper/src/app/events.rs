@@ -1,0 +1,178 @@
+//! Everything that flows *into* the chat app: terminal input (keys, paste,
+//! mouse, resize, tick) and domain events from the ACP connection.
+//!
+//! These are plain data with no I/O. The driver converts crossterm and ACP
+//! types into them; the reducer (`reducer.rs`) is the only consumer.
+
+use super::debug::Direction;
+use super::domain::{
+    AgentChoice, AuthMethod, ConfigOption, ConnectionState, ModelChoice, PermissionRequest,
+    PlanEntry, StopReason, ToolCall, ToolCallUpdate, Usage,
+};
+
+/// Modifier keys held with a key press.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mods {
+    pub shift: bool,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+impl Mods {
+    pub const NONE: Mods = Mods {
+        shift: false,
+        ctrl: false,
+        alt: false,
+    };
+    pub const SHIFT: Mods = Mods {
+        shift: true,
+        ctrl: false,
+        alt: false,
+    };
+    pub const CTRL: Mods = Mods {
+        shift: false,
+        ctrl: true,
+        alt: false,
+    };
+    pub const ALT: Mods = Mods {
+        shift: false,
+        ctrl: false,
+        alt: true,
+    };
+}
+
+/// The keys the app distinguishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyCode {
+    Char(char),
+    Enter,
+    Backspace,
+    Delete,
+    Left,
+    Right,
+    Up,
+    Down,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+    Tab,
+    BackTab,
+    Esc,
+    F(u8),
+}
+
+/// One key press (releases are filtered out by the driver).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: Mods,
+}
+
+impl Key {
+    pub fn new(code: KeyCode, mods: Mods) -> Self {
+        Self { code, mods }
+    }
+    pub fn plain(code: KeyCode) -> Self {
+        Self {
+            code,
+            mods: Mods::NONE,
+        }
+    }
+    pub fn ch(c: char) -> Self {
+        Self::plain(KeyCode::Char(c))
+    }
+    pub fn ctrl(c: char) -> Self {
+        Self {
+            code: KeyCode::Char(c),
+            mods: Mods::CTRL,
+        }
+    }
+}
+
+/// Mouse input the app reacts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mouse {
+    /// Wheel towards older content.
+    WheelUp,
+    /// Wheel towards newer content.
+    WheelDown,
+}
+
+/// An input to the reducer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Key(Key),
+    /// Bracketed paste: inserted verbatim, newlines included, never submitted.
+    Paste(String),
+    Mouse(Mouse),
+    Resize {
+        cols: u16,
+        rows: u16,
+    },
+    /// Animation clock; the driver only ticks while `AppState::needs_tick()`.
+    Tick,
+    Domain(DomainEvent),
+}
+
+/// Something the ACP connection (or the helper around it) observed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DomainEvent {
+    /// Connection to the master/agent changed state.
+    Connection(ConnectionState),
+    /// A session is live with this agent and model (after `session/new|load`).
+    SessionStarted {
+        agent: String,
+        model: Option<String>,
+    },
+    /// A user message replayed by `session/load` (not typed in this pane).
+    UserMessage(String),
+    AgentMessageChunk(String),
+    ThoughtChunk(String),
+    ToolCall(ToolCall),
+    ToolCallUpdate(ToolCallUpdate),
+    /// The agent's full plan (ACP sends the whole list every time).
+    Plan(Vec<PlanEntry>),
+    /// The agent asks; answer with `Effect::AnswerPermission` carrying `request.id`.
+    PermissionRequest(PermissionRequest),
+    /// The agent withdrew a pending request (e.g. the turn was cancelled).
+    PermissionWithdrawn(super::domain::PermissionRequestId),
+    /// `session/prompt` returned.
+    TurnEnded(StopReason),
+    /// A failure worth showing (prompt failed, agent crashed, …).
+    Error(String),
+    /// A neutral notice from the helper (e.g. "yolo approved: Read file").
+    Notice(String),
+    Usage(Usage),
+    /// Agents the user may switch to (installed ∩ allowed).
+    Agents(Vec<AgentChoice>),
+    /// Models the agent offers (or its `model` config option values).
+    Models(Vec<ModelChoice>),
+    /// The agent's select-type session config options.
+    ConfigOptions(Vec<ConfigOption>),
+    /// Where confirmed terminal actions go, and that pane's working directory.
+    TargetPane {
+        pane: String,
+        cwd: Option<String>,
+    },
+    /// Effective yolo state as decided by policy (`blocked` = policy forbids it).
+    Yolo {
+        on: bool,
+        blocked: bool,
+    },
+    /// The chosen agent is not installed.
+    AgentMissing {
+        agent: String,
+        install_hint: String,
+    },
+    /// The agent requires authentication before a session can start.
+    AuthRequired {
+        agent: String,
+        methods: Vec<AuthMethod>,
+    },
+    /// One line of ACP traffic for the F12 debug panel.
+    Traffic {
+        direction: Direction,
+        line: String,
+    },
+}

@@ -1,0 +1,288 @@
+//! Key routing. Precedence, top first: Ctrl+C ladder and F12 (always) →
+//! permission card (after its grace period) → picker → slash popup →
+//! setup list → fold selection → scrolling → the editor.
+
+use std::time::Instant;
+
+use super::commands;
+use super::effects::Effect;
+use super::events::{Key, KeyCode, Mods};
+use super::reducer::{page_size, scroll_down, scroll_up};
+use super::state::{AppState, Scroll, Setup};
+
+pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) {
+    if key == Key::ctrl('c') {
+        return ctrl_c(state, now, fx);
+    }
+    if key.code == KeyCode::F(12) {
+        state.debug.visible = !state.debug.visible;
+        return;
+    }
+    if state.permissions.accepts_keys(now) && card_key(state, key, now, fx) {
+        return;
+    }
+    if state.picker.is_some() {
+        return picker_key(state, key, fx);
+    }
+    if popup_key(state, key, now, fx) || setup_key(state, key, fx) || fold_key(state, key) {
+        return;
+    }
+    if scroll_key(state, key) {
+        return;
+    }
+    editor_key(state, key, now, fx);
+}
+
+/// Copy selection → cancel turn → clear draft → arm → quit.
+fn ctrl_c(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
+    if let Some(selection) = state.input.selection() {
+        fx.push(Effect::CopyToClipboard(selection.to_owned()));
+        state.input.clear_selection();
+        return;
+    }
+    if state.transcript.turn_running() {
+        commands::cancel_turn(state, fx);
+        return;
+    }
+    if !state.input.is_empty() {
+        state.input.clear();
+        return;
+    }
+    if state.quit_armed() {
+        state.quitting = true;
+        fx.push(Effect::Quit);
+    } else {
+        state.quit_armed_at = Some(now);
+    }
+}
+
+/// Keys for the visible permission card; false lets the key through.
+fn card_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
+    let answer = match (key.code, key.mods) {
+        (KeyCode::Up | KeyCode::Left | KeyCode::BackTab, _) => {
+            state.permissions.move_selection(-1);
+            return true;
+        }
+        (KeyCode::Down | KeyCode::Right | KeyCode::Tab, _) => {
+            state.permissions.move_selection(1);
+            return true;
+        }
+        (KeyCode::Enter, Mods::NONE) => state.permissions.answer_selected(now),
+        (KeyCode::Char('y' | 'Y'), _) if state.input.is_empty() => {
+            state.permissions.answer_kind(true, now)
+        }
+        (KeyCode::Char('n' | 'N'), _) if state.input.is_empty() => {
+            state.permissions.answer_kind(false, now)
+        }
+        (KeyCode::Esc, _) => state.permissions.answer_kind(false, now),
+        (KeyCode::Char(d @ '1'..='9'), Mods::NONE) if state.input.is_empty() => {
+            let index = d as usize - '1' as usize;
+            let count = state
+                .permissions
+                .front()
+                .map_or(0, |p| p.request.options.len());
+            if index >= count {
+                return true;
+            }
+            state.permissions.move_selection(-(count as isize));
+            state.permissions.move_selection(index as isize);
+            state.permissions.answer_selected(now)
+        }
+        _ => return false,
+    };
+    if let Some((request, answer, label)) = answer {
+        commands::note_permission_answer(state, &label);
+        fx.push(Effect::AnswerPermission { request, answer });
+    }
+    true
+}
+
+fn picker_key(state: &mut AppState, key: Key, fx: &mut Vec<Effect>) {
+    let Some(picker) = state.picker.as_mut() else {
+        return;
+    };
+    let last = picker.items.len().saturating_sub(1);
+    match key.code {
+        KeyCode::Up => picker.selected = picker.selected.saturating_sub(1),
+        KeyCode::Down | KeyCode::Tab => picker.selected = (picker.selected + 1).min(last),
+        KeyCode::Esc => state.picker = None,
+        KeyCode::Enter => {
+            if let Some(picker) = state.picker.take() {
+                commands::picked(state, picker, fx);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Keys for the slash popup while it shows candidates.
+fn popup_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
+    let rows = state.completions();
+    if rows.is_empty() {
+        return false;
+    }
+    let selected = state.popup_selected.min(rows.len() - 1);
+    match (key.code, key.mods) {
+        (KeyCode::Up, _) => state.popup_selected = selected.saturating_sub(1),
+        (KeyCode::Down, _) => state.popup_selected = (selected + 1).min(rows.len() - 1),
+        (KeyCode::Esc, _) => state.popup_dismissed = true,
+        (KeyCode::Tab, _) => {
+            state.input.set_text(&rows[selected].replacement);
+            state.popup_selected = 0;
+        }
+        (KeyCode::Enter, Mods::NONE) => {
+            let replacement = rows[selected].replacement.clone();
+            state.input.set_text(&replacement);
+            state.popup_selected = 0;
+            // A complete command runs at once; one that takes an argument
+            // waits for it (its popup then offers the values).
+            if !replacement.ends_with(' ') {
+                commands::submit(state, now, fx);
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+fn setup_key(state: &mut AppState, key: Key, fx: &mut Vec<Effect>) -> bool {
+    let Some(Setup::NeedsAuth {
+        agent,
+        methods,
+        selected,
+    }) = state.setup.as_mut()
+    else {
+        return false;
+    };
+    if !state.input.is_empty() {
+        return false;
+    }
+    match key.code {
+        KeyCode::Up => *selected = selected.saturating_sub(1),
+        KeyCode::Down => *selected = (*selected + 1).min(methods.len().saturating_sub(1)),
+        KeyCode::Enter => {
+            let Some(method) = methods.get(*selected) else {
+                return true;
+            };
+            let agent = agent.clone();
+            fx.push(match &method.terminal_command {
+                Some(command) => Effect::RunAuthInWindow {
+                    agent,
+                    method: method.id.clone(),
+                    command: command.clone(),
+                },
+                None => Effect::Authenticate {
+                    agent,
+                    method: method.id.clone(),
+                },
+            });
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Tab/Shift+Tab select foldable entries while the input is empty; Enter folds.
+fn fold_key(state: &mut AppState, key: Key) -> bool {
+    if !state.input.is_empty() {
+        return false;
+    }
+    let foldables = state.transcript.foldables();
+    let position = state
+        .fold_focus
+        .and_then(|id| foldables.iter().position(|f| *f == id));
+    match key.code {
+        KeyCode::Tab | KeyCode::BackTab if foldables.is_empty() => return false,
+        // Tab walks upwards from the newest entry, like reading back.
+        KeyCode::Tab => {
+            let next = position.map_or(foldables.len() - 1, |p| p.saturating_sub(1));
+            state.fold_focus = Some(foldables[next]);
+        }
+        KeyCode::BackTab => {
+            state.fold_focus = match position {
+                Some(p) if p + 1 < foldables.len() => Some(foldables[p + 1]),
+                _ => None,
+            };
+        }
+        KeyCode::Enter if key.mods == Mods::NONE && position.is_some() => {
+            if let Some(id) = state.fold_focus {
+                state.transcript.toggle(id);
+            }
+        }
+        KeyCode::Esc if state.fold_focus.is_some() => state.fold_focus = None,
+        _ => return false,
+    }
+    true
+}
+
+fn scroll_key(state: &mut AppState, key: Key) -> bool {
+    match (key.code, key.mods.ctrl) {
+        (KeyCode::PageUp, _) => scroll_up(state, page_size(state)),
+        (KeyCode::PageDown, _) => scroll_down(state, page_size(state)),
+        (KeyCode::Home, true) => state.scroll = Scroll::Pinned { top: 0 },
+        (KeyCode::End, true) => state.scroll = Scroll::Follow,
+        _ => return false,
+    }
+    true
+}
+
+fn editor_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) {
+    let before = state.input.text().to_owned();
+    let input = &mut state.input;
+    let word = key.mods.ctrl || key.mods.alt;
+    let select = key.mods.shift;
+    match key.code {
+        KeyCode::Enter if key.mods.shift || key.mods.alt => input.insert_char('\n'),
+        KeyCode::Char('j') if key.mods.ctrl => input.insert_char('\n'),
+        KeyCode::Enter if input.text().ends_with('\\') && input.cursor() == input.text().len() => {
+            // `\` + Enter: a newline on terminals that cannot report Shift+Enter.
+            input.backspace();
+            input.insert_char('\n');
+        }
+        KeyCode::Enter => commands::submit(state, now, fx),
+        KeyCode::Esc => input.clear(),
+        KeyCode::Left if word => input.word_left(select),
+        KeyCode::Right if word => input.word_right(select),
+        KeyCode::Left => input.left(select),
+        KeyCode::Right => input.right(select),
+        KeyCode::Home => input.home(select),
+        KeyCode::End => input.end(select),
+        KeyCode::Char('a') if key.mods.ctrl => input.home(false),
+        KeyCode::Char('e') if key.mods.ctrl => input.end(false),
+        KeyCode::Char('b') if key.mods.alt => input.word_left(false),
+        KeyCode::Char('f') if key.mods.alt => input.word_right(false),
+        KeyCode::Char('w') if key.mods.ctrl => input.delete_word_left(),
+        KeyCode::Char('d') if key.mods.alt => input.delete_word_right(),
+        KeyCode::Char('u') if key.mods.ctrl => input.kill_line_left(),
+        KeyCode::Char('k') if key.mods.ctrl => input.kill_line_right(),
+        KeyCode::Char('h') if key.mods.ctrl => input.delete_word_left(),
+        KeyCode::Backspace if word => input.delete_word_left(),
+        KeyCode::Backspace => input.backspace(),
+        KeyCode::Delete if word => input.delete_word_right(),
+        KeyCode::Delete => input.delete(),
+        KeyCode::Up if !input.up() => {
+            input.history_prev();
+        }
+        KeyCode::Down if !input.down() => {
+            input.history_next();
+        }
+        KeyCode::Char(c) if !key.mods.ctrl && !key.mods.alt => input.insert_char(c),
+        _ => {}
+    }
+    after_edit(state, &before);
+}
+
+pub(crate) fn on_paste(state: &mut AppState, text: &str) {
+    let before = state.input.text().to_owned();
+    state.input.insert_str(text);
+    after_edit(state, &before);
+}
+
+/// New text re-opens the popup at its first row and ends fold selection.
+fn after_edit(state: &mut AppState, before: &str) {
+    if state.input.text() != before {
+        state.popup_selected = 0;
+        state.popup_dismissed = false;
+        state.fold_focus = None;
+    }
+}

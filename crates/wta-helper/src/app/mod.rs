@@ -1,0 +1,37 @@
+//! The chat app of one agent pane, as data: state, events in, effects out,
+//! and the pure reducer between them. No I/O and no async runtime here; the
+//! driver feeds events and executes effects, `wta-tui` draws the state.
+//!
+//! ```text
+//! crossterm / ACP ──Event──► update(&mut AppState, event, now) ──► Vec<Effect> ──► driver
+//!                                     │
+//!                                     └──► wta_tui::View::render(&AppState, frame)
+//! ```
+
+mod commands;
+pub mod debug;
+pub mod domain;
+mod domain_events;
+pub mod effects;
+pub mod events;
+pub mod input;
+mod keys;
+pub mod permission;
+pub mod reducer;
+pub mod slash;
+pub mod state;
+pub mod transcript;
+
+pub use debug::{DebugLine, DebugLog, Direction};
+pub use domain::*;
+pub use effects::Effect;
+pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse};
+pub use reducer::update;
+pub use state::{
+    Activity, AppState, Picker, PickerItem, PickerKind, Scroll, Setup, TargetPane, Viewport,
+    YoloState,
+};
+pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
+
+#[cfg(test)]
+mod reducer_tests;

@@ -1,0 +1,239 @@
+//! Permission requests waiting for the user: a FIFO queue whose front is
+//! shown as a card. The card ignores keys for a short grace period after it
+//! appears so that typing in progress is never taken as an answer.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::domain::{
+    PermissionAnswer, PermissionOptionKind, PermissionRequest, PermissionRequestId,
+};
+
+/// Keys arriving sooner than this after a card reaches the front go to the editor.
+pub const PERMISSION_GRACE: Duration = Duration::from_millis(300);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingPermission {
+    pub request: PermissionRequest,
+    /// Highlighted option index.
+    pub selected: usize,
+    /// When this request became the visible card.
+    pub front_since: Instant,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PermissionQueue {
+    items: VecDeque<PendingPermission>,
+}
+
+impl PermissionQueue {
+    pub fn front(&self) -> Option<&PendingPermission> {
+        self.items.front()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &PendingPermission> {
+        self.items.iter()
+    }
+
+    pub fn push(&mut self, request: PermissionRequest, now: Instant) {
+        // Start on the first allow-once option: the common answer, and never an "always".
+        let selected = request
+            .options
+            .iter()
+            .position(|o| o.kind == PermissionOptionKind::AllowOnce)
+            .unwrap_or(0);
+        self.items.push_back(PendingPermission {
+            request,
+            selected,
+            front_since: now,
+        });
+    }
+
+    /// True once the front card has been visible for the grace period.
+    pub fn accepts_keys(&self, now: Instant) -> bool {
+        self.items
+            .front()
+            .is_some_and(|p| now.saturating_duration_since(p.front_since) >= PERMISSION_GRACE)
+    }
+
+    /// True while a card is visible but still in its grace period.
+    pub fn in_grace(&self, now: Instant) -> bool {
+        !self.items.is_empty() && !self.accepts_keys(now)
+    }
+
+    fn pop_front(&mut self, now: Instant) -> Option<PendingPermission> {
+        let done = self.items.pop_front();
+        if let Some(next) = self.items.front_mut() {
+            next.front_since = now;
+        }
+        done
+    }
+
+    /// Removes a request the agent withdrew; true if it was pending.
+    pub fn withdraw(&mut self, id: PermissionRequestId, now: Instant) -> bool {
+        match self.items.iter().position(|p| p.request.id == id) {
+            Some(0) => self.pop_front(now).is_some(),
+            Some(i) => self.items.remove(i).is_some(),
+            None => false,
+        }
+    }
+
+    /// Moves the highlight by `delta`, clamped to the options.
+    pub fn move_selection(&mut self, delta: isize) {
+        if let Some(front) = self.items.front_mut() {
+            let last = front.request.options.len().saturating_sub(1) as isize;
+            front.selected = (front.selected as isize + delta).clamp(0, last) as usize;
+        }
+    }
+
+    /// Answers the front card with its highlighted option.
+    pub fn answer_selected(
+        &mut self,
+        now: Instant,
+    ) -> Option<(PermissionRequestId, PermissionAnswer, String)> {
+        let front = self.pop_front(now)?;
+        let answer = front
+            .request
+            .options
+            .get(front.selected)
+            .map_or((PermissionAnswer::Cancelled, "dismissed".to_owned()), |o| {
+                (PermissionAnswer::Selected(o.id.clone()), o.name.clone())
+            });
+        Some((front.request.id, answer.0, answer.1))
+    }
+
+    /// Answers with the first allow (`allow = true`) or reject option,
+    /// preferring the one-time kinds; cancels when the agent offered none.
+    pub fn answer_kind(
+        &mut self,
+        allow: bool,
+        now: Instant,
+    ) -> Option<(PermissionRequestId, PermissionAnswer, String)> {
+        let front = self.items.front()?;
+        let (once, always) = if allow {
+            (
+                PermissionOptionKind::AllowOnce,
+                PermissionOptionKind::AllowAlways,
+            )
+        } else {
+            (
+                PermissionOptionKind::RejectOnce,
+                PermissionOptionKind::RejectAlways,
+            )
+        };
+        let options = &front.request.options;
+        let pick = options
+            .iter()
+            .position(|o| o.kind == once)
+            .or_else(|| options.iter().position(|o| o.kind == always));
+        match pick {
+            Some(index) => {
+                if let Some(f) = self.items.front_mut() {
+                    f.selected = index;
+                }
+                self.answer_selected(now)
+            }
+            None if allow => None,
+            None => {
+                let front = self.pop_front(now)?;
+                Some((
+                    front.request.id,
+                    PermissionAnswer::Cancelled,
+                    "dismissed".to_owned(),
+                ))
+            }
+        }
+    }
+
+    /// Cancels every pending request (turn cancelled, session replaced).
+    pub fn drain(&mut self) -> Vec<PermissionRequestId> {
+        self.items.drain(..).map(|p| p.request.id).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::domain::{PermissionOption, ToolKind};
+
+    fn request(id: u64) -> PermissionRequest {
+        let option = |id: &str, kind| PermissionOption {
+            id: id.into(),
+            name: id.into(),
+            kind,
+        };
+        PermissionRequest {
+            id: PermissionRequestId(id),
+            title: "Run".into(),
+            kind: ToolKind::Execute,
+            target: Some("ls".into()),
+            options: vec![
+                option("always", PermissionOptionKind::AllowAlways),
+                option("once", PermissionOptionKind::AllowOnce),
+                option("no", PermissionOptionKind::RejectOnce),
+            ],
+        }
+    }
+
+    #[test]
+    fn grace_period_restarts_for_each_card_reaching_the_front() {
+        let t0 = Instant::now();
+        let mut q = PermissionQueue::default();
+        q.push(request(1), t0);
+        q.push(request(2), t0);
+        assert!(!q.accepts_keys(t0 + Duration::from_millis(299)));
+        assert!(q.accepts_keys(t0 + Duration::from_millis(300)));
+        let t1 = t0 + Duration::from_secs(5);
+        let (id, answer, _) = q.answer_kind(true, t1).unwrap();
+        assert_eq!(
+            (id, answer),
+            (
+                PermissionRequestId(1),
+                PermissionAnswer::Selected("once".into())
+            )
+        );
+        assert!(q.in_grace(t1 + Duration::from_millis(100)));
+        assert!(q.accepts_keys(t1 + PERMISSION_GRACE));
+    }
+
+    #[test]
+    fn selection_starts_on_allow_once_and_clamps() {
+        let t0 = Instant::now();
+        let mut q = PermissionQueue::default();
+        q.push(request(1), t0);
+        assert_eq!(q.front().unwrap().selected, 1);
+        q.move_selection(5);
+        assert_eq!(q.front().unwrap().selected, 2);
+        q.move_selection(-9);
+        let (_, answer, _) = q.answer_selected(t0).unwrap();
+        assert_eq!(answer, PermissionAnswer::Selected("always".into()));
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn reject_without_a_reject_option_cancels_and_withdraw_removes() {
+        let t0 = Instant::now();
+        let mut q = PermissionQueue::default();
+        let mut r = request(1);
+        r.options.retain(|o| o.kind.is_allow());
+        q.push(r, t0);
+        q.push(request(2), t0);
+        q.push(request(3), t0);
+        assert!(q.withdraw(PermissionRequestId(2), t0));
+        assert!(!q.withdraw(PermissionRequestId(9), t0));
+        let (id, answer, _) = q.answer_kind(false, t0).unwrap();
+        assert_eq!(
+            (id, answer),
+            (PermissionRequestId(1), PermissionAnswer::Cancelled)
+        );
+        assert_eq!(q.drain(), [PermissionRequestId(3)]);
+    }
+}

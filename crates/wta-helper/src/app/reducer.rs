@@ -1,0 +1,73 @@
+//! The single entry point: `update(state, event, now) -> effects`.
+//! Dispatches to the key, command and domain handlers, and owns scrolling.
+//! Pure: no I/O, no clock reads (time is the `now` argument).
+
+use std::time::Instant;
+
+use super::effects::Effect;
+use super::events::{Event, Mouse};
+use super::state::{AppState, Scroll};
+use super::{domain_events, keys};
+
+/// Lines one wheel notch scrolls.
+pub const WHEEL_LINES: usize = 3;
+
+/// Applies one event and returns what the driver must do, in order.
+pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
+    state.clock = Some(now);
+    let mut effects = Vec::new();
+    match event {
+        Event::Key(key) => keys::on_key(state, key, now, &mut effects),
+        Event::Paste(text) => keys::on_paste(state, &text),
+        Event::Mouse(Mouse::WheelUp) => scroll_up(state, WHEEL_LINES),
+        Event::Mouse(Mouse::WheelDown) => scroll_down(state, WHEEL_LINES),
+        Event::Resize { .. } => {
+            // Wrapped heights change with width: a pinned line number no
+            // longer points at the same text, so return to following.
+            state.scroll = Scroll::Follow;
+        }
+        Event::Tick => on_tick(state),
+        Event::Domain(event) => domain_events::on_domain(state, event, now, &mut effects),
+    }
+    effects
+}
+
+fn on_tick(state: &mut AppState) {
+    state.frame = state.frame.wrapping_add(1);
+    if !state.quit_armed() {
+        state.quit_armed_at = None;
+    }
+}
+
+/// Rows one PageUp/PageDown moves: a page minus two lines of overlap.
+pub fn page_size(state: &AppState) -> usize {
+    state.viewport.get().rows.saturating_sub(2).max(1)
+}
+
+pub fn scroll_up(state: &mut AppState, lines: usize) {
+    let viewport = state.viewport.get();
+    let bottom_top = viewport.total_lines.saturating_sub(viewport.rows);
+    let top = match state.scroll {
+        Scroll::Follow => bottom_top,
+        Scroll::Pinned { top } => top.min(bottom_top),
+    };
+    if bottom_top == 0 {
+        return;
+    }
+    state.scroll = Scroll::Pinned {
+        top: top.saturating_sub(lines),
+    };
+}
+
+pub fn scroll_down(state: &mut AppState, lines: usize) {
+    let Scroll::Pinned { top } = state.scroll else {
+        return;
+    };
+    let viewport = state.viewport.get();
+    let top = top + lines;
+    state.scroll = if top + viewport.rows >= viewport.total_lines {
+        Scroll::Follow
+    } else {
+        Scroll::Pinned { top }
+    };
+}

@@ -1,0 +1,318 @@
+//! Slash commands: the table, parsing of a submitted line, and completion
+//! candidates for the popup. Pure functions; executing a command is
+//! `commands.rs`'s job.
+
+/// One command as the help and the popup show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlashSpec {
+    pub name: &'static str,
+    pub args: &'static str,
+    pub help: &'static str,
+}
+
+pub const COMMANDS: &[SlashSpec] = &[
+    SlashSpec {
+        name: "help",
+        args: "",
+        help: "show commands and keys",
+    },
+    SlashSpec {
+        name: "clear",
+        args: "",
+        help: "clear the transcript (the session keeps its context)",
+    },
+    SlashSpec {
+        name: "new",
+        args: "",
+        help: "start a fresh session with this agent",
+    },
+    SlashSpec {
+        name: "restart",
+        args: "",
+        help: "restart this pane's agent",
+    },
+    SlashSpec {
+        name: "stop",
+        args: "",
+        help: "cancel the running turn",
+    },
+    SlashSpec {
+        name: "agent",
+        args: "[id]",
+        help: "switch agent (picker without an id)",
+    },
+    SlashSpec {
+        name: "model",
+        args: "[id]",
+        help: "switch model (picker without an id)",
+    },
+    SlashSpec {
+        name: "config",
+        args: "",
+        help: "change the agent's session options",
+    },
+    SlashSpec {
+        name: "sessions",
+        args: "",
+        help: "open the sessions list",
+    },
+    SlashSpec {
+        name: "yolo",
+        args: "[on|off]",
+        help: "auto-approve tool permissions for this session",
+    },
+];
+
+/// A recognised command with its argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlashCommand {
+    Help,
+    Clear,
+    New,
+    Restart,
+    Stop,
+    Agent(Option<String>),
+    Model(Option<String>),
+    Config,
+    Sessions,
+    /// `None` toggles.
+    Yolo(Option<bool>),
+}
+
+/// What a submitted line means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Submission {
+    /// Send as a prompt (a leading `//` is unescaped to `/`).
+    Prompt(String),
+    Command(SlashCommand),
+    /// `/name` that is not a command: warn, send nothing.
+    Unknown(String),
+    /// A command with an argument it does not take or understand.
+    BadArgument {
+        command: &'static str,
+        message: String,
+    },
+    /// Only whitespace: nothing to do.
+    Empty,
+}
+
+/// Classifies a submitted line.
+pub fn parse(line: &str) -> Submission {
+    if line.trim().is_empty() {
+        return Submission::Empty;
+    }
+    if let Some(rest) = line.strip_prefix("//") {
+        return Submission::Prompt(format!("/{rest}"));
+    }
+    let Some(rest) = line.trim_end().strip_prefix('/') else {
+        return Submission::Prompt(line.to_owned());
+    };
+    if rest.contains('\n') {
+        return Submission::Prompt(line.to_owned());
+    }
+    let (name, arg) = match rest.split_once(char::is_whitespace) {
+        Some((name, arg)) => (name, Some(arg.trim()).filter(|a| !a.is_empty())),
+        None => (rest, None),
+    };
+    let no_arg = |cmd: SlashCommand, spec: &'static str| match arg {
+        None => Submission::Command(cmd),
+        Some(a) => Submission::BadArgument {
+            command: spec,
+            message: format!("/{spec} takes no argument (got `{a}`)"),
+        },
+    };
+    match name {
+        "help" => no_arg(SlashCommand::Help, "help"),
+        "clear" => no_arg(SlashCommand::Clear, "clear"),
+        "new" => no_arg(SlashCommand::New, "new"),
+        "restart" => no_arg(SlashCommand::Restart, "restart"),
+        "stop" => no_arg(SlashCommand::Stop, "stop"),
+        "config" => no_arg(SlashCommand::Config, "config"),
+        "sessions" => no_arg(SlashCommand::Sessions, "sessions"),
+        "agent" => Submission::Command(SlashCommand::Agent(arg.map(str::to_owned))),
+        "model" => Submission::Command(SlashCommand::Model(arg.map(str::to_owned))),
+        "yolo" => match arg {
+            None => Submission::Command(SlashCommand::Yolo(None)),
+            Some("on") => Submission::Command(SlashCommand::Yolo(Some(true))),
+            Some("off") => Submission::Command(SlashCommand::Yolo(Some(false))),
+            Some(other) => Submission::BadArgument {
+                command: "yolo",
+                message: format!("/yolo takes `on` or `off` (got `{other}`)"),
+            },
+        },
+        other => Submission::Unknown(other.to_owned()),
+    }
+}
+
+/// One row of the completion popup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// The full input line after accepting this row.
+    pub replacement: String,
+    pub label: String,
+    pub detail: String,
+}
+
+/// Values offered after `/agent `, `/model ` and `/yolo `.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ArgSources<'a> {
+    pub agents: &'a [super::domain::AgentChoice],
+    pub models: &'a [super::domain::ModelChoice],
+}
+
+/// Candidates for the popup; empty when the input is not a slash command.
+pub fn completions(input: &str, sources: ArgSources<'_>) -> Vec<Completion> {
+    let Some(rest) = input.strip_prefix('/') else {
+        return Vec::new();
+    };
+    if rest.starts_with('/') || rest.contains('\n') {
+        return Vec::new();
+    }
+    match rest.split_once(' ') {
+        None => command_completions(rest),
+        Some((name, arg)) => arg_completions(name, arg.trim_start(), sources),
+    }
+}
+
+fn command_completions(typed: &str) -> Vec<Completion> {
+    let typed = typed.to_lowercase();
+    let mut hits: Vec<(usize, &SlashSpec)> = COMMANDS
+        .iter()
+        .filter_map(|spec| spec.name.find(&typed).map(|pos| (pos, spec)))
+        .collect();
+    hits.sort_by_key(|(pos, _)| *pos);
+    hits.into_iter()
+        .map(|(_, spec)| Completion {
+            replacement: if spec.args.is_empty() {
+                format!("/{}", spec.name)
+            } else {
+                format!("/{} ", spec.name)
+            },
+            label: format!("/{}", spec.name),
+            detail: if spec.args.is_empty() {
+                spec.help.to_owned()
+            } else {
+                format!("{} — {}", spec.args, spec.help)
+            },
+        })
+        .collect()
+}
+
+fn arg_completions(name: &str, typed: &str, sources: ArgSources<'_>) -> Vec<Completion> {
+    let values: Vec<(String, String)> = match name {
+        "yolo" => vec![
+            ("on".into(), "approve tool permissions automatically".into()),
+            ("off".into(), "ask before every tool permission".into()),
+        ],
+        "agent" => sources
+            .agents
+            .iter()
+            .map(|a| (a.id.clone(), a.name.clone()))
+            .collect(),
+        "model" => sources
+            .models
+            .iter()
+            .map(|m| (m.id.clone(), m.name.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let typed_lower = typed.to_lowercase();
+    values
+        .into_iter()
+        .filter(|(value, _)| value.to_lowercase().contains(&typed_lower) && value != typed)
+        .map(|(value, detail)| Completion {
+            replacement: format!("/{name} {value}"),
+            label: value,
+            detail,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::domain::AgentChoice;
+
+    #[test]
+    fn parses_commands_arguments_and_escapes() {
+        assert_eq!(parse("/new"), Submission::Command(SlashCommand::New));
+        assert_eq!(
+            parse("/yolo on "),
+            Submission::Command(SlashCommand::Yolo(Some(true)))
+        );
+        assert_eq!(
+            parse("/agent  claude"),
+            Submission::Command(SlashCommand::Agent(Some("claude".into())))
+        );
+        assert_eq!(
+            parse("/model"),
+            Submission::Command(SlashCommand::Model(None))
+        );
+        assert_eq!(
+            parse("//etc/hosts is odd"),
+            Submission::Prompt("/etc/hosts is odd".into())
+        );
+        assert_eq!(parse("/foo bar"), Submission::Unknown("foo".into()));
+        assert_eq!(parse("   "), Submission::Empty);
+        assert_eq!(parse("hello /new"), Submission::Prompt("hello /new".into()));
+        assert!(matches!(
+            parse("/yolo maybe"),
+            Submission::BadArgument {
+                command: "yolo",
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse("/clear all"),
+            Submission::BadArgument {
+                command: "clear",
+                ..
+            }
+        ));
+        assert_eq!(
+            parse("/path/to\nmore"),
+            Submission::Prompt("/path/to\nmore".into())
+        );
+    }
+
+    #[test]
+    fn completion_ranks_prefix_matches_first() {
+        let labels: Vec<String> = completions("/e", ArgSources::default())
+            .into_iter()
+            .map(|c| c.label)
+            .collect();
+        assert_eq!(labels.first().map(String::as_str), Some("/help"));
+        assert!(labels.contains(&"/new".to_owned()) && labels.contains(&"/restart".to_owned()));
+        let labels: Vec<String> = completions("/s", ArgSources::default())
+            .into_iter()
+            .map(|c| c.label)
+            .collect();
+        assert_eq!(labels[..2], ["/stop".to_owned(), "/sessions".to_owned()]);
+        assert!(completions("hello", ArgSources::default()).is_empty());
+        assert!(completions("//x", ArgSources::default()).is_empty());
+    }
+
+    #[test]
+    fn completion_offers_argument_values() {
+        let agents = [AgentChoice {
+            id: "claude".into(),
+            name: "Claude Code".into(),
+        }];
+        let sources = ArgSources {
+            agents: &agents,
+            models: &[],
+        };
+        let got = completions("/agent cl", sources);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].replacement, "/agent claude");
+        let yolo: Vec<String> = completions("/yolo ", sources)
+            .into_iter()
+            .map(|c| c.label)
+            .collect();
+        assert_eq!(yolo, ["on", "off"]);
+        assert!(
+            completions("/yolo on", sources).is_empty(),
+            "an exact value needs no popup"
+        );
+    }
+}

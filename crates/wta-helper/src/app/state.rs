@@ -1,0 +1,194 @@
+//! `AppState`: everything one agent pane shows, as plain data. Views read
+//! it; only the reducer writes it (except `viewport`, see below).
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+use super::debug::DebugLog;
+use super::domain::{AgentChoice, AuthMethod, ConfigOption, ConnectionState, ModelChoice, Usage};
+use super::input::InputEditor;
+use super::permission::PermissionQueue;
+use super::slash::{self, ArgSources, Completion};
+use super::transcript::{ItemId, Transcript};
+
+/// A second Ctrl+C within this window closes the pane.
+pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+
+/// Where the transcript view sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scroll {
+    /// Show the newest lines and follow the stream.
+    #[default]
+    Follow,
+    /// Reading history: the line at `top` (from the start) stays at the top
+    /// while new content arrives below.
+    Pinned { top: usize },
+}
+
+/// Transcript geometry measured by the last render. This is the one value
+/// the view writes back: PageUp needs to know how long a page is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Viewport {
+    pub total_lines: usize,
+    pub rows: usize,
+}
+
+/// The target pane confirmed actions go to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetPane {
+    pub pane: String,
+    pub cwd: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct YoloState {
+    pub on: bool,
+    /// Policy forbids yolo; `/yolo on` is refused.
+    pub blocked: bool,
+}
+
+/// What a picker chooses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickerKind {
+    Agent,
+    Model,
+    ConfigOption,
+    ConfigValue { option: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PickerItem {
+    pub id: String,
+    pub label: String,
+    pub detail: String,
+    pub current: bool,
+}
+
+/// A list the user picks one entry from (agents, models, config).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picker {
+    pub kind: PickerKind,
+    pub title: String,
+    pub items: Vec<PickerItem>,
+    pub selected: usize,
+}
+
+/// Why the pane cannot chat yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Setup {
+    NotInstalled {
+        agent: String,
+        install_hint: String,
+    },
+    NeedsAuth {
+        agent: String,
+        methods: Vec<AuthMethod>,
+        selected: usize,
+    },
+}
+
+/// What the status line says the session is doing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Activity {
+    Connecting,
+    Ready,
+    Thinking { elapsed: Duration },
+    WaitingForPermission,
+    Failed(String),
+    Setup,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct AppState {
+    pub connection: ConnectionState,
+    pub agent: String,
+    pub model: Option<String>,
+    pub target: Option<TargetPane>,
+    pub yolo: YoloState,
+    pub usage: Option<Usage>,
+    pub transcript: Transcript,
+    pub input: InputEditor,
+    pub permissions: PermissionQueue,
+    pub picker: Option<Picker>,
+    pub setup: Option<Setup>,
+    pub debug: DebugLog,
+    pub scroll: Scroll,
+    pub viewport: Cell<Viewport>,
+    /// Highlighted foldable entry (Tab cycles, Enter toggles).
+    pub fold_focus: Option<ItemId>,
+    /// Highlighted row of the slash popup.
+    pub popup_selected: usize,
+    /// Esc hid the popup for the current text.
+    pub popup_dismissed: bool,
+    pub quit_armed_at: Option<Instant>,
+    pub turn_started: Option<Instant>,
+    /// Advances on every tick; drives the spinner.
+    pub frame: u64,
+    /// Time of the latest event, so views can show elapsed times purely.
+    pub clock: Option<Instant>,
+    pub agents: Vec<AgentChoice>,
+    pub models: Vec<ModelChoice>,
+    pub config_options: Vec<ConfigOption>,
+    /// Set once `Effect::Quit` was emitted.
+    pub quitting: bool,
+}
+
+impl AppState {
+    /// A pane about to connect to `agent`.
+    pub fn new(agent: &str) -> Self {
+        Self {
+            agent: agent.to_owned(),
+            ..Self::default()
+        }
+    }
+
+    pub fn activity(&self) -> Activity {
+        if self.setup.is_some() {
+            return Activity::Setup;
+        }
+        match &self.connection {
+            ConnectionState::Connecting => Activity::Connecting,
+            ConnectionState::Failed(reason) => Activity::Failed(reason.clone()),
+            ConnectionState::Ready if !self.permissions.is_empty() => {
+                Activity::WaitingForPermission
+            }
+            ConnectionState::Ready if self.transcript.turn_running() => {
+                let elapsed = match (self.turn_started, self.clock) {
+                    (Some(start), Some(now)) => now.saturating_duration_since(start),
+                    _ => Duration::ZERO,
+                };
+                Activity::Thinking { elapsed }
+            }
+            ConnectionState::Ready => Activity::Ready,
+        }
+    }
+
+    /// Slash-popup rows for the current input (empty when hidden).
+    pub fn completions(&self) -> Vec<Completion> {
+        if self.popup_dismissed || self.picker.is_some() {
+            return Vec::new();
+        }
+        let sources = ArgSources {
+            agents: &self.agents,
+            models: &self.models,
+        };
+        slash::completions(self.input.text(), sources)
+    }
+
+    /// True while a quit press is armed (the hint is visible).
+    pub fn quit_armed(&self) -> bool {
+        match (self.quit_armed_at, self.clock) {
+            (Some(armed), Some(now)) => now.saturating_duration_since(armed) < QUIT_WINDOW,
+            _ => false,
+        }
+    }
+
+    /// Whether the driver should keep sending ticks. An idle pane needs none,
+    /// so it uses no CPU.
+    pub fn needs_tick(&self) -> bool {
+        self.transcript.turn_running()
+            || self.connection == ConnectionState::Connecting
+            || self.quit_armed_at.is_some()
+            || self.clock.is_some_and(|now| self.permissions.in_grace(now))
+    }
+}
