@@ -8,6 +8,9 @@ pub mod error;
 pub mod hexid;
 pub mod ids;
 pub mod limits;
+pub mod mcp_forms;
+pub mod payload;
+mod payload_rules;
 pub mod status;
 
 pub use ids::{IdError, PaneId, SessionId, WindowId};
@@ -15,4 +18,9 @@ pub use ids::{IdError, PaneId, SessionId, WindowId};
 pub use channel::Channel;
 pub use error::ProtocolError;
 pub use hexid::{ExecutionId, HelperId, ProposalId, TurnNonce};
+pub use mcp_forms::McpTerminalAction;
+pub use payload::{
+    Action, Choice, Direction, OpenTarget, Origin, ProposalPayload, check_payload_size,
+    parse_payload,
+};
 pub use status::{ExecutionStatus, FinalStatus, ValidationStatus};
