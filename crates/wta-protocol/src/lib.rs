@@ -5,9 +5,11 @@
 
 pub mod channel;
 pub mod error;
+pub mod frame;
 pub mod hexid;
 pub mod ids;
 pub mod limits;
+pub mod lines;
 pub mod mcp_forms;
 pub mod payload;
 mod payload_rules;
@@ -17,7 +19,9 @@ pub use ids::{IdError, PaneId, SessionId, WindowId};
 
 pub use channel::Channel;
 pub use error::ProtocolError;
+pub use frame::FrameReader;
 pub use hexid::{ExecutionId, HelperId, ProposalId, TurnNonce};
+pub use lines::{ExecutionLine, FinalLine, ProposalRequest, ResponseLine, ValidationLine};
 pub use mcp_forms::McpTerminalAction;
 pub use payload::{
     Action, Choice, Direction, OpenTarget, Origin, ProposalPayload, check_payload_size,

@@ -1,0 +1,270 @@
+//! Golden JSON for every wire type: each fixture under `tests/golden/` must
+//! be exactly what we serialize (byte for byte) and must parse back to the
+//! same value. Changing a fixture is changing the protocol.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use wta_protocol::lines::encode_line;
+use wta_protocol::{
+    Action, Channel, ExecutionId, ExecutionLine, ExecutionStatus, FinalLine, FinalStatus,
+    OpenTarget, Origin, ProposalId, ProposalPayload, ProposalRequest, ProtocolError, ResponseLine,
+    ValidationLine, ValidationStatus, parse_payload,
+};
+
+fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.strip_suffix('\n').unwrap_or(&text).to_owned()
+}
+
+/// `value` serializes to exactly `json`, and `json` parses to `value`.
+fn assert_golden<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
+    value: &T,
+    json: &str,
+) {
+    assert_eq!(serde_json::to_string(value).unwrap(), json);
+    assert_eq!(&serde_json::from_str::<T>(json).unwrap(), value);
+}
+
+fn pid() -> ProposalId {
+    ProposalId::from_bytes([0x11; 16])
+}
+fn eid() -> ExecutionId {
+    ExecutionId::from_bytes([0x22; 16])
+}
+fn channel() -> Channel {
+    Channel::parse("v1.0123456789abcdef0123456789abcdef.fedcba9876543210fedcba9876543210").unwrap()
+}
+
+#[test]
+fn golden_request() {
+    let payload = fixture("payload_autofix.json").replace("autofix", "terminal_agent");
+    let payload = payload
+        .replace("Install the missing crate", "Run tests")
+        .replace(r#""rationale":"""#, r#""rationale":"It's quick.""#)
+        .replace("cargo add serde", "cargo test");
+    let request = ProposalRequest::new(channel(), payload);
+    let json = fixture("request.json");
+    assert_golden(&request, &json);
+    assert_eq!(request.to_line().unwrap(), format!("{json}\n").into_bytes());
+    assert_eq!(
+        ProposalRequest::from_frame(json.as_bytes()).unwrap(),
+        request
+    );
+    assert!(parse_payload(request.payload.as_bytes()).is_ok());
+}
+
+#[test]
+fn golden_payloads() {
+    let full = fixture("payload_v1.json");
+    let parsed = parse_payload(full.as_bytes()).unwrap();
+    assert_eq!(parsed.choices[1].actions.len(), 3);
+    assert!(matches!(
+        parsed.choices[1].actions[2],
+        Action::OpenAndSend {
+            target: OpenTarget::Tab,
+            delegate: true,
+            cwd: None,
+            ..
+        }
+    ));
+    assert_golden::<ProposalPayload>(&parsed, &full);
+
+    let autofix = fixture("payload_autofix.json");
+    let parsed = parse_payload(autofix.as_bytes()).unwrap();
+    assert_eq!(parsed.origin, Origin::Autofix);
+    assert_golden(&parsed, &autofix);
+}
+
+#[test]
+fn golden_validation_lines() {
+    let accepted = ResponseLine::Validation(ValidationLine::accepted(pid()));
+    assert_golden(&accepted, &fixture("validation_accepted.json"));
+
+    let lines = fixture("validation_refusals.jsonl");
+    let refusals: Vec<_> = ValidationStatus::ALL
+        .into_iter()
+        .filter(|s| *s != ValidationStatus::Accepted)
+        .collect();
+    assert_eq!(
+        lines.lines().count(),
+        refusals.len(),
+        "one line per refusal status"
+    );
+    for (status, json) in refusals.into_iter().zip(lines.lines()) {
+        let line = ResponseLine::Validation(ValidationLine::refused(status, "r", true));
+        assert_golden(&line, json);
+    }
+
+    let oversize = ProtocolError::PayloadTooLarge {
+        len: 9000,
+        max: 8192,
+    };
+    let line = ResponseLine::Validation(ValidationLine::from_error(&oversize, true));
+    assert_golden(&line, &fixture("validation_oversize.json"));
+}
+
+#[test]
+fn golden_final_lines() {
+    let confirmed = ResponseLine::Final(FinalLine {
+        status: FinalStatus::Confirmed,
+        proposal_id: pid(),
+        choice: Some(2),
+        reason: None,
+    });
+    assert_golden(&confirmed, &fixture("final_confirmed.json"));
+
+    let lines = fixture("final_statuses.jsonl");
+    assert_eq!(lines.lines().count(), FinalStatus::ALL.len());
+    for (status, json) in FinalStatus::ALL.into_iter().zip(lines.lines()) {
+        let reason =
+            (status == FinalStatus::Unavailable).then(|| "helper is shutting down".to_owned());
+        let line = ResponseLine::Final(FinalLine {
+            status,
+            proposal_id: pid(),
+            choice: None,
+            reason,
+        });
+        assert_golden(&line, json);
+    }
+}
+
+#[test]
+fn golden_execution_lines() {
+    let mut failed = ExecutionLine::new(ExecutionStatus::Failed, pid(), eid(), 1);
+    failed.exit_code = Some(1);
+    failed.output = Some("error: could not find `Cargo.toml`\n".into());
+    failed.truncated = Some(false);
+    failed.duration_ms = Some(412);
+    failed.cwd = Some("/home/u/app".into());
+    assert_golden(
+        &ResponseLine::Execution(failed),
+        &fixture("execution_failed.json"),
+    );
+
+    let mut timed_out = ExecutionLine::new(ExecutionStatus::TimedOut, pid(), eid(), 2);
+    timed_out.output = Some("partial tail".into());
+    timed_out.truncated = Some(true);
+    timed_out.duration_ms = Some(120_000);
+    timed_out.still_running = Some(true);
+    timed_out.interactive = Some(true);
+    assert_golden(
+        &ResponseLine::Execution(timed_out),
+        &fixture("execution_timed_out.json"),
+    );
+
+    let mut interrupted = ExecutionLine::new(ExecutionStatus::from_exit_code(130), pid(), eid(), 1);
+    interrupted.exit_code = Some(130);
+    interrupted.output = Some("^C".into());
+    interrupted.truncated = Some(false);
+    interrupted.duration_ms = Some(3001);
+    interrupted.interrupted = Some(true);
+    assert_golden(
+        &ResponseLine::Execution(interrupted),
+        &fixture("execution_interrupted.json"),
+    );
+
+    let lines = fixture("execution_statuses.jsonl");
+    assert_eq!(lines.lines().count(), ExecutionStatus::ALL.len());
+    for (status, json) in ExecutionStatus::ALL.into_iter().zip(lines.lines()) {
+        let mut line = ExecutionLine::new(status, pid(), eid(), 1);
+        match status {
+            ExecutionStatus::Completed => line.exit_code = Some(0),
+            ExecutionStatus::Failed => line.exit_code = Some(2),
+            ExecutionStatus::TimedOut => line.still_running = Some(true),
+            ExecutionStatus::Unavailable => line.reason = Some("pane %3 was closed".into()),
+            ExecutionStatus::CompletionUnavailable => {
+                line.reason = Some("pane has no shell integration".into());
+            }
+            ExecutionStatus::Cancelled | ExecutionStatus::Inserted => {}
+        }
+        assert_golden(&ResponseLine::Execution(line), json);
+    }
+}
+
+#[test]
+fn response_lines_deny_unknown_fields_and_unknown_phases() {
+    let accepted = fixture("validation_accepted.json");
+    let extra = accepted.replace(r#""retryable":false"#, r#""retryable":false,"pane":"%1""#);
+    assert!(ResponseLine::from_frame(extra.as_bytes()).is_err());
+    let phase = accepted.replace(r#""phase":"validation""#, r#""phase":"verdict""#);
+    assert!(ResponseLine::from_frame(phase.as_bytes()).is_err());
+    let failed = fixture("execution_failed.json");
+    let extra = failed.replace(r#""action":1"#, r#""action":1,"pid":7"#);
+    assert!(ResponseLine::from_frame(extra.as_bytes()).is_err());
+    let extra = fixture("final_confirmed.json").replace(r#""choice":2"#, r#""choice":2,"x":0"#);
+    assert!(ResponseLine::from_frame(extra.as_bytes()).is_err());
+}
+
+#[test]
+fn validation_line_invariants_are_checked_when_read() {
+    let bad = [
+        // accepted without a proposal id, or retryable
+        r#"{"phase":"validation","status":"accepted","retryable":false}"#,
+        r#"{"phase":"validation","status":"accepted","proposal_id":"11111111111111111111111111111111","retryable":true}"#,
+        // a refusal carrying a proposal id
+        r#"{"phase":"validation","status":"stale","proposal_id":"11111111111111111111111111111111","retryable":false}"#,
+        // a status that can never be retried, marked retryable
+        r#"{"phase":"validation","status":"rejected","reason":"r","retryable":true}"#,
+    ];
+    for json in bad {
+        assert!(ResponseLine::from_frame(json.as_bytes()).is_err(), "{json}");
+    }
+    // The retry budget turns a retryable status into a final refusal.
+    let spent = ValidationLine::refused(ValidationStatus::DigestMismatch, "r", false);
+    assert!(!spent.retryable);
+}
+
+#[test]
+fn request_lines_are_strict() {
+    let json = fixture("request.json");
+    for bad in [
+        json.replace(r#""version":1"#, r#""version":2"#),
+        json.replace(r#"{"version":1,"#, r#"{"version":1,"session":"x","#),
+        json.replace("v1.0123", "v1.O123"),
+        json.replace(r#","payload":"#, r#","payload_b64":"#),
+    ] {
+        assert!(
+            ProposalRequest::from_frame(bad.as_bytes()).is_err(),
+            "{bad}"
+        );
+    }
+    let err =
+        ProposalRequest::from_frame(json.replace(r#""version":1"#, r#""version":2"#).as_bytes())
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "request version 2 is not supported; this helper speaks version 1"
+    );
+}
+
+#[test]
+fn encode_line_refuses_what_the_reader_would_refuse() {
+    let big = "x".repeat(100);
+    assert!(
+        encode_line(&big, 101).is_err(),
+        "102 bytes of JSON with quotes"
+    );
+    assert_eq!(encode_line(&big, 102).unwrap().len(), 103);
+    let oversize = ProposalRequest::new(channel(), "x".repeat(8193));
+    assert_eq!(
+        oversize.to_line().unwrap_err(),
+        ProtocolError::PayloadTooLarge {
+            len: 8193,
+            max: 8192
+        }
+    );
+}
+
+#[test]
+fn maximal_worst_case_request_fits_the_frame_limit() {
+    // 8192 payload bytes that all escape to \u00XX: the line must still fit.
+    let payload = "\u{1}".repeat(8192);
+    let line = ProposalRequest::new(channel(), payload).to_line().unwrap();
+    assert!(line.len() - 1 <= wta_protocol::limits::MAX_REQUEST_LINE_BYTES);
+}
