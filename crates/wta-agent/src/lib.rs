@@ -1,1 +1,19 @@
-//! wta-agent: see Cargo.toml description.
+//! wta-agent: which agent CLIs exist and how to start them.
+//!
+//! - [`registry`]: typed agent ids, the built-in table, `custom:<name>` entries from the
+//!   user's config, the allowlist (config ∩ system policy) and PATH detection. A helper
+//!   only ever names an [`AgentId`]; [`Registry::resolve`] builds the argv itself.
+//! - [`spawn`]: start an agent in its own process group with the wta env, and stop it
+//!   (stdin EOF, wait, SIGTERM, SIGKILL to the group).
+//! - [`wire`]: the helper↔master `_wta/*` extension messages, `_meta.wta`, and the
+//!   typed error codes the master answers with.
+//! - [`demo`]: the built-in offline demo agent (`wta --demo-agent`).
+
+pub mod demo;
+mod error;
+pub mod registry;
+pub mod spawn;
+pub mod wire;
+
+pub use error::AgentError;
+pub use registry::{AgentEntry, AgentId, AgentKey, AgentSource, Registry, RegistryPaths};

@@ -2,8 +2,10 @@
 //!
 //! - [`TmuxServer`]: a private tmux server per test (`tmux -L <unique> -f /dev/null`),
 //!   killed on drop. Tests never touch a server they did not start.
+//! - [`acp`]: the scripted ACP test agent (`wta-test-agent`) and [`acp::agent_path`].
 //! - [`wait_until`]: poll a condition with a deadline; tests never sleep bare.
 
+pub mod acp;
 mod tmux;
 mod wait;
 

@@ -1,0 +1,88 @@
+use super::*;
+use serde_json::json;
+
+#[test]
+fn ext_method_matches_both_spellings() {
+    assert_eq!(ext_method("_wta/sessions"), Some(METHOD_SESSIONS));
+    assert_eq!(ext_method("wta/sessions"), Some(METHOD_SESSIONS));
+    assert_eq!(ext_method("_wta/lagged"), Some(METHOD_LAGGED));
+    assert_eq!(ext_method("session/new"), None);
+    assert_eq!(ext_method("_wta/other"), None);
+}
+
+#[test]
+fn meta_parses_ids_and_refuses_commands() {
+    let params =
+        json!({"_meta": {"wta": {"agentId": "copilot", "ownerTab": "@3", "targetPane": "%7"}}});
+    let meta = WtaMeta::from_params(&params).unwrap().unwrap();
+    assert_eq!(meta.agent_id.as_deref(), Some("copilot"));
+    assert_eq!(meta.owner_tab.unwrap().as_str(), "@3");
+    assert_eq!(meta.target_pane.unwrap().as_str(), "%7");
+    assert_eq!(meta.client, ClientKind::Helper);
+
+    let smuggled =
+        json!({"_meta": {"wta": {"agentId": "copilot", "argv": ["sh", "-c", "touch x"]}}});
+    assert!(WtaMeta::from_params(&smuggled).is_err());
+    let bad_pane = json!({"_meta": {"wta": {"targetPane": "@1"}}});
+    assert!(WtaMeta::from_params(&bad_pane).is_err());
+    assert_eq!(WtaMeta::from_params(&json!({"cwd": "/"})).unwrap(), None);
+}
+
+#[test]
+fn strip_removes_only_wta() {
+    let mut params = json!({"cwd": "/", "_meta": {"wta": {}, "other": 1}});
+    WtaMeta::strip_from(&mut params);
+    assert_eq!(params, json!({"cwd": "/", "_meta": {"other": 1}}));
+    let mut params = json!({"cwd": "/", "_meta": {"wta": {}}});
+    WtaMeta::strip_from(&mut params);
+    assert_eq!(params, json!({"cwd": "/"}));
+}
+
+#[test]
+fn golden_sessions_list() {
+    let list = SessionsListResponse {
+        sessions: vec![WtaSessionInfo {
+            session_id: "s1".into(),
+            agent_id: "copilot".into(),
+            helper: 2,
+            helper_pid: Some(42),
+            owner_tab: Some(wta_protocol::WindowId::parse("@1").unwrap()),
+            target_pane: None,
+            state: SessionState::AgentExited,
+        }],
+    };
+    assert_eq!(
+        serde_json::to_value(&list).unwrap(),
+        json!({"sessions": [{"sessionId": "s1", "agentId": "copilot", "helper": 2, "helperPid": 42,
+            "ownerTab": "@1", "targetPane": null, "state": "agent_exited"}]})
+    );
+}
+
+#[test]
+fn failures_classify_by_code() {
+    let data = MasterFailure::data(FailureKind::AgentExited, Some("copilot"));
+    let f = MasterFailure::classify(codes::AGENT_EXITED, "gone", Some(&data)).unwrap();
+    assert_eq!(f.kind, FailureKind::AgentExited);
+    assert_eq!(f.agent_id.as_deref(), Some("copilot"));
+    assert_eq!(MasterFailure::classify(-32603, "x", None), None);
+    for kind in [
+        FailureKind::AgentExited,
+        FailureKind::UnknownSession,
+        FailureKind::AgentNotAllowed,
+        FailureKind::AgentUnavailable,
+        FailureKind::AgentStartFailed,
+        FailureKind::BadMeta,
+        FailureKind::NoAgent,
+    ] {
+        assert_eq!(FailureKind::from_code(kind.code()), Some(kind));
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn meta_parser_never_panics(s in ".{0,200}") {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&s) {
+            let _ = WtaMeta::from_params(&serde_json::json!({"_meta": {"wta": v}}));
+        }
+    }
+}

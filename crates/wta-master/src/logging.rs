@@ -1,0 +1,35 @@
+//! Logging for the master: a file under the state dir, never the terminal.
+//! Filter from `WTA_LOG`; the default keeps the ACP crate at `info` (its `debug`
+//! once grew a log to 3.85 GB).
+
+use std::path::Path;
+
+use tracing_subscriber::EnvFilter;
+
+use crate::MasterError;
+
+const DEFAULT_FILTER: &str = "info,agent_client_protocol=info";
+
+/// Installs a global subscriber writing to `<state_dir>/<file_name>`.
+/// Returns the guard that flushes the writer; keep it alive for the process.
+pub fn init_file_logging(
+    state_dir: &Path,
+    file_name: &str,
+) -> Result<tracing_appender::non_blocking::WorkerGuard, MasterError> {
+    std::fs::create_dir_all(state_dir)
+        .map_err(|e| MasterError::io("cannot create", state_dir, e))?;
+    let appender = tracing_appender::rolling::never(state_dir, file_name);
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let filter =
+        EnvFilter::try_from_env("WTA_LOG").unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer)
+        .with_ansi(false)
+        .try_init()
+        .map_err(|e| MasterError::Logging {
+            path: state_dir.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    Ok(guard)
+}

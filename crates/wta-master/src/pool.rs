@@ -1,0 +1,226 @@
+//! The agent pool: one process per `AgentKey`, started lazily and shared.
+//!
+//! Two helpers racing for the same key share one spawn (a `OnceCell` per key).
+//! An instance's lifecycle task owns the child: when the process exits or its
+//! connection ends, the master is told ([`crate::state::Master::agent_gone`]) and
+//! the whole process group is stopped. The slot is then removed, so the next
+//! request for that key spawns a fresh instance.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use agent_client_protocol::v1::{ConnectionTo, Dispatch};
+use agent_client_protocol::{Agent, ByteStreams, Client, UntypedMessage};
+use serde_json::{Value, json};
+use tokio::sync::{OnceCell, oneshot};
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+use wta_agent::registry::LaunchSpec;
+use wta_agent::spawn::{spawn_agent, stop_agent};
+use wta_agent::{AgentId, AgentKey};
+
+use crate::state::Master;
+
+/// How long an agent may take to answer `initialize` (npx adapters are slow).
+const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One running agent process and its ACP connection.
+#[derive(Debug)]
+pub(crate) struct AgentInstance {
+    pub id: u64,
+    pub key: AgentKey,
+    pub cx: ConnectionTo<Agent>,
+    /// The agent's `initialize` result, replayed to every helper.
+    pub init: Value,
+    alive: Arc<AtomicBool>,
+    stop: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+impl AgentInstance {
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    pub fn agent_id(&self) -> &AgentId {
+        &self.key.id
+    }
+
+    /// Asks the lifecycle task to close stdin and stop the process group.
+    pub fn stop(&self) {
+        if let Some(tx) = self.stop.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+type Slot = Arc<OnceCell<Arc<AgentInstance>>>;
+
+#[derive(Debug, Default)]
+pub(crate) struct Pool {
+    slots: Mutex<HashMap<AgentKey, Slot>>,
+    next: AtomicU64,
+}
+
+impl Pool {
+    /// The live instance for `spec.key`, starting one if needed.
+    pub async fn get(
+        &self,
+        master: &Arc<Master>,
+        spec: &LaunchSpec,
+    ) -> Result<Arc<AgentInstance>, String> {
+        for _ in 0..3 {
+            let slot = self.lock().entry(spec.key.clone()).or_default().clone();
+            let instance = slot
+                .get_or_try_init(|| {
+                    start(
+                        Arc::downgrade(master),
+                        spec.clone(),
+                        self.next.fetch_add(1, Ordering::Relaxed),
+                    )
+                })
+                .await?
+                .clone();
+            if instance.is_alive() {
+                return Ok(instance);
+            }
+            self.forget(&instance);
+        }
+        Err(format!(
+            "agent `{}` keeps exiting right after it starts",
+            spec.key.id
+        ))
+    }
+
+    /// Removes `instance`'s slot if it still holds exactly that instance.
+    pub fn forget(&self, instance: &AgentInstance) {
+        self.forget_id(instance.id);
+    }
+
+    /// Removes the slot holding instance `id`, returning that instance.
+    pub fn forget_id(&self, id: u64) -> Option<Arc<AgentInstance>> {
+        let mut slots = self.lock();
+        let key = slots
+            .iter()
+            .find(|(_, slot)| slot.get().is_some_and(|i| i.id == id))
+            .map(|(k, _)| k.clone())?;
+        slots.remove(&key).and_then(|slot| slot.get().cloned())
+    }
+
+    pub fn all(&self) -> Vec<Arc<AgentInstance>> {
+        self.lock()
+            .values()
+            .filter_map(|s| s.get().cloned())
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<AgentKey, Slot>> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": 1,
+        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true},
+        "clientInfo": {"name": "wta", "version": env!("CARGO_PKG_VERSION")}
+    })
+}
+
+type Ready = Result<(ConnectionTo<Agent>, Value), String>;
+
+async fn start(
+    master: Weak<Master>,
+    spec: LaunchSpec,
+    id: u64,
+) -> Result<Arc<AgentInstance>, String> {
+    let process = spawn_agent(&spec, None).map_err(|e| e.to_string())?;
+    let pgid = process.pgid;
+    let mut child = process.child;
+    let transport = ByteStreams::new(process.stdin.compat_write(), process.stdout.compat());
+    let (ready_tx, ready_rx) = oneshot::channel::<Ready>();
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let agent_label = spec.key.id.to_string();
+    tracing::info!(agent = %agent_label, instance = id, pgid, argv = ?spec.key.argv, "starting agent");
+
+    let alive = Arc::new(AtomicBool::new(true));
+    let lifecycle_alive = alive.clone();
+    let handler_master = master.clone();
+    let lifecycle_master = master.clone();
+    tokio::spawn(async move {
+        let conn = Client
+            .v1()
+            .name("wta-master")
+            .on_receive_dispatch(
+                async move |dispatch: Dispatch, _cx| match handler_master.upgrade() {
+                    Some(m) => crate::router::from_agent(&m, id, dispatch),
+                    None => Ok(()),
+                },
+                agent_client_protocol::on_receive_dispatch!(),
+            )
+            .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
+                let init = tokio::time::timeout(
+                    INITIALIZE_TIMEOUT,
+                    cx.send_request(UntypedMessage::new("initialize", initialize_params())?)
+                        .block_task(),
+                )
+                .await;
+                match init {
+                    Ok(Ok(value)) => {
+                        let _ = ready_tx.send(Ok((cx.clone(), value)));
+                    }
+                    Ok(Err(err)) => {
+                        let _ = ready_tx.send(Err(format!("initialize failed: {}", err.message)));
+                        return Ok(());
+                    }
+                    Err(_) => {
+                        let _ = ready_tx.send(Err(format!(
+                            "no initialize answer within {INITIALIZE_TIMEOUT:?}"
+                        )));
+                        return Ok(());
+                    }
+                }
+                tokio::select! {
+                    _ = cx.incoming_closed() => {}
+                    _ = stop_rx => {}
+                }
+                Ok(())
+            });
+        tokio::pin!(conn);
+        let reason = tokio::select! {
+            result = &mut conn => match result {
+                Ok(()) => "its connection closed".to_owned(),
+                Err(err) => format!("its connection failed: {}", err.message),
+            },
+            status = child.wait() => {
+                let reason = match status {
+                    Ok(s) => format!("the process exited ({s})"),
+                    Err(e) => format!("waiting for the process failed: {e}"),
+                };
+                // Let the connection read what the agent wrote before dying.
+                let _ = tokio::time::timeout(Duration::from_millis(300), &mut conn).await;
+                reason
+            }
+        };
+        lifecycle_alive.store(false, Ordering::Release);
+        if let Some(m) = lifecycle_master.upgrade() {
+            m.agent_gone(id, &reason);
+        }
+        tracing::info!(agent = %agent_label, instance = id, "agent stopped: {reason}");
+        drop(conn);
+        stop_agent(child, pgid, None).await;
+    });
+
+    match ready_rx.await {
+        Ok(Ok((cx, init))) => Ok(Arc::new(AgentInstance {
+            id,
+            key: spec.key,
+            cx,
+            init,
+            alive,
+            stop: Mutex::new(Some(stop_tx)),
+        })),
+        Ok(Err(message)) => Err(message),
+        Err(_) => Err("the agent exited before answering initialize".to_owned()),
+    }
+}

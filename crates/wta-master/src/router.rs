@@ -1,0 +1,334 @@
+//! Message routing in both directions.
+//!
+//! Agent → helper: `session/update` and other session notifications, and the
+//! agent's requests (`session/request_permission`, `fs/*`, `terminal/*`) go to the
+//! helper owning that (instance, sessionId) only; anything else is refused.
+//! Helper → agent: `initialize` starts or reuses the helper's agent and answers
+//! from its cached result; `session/new|load` bind the session; requests naming a
+//! sessionId go to that session's agent after an ownership check. The helper never
+//! supplies a command: only an agent id, resolved by the registry.
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
+use agent_client_protocol::{Client, Error, UntypedMessage};
+use serde_json::{Value, json};
+use wta_agent::wire::{
+    self, ClientKind, FailureKind, MasterFailure, SessionsListResponse, WtaMeta,
+};
+use wta_agent::{AgentError, AgentId};
+
+use crate::pool::AgentInstance;
+use crate::state::{HelperHandle, Master};
+
+fn session_id(params: &Value) -> Option<&str> {
+    params.get("sessionId").and_then(Value::as_str)
+}
+
+fn failure(kind: FailureKind, agent: Option<&AgentId>, message: impl Into<String>) -> Error {
+    Error::new(kind.code(), message).data(MasterFailure::data(kind, agent.map(AgentId::as_str)))
+}
+
+fn agent_error(err: &AgentError, agent: Option<&AgentId>) -> Error {
+    let kind = match err {
+        AgentError::NotAllowed { .. } => FailureKind::AgentNotAllowed,
+        AgentError::InvalidId { .. } => FailureKind::BadMeta,
+        AgentError::Spawn { .. } | AgentError::CurrentExe(_) => FailureKind::AgentStartFailed,
+        _ => FailureKind::AgentUnavailable,
+    };
+    failure(kind, agent, err.to_string())
+}
+
+/// Maps an error from a forwarded request: a dead agent becomes `agent_exited`.
+fn forwarded_error(err: Error, instance: &AgentInstance) -> Error {
+    if !instance.is_alive()
+        || agent_client_protocol::is_connection_terminated(&err)
+        || agent_client_protocol::is_incoming_transport_closed(&err)
+    {
+        failure(
+            FailureKind::AgentExited,
+            Some(instance.agent_id()),
+            format!(
+                "agent `{}` exited; the next request starts it again",
+                instance.agent_id()
+            ),
+        )
+    } else {
+        err
+    }
+}
+
+/// Everything an agent instance sends us.
+pub(crate) fn from_agent(
+    master: &Arc<Master>,
+    instance: u64,
+    dispatch: Dispatch,
+) -> Result<(), Error> {
+    match dispatch {
+        Dispatch::Notification(msg) => {
+            match session_id(&msg.params).and_then(|s| master.session_helper(instance, s)) {
+                Some(helper) => master.deliver_notification(&helper, msg),
+                None => {
+                    tracing::debug!(instance, method = %msg.method, "agent notification for no known session dropped")
+                }
+            }
+            Ok(())
+        }
+        Dispatch::Request(msg, responder) => {
+            let helper = session_id(&msg.params).and_then(|s| master.session_helper(instance, s));
+            match helper.as_ref().and_then(|h| h.cx.get()) {
+                Some(cx) => cx.send_request(msg).forward_response_to(responder),
+                None => responder.respond_with_error(failure(
+                    FailureKind::UnknownSession,
+                    None,
+                    format!("`{}` names no session of this agent", msg.method),
+                )),
+            }
+        }
+        Dispatch::Response(result, router) => router.route_with_result(result),
+    }
+}
+
+/// Everything a helper sends us.
+pub(crate) fn from_helper(
+    master: &Arc<Master>,
+    helper: &Arc<HelperHandle>,
+    dispatch: Dispatch,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let _ = helper.cx.set(cx.clone());
+    match dispatch {
+        Dispatch::Request(msg, responder) => helper_request(master, helper, msg, responder, cx),
+        Dispatch::Notification(msg) => {
+            helper_notification(master, helper, msg);
+            Ok(())
+        }
+        Dispatch::Response(result, router) => router.route_with_result(result),
+    }
+}
+
+fn helper_request(
+    master: &Arc<Master>,
+    helper: &Arc<HelperHandle>,
+    msg: UntypedMessage,
+    responder: Responder<Value>,
+    cx: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    if wire::ext_method(&msg.method) == Some(wire::METHOD_SESSIONS) {
+        let list = SessionsListResponse {
+            sessions: master.sessions(),
+        };
+        return responder.respond(serde_json::to_value(list)?);
+    }
+    match msg.method.as_str() {
+        "initialize" => {
+            let (master, helper) = (master.clone(), helper.clone());
+            cx.spawn(async move {
+                let result = initialize(&master, &helper, &msg.params).await;
+                let _ = responder.respond_with_result(result);
+                Ok(())
+            })
+        }
+        "session/new" | "session/load" => {
+            let (master, helper) = (master.clone(), helper.clone());
+            cx.spawn(async move {
+                if let Err(err) = open_session(&master, &helper, msg, responder).await {
+                    tracing::debug!(helper = helper.id, "session open failed: {}", err.message);
+                }
+                Ok(())
+            })
+        }
+        _ => {
+            let instance = match session_id(&msg.params) {
+                Some(session) => master.session_agent(helper.id, session).ok_or_else(|| {
+                    failure(
+                        FailureKind::UnknownSession,
+                        None,
+                        format!("no session `{session}` belongs to this pane"),
+                    )
+                }),
+                None => current_agent(helper),
+            };
+            let instance = match instance {
+                Ok(i) => i,
+                Err(err) => return responder.respond_with_error(err),
+            };
+            if !instance.is_alive() {
+                return responder
+                    .respond_with_error(forwarded_error(Error::internal_error(), &instance));
+            }
+            cx.spawn(async move {
+                let result = instance.cx.send_request(msg).block_task().await;
+                let _ = responder
+                    .respond_with_result(result.map_err(|e| forwarded_error(e, &instance)));
+                Ok(())
+            })
+        }
+    }
+}
+
+fn current_agent(helper: &HelperHandle) -> Result<Arc<AgentInstance>, Error> {
+    helper
+        .agent
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+        .ok_or_else(|| {
+            failure(
+                FailureKind::NoAgent,
+                None,
+                "this connection has no agent (it did not initialize as a helper)",
+            )
+        })
+}
+
+fn helper_notification(master: &Arc<Master>, helper: &Arc<HelperHandle>, msg: UntypedMessage) {
+    let instance = match session_id(&msg.params) {
+        Some(session) => master.session_agent(helper.id, session),
+        None => current_agent(helper).ok(),
+    };
+    match instance {
+        Some(instance) if instance.is_alive() => {
+            let _ = instance.cx.send_notification(msg);
+        }
+        _ => {
+            tracing::debug!(helper = helper.id, method = %msg.method, "helper notification for no live session dropped")
+        }
+    }
+}
+
+fn parse_meta(params: &Value) -> Result<WtaMeta, Error> {
+    WtaMeta::from_params(params)
+        .map(Option::unwrap_or_default)
+        .map_err(|e| {
+            failure(
+                FailureKind::BadMeta,
+                None,
+                format!("invalid _meta.wta: {e}"),
+            )
+        })
+}
+
+/// Resolves the agent a request selects (`_meta.wta.agentId`, else the default)
+/// through the registry and returns a live instance of it.
+async fn agent_for(
+    master: &Arc<Master>,
+    agent_id: Option<&str>,
+) -> Result<Arc<AgentInstance>, Error> {
+    let id = match agent_id {
+        Some(text) => AgentId::parse(text).map_err(|e| agent_error(&e, None))?,
+        None => master.registry.default_agent(),
+    };
+    let spec = master
+        .registry
+        .resolve(&id)
+        .map_err(|e| agent_error(&e, Some(&id)))?;
+    master.pool.get(master, &spec).await.map_err(|message| {
+        failure(
+            FailureKind::AgentStartFailed,
+            Some(&id),
+            format!("cannot start agent `{id}`: {message}"),
+        )
+    })
+}
+
+async fn initialize(
+    master: &Arc<Master>,
+    helper: &HelperHandle,
+    params: &Value,
+) -> Result<Value, Error> {
+    let meta = parse_meta(params)?;
+    *helper.meta.lock().unwrap_or_else(|p| p.into_inner()) = meta.clone();
+    if meta.client == ClientKind::Cli {
+        return Ok(json!({
+            "protocolVersion": 1,
+            "agentCapabilities": {},
+            "authMethods": [],
+            "agentInfo": {"name": "wta-master", "version": env!("CARGO_PKG_VERSION")}
+        }));
+    }
+    let instance = agent_for(master, meta.agent_id.as_deref()).await?;
+    tracing::info!(helper = helper.id, agent = %instance.agent_id(), pid = ?helper.pid, "helper initialized");
+    let mut result = instance.init.clone();
+    if let Some(obj) = result.as_object_mut() {
+        let reply = WtaMeta {
+            agent_id: Some(instance.agent_id().to_string()),
+            ..WtaMeta::default()
+        };
+        let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.extend(reply.to_meta());
+        }
+    }
+    *helper.agent.lock().unwrap_or_else(|p| p.into_inner()) = Some(instance);
+    Ok(result)
+}
+
+/// `session/new` or `session/load`: pick the agent, forward, bind the session id.
+async fn open_session(
+    master: &Arc<Master>,
+    helper: &Arc<HelperHandle>,
+    mut msg: UntypedMessage,
+    responder: Responder<Value>,
+) -> Result<(), Error> {
+    let meta = match parse_meta(&msg.params) {
+        Ok(meta) => meta,
+        Err(err) => return responder.respond_with_error(err),
+    };
+    WtaMeta::strip_from(&mut msg.params);
+    let current = helper
+        .agent
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let selected = meta
+        .agent_id
+        .clone()
+        .or_else(|| current.as_ref().map(|i| i.agent_id().to_string()))
+        .or_else(|| lock_meta(helper).agent_id);
+    let instance = match current {
+        Some(i) if i.is_alive() && selected.as_deref() == Some(i.agent_id().as_str()) => i,
+        _ => match agent_for(master, selected.as_deref()).await {
+            Ok(i) => i,
+            Err(err) => return responder.respond_with_error(err),
+        },
+    };
+    *helper.agent.lock().unwrap_or_else(|p| p.into_inner()) = Some(instance.clone());
+
+    let loading = session_id(&msg.params)
+        .map(str::to_owned)
+        .filter(|_| msg.method == "session/load");
+    if let Some(session) = &loading {
+        // Agents replay history as updates before answering load: bind first.
+        master.bind(helper.id, &instance, session);
+    }
+    let (master, helper_id, bound_instance) = (master.clone(), helper.id, instance.clone());
+    instance
+        .cx
+        .send_request(msg)
+        .on_receiving_result(async move |result| {
+            match &result {
+                Ok(value) => {
+                    if let Some(session) = session_id(value).map(str::to_owned).or(loading) {
+                        master.bind(helper_id, &bound_instance, &session);
+                    }
+                }
+                Err(_) => {
+                    if let Some(session) = &loading {
+                        master.unbind(helper_id, session);
+                    }
+                }
+            }
+            let _ = responder
+                .respond_with_result(result.map_err(|e| forwarded_error(e, &bound_instance)));
+            Ok(())
+        })
+}
+
+fn lock_meta(helper: &HelperHandle) -> WtaMeta {
+    helper
+        .meta
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+}

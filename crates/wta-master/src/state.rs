@@ -1,0 +1,290 @@
+//! The master's shared state: helpers, routes (`session_to_helper`), the pool.
+//!
+//! Routes are keyed twice: by (agent instance, session id) for agent → helper
+//! traffic, and by (helper, session id) for helper → agent traffic, so two agents
+//! that happen to mint the same session id can never cross-deliver, and a helper
+//! can only address sessions it created. Locks are std mutexes held for map
+//! operations only, never across an await; lock order: helpers, then routes.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::{Client, UntypedMessage};
+use serde_json::json;
+use wta_agent::wire::{self, AgentExitedNotification, SessionState, WtaMeta, WtaSessionInfo};
+use wta_agent::{AgentId, Registry};
+
+use crate::outbound::{Admission, Gate};
+use crate::pool::{AgentInstance, Pool};
+
+/// How long the master waits for `session/close` when a helper goes away.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Debug)]
+pub(crate) struct HelperHandle {
+    pub id: u64,
+    pub pid: Option<i32>,
+    pub gate: Arc<Gate>,
+    pub cx: OnceLock<ConnectionTo<Client>>,
+    pub meta: Mutex<WtaMeta>,
+    /// The agent this helper selected at `initialize` (and its current instance).
+    pub agent: Mutex<Option<Arc<AgentInstance>>>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Route {
+    pub helper: u64,
+    pub agent_id: AgentId,
+    pub state: SessionState,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Routes {
+    by_agent: HashMap<(u64, String), Route>,
+    by_helper: HashMap<(u64, String), Arc<AgentInstance>>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Master {
+    pub registry: Registry,
+    pub pool: Pool,
+    helpers: Mutex<HashMap<u64, Arc<HelperHandle>>>,
+    routes: Mutex<Routes>,
+    next_helper: AtomicU64,
+    outbound_cap: usize,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Master {
+    pub fn new(registry: Registry, outbound_cap: usize) -> Arc<Self> {
+        Arc::new(Self {
+            registry,
+            pool: Pool::default(),
+            helpers: Mutex::default(),
+            routes: Mutex::default(),
+            next_helper: AtomicU64::new(1),
+            outbound_cap,
+        })
+    }
+
+    pub fn add_helper(&self, pid: Option<i32>) -> Arc<HelperHandle> {
+        let id = self.next_helper.fetch_add(1, Ordering::Relaxed);
+        let handle = Arc::new(HelperHandle {
+            id,
+            pid,
+            gate: Gate::new(self.outbound_cap),
+            cx: OnceLock::new(),
+            meta: Mutex::default(),
+            agent: Mutex::default(),
+        });
+        lock(&self.helpers).insert(id, handle.clone());
+        handle
+    }
+
+    pub fn helper(&self, id: u64) -> Option<Arc<HelperHandle>> {
+        lock(&self.helpers).get(&id).cloned()
+    }
+
+    /// Binds `session` of `instance` to `helper`.
+    pub fn bind(&self, helper: u64, instance: &Arc<AgentInstance>, session: &str) {
+        let mut routes = lock(&self.routes);
+        routes.by_agent.insert(
+            (instance.id, session.to_owned()),
+            Route {
+                helper,
+                agent_id: instance.agent_id().clone(),
+                state: SessionState::Active,
+            },
+        );
+        if let Some(old) = routes
+            .by_helper
+            .insert((helper, session.to_owned()), instance.clone())
+            && old.id != instance.id
+        {
+            routes.by_agent.remove(&(old.id, session.to_owned()));
+            tracing::warn!(
+                helper,
+                session,
+                "session id reused by another agent for the same helper; rebound"
+            );
+        }
+    }
+
+    pub fn unbind(&self, helper: u64, session: &str) {
+        let mut routes = lock(&self.routes);
+        if let Some(instance) = routes.by_helper.remove(&(helper, session.to_owned())) {
+            routes.by_agent.remove(&(instance.id, session.to_owned()));
+        }
+    }
+
+    /// The agent instance owning `session` for `helper` (only that helper's sessions).
+    pub fn session_agent(&self, helper: u64, session: &str) -> Option<Arc<AgentInstance>> {
+        lock(&self.routes)
+            .by_helper
+            .get(&(helper, session.to_owned()))
+            .cloned()
+    }
+
+    /// The helper that owns `session` of agent instance `instance`.
+    pub fn session_helper(&self, instance: u64, session: &str) -> Option<Arc<HelperHandle>> {
+        let helper = lock(&self.routes)
+            .by_agent
+            .get(&(instance, session.to_owned()))?
+            .helper;
+        self.helper(helper)
+    }
+
+    /// Sends one agent notification to its helper through the bounded gate.
+    pub fn deliver_notification(&self, helper: &HelperHandle, msg: UntypedMessage) {
+        let Some(cx) = helper.cx.get() else { return };
+        match helper.gate.admit() {
+            Admission::Send => {}
+            Admission::SendAfterLagged { dropped } => {
+                tracing::warn!(
+                    helper = helper.id,
+                    dropped,
+                    "helper caught up after a stall"
+                );
+                if let Ok(lagged) =
+                    UntypedMessage::new(wire::METHOD_LAGGED, json!({"dropped": dropped}))
+                {
+                    let _ = cx.send_notification(lagged);
+                }
+            }
+            Admission::Drop { first_of_stall } => {
+                if first_of_stall {
+                    tracing::warn!(
+                        helper = helper.id,
+                        "helper is not reading; dropping its notifications until it catches up"
+                    );
+                }
+                return;
+            }
+        }
+        let _ = cx.send_notification(msg);
+    }
+
+    /// Live sessions for `_wta/sessions`.
+    pub fn sessions(&self) -> Vec<WtaSessionInfo> {
+        let helpers = lock(&self.helpers);
+        let routes = lock(&self.routes);
+        let mut rows: Vec<WtaSessionInfo> = routes
+            .by_agent
+            .iter()
+            .map(|((_, session), route)| {
+                let helper = helpers.get(&route.helper);
+                let meta = helper.map(|h| lock(&h.meta).clone()).unwrap_or_default();
+                WtaSessionInfo {
+                    session_id: session.clone(),
+                    agent_id: route.agent_id.to_string(),
+                    helper: route.helper,
+                    helper_pid: helper.and_then(|h| h.pid),
+                    owner_tab: meta.owner_tab,
+                    target_pane: meta.target_pane,
+                    state: route.state,
+                }
+            })
+            .collect();
+        rows.sort_by(|a, b| (a.helper, &a.session_id).cmp(&(b.helper, &b.session_id)));
+        rows
+    }
+
+    /// An agent instance died or was stopped: its sessions fail, helpers are told,
+    /// the pool slot is freed so the next request respawns.
+    pub fn agent_gone(&self, instance: u64, reason: &str) {
+        self.pool.forget_id(instance);
+        let mut affected: HashMap<u64, (AgentId, Vec<String>)> = HashMap::new();
+        {
+            let mut routes = lock(&self.routes);
+            for ((inst, session), route) in routes.by_agent.iter_mut() {
+                if *inst == instance {
+                    route.state = SessionState::AgentExited;
+                    affected
+                        .entry(route.helper)
+                        .or_insert_with(|| (route.agent_id.clone(), Vec::new()))
+                        .1
+                        .push(session.clone());
+                }
+            }
+        }
+        for (helper, (agent_id, mut session_ids)) in affected {
+            session_ids.sort();
+            tracing::warn!(helper, agent = %agent_id, ?session_ids, "agent exited: {reason}");
+            let Some(handle) = self.helper(helper) else {
+                continue;
+            };
+            let Some(cx) = handle.cx.get() else { continue };
+            let note = AgentExitedNotification {
+                agent_id: agent_id.to_string(),
+                session_ids,
+                reason: reason.to_owned(),
+            };
+            if let Ok(msg) = UntypedMessage::new(wire::METHOD_AGENT_EXITED, note) {
+                let _ = cx.send_notification(msg);
+            }
+        }
+    }
+
+    /// A helper disconnected: cancel and close its sessions, then forget them.
+    pub fn helper_gone(self: &Arc<Self>, helper: u64) {
+        let Some(handle) = lock(&self.helpers).remove(&helper) else {
+            return;
+        };
+        let sessions: Vec<(String, Arc<AgentInstance>)> = {
+            let mut routes = lock(&self.routes);
+            let keys: Vec<(u64, String)> = routes
+                .by_helper
+                .keys()
+                .filter(|(h, _)| *h == helper)
+                .cloned()
+                .collect();
+            keys.into_iter()
+                .filter_map(|key| {
+                    let instance = routes.by_helper.remove(&key)?;
+                    routes.by_agent.remove(&(instance.id, key.1.clone()));
+                    Some((key.1, instance))
+                })
+                .collect()
+        };
+        tracing::info!(helper, sessions = sessions.len(), pid = ?handle.pid, "helper disconnected");
+        for (session, instance) in sessions {
+            if !instance.is_alive() {
+                continue;
+            }
+            if let Ok(cancel) = UntypedMessage::new("session/cancel", json!({"sessionId": session}))
+            {
+                let _ = instance.cx.send_notification(cancel);
+            }
+            let can_close = instance
+                .init
+                .pointer("/agentCapabilities/sessionCapabilities/close")
+                .is_some();
+            if can_close {
+                tokio::spawn(async move {
+                    let Ok(close) =
+                        UntypedMessage::new("session/close", json!({"sessionId": session}))
+                    else {
+                        return;
+                    };
+                    let sent = instance.cx.send_request(close).block_task();
+                    if let Ok(Err(err)) = tokio::time::timeout(CLOSE_TIMEOUT, sent).await {
+                        tracing::debug!(session, "session/close failed: {}", err.message);
+                    }
+                });
+            }
+        }
+    }
+
+    /// Stops every agent (master shutdown).
+    pub fn stop_all_agents(&self) {
+        for instance in self.pool.all() {
+            instance.stop();
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The scripted ACP test agent: stands in for an LLM's decisions, nothing else.
+//!
+//! Built on the `agent-client-protocol` crate's Agent side with untyped messages,
+//! so the wire shapes (a Copilot-shaped `allow_all` config option, int or string
+//! ids) are exactly what real agents send. Behaviour per prompt: [`script::parse`].
+//! [`agent_path`] builds and finds the `wta-test-agent` binary for black-box tests.
+
+pub mod script;
+mod turn;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
+use agent_client_protocol::{Agent, ByteStreams, Client, UntypedMessage};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// Per-session state of the test agent.
+#[derive(Debug, Default)]
+struct Session {
+    cancel: Arc<Notify>,
+    allow_all: String,
+    mode: String,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    sessions: Mutex<HashMap<String, Session>>,
+    next: AtomicU64,
+}
+
+type Shared = Arc<State>;
+
+/// Serves the test agent on the given byte streams until the client hangs up.
+pub async fn serve<W, R>(outgoing: W, incoming: R) -> agent_client_protocol::Result<()>
+where
+    W: futures::AsyncWrite + Send + 'static,
+    R: futures::AsyncRead + Send + 'static,
+{
+    let state: Shared = Arc::default();
+    Agent
+        .v1()
+        .name("wta-test-agent")
+        .on_receive_dispatch(
+            async move |dispatch: Dispatch, cx| {
+                let state = state.clone();
+                match dispatch {
+                    Dispatch::Request(msg, responder) => handle_request(&state, msg, responder, cx),
+                    Dispatch::Notification(msg) => {
+                        handle_notification(&state, &msg);
+                        Ok(())
+                    }
+                    Dispatch::Response(result, router) => router.route_with_result(result),
+                }
+            },
+            agent_client_protocol::on_receive_dispatch!(),
+        )
+        .connect_to(ByteStreams::new(outgoing, incoming))
+        .await
+}
+
+fn handle_request(
+    state: &Shared,
+    msg: UntypedMessage,
+    responder: Responder<Value>,
+    cx: ConnectionTo<Client>,
+) -> agent_client_protocol::Result<()> {
+    let params = msg.params;
+    match msg.method.as_str() {
+        "initialize" => responder.respond(json!({
+            "protocolVersion": 1,
+            "agentCapabilities": {
+                "loadSession": false,
+                "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
+                "sessionCapabilities": {"close": {}}
+            },
+            "authMethods": [],
+            "agentInfo": {"name": "wta-test-agent", "version": env!("CARGO_PKG_VERSION")}
+        })),
+        "session/new" => {
+            let n = state.next.fetch_add(1, Ordering::Relaxed);
+            let id = format!("test-{}-{n}", std::process::id());
+            let session = Session {
+                allow_all: "off".into(),
+                mode: "agent".into(),
+                ..Session::default()
+            };
+            let options = config_options(&session);
+            lock(state).insert(id.clone(), session);
+            responder.respond(json!({"sessionId": id, "configOptions": options}))
+        }
+        "session/close" => {
+            let id = session_id(&params);
+            if let Some(s) = lock(state).remove(&id) {
+                s.cancel.notify_waiters();
+            }
+            responder.respond(json!({}))
+        }
+        "session/set_config_option" => {
+            let id = session_id(&params);
+            let config = params
+                .get("configId")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let value = params
+                .get("value")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let mut sessions = lock(state);
+            let Some(session) = sessions.get_mut(&id) else {
+                return responder.respond_with_error(unknown_session(&id));
+            };
+            match (config, value.as_str()) {
+                ("allow_all", "on" | "off") => session.allow_all = value,
+                ("mode", "agent" | "plan") => session.mode = value,
+                _ => {
+                    return responder.respond_with_error(
+                        agent_client_protocol::Error::invalid_params()
+                            .data(json!(format!("unknown config option {config}={value}"))),
+                    );
+                }
+            }
+            responder.respond(json!({"configOptions": config_options(session)}))
+        }
+        "session/prompt" => {
+            let id = session_id(&params);
+            // A fresh Notify per turn: a cancel aimed at an earlier turn must not
+            // leave a stored permit that cancels this one.
+            let cancel = Arc::new(Notify::new());
+            match lock(state).get_mut(&id) {
+                Some(session) => session.cancel = cancel.clone(),
+                None => return responder.respond_with_error(unknown_session(&id)),
+            }
+            let text = prompt_text(&params);
+            let script = script::parse(&text);
+            cx.spawn({
+                let cx = cx.clone();
+                async move {
+                    turn::run(cx, id, script, cancel, responder).await;
+                    Ok(())
+                }
+            })
+        }
+        other => responder.respond_with_error(
+            agent_client_protocol::Error::method_not_found().data(json!(other)),
+        ),
+    }
+}
+
+fn handle_notification(state: &Shared, msg: &UntypedMessage) {
+    if msg.method == "session/cancel" {
+        let id = session_id(&msg.params);
+        if let Some(s) = lock(state).get(&id) {
+            s.cancel.notify_one();
+        }
+    }
+}
+
+fn lock(state: &Shared) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
+    state
+        .sessions
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn session_id(params: &Value) -> String {
+    params
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn prompt_text(params: &Value) -> String {
+    params
+        .get("prompt")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+fn unknown_session(id: &str) -> agent_client_protocol::Error {
+    agent_client_protocol::Error::invalid_params().data(json!(format!("unknown session {id}")))
+}
+
+/// Copilot-shaped config options: `mode` and `allow_all` (category permissions).
+fn config_options(session: &Session) -> Value {
+    json!([
+        {"id": "mode", "name": "Mode", "type": "select", "currentValue": session.mode,
+         "options": [{"value": "agent", "name": "Agent"}, {"value": "plan", "name": "Plan"}]},
+        {"id": "allow_all", "name": "Allow all", "category": "permissions",
+         "description": "Automatically approve all tool, path, and URL requests",
+         "type": "select", "currentValue": session.allow_all,
+         "options": [{"value": "on", "name": "On"}, {"value": "off", "name": "Off"}]}
+    ])
+}
+
+/// Path of the `wta-test-agent` binary, built on first use with the `cargo` that
+/// runs the tests. Panics with cargo's output if the build fails.
+pub fn agent_path() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let out = std::process::Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "wta-testkit",
+                "--bin",
+                "wta-test-agent",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output();
+        match out {
+            Ok(out) if out.status.success() => {}
+            Ok(out) => panic!(
+                "building wta-test-agent failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(err) => panic!("cannot run cargo to build wta-test-agent: {err}"),
+        }
+        target_dir().join("debug").join("wta-test-agent")
+    })
+    .clone()
+}
+
+fn target_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(dir);
+    }
+    // crates/wta-testkit → workspace root
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target")
+}

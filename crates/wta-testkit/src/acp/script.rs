@@ -1,0 +1,152 @@
+//! The scripted test agent's "model": prompt text → what to do this turn.
+//!
+//! Pure parsing only; `turn.rs` performs the steps. The first word picks the
+//! behaviour; anything unrecognised is echoed back.
+
+/// One turn's behaviour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Script {
+    /// `echo <text>` (and any unrecognised prompt): one chunk with the text.
+    Echo(String),
+    /// `stream <n> [tag]`: `n` chunks `"<tag>:<i>;"` for i in 0..n.
+    Stream { count: u32, tag: String },
+    /// `tool`: a tool call, pending → in_progress → completed with content.
+    Tool,
+    /// `plan`: a three-entry plan, then a chunk.
+    Plan,
+    /// `permission [kind...]`: ask with one option per kind (default allow_once reject_once).
+    Permission(Vec<String>),
+    /// `terminal <command>`: run it through the client's `terminal/*`.
+    Terminal(String),
+    /// `run <command>`: run it ourselves (`sh -c`) and report a tool call.
+    Run(String),
+    /// `fail [code] [message]`: answer the prompt with a JSON-RPC error.
+    Fail { code: i32, message: String },
+    /// `stall`: never finish until the client cancels.
+    Stall,
+    /// `pid`: one chunk with this process's pid.
+    Pid,
+    /// `exit`: exit the process at once, mid-turn.
+    Exit,
+}
+
+const DEFAULT_FAIL_CODE: i32 = -32603;
+
+/// Parses a prompt's text.
+pub fn parse(text: &str) -> Script {
+    let text = text.trim();
+    let (word, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    let rest = rest.trim();
+    match word {
+        "echo" => Script::Echo(rest.to_owned()),
+        "stream" => {
+            let (n, tag) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            match n.parse() {
+                Ok(count) => Script::Stream {
+                    count,
+                    tag: if tag.trim().is_empty() {
+                        "chunk".to_owned()
+                    } else {
+                        tag.trim().to_owned()
+                    },
+                },
+                Err(_) => Script::Echo(text.to_owned()),
+            }
+        }
+        "tool" => Script::Tool,
+        "plan" => Script::Plan,
+        "permission" => {
+            let kinds: Vec<String> = rest.split_whitespace().map(str::to_owned).collect();
+            if kinds.is_empty() {
+                Script::Permission(vec!["allow_once".to_owned(), "reject_once".to_owned()])
+            } else {
+                Script::Permission(kinds)
+            }
+        }
+        "terminal" if !rest.is_empty() => Script::Terminal(rest.to_owned()),
+        "run" if !rest.is_empty() => Script::Run(rest.to_owned()),
+        "fail" => {
+            let (first, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            match first.parse::<i32>() {
+                Ok(code) => Script::Fail {
+                    code,
+                    message: non_empty(after, "scripted failure"),
+                },
+                Err(_) => Script::Fail {
+                    code: DEFAULT_FAIL_CODE,
+                    message: non_empty(rest, "scripted failure"),
+                },
+            }
+        }
+        "stall" => Script::Stall,
+        "pid" => Script::Pid,
+        "exit" => Script::Exit,
+        _ => Script::Echo(text.to_owned()),
+    }
+}
+
+fn non_empty(text: &str, default: &str) -> String {
+    if text.trim().is_empty() {
+        default.to_owned()
+    } else {
+        text.trim().to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_behaviour() {
+        assert_eq!(parse("echo hi there"), Script::Echo("hi there".into()));
+        assert_eq!(parse("hello"), Script::Echo("hello".into()));
+        assert_eq!(
+            parse("stream 5 a1"),
+            Script::Stream {
+                count: 5,
+                tag: "a1".into()
+            }
+        );
+        assert_eq!(
+            parse("stream 3"),
+            Script::Stream {
+                count: 3,
+                tag: "chunk".into()
+            }
+        );
+        assert_eq!(parse("stream x"), Script::Echo("stream x".into()));
+        assert_eq!(parse("tool"), Script::Tool);
+        assert_eq!(parse("plan"), Script::Plan);
+        assert_eq!(
+            parse("permission allow_always reject_once"),
+            Script::Permission(vec!["allow_always".into(), "reject_once".into()])
+        );
+        assert_eq!(
+            parse("permission").clone(),
+            Script::Permission(vec!["allow_once".into(), "reject_once".into()])
+        );
+        assert_eq!(
+            parse("terminal echo hi"),
+            Script::Terminal("echo hi".into())
+        );
+        assert_eq!(parse("run ls -l"), Script::Run("ls -l".into()));
+        assert_eq!(
+            parse("fail -32000 need auth"),
+            Script::Fail {
+                code: -32000,
+                message: "need auth".into()
+            }
+        );
+        assert_eq!(
+            parse("fail"),
+            Script::Fail {
+                code: -32603,
+                message: "scripted failure".into()
+            }
+        );
+        assert_eq!(parse("stall"), Script::Stall);
+        assert_eq!(parse("pid"), Script::Pid);
+        assert_eq!(parse("exit"), Script::Exit);
+    }
+}
