@@ -7,9 +7,18 @@
 //! - [`submit`]: the pure decision whether a command may be sent to a pane.
 
 pub mod error;
+pub mod output;
 pub mod parser;
 pub mod scripts;
+pub mod submit;
+pub mod tracker;
 
 pub use error::ShellError;
+pub use output::{CappedOutput, Rendered, render};
 pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
 pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};
+pub use submit::{SubmitRefusal, decide_submit, submit_commands};
+pub use tracker::{
+    Effect, EndReason, Event, Integration, Millis, NotStarted, PaneFate, Run, RunId, State,
+    SubmitId, Tracker, TrackerConfig, step,
+};

@@ -1,0 +1,476 @@
+//! The per-pane command tracker: a pure state machine over parser tokens.
+//!
+//! States, events and effects are data; [`step`] is pure (time is an input),
+//! so every transition of tmux-host.md §8.2 is unit-testable without tmux.
+//! The tracker never executes anything derived from the pane stream: marks
+//! are untrusted hints (any program can print them) and only shape records.
+
+use serde::Serialize;
+
+use crate::output::{CappedOutput, Rendered, render};
+use crate::parser::{Cwd, Mark, MarkKind, Token};
+
+/// Milliseconds on a clock chosen by the caller (monotonic or wall clock).
+pub type Millis = u64;
+
+/// A run id, unique within one tracker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct RunId(pub u64);
+
+/// A submission id, to match a timer expiry with the submission that armed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct SubmitId(pub u64);
+
+/// Tracker limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrackerConfig {
+    /// Output bytes kept from the start of a run.
+    pub head_cap: usize,
+    /// Output bytes kept from the end of a run.
+    pub tail_cap: usize,
+    /// How long after Enter a `C` must arrive before integration is doubted.
+    pub submit_timeout_ms: Millis,
+}
+
+impl Default for TrackerConfig {
+    fn default() -> Self {
+        TrackerConfig {
+            head_cap: 64 * 1024,
+            tail_cap: 64 * 1024,
+            submit_timeout_ms: 1000,
+        }
+    }
+}
+
+/// Where the pane's shell is, as far as the marks tell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum State {
+    /// Attached, no mark seen yet.
+    Unknown,
+    /// `A` seen: the prompt is being drawn.
+    Prompt,
+    /// `B` seen: the shell reads input. The only state that accepts a submit.
+    Idle,
+    /// Enter was sent for `text`; no `C` yet.
+    Submitted {
+        id: SubmitId,
+        text: String,
+        at: Millis,
+    },
+    /// `C` seen: a command runs (the run is [`Tracker::current`]).
+    Running,
+    /// `D` seen: waiting for the next prompt.
+    Finished,
+    /// The pane died or vanished.
+    Dead { status: Option<i32> },
+    /// The shell has no integration (a submit showed no `C`).
+    Absent,
+}
+
+/// Whether the pane's shell emits integration marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Integration {
+    Unknown,
+    Present,
+    Absent,
+}
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum EndReason {
+    /// A `D` mark from the shell.
+    Mark,
+    /// A prompt (`A`/`B`) came without a `D`: exit code unknown.
+    PromptWithoutD,
+    /// Another `C` came without a `D`: exit code unknown.
+    CommandWithoutD,
+    /// The pane died (its dead status, when tmux kept it).
+    PaneDied { status: Option<i32> },
+    /// The watcher lost the stream (pipe taken over): the end is unknown.
+    Detached,
+}
+
+/// One command, from `C` to its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    pub id: RunId,
+    pub aid: Option<String>,
+    /// From `cmdline_url` (or 633 `E`): a hint, not proof.
+    pub cmdline: Option<String>,
+    /// The text WTA submitted, when this run followed a submit.
+    pub submitted: Option<String>,
+    /// `submitted` is set and the shell's cmdline (if any) matches it.
+    pub cmdline_matches: bool,
+    pub started_at: Millis,
+    pub ended_at: Option<Millis>,
+    pub exit: Option<i32>,
+    pub end_reason: Option<EndReason>,
+    /// Bytes between `C` and the end, capped.
+    pub output: CappedOutput,
+    /// The command switched to the alternate screen (interactive program).
+    pub alt_screen: bool,
+    /// Pane width when `C` arrived (output wraps at this width).
+    pub width: u16,
+}
+
+impl Run {
+    /// Renders the output as the user saw it (through `vt100` at [`Run::width`]).
+    pub fn render(&self) -> Rendered {
+        render(&self.output, self.width)
+    }
+
+    pub fn duration_ms(&self) -> Option<Millis> {
+        self.ended_at.map(|e| e.saturating_sub(self.started_at))
+    }
+}
+
+/// Per-pane tracker data. Feed it with [`step`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tracker {
+    pub state: State,
+    pub integration: Integration,
+    /// `aid` of the pane's own shell (learned from marks).
+    pub shell_aid: Option<String>,
+    pub cwd: Option<Cwd>,
+    /// The pane is on the alternate screen right now.
+    pub alt_screen: bool,
+    pub width: u16,
+    /// The run in progress (state `Running`).
+    pub current: Option<Run>,
+    /// The last finished run.
+    pub last: Option<Run>,
+    /// An OSC 633 `E` command line waiting for its `C`.
+    pending_cmdline: Option<String>,
+    next_run: u64,
+    next_submit: u64,
+    pub config: TrackerConfig,
+}
+
+impl Tracker {
+    pub fn new(width: u16, config: TrackerConfig) -> Self {
+        Tracker {
+            state: State::Unknown,
+            integration: Integration::Unknown,
+            shell_aid: None,
+            cwd: None,
+            alt_screen: false,
+            width,
+            current: None,
+            last: None,
+            pending_cmdline: None,
+            next_run: 1,
+            next_submit: 1,
+            config,
+        }
+    }
+}
+
+/// Why a submission did not start a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotStarted {
+    /// No `C` in time while the pane visibly reacted: no integration.
+    IntegrationAbsent,
+    /// No `C` in time and nothing changed: the Enter was lost.
+    EnterLost,
+    /// A new prompt came instead of a `C` (empty or rejected command line).
+    PromptInstead,
+    /// The pane died first.
+    PaneDied,
+}
+
+/// What happened to the pane when its pipe closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaneFate {
+    /// Still alive (the pipe was closed or replaced).
+    Alive,
+    /// Dead, kept by `remain-on-exit` with this status.
+    Dead { status: Option<i32> },
+    /// No longer exists.
+    Gone,
+}
+
+/// Inputs of the state machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A token from the pane stream.
+    Token(Token),
+    /// WTA sent `text` and Enter (after [`crate::submit::decide_submit`] allowed it).
+    Submitted {
+        text: String,
+    },
+    /// The submit timer armed by [`Effect::StartSubmitTimer`] expired; `changed`
+    /// tells whether the screen or the foreground process changed since the submit.
+    SubmitTimerExpired {
+        id: SubmitId,
+        changed: bool,
+    },
+    /// A valid `@wta_integration` option was seen on the pane.
+    IntegrationAnnounced,
+    Resized {
+        width: u16,
+    },
+    /// The pipe ended.
+    PipeClosed {
+        fate: PaneFate,
+    },
+    /// The watcher stopped following the pane (pipe taken over).
+    Detached,
+}
+
+/// Outputs of the state machine, for the I/O layer to act on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "effect", rename_all = "snake_case")]
+pub enum Effect {
+    RunStarted {
+        id: RunId,
+    },
+    /// The run moved to [`Tracker::last`].
+    RunFinished {
+        id: RunId,
+    },
+    IntegrationChanged {
+        integration: Integration,
+    },
+    CwdChanged,
+    /// Call back with [`Event::SubmitTimerExpired`] after `after_ms`.
+    StartSubmitTimer {
+        id: SubmitId,
+        after_ms: Millis,
+    },
+    SubmitNotStarted {
+        id: SubmitId,
+        why: NotStarted,
+    },
+    PaneDied {
+        status: Option<i32>,
+    },
+}
+
+/// The pure transition function (tmux-host.md §8.2).
+pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect>) {
+    let mut t = tracker;
+    let mut fx = Vec::new();
+    if matches!(t.state, State::Dead { .. }) {
+        return (t, fx);
+    }
+    match event {
+        Event::Token(Token::Text(bytes)) => {
+            if let Some(run) = t.current.as_mut() {
+                run.output.push(&bytes);
+            }
+        }
+        Event::Token(Token::AltScreen(on)) => {
+            t.alt_screen = on;
+            if let (true, Some(run)) = (on, t.current.as_mut()) {
+                run.alt_screen = true;
+            }
+        }
+        Event::Token(Token::Cwd(cwd)) => {
+            if t.cwd.as_ref() != Some(&cwd) {
+                t.cwd = Some(cwd);
+                fx.push(Effect::CwdChanged);
+            }
+        }
+        Event::Token(Token::Mark(mark)) => on_mark(&mut t, mark, now, &mut fx),
+        Event::Submitted { text } => {
+            if t.state == State::Idle {
+                let id = SubmitId(t.next_submit);
+                t.next_submit += 1;
+                t.state = State::Submitted { id, text, at: now };
+                fx.push(Effect::StartSubmitTimer {
+                    id,
+                    after_ms: t.config.submit_timeout_ms,
+                });
+            }
+        }
+        Event::SubmitTimerExpired { id, changed } => {
+            if matches!(&t.state, State::Submitted { id: sid, .. } if *sid == id) {
+                if changed {
+                    t.state = State::Absent;
+                    set_integration(&mut t, Integration::Absent, &mut fx);
+                    fx.push(Effect::SubmitNotStarted {
+                        id,
+                        why: NotStarted::IntegrationAbsent,
+                    });
+                } else {
+                    t.state = State::Idle;
+                    fx.push(Effect::SubmitNotStarted {
+                        id,
+                        why: NotStarted::EnterLost,
+                    });
+                }
+            }
+        }
+        Event::IntegrationAnnounced => {
+            set_integration(&mut t, Integration::Present, &mut fx);
+            if t.state == State::Absent {
+                t.state = State::Unknown;
+            }
+        }
+        Event::Resized { width } => t.width = width,
+        Event::PipeClosed { fate } => match fate {
+            PaneFate::Alive => {}
+            PaneFate::Dead { status } => pane_died(&mut t, status, now, &mut fx),
+            PaneFate::Gone => pane_died(&mut t, None, now, &mut fx),
+        },
+        Event::Detached => {
+            close_run(&mut t, None, EndReason::Detached, now, &mut fx);
+            not_started(&mut t, NotStarted::EnterLost, &mut fx);
+            t.state = State::Unknown;
+        }
+    }
+    (t, fx)
+}
+
+fn set_integration(t: &mut Tracker, integration: Integration, fx: &mut Vec<Effect>) {
+    if t.integration != integration {
+        t.integration = integration;
+        fx.push(Effect::IntegrationChanged { integration });
+    }
+}
+
+fn pane_died(t: &mut Tracker, status: Option<i32>, now: Millis, fx: &mut Vec<Effect>) {
+    close_run(t, None, EndReason::PaneDied { status }, now, fx);
+    not_started(t, NotStarted::PaneDied, fx);
+    t.state = State::Dead { status };
+    fx.push(Effect::PaneDied { status });
+}
+
+/// Reports a pending submission as not started (if there is one).
+fn not_started(t: &mut Tracker, why: NotStarted, fx: &mut Vec<Effect>) {
+    if let State::Submitted { id, .. } = t.state {
+        fx.push(Effect::SubmitNotStarted { id, why });
+    }
+}
+
+/// Closes the current run, if any. A run is closed at most once: it leaves `current`.
+fn close_run(
+    t: &mut Tracker,
+    exit: Option<i32>,
+    reason: EndReason,
+    now: Millis,
+    fx: &mut Vec<Effect>,
+) {
+    if let Some(mut run) = t.current.take() {
+        run.exit = exit;
+        run.end_reason = Some(reason);
+        run.ended_at = Some(now);
+        fx.push(Effect::RunFinished { id: run.id });
+        t.last = Some(run);
+    }
+}
+
+/// Is this mark from the pane's own shell (not a nested shell or ssh)?
+fn is_own(t: &Tracker, mark: &Mark) -> bool {
+    match (&t.state, &t.current) {
+        (State::Running, Some(run)) => mark.aid == run.aid,
+        _ => true,
+    }
+}
+
+fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
+    if !is_own(t, &mark) {
+        // Nested shell or ssh: its marks are part of the outer command's output.
+        return;
+    }
+    if mark.kind == MarkKind::CommandLine {
+        match t.current.as_mut() {
+            Some(run) if run.cmdline.is_none() => run.cmdline = mark.cmdline,
+            _ => t.pending_cmdline = mark.cmdline,
+        }
+        return;
+    }
+    if mark.aid.is_some() && t.state != State::Running {
+        // First mark, or the shell exec'd into another one: adopt its aid.
+        t.shell_aid = mark.aid.clone();
+    }
+    set_integration(t, Integration::Present, fx);
+    match mark.kind {
+        MarkKind::PromptStart | MarkKind::InputStart => {
+            if t.state == State::Running {
+                close_run(t, None, EndReason::PromptWithoutD, now, fx);
+            }
+            if mark.kind == MarkKind::PromptStart {
+                not_started(t, NotStarted::PromptInstead, fx);
+                t.state = State::Prompt;
+            } else if !matches!(t.state, State::Submitted { .. }) {
+                t.state = State::Idle;
+            }
+        }
+        MarkKind::CommandStart => {
+            if t.state == State::Running {
+                close_run(t, None, EndReason::CommandWithoutD, now, fx);
+            }
+            let submitted = match std::mem::replace(&mut t.state, State::Running) {
+                State::Submitted { text, .. } => Some(text),
+                _ => None,
+            };
+            let cmdline = mark.cmdline.or_else(|| t.pending_cmdline.take());
+            let cmdline_matches = match (&submitted, &cmdline) {
+                (Some(s), Some(c)) => cmdline_matches(s, c),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            let id = RunId(t.next_run);
+            t.next_run += 1;
+            t.current = Some(Run {
+                id,
+                aid: mark.aid,
+                cmdline,
+                submitted,
+                cmdline_matches,
+                started_at: now,
+                ended_at: None,
+                exit: None,
+                end_reason: None,
+                output: CappedOutput::new(t.config.head_cap, t.config.tail_cap),
+                alt_screen: false,
+                width: t.width,
+            });
+            fx.push(Effect::RunStarted { id });
+        }
+        MarkKind::CommandEnd { exit } => {
+            if t.state == State::Running {
+                close_run(t, exit, EndReason::Mark, now, fx);
+                t.state = State::Finished;
+            }
+        }
+        MarkKind::CommandLine => {}
+    }
+}
+
+/// Compares a submitted text with the shell's reported command line,
+/// ignoring whitespace differences (bash joins pasted lines with `; `).
+pub fn cmdline_matches(submitted: &str, reported: &str) -> bool {
+    let norm = |s: &str| {
+        s.split(|c: char| c.is_whitespace() || c == ';')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    norm(submitted) == norm(reported)
+}
+
+/// Convenience: feed a whole token list, collecting effects.
+pub fn step_all(
+    tracker: Tracker,
+    tokens: impl IntoIterator<Item = Token>,
+    now: Millis,
+    effects: &mut Vec<Effect>,
+) -> Tracker {
+    let mut t = tracker;
+    for token in tokens {
+        let (next, fx) = step(t, Event::Token(token), now);
+        t = next;
+        effects.extend(fx);
+    }
+    t
+}
+
+#[cfg(test)]
+#[path = "tracker_tests.rs"]
+mod tests;

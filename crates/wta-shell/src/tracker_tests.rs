@@ -1,0 +1,344 @@
+//! Tests of the tracker state machine: the §8.2 table, row by row, plus proptests.
+
+use super::*;
+use crate::parser::{MarkSource, Parser};
+use proptest::prelude::*;
+
+fn mk(kind: MarkKind, aid: &str) -> Token {
+    Token::Mark(Mark {
+        kind,
+        source: MarkSource::Osc133,
+        aid: Some(aid.to_owned()),
+        cmdline: None,
+    })
+}
+fn a(aid: &str) -> Token {
+    mk(MarkKind::PromptStart, aid)
+}
+fn b(aid: &str) -> Token {
+    mk(MarkKind::InputStart, aid)
+}
+fn c(aid: &str, cmd: &str) -> Token {
+    Token::Mark(Mark {
+        kind: MarkKind::CommandStart,
+        source: MarkSource::Osc133,
+        aid: Some(aid.to_owned()),
+        cmdline: Some(cmd.to_owned()),
+    })
+}
+fn d(aid: &str, exit: i32) -> Token {
+    mk(MarkKind::CommandEnd { exit: Some(exit) }, aid)
+}
+fn text(s: &str) -> Token {
+    Token::Text(s.as_bytes().to_vec())
+}
+
+fn run(t: Tracker, events: Vec<Event>) -> (Tracker, Vec<Effect>) {
+    let mut all = Vec::new();
+    let mut t = t;
+    for (i, e) in events.into_iter().enumerate() {
+        let (n, fx) = step(t, e, i as Millis * 10);
+        t = n;
+        all.extend(fx);
+    }
+    (t, all)
+}
+fn toks(v: Vec<Token>) -> Vec<Event> {
+    v.into_iter().map(Event::Token).collect()
+}
+fn fresh() -> Tracker {
+    Tracker::new(80, TrackerConfig::default())
+}
+
+#[test]
+fn full_cycle_with_exit_code_and_output() {
+    let (t, fx) = run(
+        fresh(),
+        toks(vec![
+            a("1"),
+            b("1"),
+            c("1", "ls /nope"),
+            text("err\r\n"),
+            d("1", 2),
+            a("1"),
+            b("1"),
+        ]),
+    );
+    assert_eq!(t.state, State::Idle);
+    assert_eq!(t.integration, Integration::Present);
+    let last = t.last.as_ref().unwrap();
+    assert_eq!(last.exit, Some(2));
+    assert_eq!(last.end_reason, Some(EndReason::Mark));
+    assert_eq!(last.cmdline.as_deref(), Some("ls /nope"));
+    assert_eq!(last.render().text, "err");
+    assert_eq!(last.duration_ms(), Some(20));
+    assert!(fx.contains(&Effect::RunFinished { id: last.id }));
+}
+
+#[test]
+fn prompt_without_d_closes_with_unknown_exit() {
+    let (t, _) = run(
+        fresh(),
+        toks(vec![b("1"), c("1", "x"), text("partial"), a("1")]),
+    );
+    assert_eq!(t.state, State::Prompt);
+    let last = t.last.unwrap();
+    assert_eq!(
+        (last.exit, last.end_reason),
+        (None, Some(EndReason::PromptWithoutD))
+    );
+}
+
+#[test]
+fn nested_shell_marks_belong_to_the_outer_run() {
+    let (t, _) = run(
+        fresh(),
+        toks(vec![
+            b("1"),
+            c("1", "bash"),
+            a("2"),
+            b("2"),
+            c("2", "echo inner"),
+            text("inner\r\n"),
+            d("2", 0),
+            a("2"),
+            c("2", "exit 5"),
+            d("1", 5),
+        ]),
+    );
+    let last = t.last.unwrap();
+    assert_eq!(last.cmdline.as_deref(), Some("bash"));
+    assert_eq!(last.exit, Some(5));
+    assert_eq!(last.render().text, "inner");
+    assert_eq!(t.state, State::Finished);
+    assert_eq!(t.shell_aid.as_deref(), Some("1"));
+}
+
+#[test]
+fn exec_into_another_shell_adopts_its_aid() {
+    let (t, _) = run(
+        fresh(),
+        toks(vec![b("1"), c("1", "exec zsh"), d("1", 0), a("9"), b("9")]),
+    );
+    assert_eq!(t.shell_aid.as_deref(), Some("9"));
+    assert_eq!(t.state, State::Idle);
+}
+
+#[test]
+fn submit_is_ours_when_cmdline_matches_and_timer_decides_absent() {
+    let (t, fx) = run(
+        fresh(),
+        vec![
+            Event::Token(b("1")),
+            Event::Submitted {
+                text: "echo  hi".into(),
+            },
+            Event::Token(c("1", "echo hi")),
+        ],
+    );
+    assert!(matches!(
+        fx[..],
+        [
+            Effect::IntegrationChanged { .. },
+            Effect::StartSubmitTimer {
+                id: SubmitId(1),
+                after_ms: 1000
+            },
+            Effect::RunStarted { .. }
+        ]
+    ));
+    let cur = t.current.unwrap();
+    assert_eq!(cur.submitted.as_deref(), Some("echo  hi"));
+    assert!(cur.cmdline_matches);
+
+    // Stale timer after C: ignored. Timer while Submitted: Absent or EnterLost.
+    let idle = run(fresh(), toks(vec![b("1")])).0;
+    let (s, _) = step(idle.clone(), Event::Submitted { text: "x".into() }, 0);
+    let (gone, fx) = step(
+        s.clone(),
+        Event::SubmitTimerExpired {
+            id: SubmitId(1),
+            changed: true,
+        },
+        1000,
+    );
+    assert_eq!(
+        (gone.state, gone.integration),
+        (State::Absent, Integration::Absent)
+    );
+    assert!(fx.contains(&Effect::SubmitNotStarted {
+        id: SubmitId(1),
+        why: NotStarted::IntegrationAbsent
+    }));
+    let (lost, _) = step(
+        s.clone(),
+        Event::SubmitTimerExpired {
+            id: SubmitId(1),
+            changed: false,
+        },
+        1000,
+    );
+    assert_eq!(lost.state, State::Idle);
+    let (same, fx) = step(
+        s,
+        Event::SubmitTimerExpired {
+            id: SubmitId(7),
+            changed: true,
+        },
+        1000,
+    );
+    assert!(fx.is_empty() && matches!(same.state, State::Submitted { .. }));
+}
+
+#[test]
+fn submit_outside_idle_is_not_recorded() {
+    let (t, fx) = run(
+        fresh(),
+        vec![
+            Event::Token(b("1")),
+            Event::Token(c("1", "sleep 9")),
+            Event::Submitted {
+                text: "typed".into(),
+            },
+        ],
+    );
+    assert_eq!(t.state, State::Running);
+    assert!(
+        !fx.iter()
+            .any(|e| matches!(e, Effect::StartSubmitTimer { .. }))
+    );
+}
+
+#[test]
+fn pane_death_closes_the_run_and_freezes() {
+    let (t, fx) = run(
+        fresh(),
+        vec![
+            Event::Token(b("1")),
+            Event::Token(c("1", "exit 4")),
+            Event::PipeClosed {
+                fate: PaneFate::Dead { status: Some(4) },
+            },
+            Event::Token(a("1")),
+        ],
+    );
+    assert_eq!(t.state, State::Dead { status: Some(4) });
+    assert_eq!(
+        t.last.unwrap().end_reason,
+        Some(EndReason::PaneDied { status: Some(4) })
+    );
+    assert!(fx.contains(&Effect::PaneDied { status: Some(4) }));
+}
+
+#[test]
+fn alt_screen_flags_the_run_and_d_outside_running_is_ignored() {
+    let (t, fx) = run(
+        fresh(),
+        toks(vec![
+            d("1", 3),
+            b("1"),
+            c("1", "less"),
+            Token::AltScreen(true),
+            Token::AltScreen(false),
+            d("1", 0),
+            d("1", 9),
+        ]),
+    );
+    assert!(t.last.as_ref().unwrap().alt_screen);
+    assert_eq!(t.last.unwrap().exit, Some(0));
+    assert_eq!(
+        fx.iter()
+            .filter(|e| matches!(e, Effect::RunFinished { .. }))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn announced_integration_is_present_and_cwd_changes_once() {
+    let cwd = Cwd {
+        host: None,
+        path: "/a b".into(),
+    };
+    let (t, fx) = run(
+        fresh(),
+        vec![
+            Event::IntegrationAnnounced,
+            Event::Token(Token::Cwd(cwd.clone())),
+            Event::Token(Token::Cwd(cwd)),
+        ],
+    );
+    assert_eq!(t.integration, Integration::Present);
+    assert_eq!(fx.iter().filter(|e| **e == Effect::CwdChanged).count(), 1);
+}
+
+#[test]
+fn cmdline_normalisation() {
+    assert!(cmdline_matches(
+        "for i in 1 2\ndo echo $i\ndone",
+        "for i in 1 2; do echo $i; done"
+    ));
+    assert!(!cmdline_matches("ls", "ls -l"));
+}
+
+fn arb_event() -> impl Strategy<Value = Event> {
+    let aid = prop_oneof![Just("1"), Just("2")];
+    prop_oneof![
+        aid.clone().prop_map(|x| Event::Token(a(x))),
+        aid.clone().prop_map(|x| Event::Token(b(x))),
+        aid.clone().prop_map(|x| Event::Token(c(x, "cmd"))),
+        (aid, -1..300i32).prop_map(|(x, e)| Event::Token(d(x, e))),
+        proptest::collection::vec(any::<u8>(), 0..300).prop_map(|v| Event::Token(Token::Text(v))),
+        any::<bool>().prop_map(|on| Event::Token(Token::AltScreen(on))),
+        Just(Event::Submitted { text: "cmd".into() }),
+        (1..4u64, any::<bool>()).prop_map(|(i, changed)| Event::SubmitTimerExpired {
+            id: SubmitId(i),
+            changed
+        }),
+        Just(Event::PipeClosed {
+            fate: PaneFate::Alive
+        }),
+        Just(Event::Detached),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn every_run_closed_at_most_once_and_memory_bounded(events in proptest::collection::vec(arb_event(), 0..200)) {
+        let config = TrackerConfig { head_cap: 64, tail_cap: 64, submit_timeout_ms: 1000 };
+        let mut t = Tracker::new(80, config);
+        let mut started = std::collections::HashSet::new();
+        let mut finished = std::collections::HashSet::new();
+        for (i, e) in events.into_iter().enumerate() {
+            let (n, fx) = step(t, e, i as Millis);
+            t = n;
+            for f in fx {
+                match f {
+                    Effect::RunStarted { id } => prop_assert!(started.insert(id)),
+                    Effect::RunFinished { id } => {
+                        prop_assert!(started.contains(&id));
+                        prop_assert!(finished.insert(id), "run {id:?} closed twice");
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(run) = &t.current {
+                prop_assert!(run.output.held() <= 128);
+                prop_assert_eq!(&t.state, &State::Running);
+            }
+            if t.state == State::Running {
+                prop_assert!(t.current.is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn parser_then_tracker_never_panics(data in proptest::collection::vec(any::<u8>(), 0..2000)) {
+        let mut p = Parser::new();
+        let mut out = Vec::new();
+        p.feed(&data, &mut out);
+        let mut fx = Vec::new();
+        let t = step_all(Tracker::new(40, TrackerConfig::default()), out, 0, &mut fx);
+        if let Some(run) = &t.last { let _ = run.render(); }
+    }
+}
