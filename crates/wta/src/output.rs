@@ -100,6 +100,6 @@ mod tests {
         let mut t = Table::new(&["ID", "NAME", "X"]);
         t.row(vec!["%1".into(), "ünï🚀".into(), "a".into()]);
         t.row(vec!["%10".into(), "b".into(), "".into()]);
-        assert_eq!(t.render(), "ID   NAME    X\n%1   ünï🚀  a\n%10  b\n");
+        assert_eq!(t.render(), "ID   NAME   X\n%1   ünï🚀  a\n%10  b\n");
     }
 }

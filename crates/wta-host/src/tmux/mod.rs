@@ -130,15 +130,23 @@ impl TmuxHost {
         .map(drop)
     }
 
+    /// `display-message -p -t PANE` of `format`, with the pane proven to exist:
+    /// tmux 3.3a expands a missing pane's format to empty fields and exits 0.
+    pub fn display(&self, pane: &PaneId, format: &str) -> Result<String, HostError> {
+        let cmd = Cmd::new("display-message")
+            .args(["-p", "-t", pane.as_str()])
+            .arg(&format!("#{{pane_id}}\x1f{format}"));
+        let out = self.run(&cmd)?;
+        let out = out.strip_suffix('\n').unwrap_or(&out);
+        match out.split_once('\x1f') {
+            Some((id, rest)) if id == pane.as_str() => Ok(rest.to_owned()),
+            _ => Err(HostError::PaneNotFound(pane.to_string())),
+        }
+    }
+
     /// Reads a pane user option; empty when unset.
     pub fn pane_option(&self, pane: &PaneId, name: &str) -> Result<String, HostError> {
-        let format = format!("#{{{name}}}");
-        let out = self.run(
-            &Cmd::new("display-message")
-                .args(["-p", "-t", pane.as_str()])
-                .arg(&format),
-        )?;
-        Ok(out.strip_suffix('\n').unwrap_or(&out).to_owned())
+        self.display(pane, &format!("#{{{name}}}"))
     }
 
     /// Opens a pane process behind a `wait-for` gate so the caller can prepare
@@ -274,10 +282,10 @@ impl TerminalHost for TmuxHost {
     }
 
     fn pane(&self, pane: &PaneId) -> Result<PaneInfo, HostError> {
-        let cmd = Cmd::new("display-message")
-            .args(["-p", "-t", pane.as_str()])
-            .arg(&format::pane_format());
-        self.one_pane(&self.run(&cmd)?, "display-message")
+        format::parse_panes(&self.display(pane, &format::pane_format())?)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| HostError::PaneNotFound(pane.to_string()))
     }
 
     fn caller_pane(&self) -> Option<PaneId> {
@@ -325,8 +333,11 @@ impl TerminalHost for TmuxHost {
         }
         match (&spec.session, &self.caller) {
             (Some(s), _) => cmd = cmd.arg("-t").arg(&format!("{s}:")),
-            // After the caller's tab; `-t %P` alone would name an occupied index.
-            (None, Some(p)) => cmd = cmd.args(["-a", "-t", p.as_str()]),
+            // Right after the caller's tab (new-window takes no pane target).
+            (None, Some(p)) => {
+                let window = self.pane(p)?.window;
+                cmd = cmd.args(["-a", "-t", window.as_str()]);
+            }
             (None, None) => {}
         }
         if let Some(title) = &spec.title {
@@ -373,11 +384,11 @@ impl TerminalHost for TmuxHost {
     }
 
     fn pane_status(&self, pane: &PaneId) -> Result<PaneStatus, HostError> {
-        let cmd = Cmd::new("display-message")
-            .args(["-p", "-t", pane.as_str()])
-            .arg("#{pane_dead}\x1f#{pane_dead_status}\x1f#{pane_pid}\x1f#{pane_current_command}");
-        let out = self.run(&cmd)?;
-        let f: Vec<&str> = out.trim_end_matches('\n').splitn(4, '\x1f').collect();
+        let out = self.display(
+            pane,
+            "#{pane_dead}\x1f#{pane_dead_status}\x1f#{pane_pid}\x1f#{pane_current_command}",
+        )?;
+        let f: Vec<&str> = out.splitn(4, '\x1f').collect();
         if f.len() != 4 {
             return Err(HostError::Parse(
                 "display-message printed too few fields".into(),

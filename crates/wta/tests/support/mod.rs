@@ -1,0 +1,104 @@
+//! Shared helpers for black-box tests of the `wta` binary.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use wta_testkit::TmuxServer;
+
+/// The built `wta` binary.
+pub fn wta_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_wta")
+}
+
+/// A `wta` command with a clean environment: no `$TMUX`, a private
+/// `TMUX_TMPDIR` so no default server of the user's is ever found.
+pub fn wta_clean(tmpdir: &Path) -> Command {
+    let mut cmd = Command::new(wta_bin());
+    cmd.env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env("TMUX_TMPDIR", tmpdir);
+    cmd
+}
+
+/// `wta -L <server> args…`, as a user outside tmux naming the server.
+pub fn wta_named(server: &TmuxServer, args: &[&str]) -> Output {
+    let mut cmd = Command::new(wta_bin());
+    cmd.env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .arg("-L")
+        .arg(server.name())
+        .args(args);
+    cmd.output().expect("run wta")
+}
+
+/// `wta args…` as if run inside `pane` of `server` (`$TMUX`, `$TMUX_PANE` set).
+pub fn wta_in_pane(server: &TmuxServer, pane: &str, args: &[&str]) -> Output {
+    let mut cmd = Command::new(wta_bin());
+    cmd.env("TMUX", server.tmux_env())
+        .env("TMUX_PANE", pane)
+        .args(args);
+    cmd.output().expect("run wta")
+}
+
+/// Stdout of a successful run; panics with stderr otherwise.
+pub fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "wta failed ({:?}): {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 stdout")
+}
+
+/// Parsed JSON stdout of a successful run.
+pub fn ok_json(out: Output) -> Value {
+    let text = ok(out);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// Replaces values that differ between runs (pids, paths, versions, host
+/// names) with placeholders, recursively.
+pub fn normalize(mut value: Value) -> Value {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    match k.as_str() {
+                        "pid" if v.is_number() => *v = Value::from(0),
+                        "waited_ms" => *v = Value::from(0),
+                        "title" | "socket" | "tmux_version" | "cwd" if v.is_string() => {
+                            *v = Value::from(format!("<{k}>"))
+                        }
+                        _ => walk(v),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut value);
+    value
+}
+
+/// Compares `value` with `tests/golden/<name>.json`; `UPDATE_GOLDEN=1` rewrites it.
+pub fn assert_golden(name: &str, value: &Value) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("{name}.json"));
+    let actual = serde_json::to_string_pretty(value).expect("serialize") + "\n";
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &actual).expect("write golden");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing golden file {}; run with UPDATE_GOLDEN=1",
+            path.display()
+        )
+    });
+    assert_eq!(actual, expected, "golden {name} differs");
+}
