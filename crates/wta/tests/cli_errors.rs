@@ -1,6 +1,8 @@
 //! The CLI's behaviour on bad input and missing pieces: clear messages,
 //! documented exit statuses, no panics.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::os::unix::fs::PermissionsExt;

@@ -1,6 +1,8 @@
 //! End-to-end tests of the tmux-like CLI against a real private tmux server
 //! per test. JSON shapes are pinned by golden files in `tests/golden/`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::time::Duration;
