@@ -4,10 +4,13 @@
 //! (CLI, helper, master) agrees on one definition, and golden tests pin it.
 
 pub mod channel;
+pub mod digest;
+pub mod envelope;
 pub mod error;
 pub mod frame;
 pub mod hexid;
 pub mod ids;
+pub mod invocation;
 pub mod limits;
 pub mod lines;
 pub mod mcp_forms;
@@ -18,9 +21,14 @@ pub mod status;
 pub use ids::{IdError, PaneId, SessionId, WindowId};
 
 pub use channel::Channel;
+pub use digest::{ArmCheck, Armed, ChannelDigest, PayloadDigest};
+pub use envelope::{Extracted, extract_command};
 pub use error::ProtocolError;
 pub use frame::FrameReader;
 pub use hexid::{ExecutionId, HelperId, ProposalId, TurnNonce};
+pub use invocation::{
+    CanonicalInvocation, Invocation, NonCanonical, build_invocation, classify_invocation,
+};
 pub use lines::{ExecutionLine, FinalLine, ProposalRequest, ResponseLine, ValidationLine};
 pub use mcp_forms::McpTerminalAction;
 pub use payload::{
