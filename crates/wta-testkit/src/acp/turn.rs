@@ -104,6 +104,7 @@ impl Turn {
                 return Err(agent_client_protocol::Error::new(code, message));
             }
             Script::Stall => {
+                self.chunk("stalling")?;
                 cancel.notified().await;
                 return Ok("cancelled");
             }

@@ -1,0 +1,81 @@
+//! `wta --connect-master <SOCKET> [--agent ID] [--owner-tab @W] [--target-pane %P]`:
+//! the helper role. Until the chat TUI is wired in, and always with `--headless`,
+//! it runs the line-based driver (`wta_helper::driver`): commands on stdin, JSON
+//! event lines on stdout. A master EOF ends it with a clear message (exit 3).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use wta_agent::wire::ClientKind;
+use wta_helper::connection::ConnectOptions;
+use wta_helper::driver::{DriverExit, run_headless};
+use wta_protocol::{PaneId, WindowId};
+
+/// Options of the helper role.
+#[derive(Debug, Clone, Default, Args)]
+pub struct HelperArgs {
+    /// Agent id for this pane (copilot, claude, codex, gemini, opencode, demo, custom:NAME).
+    #[arg(long, value_name = "ID", requires = "connect_master")]
+    pub agent: Option<String>,
+    /// The tmux window (@N) that owns this agent pane.
+    #[arg(long, value_name = "@W", requires = "connect_master")]
+    pub owner_tab: Option<WindowId>,
+    /// The shell pane (%N) this agent works on.
+    #[arg(long, value_name = "%P", requires = "connect_master")]
+    pub target_pane: Option<PaneId>,
+    /// Run the line-based driver instead of a UI (for tests and scripts).
+    #[arg(long, requires = "connect_master")]
+    pub headless: bool,
+}
+
+/// Exit status when the master went away.
+const MASTER_CLOSED: u8 = 3;
+
+pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
+    let _guard = wta_master::logging::init_file_logging(
+        &wta_master::paths::state_dir(),
+        &format!("helper-{}.log", std::process::id()),
+    )
+    .ok();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("wta: cannot start the async runtime: {err}");
+            return ExitCode::from(1);
+        }
+    };
+    let options = ConnectOptions {
+        socket,
+        agent: args.agent.clone(),
+        owner_tab: args.owner_tab.clone(),
+        target_pane: args.target_pane.clone(),
+        client: ClientKind::Helper,
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let result = runtime.block_on(run_headless(
+        options,
+        cwd,
+        tokio::io::BufReader::new(tokio::io::stdin()),
+        tokio::io::stdout(),
+    ));
+    // stdin reads run on a blocking thread that cannot be interrupted: do not wait for it.
+    runtime.shutdown_background();
+    match result {
+        Ok(DriverExit::InputClosed) => ExitCode::SUCCESS,
+        Ok(DriverExit::MasterClosed) => {
+            eprintln!(
+                "wta: the wta master closed the connection; this pane's agent session has ended"
+            );
+            ExitCode::from(MASTER_CLOSED)
+        }
+        Err(err) => {
+            eprintln!("wta: {err}");
+            ExitCode::from(1)
+        }
+    }
+}

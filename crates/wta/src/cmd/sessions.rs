@@ -1,0 +1,93 @@
+//! `wta sessions list [--json] [--master-socket PATH]`: the master's live sessions.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use wta_agent::wire::ClientKind;
+use wta_helper::connection::{ConnectOptions, MasterConnection};
+
+use super::Ctx;
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub command: SessionsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List live ACP sessions: agent, session id, owning helper and tab, state.
+    List(ListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// The master's socket (default: the one for this tmux server).
+    #[arg(long, value_name = "PATH")]
+    pub master_socket: Option<PathBuf>,
+}
+
+pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
+    let SessionsCommand::List(list) = &args.command;
+    let socket = list
+        .master_socket
+        .clone()
+        .unwrap_or_else(wta_master::paths::default_socket_path);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let sessions = runtime.block_on(async {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let options = ConnectOptions {
+            socket: socket.clone(),
+            client: ClientKind::Cli,
+            ..ConnectOptions::default()
+        };
+        let conn = MasterConnection::connect(options, tx)
+            .await
+            .with_context(|| format!("no wta master answers at {}", socket.display()))?;
+        conn.sessions()
+            .await
+            .context("the master did not list its sessions")
+    })?;
+    if ctx.json {
+        println!("{}", serde_json::to_string_pretty(&sessions)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if sessions.sessions.is_empty() {
+        println!("no live sessions");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:<10} {:<40} {:>6} {:>8} {:<6} {:<6} STATE",
+        "AGENT", "SESSION", "HELPER", "PID", "TAB", "PANE"
+    );
+    for s in &sessions.sessions {
+        let state = serde_json::to_value(s.state)?
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        println!(
+            "{:<10} {:<40} {:>6} {:>8} {:<6} {:<6} {}",
+            s.agent_id,
+            s.session_id,
+            s.helper,
+            s.helper_pid
+                .map(|p| p.to_string())
+                .unwrap_or_else(|| "-".into()),
+            s.owner_tab
+                .as_ref()
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| "-".into()),
+            s.target_pane
+                .as_ref()
+                .map(|p| p.to_string())
+                .unwrap_or_else(|| "-".into()),
+            state
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
