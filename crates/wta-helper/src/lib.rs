@@ -1,3 +1,5 @@
 //! wta-helper: see Cargo.toml description.
 
 pub mod app;
+pub mod connection;
+pub mod driver;

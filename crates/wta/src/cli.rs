@@ -31,6 +31,21 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// Role: run the master daemon on this socket (started on demand by the launcher).
+    #[arg(long, value_name = "SOCKET", hide = true, conflicts_with = "connect_master")]
+    pub master: Option<PathBuf>,
+
+    /// Role: run an agent-pane helper connected to the master at this socket.
+    #[arg(long, value_name = "SOCKET", hide = true)]
+    pub connect_master: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub helper: cmd::connect::HelperArgs,
+
+    /// Role: serve the built-in offline demo agent on stdin/stdout (agent id `demo`).
+    #[arg(long, hide = true)]
+    pub demo_agent: bool,
 }
 
 /// Which tmux server to talk to (default: the one this pane runs in).
@@ -77,12 +92,23 @@ pub enum Command {
     WaitFor(cmd::pane::WaitArgs),
     /// Show the tmux server, its version, and the caller's pane, tab and window.
     Info,
+    /// The master's live agent sessions.
+    Sessions(cmd::sessions::SessionsArgs),
 }
 
 /// Parses arguments, runs the command and maps errors to exit statuses:
 /// 2 for usage errors and a missing server, 1 for everything else.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.demo_agent {
+        return cmd::master::demo_agent();
+    }
+    if let Some(socket) = cli.master {
+        return cmd::master::run(socket);
+    }
+    if let Some(socket) = cli.connect_master {
+        return cmd::connect::run(socket, &cli.helper);
+    }
     let Some(command) = cli.command else {
         eprintln!(
             "wta: no command given. Run `wta up` to open an agent pane beside your shell, \

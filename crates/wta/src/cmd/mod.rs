@@ -1,8 +1,11 @@
 //! One file per command group; `dispatch` routes a parsed command to it.
 
+pub mod connect;
 pub mod list;
+pub mod master;
 pub mod open;
 pub mod pane;
+pub mod sessions;
 
 use std::process::ExitCode;
 
@@ -38,6 +41,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::KillPane(args) => pane::kill(ctx, &args),
         Command::PaneStatus(args) => pane::status(ctx, &args),
         Command::WaitFor(args) => pane::wait_for(ctx, &args),
+        Command::Sessions(args) => sessions::run(ctx, &args),
     }
 }
 
