@@ -277,6 +277,7 @@ impl TerminalHost for FakeHost {
                 PaneState::Running
             },
             exit_status: p.dead_status,
+            exit_signal: None,
             command: (!p.dead).then_some(p.command),
             pid: (!p.dead).then_some(p.pid),
         })

@@ -95,6 +95,13 @@ pub struct PaneInfo {
     pub integration: Integration,
 }
 
+impl PaneStatus {
+    /// True unless tmux has seen the pty close but not yet the exit status.
+    pub fn is_settled(&self) -> bool {
+        self.state != PaneState::Dead || self.exit_status.is_some() || self.exit_signal.is_some()
+    }
+}
+
 /// Running or dead, with the exit status when tmux kept it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -106,11 +113,17 @@ pub enum PaneState {
 }
 
 /// `pane-status` / `wait-for` answer.
+///
+/// tmux marks a pane dead when its pty closes, a moment before it has reaped
+/// the exit status: a dead pane with neither status nor signal is still being
+/// reaped ([`PaneStatus::is_settled`] is false).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PaneStatus {
     pub pane: PaneId,
     pub state: PaneState,
     pub exit_status: Option<i32>,
+    /// The signal that ended the program, when it did not exit by itself.
+    pub exit_signal: Option<i32>,
     pub command: Option<String>,
     pub pid: Option<u32>,
 }

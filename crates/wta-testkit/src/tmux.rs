@@ -23,7 +23,8 @@ pub struct TmuxServer {
 
 impl TmuxServer {
     /// Starts a server whose first pane runs `bash --norc --noprofile`
-    /// in a 160x40 session named `main`.
+    /// in a 160x40 session named `main`, window named `shell` (a fixed name:
+    /// automatic renaming would make listings racy).
     pub fn start() -> Self {
         Self::start_with("bash --norc --noprofile")
     }
@@ -50,6 +51,8 @@ impl TmuxServer {
             "-d",
             "-s",
             "main",
+            "-n",
+            "shell",
             "-x",
             "160",
             "-y",

@@ -151,11 +151,19 @@ impl TmuxHost {
 
     /// Opens a pane process behind a `wait-for` gate so the caller can prepare
     /// (set `remain-on-exit`, attach a pipe) before the process starts.
+    ///
+    /// The wrapper records the command's exit status in the `@wta_exit_status`
+    /// pane option: tmux 3.3a sometimes marks a pane dead without ever
+    /// recording `pane_dead_status` (its pty EOF races the child's exit).
     fn gated_argv(gate: &str, command: &str) -> Vec<String> {
         vec![
             "/bin/sh".into(),
             "-c".into(),
-            r#"tmux wait-for "$1"; exec /bin/sh -c "$2""#.into(),
+            concat!(
+                r#"tmux wait-for "$1"; /bin/sh -c "$2"; s=$?; "#,
+                r#"tmux set-option -p -t "$TMUX_PANE" @wta_exit_status "$s" 2>/dev/null; exit "$s""#
+            )
+            .into(),
             "wta-gate".into(),
             gate.into(),
             command.into(),
@@ -386,10 +394,10 @@ impl TerminalHost for TmuxHost {
     fn pane_status(&self, pane: &PaneId) -> Result<PaneStatus, HostError> {
         let out = self.display(
             pane,
-            "#{pane_dead}\x1f#{pane_dead_status}\x1f#{pane_pid}\x1f#{pane_current_command}",
+            "#{pane_dead}\x1f#{pane_dead_status}\x1f#{@wta_exit_status}\x1f#{pane_dead_signal}\x1f#{pane_pid}\x1f#{pane_current_command}",
         )?;
-        let f: Vec<&str> = out.splitn(4, '\x1f').collect();
-        if f.len() != 4 {
+        let f: Vec<&str> = out.splitn(6, '\x1f').collect();
+        if f.len() != 6 {
             return Err(HostError::Parse(
                 "display-message printed too few fields".into(),
             ));
@@ -402,9 +410,14 @@ impl TerminalHost for TmuxHost {
             } else {
                 PaneState::Running
             },
-            exit_status: if dead { f[1].parse().ok() } else { None },
-            pid: if dead { None } else { f[2].parse().ok() },
-            command: if dead { None } else { Some(f[3].to_owned()) },
+            exit_status: if dead {
+                f[1].parse().or_else(|_| f[2].parse()).ok()
+            } else {
+                None
+            },
+            exit_signal: if dead { f[3].parse().ok() } else { None },
+            pid: if dead { None } else { f[4].parse().ok() },
+            command: if dead { None } else { Some(f[5].to_owned()) },
         })
     }
 

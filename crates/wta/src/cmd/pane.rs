@@ -95,7 +95,10 @@ fn describe(s: &PaneStatus) -> String {
         ),
         PaneState::Dead => match s.exit_status {
             Some(code) => format!("{} dead, exit status {code}", s.pane),
-            None => format!("{} dead (killed by a signal)", s.pane),
+            None => match s.exit_signal {
+                Some(sig) => format!("{} dead, killed by signal {sig}", s.pane),
+                None => format!("{} dead", s.pane),
+            },
         },
         PaneState::Gone => format!("{} is gone (it exited and tmux did not keep it)", s.pane),
     }
@@ -142,9 +145,18 @@ pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let limit = (args.timeout > 0.0).then(|| Duration::from_secs_f64(args.timeout));
     let mut pause = Duration::from_millis(10);
-    while status.state == PaneState::Running {
+    // A dead pane's status arrives a moment after its pty closes; give
+    // tmux a bounded grace to reap it.
+    let mut dead_since: Option<Instant> = None;
+    while status.state == PaneState::Running || !status.is_settled() {
         if limit.is_some_and(|l| start.elapsed() >= l) {
             break;
+        }
+        if status.state == PaneState::Dead {
+            let since = *dead_since.get_or_insert_with(Instant::now);
+            if since.elapsed() >= Duration::from_secs(2) {
+                break;
+            }
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(100));
@@ -154,6 +166,7 @@ pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
                 pane: pane.clone(),
                 state: PaneState::Gone,
                 exit_status: None,
+                exit_signal: None,
                 command: None,
                 pid: None,
             },
