@@ -1,1 +1,25 @@
-//! wta-tui: see Cargo.toml description.
+//! wta-tui: ratatui views of the helper's `AppState`. Pure: views read
+//! state and draw into a frame; the only mutable thing is the view's own
+//! cache of wrapped transcript lines.
+//!
+//! Integration: keep one [`View`] per pane, call `view.render(&state, frame)`
+//! inside `terminal.draw`, and turn crossterm input into app events with
+//! [`keymap::from_crossterm`].
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod card;
+mod debug;
+mod input;
+pub mod items;
+pub mod keymap;
+mod layout;
+pub mod markdown;
+mod popup;
+mod setup;
+mod status;
+mod table;
+pub mod theme;
+mod transcript;
+pub mod wrap;
+
+pub use layout::View;

@@ -62,6 +62,7 @@ pub(crate) fn on_domain(
             install_hint,
         } => {
             state.agent = agent.clone();
+            state.model = None;
             state.setup = Some(Setup::NotInstalled {
                 agent,
                 install_hint,
@@ -69,6 +70,7 @@ pub(crate) fn on_domain(
         }
         DomainEvent::AuthRequired { agent, methods } => {
             state.agent = agent.clone();
+            state.model = None;
             state.setup = Some(Setup::NeedsAuth {
                 agent,
                 methods,

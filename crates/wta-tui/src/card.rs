@@ -1,0 +1,175 @@
+//! The permission card for the front of the queue: the tool's kind and
+//! title, its command or path, every option the agent offered, and the keys.
+//! A compact three-row form is used when the pane is short.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use wta_helper::app::permission::PendingPermission;
+use wta_helper::app::{AppState, PermissionOptionKind};
+
+use crate::items::kind_glyph;
+use crate::theme;
+use crate::wrap::{truncate, wrap_chars};
+
+fn shortcut(kind: PermissionOptionKind, first_allow: bool, first_reject: bool) -> &'static str {
+    match kind {
+        PermissionOptionKind::AllowOnce | PermissionOptionKind::AllowAlways if first_allow => {
+            " (y)"
+        }
+        PermissionOptionKind::RejectOnce | PermissionOptionKind::RejectAlways if first_reject => {
+            " (n)"
+        }
+        _ => "",
+    }
+}
+
+/// Index of the option `y` (allow) or `n` (reject) picks.
+fn shortcut_index(p: &PendingPermission, allow: bool) -> Option<usize> {
+    let (once, always) = if allow {
+        (
+            PermissionOptionKind::AllowOnce,
+            PermissionOptionKind::AllowAlways,
+        )
+    } else {
+        (
+            PermissionOptionKind::RejectOnce,
+            PermissionOptionKind::RejectAlways,
+        )
+    };
+    let options = &p.request.options;
+    options
+        .iter()
+        .position(|o| o.kind == once)
+        .or_else(|| options.iter().position(|o| o.kind == always))
+}
+
+fn option_lines(p: &PendingPermission, active: bool) -> Vec<Line<'static>> {
+    let (yes, no) = (shortcut_index(p, true), shortcut_index(p, false));
+    p.request
+        .options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let chosen = i == p.selected;
+            let marker = if chosen { "› " } else { "  " };
+            let style = match (chosen, active) {
+                (true, true) => theme::popup_selected(),
+                (true, false) => theme::bold(),
+                _ => ratatui::style::Style::new(),
+            };
+            let key = shortcut(o.kind, yes == Some(i), no == Some(i));
+            Line::from(vec![
+                Span::styled(marker, theme::accent()),
+                Span::styled(format!("{}. {}", i + 1, o.name), style),
+                Span::styled(key, theme::dim()),
+            ])
+        })
+        .collect()
+}
+
+fn body(state: &AppState, p: &PendingPermission, width: usize) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{} ", kind_glyph(p.request.kind)), theme::dim()),
+        Span::styled(p.request.title.clone(), theme::bold()),
+    ])];
+    if let Some(target) = &p.request.target {
+        for row in target.lines().take(4) {
+            lines.extend(wrap_chars(
+                row,
+                theme::accent(),
+                width,
+                &[Span::raw("  ")],
+                &[Span::raw("  ")],
+            ));
+        }
+    }
+    lines.push(Line::default());
+    let active = state
+        .clock
+        .is_some_and(|now| state.permissions.accepts_keys(now));
+    lines.extend(option_lines(p, active));
+    lines
+}
+
+/// Rows the card wants at this width (full form).
+pub fn card_height(state: &AppState, width: usize) -> usize {
+    state
+        .permissions
+        .front()
+        .map_or(0, |p| body(state, p, width.saturating_sub(4)).len() + 2)
+}
+
+pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
+    let Some(p) = state.permissions.front() else {
+        return;
+    };
+    let queued = state.permissions.len();
+    let full = card_height(state, area.width as usize);
+    if (area.height as usize) < full {
+        return compact(state, p, frame, area);
+    }
+    let title = Line::from(vec![Span::styled(
+        " Permission needed ",
+        theme::attention().add_modifier(Modifier::BOLD),
+    )]);
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(theme::attention())
+        .title(title);
+    if queued > 1 {
+        block = block.title(
+            Line::from(Span::styled(format!(" 1 of {queued} "), theme::dim())).right_aligned(),
+        );
+    }
+    let keys = " ↑↓ choose · Enter confirm · y allow · n reject · Esc ";
+    block = block.title_bottom(Line::from(Span::styled(keys, theme::dim())));
+    let inner_width = area.width.saturating_sub(4) as usize;
+    let lines = body(state, p, inner_width);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let padded = Rect {
+        x: inner.x + 1,
+        width: inner.width.saturating_sub(2),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines), padded);
+}
+
+fn compact(state: &AppState, p: &PendingPermission, frame: &mut Frame, area: Rect) {
+    let width = area.width as usize;
+    let queued = state.permissions.len();
+    let more = if queued > 1 {
+        format!(" · 1 of {queued}")
+    } else {
+        String::new()
+    };
+    let target = p.request.target.as_deref().unwrap_or("");
+    let head = truncate(
+        &format!(
+            "{} {}  {target}",
+            kind_glyph(p.request.kind),
+            p.request.title
+        ),
+        width.saturating_sub(more.len() + 2),
+    );
+    let mut lines = vec![Line::from(vec![
+        Span::styled("◆ ", theme::attention()),
+        Span::styled(head, theme::bold()),
+        Span::styled(more, theme::dim()),
+    ])];
+    let mut options: Vec<Span<'static>> = Vec::new();
+    for line in option_lines(p, true) {
+        options.extend(line.spans);
+        options.push(Span::raw("  "));
+    }
+    lines.push(Line::from(options));
+    let rows = area.height as usize;
+    frame.render_widget(
+        Paragraph::new(lines.into_iter().take(rows).collect::<Vec<_>>()),
+        area,
+    );
+}

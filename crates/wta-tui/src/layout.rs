@@ -1,0 +1,169 @@
+//! `View`: splits the pane and draws every part from `AppState`.
+//!
+//! ```text
+//! transcript (or setup screen)      │ F12 traffic (right when wide,
+//! permission card / picker / popup  │  below when narrow)
+//! ─────────────────────────────────
+//! › prompt (1–8 rows)
+//! status line
+//! ```
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use wta_helper::app::AppState;
+
+use crate::transcript::TranscriptCache;
+use crate::{card, debug, input, popup, setup, status, theme};
+
+/// Width at which the debug panel moves beside the transcript.
+const SIDE_DEBUG_MIN_WIDTH: u16 = 100;
+
+/// The pane's view. Holds only the wrapped-line cache; all content comes
+/// from the state passed to `render`.
+#[derive(Debug, Default)]
+pub struct View {
+    transcript: TranscriptCache,
+}
+
+impl View {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn render(&mut self, state: &AppState, frame: &mut Frame) {
+        let area = frame.area();
+        if area.height < 3 || area.width < 10 {
+            let line = Line::from(Span::styled("wta: pane too small", theme::dim()));
+            frame
+                .buffer_mut()
+                .set_line(area.x, area.y, &line, area.width);
+            return;
+        }
+        let status_area = Rect {
+            y: area.bottom() - 1,
+            height: 1,
+            ..area
+        };
+        let input_rows = input::input_height(state, area.width as usize) as u16;
+        let input_rows = input_rows.min(area.height.saturating_sub(3)).max(1);
+        let input_area = Rect {
+            y: status_area.y - input_rows,
+            height: input_rows,
+            ..area
+        };
+        let rule_area = Rect {
+            y: input_area.y - 1,
+            height: 1,
+            ..area
+        };
+        let room = rule_area.y - area.y;
+        let overlay_want = if state.permissions.is_empty() {
+            popup::popup_height(state) as u16
+        } else {
+            card::card_height(state, area.width as usize) as u16
+        };
+        // Keep at least one transcript row; the card falls back to compact.
+        let overlay_rows = overlay_want.min(room.saturating_sub(1));
+        let overlay_area = Rect {
+            y: rule_area.y - overlay_rows,
+            height: overlay_rows,
+            ..area
+        };
+        let main = Rect {
+            height: overlay_area.y - area.y,
+            ..area
+        };
+
+        let (chat, debug_area) = split_debug(state, main);
+        if state.setup.is_some() {
+            setup::render(state, frame, chat);
+        } else if state.transcript.is_empty() {
+            welcome(state, frame, chat);
+        } else {
+            self.transcript.render(state, frame, chat);
+        }
+        if let Some(debug_area) = debug_area {
+            debug::render(state, frame, debug_area);
+        }
+        if overlay_rows > 0 {
+            if state.permissions.is_empty() {
+                popup::render(state, frame, overlay_area);
+            } else {
+                card::render(state, frame, overlay_area);
+            }
+        }
+        let rule = Line::from(Span::styled("─".repeat(area.width as usize), theme::dim()));
+        frame
+            .buffer_mut()
+            .set_line(rule_area.x, rule_area.y, &rule, rule_area.width);
+        input::render(state, frame, input_area);
+        status::render(state, frame, status_area);
+    }
+
+    /// Cached transcript entries (for tests and the bench).
+    pub fn cached_entries(&self) -> usize {
+        self.transcript.len()
+    }
+}
+
+fn split_debug(state: &AppState, main: Rect) -> (Rect, Option<Rect>) {
+    if !state.debug.visible || main.height < 2 {
+        return (main, None);
+    }
+    if main.width >= SIDE_DEBUG_MIN_WIDTH {
+        let side = main.width * 2 / 5;
+        let chat = Rect {
+            width: main.width - side,
+            ..main
+        };
+        (
+            chat,
+            Some(Rect {
+                x: chat.right(),
+                width: side,
+                ..main
+            }),
+        )
+    } else {
+        let below = (main.height * 2 / 5).max(1);
+        let chat = Rect {
+            height: main.height - below,
+            ..main
+        };
+        (
+            chat,
+            Some(Rect {
+                y: chat.bottom(),
+                height: below,
+                ..main
+            }),
+        )
+    }
+}
+
+fn welcome(state: &AppState, frame: &mut Frame, area: Rect) {
+    let mut lines = vec![Line::from(vec![
+        Span::styled(" ◆ ", theme::accent()),
+        Span::styled("wta", theme::bold()),
+        Span::styled(format!(" · {}", state.agent), theme::dim()),
+    ])];
+    if let Some(target) = &state.target {
+        lines.push(Line::from(Span::styled(
+            format!("   commands run in {}", target.pane),
+            theme::dim(),
+        )));
+    }
+    lines.push(Line::from(Span::styled(
+        "   /help lists commands",
+        theme::dim(),
+    )));
+    lines.push(Line::from(Span::styled(
+        "   F12 shows ACP traffic",
+        theme::dim(),
+    )));
+    let buf = frame.buffer_mut();
+    for (i, line) in lines.iter().take(area.height as usize).enumerate() {
+        buf.set_line(area.x, area.y + i as u16, line, area.width);
+    }
+}

@@ -1,0 +1,91 @@
+//! The setup screen shown instead of the transcript when the agent is not
+//! installed (with its install hint) or needs authentication (its methods;
+//! a terminal login runs in a new tmux window on Enter).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use wta_helper::app::{AppState, Setup};
+
+use crate::theme;
+use crate::wrap::{wrap, wrap_chars};
+
+pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
+    let Some(setup) = &state.setup else { return };
+    let width = area.width.saturating_sub(2) as usize;
+    let indent = [Span::raw("  ")];
+    let para = |text: &str, style| wrap(&[Span::styled(text.to_owned(), style)], width, &[], &[]);
+    let mut lines = vec![Line::default()];
+    match setup {
+        Setup::NotInstalled {
+            agent,
+            install_hint,
+        } => {
+            lines.extend(para(&format!("{agent} is not installed"), theme::bold()));
+            lines.push(Line::default());
+            lines.extend(para("Install it with:", theme::dim()));
+            for row in install_hint.lines() {
+                lines.extend(wrap_chars(row, theme::accent(), width, &indent, &indent));
+            }
+            lines.push(Line::default());
+            lines.extend(para(
+                "then type /restart, or /agent to pick another agent.",
+                theme::dim(),
+            ));
+        }
+        Setup::NeedsAuth {
+            agent,
+            methods,
+            selected,
+        } => {
+            lines.extend(para(
+                &format!("{agent} needs you to sign in"),
+                theme::bold(),
+            ));
+            lines.push(Line::default());
+            for (i, method) in methods.iter().enumerate() {
+                let chosen = i == *selected;
+                let mark = Span::styled(if chosen { "› " } else { "  " }, theme::accent());
+                let style = if chosen {
+                    theme::popup_selected()
+                } else {
+                    ratatui::style::Style::new()
+                };
+                lines.extend(wrap(
+                    &[Span::styled(method.name.clone(), style)],
+                    width,
+                    &[mark],
+                    &indent,
+                ));
+                if let Some(command) = &method.terminal_command {
+                    let text = format!("runs `{}` in a new tmux window", command.join(" "));
+                    lines.extend(wrap(
+                        &[Span::styled(text, theme::dim())],
+                        width,
+                        &indent,
+                        &indent,
+                    ));
+                } else if let Some(description) = &method.description {
+                    lines.extend(wrap(
+                        &[Span::styled(description.clone(), theme::dim())],
+                        width,
+                        &indent,
+                        &indent,
+                    ));
+                }
+            }
+            lines.push(Line::default());
+            lines.extend(para(
+                "↑↓ choose · Enter sign in · /restart when done",
+                theme::dim(),
+            ));
+        }
+    }
+    let inner = Rect {
+        x: area.x + 1,
+        width: area.width.saturating_sub(2),
+        ..area
+    };
+    frame.render_widget(Paragraph::new(lines), inner);
+}

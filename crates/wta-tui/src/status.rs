@@ -1,0 +1,147 @@
+//! The status line: activity (with spinner), agent and model on the left;
+//! scroll state, target pane and cwd, yolo, and usage/cost on the right,
+//! dropped from the far right first when the pane is narrow.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
+use wta_helper::app::{Activity, AppState, Scroll, Usage};
+
+use crate::theme;
+use crate::wrap::spans_width;
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+fn left(state: &AppState) -> Vec<Span<'static>> {
+    if state.quit_armed() {
+        return vec![Span::styled(
+            " Press Ctrl+C again to quit",
+            theme::attention().add_modifier(Modifier::BOLD),
+        )];
+    }
+    let spinner = SPINNER[(state.frame % SPINNER.len() as u64) as usize];
+    let mut spans = match state.activity() {
+        Activity::Connecting => vec![Span::styled(format!(" {spinner} Connecting"), theme::dim())],
+        Activity::Ready => vec![Span::styled(" ● ", theme::ok()), Span::raw("Ready")],
+        Activity::Thinking { elapsed } => vec![
+            Span::styled(format!(" {spinner} "), theme::accent()),
+            Span::raw("Thinking"),
+            Span::styled(format!(" {}s", elapsed.as_secs()), theme::dim()),
+        ],
+        Activity::WaitingForPermission => vec![Span::styled(
+            " ◆ Waiting for permission",
+            theme::attention(),
+        )],
+        Activity::Failed(_) => vec![Span::styled(" ✗ Disconnected", theme::error())],
+        Activity::Setup => vec![Span::styled(" ◆ Setup needed", theme::attention())],
+    };
+    spans.push(Span::styled(" · ", theme::dim()));
+    spans.push(Span::styled(state.agent.clone(), theme::bold()));
+    if let Some(model) = &state.model {
+        spans.push(Span::styled(" · ", theme::dim()));
+        spans.push(Span::raw(model.clone()));
+    }
+    spans
+}
+
+fn usage_text(usage: &Usage) -> String {
+    let tokens = match usage.used_tokens {
+        n if n >= 1_000_000 => format!("{:.1}M", n as f64 / 1e6),
+        n if n >= 1_000 => format!("{:.1}k", n as f64 / 1e3),
+        n => n.to_string(),
+    };
+    let mut text = match usage.context_tokens {
+        Some(size) if size > 0 => format!("{tokens} tok ({}%)", usage.used_tokens * 100 / size),
+        _ => format!("{tokens} tok"),
+    };
+    if let Some((amount, currency)) = &usage.cost {
+        let symbol = if currency == "USD" {
+            "$".to_owned()
+        } else {
+            format!("{currency} ")
+        };
+        text.push_str(&format!(" · {symbol}{amount:.2}"));
+    }
+    text
+}
+
+/// Right-hand segments in priority order (most important first).
+fn right(state: &AppState) -> Vec<Vec<Span<'static>>> {
+    let mut segments = Vec::new();
+    if matches!(state.scroll, Scroll::Pinned { .. }) {
+        segments.push(vec![Span::styled("↑ history · Ctrl+End", theme::accent())]);
+    }
+    if state.yolo.on {
+        segments.push(vec![Span::styled(
+            "yolo on",
+            theme::attention().add_modifier(Modifier::BOLD),
+        )]);
+    } else if state.yolo.blocked {
+        segments.push(vec![Span::styled("yolo blocked", theme::dim())]);
+    }
+    if let Some(target) = &state.target {
+        let mut spans = vec![Span::styled(target.pane.clone(), theme::accent())];
+        if let Some(cwd) = &target.cwd {
+            spans.push(Span::styled(
+                format!(" {}", shorten_path(cwd, 28)),
+                theme::dim(),
+            ));
+        }
+        segments.push(spans);
+    }
+    if let Some(usage) = &state.usage {
+        segments.push(vec![Span::styled(usage_text(usage), theme::dim())]);
+    }
+    if !state.yolo.on && !state.yolo.blocked {
+        segments.push(vec![Span::styled("yolo off", theme::dim())]);
+    }
+    segments
+}
+
+/// Keeps the end of a long path: `…/src/wta`.
+fn shorten_path(path: &str, max: usize) -> String {
+    if path.width() <= max {
+        return path.to_owned();
+    }
+    let tail: String = path
+        .chars()
+        .rev()
+        .take(max.saturating_sub(1))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("…{tail}")
+}
+
+pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
+    let left = left(state);
+    let width = area.width as usize;
+    let mut used = spans_width(&left) + 1;
+    let mut right_spans: Vec<Span<'static>> = Vec::new();
+    let mut chosen: Vec<Vec<Span<'static>>> = Vec::new();
+    for segment in right(state) {
+        let w = spans_width(&segment) + 3;
+        if used + w > width {
+            continue;
+        }
+        used += w;
+        chosen.push(segment);
+    }
+    // Display order: the pane first, then yolo, usage; history hint leads.
+    for (i, segment) in chosen.into_iter().enumerate() {
+        if i > 0 {
+            right_spans.push(Span::styled(" · ", theme::dim()));
+        }
+        right_spans.extend(segment);
+    }
+    right_spans.push(Span::raw(" "));
+    let buf = frame.buffer_mut();
+    buf.set_line(area.x, area.y, &Line::from(left), area.width);
+    let rw = spans_width(&right_spans) as u16;
+    if rw < area.width {
+        buf.set_line(area.right() - rw, area.y, &Line::from(right_spans), rw);
+    }
+}

@@ -1,0 +1,332 @@
+//! Screen snapshots (insta over ratatui's TestBackend) of every part of the
+//! pane, each at widths 40/80/120 and heights 10/40. States are built by
+//! feeding events through the real reducer, as the helper does.
+
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use wta_helper::app::*;
+use wta_tui::View;
+
+const SIZES: [(u16, u16); 6] = [(40, 10), (80, 10), (120, 10), (40, 40), (80, 40), (120, 40)];
+
+struct Fixture {
+    state: AppState,
+    t0: Instant,
+    now: Instant,
+}
+
+impl Fixture {
+    fn ready() -> Self {
+        let t0 = Instant::now();
+        let mut f = Fixture {
+            state: AppState::new("demo"),
+            t0,
+            now: t0,
+        };
+        f.domain(DomainEvent::SessionStarted {
+            agent: "demo".into(),
+            model: Some("demo-1".into()),
+        });
+        f.domain(DomainEvent::TargetPane {
+            pane: "%3".into(),
+            cwd: Some("/home/ada/src/wta".into()),
+        });
+        f
+    }
+
+    fn at(&mut self, ms: u64) -> &mut Self {
+        self.now = self.t0 + Duration::from_millis(ms);
+        self
+    }
+
+    fn send(&mut self, event: Event) -> Vec<Effect> {
+        update(&mut self.state, event, self.now)
+    }
+
+    fn domain(&mut self, event: DomainEvent) -> &mut Self {
+        self.send(Event::Domain(event));
+        self
+    }
+
+    fn typed(&mut self, text: &str) -> &mut Self {
+        for c in text.chars() {
+            self.send(Event::Key(Key::ch(c)));
+        }
+        self
+    }
+
+    fn prompt(&mut self, text: &str) -> &mut Self {
+        self.typed(text);
+        self.send(Event::Key(Key::plain(KeyCode::Enter)));
+        self
+    }
+
+    fn chunk(&mut self, text: &str) -> &mut Self {
+        self.domain(DomainEvent::AgentMessageChunk(text.into()))
+    }
+
+    fn render(&self, width: u16, height: u16) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        let mut view = View::new();
+        terminal
+            .draw(|frame| view.render(&self.state, frame))
+            .unwrap();
+        terminal.backend().to_string()
+    }
+}
+
+fn snapshot_all_sizes(name: &str, fixture: &Fixture) {
+    for (w, h) in SIZES {
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), fixture.render(w, h));
+    }
+}
+
+const REPLY: &str = "## Plan\n\nI'll check the **build** first, then run the `tests`:\n\n1. Build with cargo\n2. Run the suite\n   - unit tests\n   - the *tmux* end-to-end tests\n\n```rust\nfn main() {\n    println!(\"hello from a fairly long line of code that wraps\");\n}\n```\n\n| Step | Result |\n|---|---|\n| build | ok |\n| tests | 2 failed |\n\nSee [the docs](https://example.com/docs) for more";
+
+#[test]
+fn empty_pane() {
+    snapshot_all_sizes("empty", &Fixture::ready());
+}
+
+#[test]
+fn streaming_reply_with_markdown_and_code() {
+    let mut f = Fixture::ready();
+    f.prompt("How do I build and test this?");
+    f.domain(DomainEvent::ThoughtChunk(
+        "The user wants build steps.\nCheck Cargo.toml first.".into(),
+    ));
+    for chunk in REPLY.as_bytes().chunks(40) {
+        f.chunk(std::str::from_utf8(chunk).unwrap());
+    }
+    f.domain(DomainEvent::Usage(Usage {
+        used_tokens: 12_345,
+        context_tokens: Some(200_000),
+        cost: Some((0.042, "USD".into())),
+    }));
+    f.at(2300).send(Event::Tick);
+    snapshot_all_sizes("streaming", &f);
+}
+
+fn tool(
+    id: &str,
+    title: &str,
+    kind: ToolKind,
+    status: ToolStatus,
+    target: Option<&str>,
+) -> ToolCall {
+    ToolCall {
+        id: ToolCallId(id.into()),
+        title: title.into(),
+        kind,
+        status,
+        target: target.map(Into::into),
+        ..ToolCall::default()
+    }
+}
+
+#[test]
+fn tool_calls_in_every_status() {
+    let mut f = Fixture::ready();
+    f.prompt("run the tests");
+    f.domain(DomainEvent::ToolCall(tool(
+        "1",
+        "Read Cargo.toml",
+        ToolKind::Read,
+        ToolStatus::Completed,
+        Some("/home/ada/src/wta/Cargo.toml"),
+    )));
+    f.domain(DomainEvent::ToolCall(tool(
+        "2",
+        "Run tests",
+        ToolKind::Execute,
+        ToolStatus::Failed,
+        Some("cargo test --workspace"),
+    )));
+    f.domain(DomainEvent::ToolCallUpdate(ToolCallUpdate {
+        id: ToolCallId("2".into()),
+        output: Some(
+            (1..=9)
+                .map(|i| format!("test case_{i} ... ok\n"))
+                .collect::<String>()
+                + "test result: FAILED. 8 passed; 1 failed",
+        ),
+        exit_code: Some(101),
+        ..ToolCallUpdate::default()
+    }));
+    f.domain(DomainEvent::ToolCall(tool(
+        "3",
+        "Edit src/lib.rs",
+        ToolKind::Edit,
+        ToolStatus::InProgress,
+        Some("src/lib.rs"),
+    )));
+    f.domain(DomainEvent::ToolCall(tool(
+        "4",
+        "Search for TODO",
+        ToolKind::Search,
+        ToolStatus::Pending,
+        None,
+    )));
+    snapshot_all_sizes("tools", &f);
+}
+
+#[test]
+fn plan() {
+    let mut f = Fixture::ready();
+    f.prompt("fix the failing test");
+    let entry = |text: &str, status| PlanEntry {
+        text: text.into(),
+        status,
+    };
+    f.domain(DomainEvent::Plan(vec![
+        entry("Reproduce the failure", PlanStatus::Completed),
+        entry(
+            "Find the off-by-one in the wrapping code that drops the last column",
+            PlanStatus::InProgress,
+        ),
+        entry("Add a regression test", PlanStatus::Pending),
+    ]));
+    snapshot_all_sizes("plan", &f);
+}
+
+fn permission(id: u64, title: &str, target: &str) -> PermissionRequest {
+    let option = |id: &str, name: &str, kind| PermissionOption {
+        id: id.into(),
+        name: name.into(),
+        kind,
+    };
+    PermissionRequest {
+        id: PermissionRequestId(id),
+        title: title.into(),
+        kind: ToolKind::Execute,
+        target: Some(target.into()),
+        options: vec![
+            option("allow", "Allow once", PermissionOptionKind::AllowOnce),
+            option(
+                "always",
+                "Always allow `cargo`",
+                PermissionOptionKind::AllowAlways,
+            ),
+            option("reject", "Reject", PermissionOptionKind::RejectOnce),
+        ],
+    }
+}
+
+#[test]
+fn permission_card() {
+    let mut f = Fixture::ready();
+    f.prompt("clean and rebuild");
+    f.chunk("I'll clean the target directory first.");
+    f.domain(DomainEvent::PermissionRequest(permission(
+        1,
+        "Run cargo clean",
+        "cargo clean && cargo build --release",
+    )));
+    f.domain(DomainEvent::PermissionRequest(permission(
+        2,
+        "Run cargo test",
+        "cargo test",
+    )));
+    f.at(1000).send(Event::Tick);
+    snapshot_all_sizes("permission", &f);
+}
+
+#[test]
+fn slash_popup() {
+    let mut f = Fixture::ready();
+    f.typed("/");
+    snapshot_all_sizes("slash_popup", &f);
+}
+
+#[test]
+fn setup_screen_not_installed_and_needs_auth() {
+    let mut f = Fixture::ready();
+    f.domain(DomainEvent::AgentMissing {
+        agent: "claude".into(),
+        install_hint: "npm install -g @zed-industries/claude-code-acp".into(),
+    });
+    snapshot_all_sizes("setup_missing", &f);
+    let mut f = Fixture::ready();
+    f.domain(DomainEvent::AuthRequired {
+        agent: "gemini".into(),
+        methods: vec![
+            AuthMethod {
+                id: "login".into(),
+                name: "Log in with Google".into(),
+                description: None,
+                terminal_command: Some(vec!["gemini".into(), "--login".into()]),
+            },
+            AuthMethod {
+                id: "key".into(),
+                name: "Use GEMINI_API_KEY".into(),
+                description: Some("Reads the key from the environment".into()),
+                terminal_command: None,
+            },
+        ],
+    });
+    snapshot_all_sizes("setup_auth", &f);
+}
+
+#[test]
+fn debug_panel() {
+    let mut f = Fixture::ready();
+    f.prompt("hi");
+    f.chunk("Hello! How can I help?");
+    f.domain(DomainEvent::TurnEnded(StopReason::EndTurn));
+    let lines = [
+        (
+            Direction::Out,
+            r#"{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}]}}"#,
+        ),
+        (
+            Direction::In,
+            r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk"}}}"#,
+        ),
+        (
+            Direction::In,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#,
+        ),
+    ];
+    for (direction, line) in lines {
+        f.domain(DomainEvent::Traffic {
+            direction,
+            line: line.into(),
+        });
+    }
+    f.send(Event::Key(Key::plain(KeyCode::F(12))));
+    snapshot_all_sizes("debug", &f);
+}
+
+#[test]
+fn folded_turn_and_system_lines() {
+    let mut f = Fixture::ready();
+    f.prompt("first question");
+    f.domain(DomainEvent::ThoughtChunk("Thinking about it".into()));
+    f.chunk("First answer.");
+    f.domain(DomainEvent::TurnEnded(StopReason::EndTurn));
+    f.prompt("second question");
+    f.chunk("Partial answ");
+    f.domain(DomainEvent::TurnEnded(StopReason::Cancelled));
+    f.state.input.set_text("/yolo on");
+    f.state.popup_dismissed = true;
+    f.send(Event::Key(Key::plain(KeyCode::Enter)));
+    f.prompt("/nope");
+    f.state.input.clear();
+    // Fold the first turn: Tab walks up from the newest foldable.
+    for _ in 0..2 {
+        f.send(Event::Key(Key::plain(KeyCode::Tab)));
+    }
+    f.send(Event::Key(Key::plain(KeyCode::Enter)));
+    insta::assert_snapshot!("folded_80x40", f.render(80, 40));
+}
+
+#[test]
+fn multi_line_input_with_cursor() {
+    let mut f = Fixture::ready();
+    f.typed("first line");
+    f.send(Event::Key(Key::new(KeyCode::Enter, Mods::SHIFT)));
+    f.typed("second line that is long enough to wrap around in a narrow pane");
+    insta::assert_snapshot!("input_40x10", f.render(40, 10));
+}
