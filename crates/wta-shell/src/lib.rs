@@ -10,15 +10,19 @@ pub mod error;
 pub mod output;
 pub mod parser;
 pub mod scripts;
+pub mod sink;
 pub mod submit;
 pub mod tracker;
+pub mod watcher;
 
 pub use error::ShellError;
 pub use output::{CappedOutput, Rendered, render};
 pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
 pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};
+pub use sink::{SinkStats, gated_command, run_pipe_sink, sh_quote};
 pub use submit::{SubmitRefusal, decide_submit, submit_commands};
 pub use tracker::{
     Effect, EndReason, Event, Integration, Millis, NotStarted, PaneFate, Run, RunId, State,
     SubmitId, Tracker, TrackerConfig, step,
 };
+pub use watcher::{PIPE_OWNER_OPTION, PaneWatcher, TmuxTarget, WatchEvent, WatchOptions};

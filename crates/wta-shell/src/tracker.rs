@@ -210,6 +210,12 @@ pub enum Event {
     },
     /// A valid `@wta_integration` option was seen on the pane.
     IntegrationAnnounced,
+    /// A gated shell was released a submit-timeout ago; `changed` tells whether
+    /// its screen changed since (a prompt was drawn). No mark by then means
+    /// the shell has no integration (tmux-host.md §8.2, rule a).
+    StartQuiet {
+        changed: bool,
+    },
     Resized {
         width: u16,
     },
@@ -309,6 +315,12 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
             set_integration(&mut t, Integration::Present, &mut fx);
             if t.state == State::Absent {
                 t.state = State::Unknown;
+            }
+        }
+        Event::StartQuiet { changed } => {
+            if changed && t.state == State::Unknown && t.integration == Integration::Unknown {
+                t.state = State::Absent;
+                set_integration(&mut t, Integration::Absent, &mut fx);
             }
         }
         Event::Resized { width } => t.width = width,

@@ -273,6 +273,41 @@ fn announced_integration_is_present_and_cwd_changes_once() {
 }
 
 #[test]
+fn quiet_gated_start_means_absent_unless_marks_or_announced() {
+    let (t, fx) = run(fresh(), vec![Event::StartQuiet { changed: true }]);
+    assert_eq!(
+        (t.state, t.integration),
+        (State::Absent, Integration::Absent)
+    );
+    assert!(fx.contains(&Effect::IntegrationChanged {
+        integration: Integration::Absent
+    }));
+    let (t, _) = run(fresh(), vec![Event::StartQuiet { changed: false }]);
+    assert_eq!(t.integration, Integration::Unknown);
+    let (t, _) = run(
+        fresh(),
+        vec![Event::Token(b("1")), Event::StartQuiet { changed: true }],
+    );
+    assert_eq!(
+        (t.state, t.integration),
+        (State::Idle, Integration::Present)
+    );
+    // A later mark revives an Absent pane.
+    let (t, _) = run(
+        fresh(),
+        vec![
+            Event::StartQuiet { changed: true },
+            Event::Token(a("1")),
+            Event::Token(b("1")),
+        ],
+    );
+    assert_eq!(
+        (t.state, t.integration),
+        (State::Idle, Integration::Present)
+    );
+}
+
+#[test]
 fn cmdline_normalisation() {
     assert!(cmdline_matches(
         "for i in 1 2\ndo echo $i\ndone",

@@ -1,0 +1,495 @@
+//! The pane watcher: follows one tmux pane's raw output and drives its tracker.
+//!
+//! It attaches `pipe-pane -O 'exec <sink> <socket>'` (never replacing a pipe
+//! someone else owns), accepts the sink's connection on a private Unix socket
+//! (0700 directory, peer uid checked), feeds parser → [`step`] and publishes
+//! effects. After pipe EOF it re-arms while the pane lives and reports pane
+//! death with `pane_dead_status`. It also submits commands (see [`submit`]).
+
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncReadExt;
+use tokio::net::UnixListener;
+use tokio::sync::{Mutex, mpsc};
+
+use crate::error::ShellError;
+use crate::parser::Parser;
+use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
+use crate::sink::sh_quote;
+use crate::submit::{SubmitRefusal, decide_submit, submit_commands};
+use crate::tracker::{Effect, Event, Millis, PaneFate, Tracker, TrackerConfig, step};
+
+/// Pane option holding the socket path of the WTA watcher that owns the pipe.
+pub const PIPE_OWNER_OPTION: &str = "@wta_pipe";
+
+/// How to reach a tmux server: `tmux -S <socket>`.
+#[derive(Debug, Clone)]
+pub struct TmuxTarget {
+    pub socket: PathBuf,
+}
+
+impl TmuxTarget {
+    /// Runs one tmux command and returns stdout.
+    pub async fn run(&self, args: &[&str]) -> Result<String, ShellError> {
+        let out = tokio::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .map_err(ShellError::TmuxSpawn)?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(ShellError::Tmux {
+                command: args.first().copied().unwrap_or("").to_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            })
+        }
+    }
+
+    async fn display(&self, pane: &str, format: &str) -> Result<String, ShellError> {
+        let out = self.run(&["display", "-p", "-t", pane, format]).await;
+        match out {
+            Err(ShellError::Tmux { stderr, .. }) if stderr.contains("can't find") => {
+                Err(ShellError::PaneGone {
+                    pane: pane.to_owned(),
+                })
+            }
+            other => other.map(|s| s.trim_end_matches('\n').to_owned()),
+        }
+    }
+}
+
+/// How the watcher starts its sink process inside tmux.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// argv before the socket path, e.g. `["/usr/bin/wta", "pipe-sink"]`.
+    pub sink_argv: Vec<String>,
+    /// Private directory for the watcher socket (created 0700).
+    pub runtime_dir: PathBuf,
+    pub config: TrackerConfig,
+}
+
+/// One update from the watcher.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchEvent {
+    Effect(Effect),
+    /// The watcher stopped (pane died or gone, or the pipe was taken over).
+    Ended {
+        reason: String,
+    },
+}
+
+/// A running watcher. The tracker is shared; read it with [`PaneWatcher::tracker`].
+pub struct PaneWatcher {
+    pub pane: String,
+    tmux: TmuxTarget,
+    tracker: Arc<Mutex<Tracker>>,
+    events: mpsc::Receiver<WatchEvent>,
+    started: Instant,
+    task: tokio::task::JoinHandle<()>,
+    socket: PathBuf,
+}
+
+impl std::fmt::Debug for PaneWatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PaneWatcher")
+            .field("pane", &self.pane)
+            .finish()
+    }
+}
+
+fn now_ms(started: Instant) -> Millis {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Checks that nobody else owns the pane's pipe. A pipe recorded as ours by
+/// a WTA watcher whose socket no longer answers is stale and may be replaced.
+async fn check_pipe_free(tmux: &TmuxTarget, pane: &str) -> Result<(), ShellError> {
+    let info = tmux
+        .display(pane, &format!("#{{pane_pipe}}\x1f#{{{PIPE_OWNER_OPTION}}}"))
+        .await?;
+    let (pipe, owner) = info.split_once('\x1f').unwrap_or((&info, ""));
+    if pipe != "1" {
+        return Ok(());
+    }
+    if !owner.is_empty() && tokio::net::UnixStream::connect(owner).await.is_err() {
+        return Ok(()); // a dead WTA watcher's pipe
+    }
+    Err(ShellError::ForeignPipe {
+        pane: pane.to_owned(),
+    })
+}
+
+impl PaneWatcher {
+    /// Attaches to `pane` (e.g. `%3`) and starts following it.
+    pub async fn attach(
+        tmux: TmuxTarget,
+        pane: &str,
+        opts: WatchOptions,
+    ) -> Result<Self, ShellError> {
+        check_pipe_free(&tmux, pane).await?;
+        let info = tmux
+            .display(
+                pane,
+                &format!("#{{pane_width}}\x1f#{{pane_pid}}\x1f#{{{INTEGRATION_OPTION}}}"),
+            )
+            .await?;
+        let mut parts = info.split('\x1f');
+        let width = parts.next().and_then(|w| w.parse().ok()).unwrap_or(80);
+        let pane_pid: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let announced = parts
+            .next()
+            .and_then(IntegrationMark::parse)
+            .is_some_and(|m| m.valid_for(pane_pid));
+
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&opts.runtime_dir)
+            .map_err(|source| ShellError::Socket {
+                path: opts.runtime_dir.clone(),
+                source,
+            })?;
+        let nonce = format!(
+            "{:x}{:x}",
+            std::process::id(),
+            Instant::now().elapsed().as_nanos() ^ now_nanos()
+        );
+        let socket = opts.runtime_dir.join(format!(
+            "pipe-{}-{nonce}.sock",
+            pane.trim_start_matches('%')
+        ));
+        let _ = std::fs::remove_file(&socket);
+        let listener = UnixListener::bind(&socket).map_err(|source| ShellError::Socket {
+            path: socket.clone(),
+            source,
+        })?;
+        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).map_err(
+            |source| ShellError::Socket {
+                path: socket.clone(),
+                source,
+            },
+        )?;
+
+        let mut tracker = Tracker::new(width, opts.config);
+        if announced {
+            tracker = step(tracker, Event::IntegrationAnnounced, 0).0;
+        }
+        let tracker = Arc::new(Mutex::new(tracker));
+        let (tx, events) = mpsc::channel(1024);
+        let started = Instant::now();
+        let mut sink_cmd: Vec<String> = opts.sink_argv.iter().map(|a| sh_quote(a)).collect();
+        sink_cmd.push(sh_quote(&socket.to_string_lossy()));
+        let pipe_cmd = format!("exec {}", sink_cmd.join(" "));
+        let follow = Follow {
+            tmux: tmux.clone(),
+            pane: pane.to_owned(),
+            tracker: tracker.clone(),
+            tx,
+            started,
+            pipe_cmd,
+            socket: socket.clone(),
+        };
+        follow.arm().await?;
+        let task = tokio::spawn(follow.run(listener));
+        Ok(PaneWatcher {
+            pane: pane.to_owned(),
+            tmux,
+            tracker,
+            events,
+            started,
+            task,
+            socket,
+        })
+    }
+
+    /// The shared tracker (lock briefly; the watcher feeds it).
+    pub fn tracker(&self) -> Arc<Mutex<Tracker>> {
+        self.tracker.clone()
+    }
+
+    /// The next watcher event; `None` after the watcher ended and all were read.
+    pub async fn next_event(&mut self) -> Option<WatchEvent> {
+        self.events.recv().await
+    }
+
+    /// Milliseconds since attach, the clock used in run records.
+    pub fn now(&self) -> Millis {
+        now_ms(self.started)
+    }
+
+    /// Sends `text` + Enter if and only if the shell is idle at a prompt.
+    /// Typeahead is never sent: a running command refuses with `Busy`.
+    pub async fn submit(&self, text: &str) -> Result<Result<(), SubmitRefusal>, ShellError> {
+        let mut guard = self.tracker.lock().await;
+        if let Err(refusal) = decide_submit(&guard.state, guard.integration) {
+            return Ok(Err(refusal));
+        }
+        let in_mode = self.tmux.display(&self.pane, "#{pane_in_mode}").await? == "1";
+        let buffer = format!("wta-{}", now_nanos());
+        for cmd in submit_commands(&self.pane, text, in_mode, &buffer) {
+            let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
+            self.tmux.run(&args).await?;
+        }
+        let before = self.snapshot().await;
+        let (next, fx) = step(
+            take(&mut guard),
+            Event::Submitted {
+                text: text.to_owned(),
+            },
+            self.now(),
+        );
+        *guard = next;
+        drop(guard);
+        for effect in fx {
+            if let Effect::StartSubmitTimer { id, after_ms } = effect {
+                let tracker = self.tracker.clone();
+                let tmux = self.tmux.clone();
+                let pane = self.pane.clone();
+                let started = self.started;
+                let before = before.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(after_ms)).await;
+                    let after = snapshot(&tmux, &pane).await;
+                    let changed = after != before;
+                    let mut t = tracker.lock().await;
+                    let (next, _) = step(
+                        take(&mut t),
+                        Event::SubmitTimerExpired { id, changed },
+                        now_ms(started),
+                    );
+                    *t = next;
+                });
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Releases a pane started with [`crate::gated_command`] and, one submit
+    /// timeout later, reports whether its shell showed any mark
+    /// ([`Event::StartQuiet`]). Attach first, then release.
+    pub async fn release_gate(&self, gate: &str) -> Result<(), ShellError> {
+        let before = self.snapshot().await;
+        self.tmux.run(&["wait-for", "-S", gate]).await?;
+        let after_ms = self.tracker.lock().await.config.submit_timeout_ms;
+        let (tracker, tmux, pane, started) = (
+            self.tracker.clone(),
+            self.tmux.clone(),
+            self.pane.clone(),
+            self.started,
+        );
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(after_ms)).await;
+            let changed = snapshot(&tmux, &pane).await != before;
+            let mut t = tracker.lock().await;
+            let (next, _) = step(take(&mut t), Event::StartQuiet { changed }, now_ms(started));
+            *t = next;
+        });
+        Ok(())
+    }
+
+    async fn snapshot(&self) -> (String, String) {
+        snapshot(&self.tmux, &self.pane).await
+    }
+
+    /// Stops following: detaches our pipe (if it is still ours) and ends the task.
+    pub async fn stop(self) {
+        self.task.abort();
+        let owner = self
+            .tmux
+            .display(&self.pane, &format!("#{{{PIPE_OWNER_OPTION}}}"))
+            .await;
+        if owner.is_ok_and(|o| o == self.socket.to_string_lossy()) {
+            let _ = self.tmux.run(&["pipe-pane", "-t", &self.pane]).await;
+            let _ = self
+                .tmux
+                .run(&["set", "-p", "-u", "-t", &self.pane, PIPE_OWNER_OPTION])
+                .await;
+        }
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+/// Moves the tracker out of its lock for a pure `step` (no clone of its buffers).
+fn take(t: &mut Tracker) -> Tracker {
+    let config = t.config;
+    std::mem::replace(t, Tracker::new(0, config))
+}
+
+fn now_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// Foreground command and visible screen: what "the pane reacted" compares.
+async fn snapshot(tmux: &TmuxTarget, pane: &str) -> (String, String) {
+    let fg = tmux
+        .display(pane, "#{pane_current_command}")
+        .await
+        .unwrap_or_default();
+    let screen = tmux
+        .run(&["capture-pane", "-p", "-t", pane])
+        .await
+        .unwrap_or_default();
+    (fg, screen)
+}
+
+/// The background half of a watcher.
+struct Follow {
+    tmux: TmuxTarget,
+    pane: String,
+    tracker: Arc<Mutex<Tracker>>,
+    tx: mpsc::Sender<WatchEvent>,
+    started: Instant,
+    pipe_cmd: String,
+    socket: PathBuf,
+}
+
+impl Follow {
+    async fn arm(&self) -> Result<(), ShellError> {
+        let owner = self.socket.to_string_lossy();
+        self.tmux
+            .run(&[
+                "set",
+                "-p",
+                "-t",
+                &self.pane,
+                PIPE_OWNER_OPTION,
+                &owner,
+                ";",
+                "pipe-pane",
+                "-O",
+                "-t",
+                &self.pane,
+                &self.pipe_cmd,
+            ])
+            .await
+            .map(|_| ())
+    }
+
+    async fn feed(&self, events: Vec<Event>) {
+        let mut effects = Vec::new();
+        {
+            let mut t = self.tracker.lock().await;
+            let mut cur = take(&mut t);
+            for event in events {
+                let (next, fx) = step(cur, event, now_ms(self.started));
+                cur = next;
+                effects.extend(fx);
+            }
+            *t = cur;
+        }
+        for effect in effects {
+            if matches!(effect, Effect::RunStarted { .. }) {
+                self.refresh_width().await;
+            }
+            // A slow consumer loses effects, never stalls the pane stream.
+            let _ = self.tx.try_send(WatchEvent::Effect(effect));
+        }
+    }
+
+    async fn refresh_width(&self) {
+        let Ok(w) = self.tmux.display(&self.pane, "#{pane_width}").await else {
+            return;
+        };
+        let Ok(width) = w.parse::<u16>() else { return };
+        let mut t = self.tracker.lock().await;
+        t.width = width;
+        if let Some(run) = t.current.as_mut() {
+            run.width = width;
+        }
+    }
+
+    async fn run(self, listener: UnixListener) {
+        let reason = self.follow(listener).await;
+        let _ = std::fs::remove_file(&self.socket);
+        let _ = self.tx.send(WatchEvent::Ended { reason }).await;
+    }
+
+    async fn follow(&self, listener: UnixListener) -> String {
+        let uid = current_uid(&self.socket);
+        let mut parser = Parser::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let accepted = tokio::time::timeout(Duration::from_secs(2), listener.accept()).await;
+            match accepted {
+                Ok(Ok((mut stream, _))) => {
+                    let peer_ok = stream
+                        .peer_cred()
+                        .map(|c| Some(c.uid()) == uid)
+                        .unwrap_or(false);
+                    if !peer_ok {
+                        continue;
+                    }
+                    loop {
+                        let n = match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => n,
+                        };
+                        let mut tokens = Vec::new();
+                        parser.feed(&buf[..n], &mut tokens);
+                        self.feed(tokens.into_iter().map(Event::Token).collect())
+                            .await;
+                    }
+                }
+                Ok(Err(e)) => return format!("watcher socket failed: {e}"),
+                Err(_) => {} // no sink yet: check the pane below
+            }
+            // Pipe EOF (or no sink): is the pane still there, and whose pipe is it?
+            let info = self
+                .tmux
+                .display(&self.pane, &format!("#{{pane_dead}}\x1f#{{pane_dead_status}}\x1f#{{pane_pipe}}\x1f#{{{PIPE_OWNER_OPTION}}}"))
+                .await;
+            let info = match info {
+                Err(ShellError::PaneGone { .. }) => {
+                    self.feed(vec![Event::PipeClosed {
+                        fate: PaneFate::Gone,
+                    }])
+                    .await;
+                    return format!("pane {} is gone", self.pane);
+                }
+                Err(e) => return e.to_string(),
+                Ok(info) => info,
+            };
+            let f: Vec<&str> = info.split('\x1f').collect();
+            if f.first() == Some(&"1") {
+                let status = f.get(1).and_then(|s| s.parse().ok());
+                self.feed(vec![Event::PipeClosed {
+                    fate: PaneFate::Dead { status },
+                }])
+                .await;
+                return format!(
+                    "pane {} died (status {})",
+                    self.pane,
+                    f.get(1).unwrap_or(&"?")
+                );
+            }
+            let ours = f
+                .get(3)
+                .is_some_and(|o| *o == self.socket.to_string_lossy());
+            if f.get(2) == Some(&"1") && !ours {
+                self.feed(vec![Event::Detached]).await;
+                return format!("another program took over the pipe of pane {}", self.pane);
+            }
+            if f.get(2) != Some(&"1")
+                && let Err(e) = self.arm().await
+            {
+                return e.to_string();
+            }
+        }
+    }
+}
+
+fn current_uid(socket: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(socket).ok().map(|m| m.uid())
+}

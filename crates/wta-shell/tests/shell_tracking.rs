@@ -1,0 +1,433 @@
+//! End-to-end command tracking on private tmux servers with real bash, zsh and fish.
+//!
+//! Each test starts its own server, opens a gated pane running the shell with
+//! the WTA integration script, attaches a [`PaneWatcher`] (the sink is this
+//! test binary re-run as `pipe_sink_entry`), then submits commands and checks
+//! the tracker's run records.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers panic on setup failure
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use wta_shell::{
+    EndReason, Integration, PaneWatcher, Run, Shell, State, SubmitRefusal, TmuxTarget,
+    TrackerConfig, WatchOptions, gated_command,
+};
+use wta_testkit::{TmuxServer, wait_for_value};
+
+const T: Duration = Duration::from_secs(15);
+const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
+
+/// Not a test: the pipe-pane sink entry point when re-run by tmux.
+#[test]
+fn pipe_sink_entry() {
+    if let Ok(socket) = std::env::var(SINK_ENV) {
+        let _ = wta_shell::run_pipe_sink(std::path::Path::new(&socket));
+        std::process::exit(0);
+    }
+}
+
+struct Pane {
+    server: TmuxServer,
+    watcher: PaneWatcher,
+    pane: String,
+    dir: tempfile::TempDir,
+}
+
+fn sink_argv() -> Vec<String> {
+    let exe = std::env::current_exe()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    vec![
+        "sh".into(),
+        "-c".into(),
+        format!("{SINK_ENV}=\"$1\" exec \"$0\" --exact pipe_sink_entry --quiet --test-threads=1"),
+        exe,
+    ]
+}
+
+/// argv that starts `shell` interactively with the integration loaded (or not).
+fn shell_argv(shell: Shell, dir: &std::path::Path, integrate: bool) -> Vec<String> {
+    let script = if integrate { shell.script() } else { "" };
+    let home = dir.to_string_lossy().into_owned();
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    match shell {
+        Shell::Bash => {
+            let rc = dir.join("bashrc");
+            std::fs::write(&rc, format!("PS1='$ '\nHISTFILE={home}/.hist\n{script}")).unwrap();
+            s(&[
+                "env",
+                &format!("HOME={home}"),
+                "bash",
+                "--rcfile",
+                &rc.to_string_lossy(),
+                "-i",
+            ])
+        }
+        Shell::Zsh => {
+            std::fs::write(dir.join(".zshrc"), format!("PS1='%# '\n{script}")).unwrap();
+            s(&[
+                "env",
+                &format!("HOME={home}"),
+                &format!("ZDOTDIR={home}"),
+                "zsh",
+                "-i",
+            ])
+        }
+        Shell::Fish => {
+            let rc = dir.join("rc.fish");
+            std::fs::write(&rc, script).unwrap();
+            s(&[
+                "env",
+                &format!("HOME={home}"),
+                "fish",
+                "--no-config",
+                "-C",
+                &format!("source {}", rc.display()),
+            ])
+        }
+        Shell::Pwsh => unreachable!("pwsh is not installed"),
+    }
+}
+
+async fn open(shell: Shell, config: TrackerConfig, integrate: bool) -> Pane {
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let argv = shell_argv(shell, dir.path(), integrate);
+    let argv_ref: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let gate = format!("wta-go-{}", std::process::id());
+    let cmd = gated_command(&gate, &argv_ref);
+    let pane = server
+        .tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-c",
+            &dir.path().to_string_lossy(),
+            &cmd,
+        ])
+        .trim()
+        .to_owned();
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let opts = WatchOptions {
+        sink_argv: sink_argv(),
+        runtime_dir: dir.path().join("rt"),
+        config,
+    };
+    let watcher = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+    watcher.release_gate(&gate).await.unwrap();
+    let p = Pane {
+        server,
+        watcher,
+        pane,
+        dir,
+    };
+    if integrate {
+        p.wait_state("first prompt", |s| *s == State::Idle).await;
+    }
+    p
+}
+
+impl Pane {
+    async fn wait_state(&self, what: &str, pred: impl Fn(&State) -> bool) -> State {
+        let tracker = self.watcher.tracker();
+        tokio::task::block_in_place(|| {
+            wait_for_value(what, T, || {
+                let t = tracker.try_lock().ok()?;
+                pred(&t.state).then(|| t.state.clone())
+            })
+        })
+        .unwrap_or_else(|e| panic!("{e}; screen:\n{}", self.server.capture(&self.pane)))
+    }
+
+    /// Waits for a finished run with id > `after`.
+    async fn wait_run(&self, after: u64) -> Run {
+        let tracker = self.watcher.tracker();
+        tokio::task::block_in_place(|| {
+            wait_for_value("a finished run", T, || {
+                let t = tracker.try_lock().ok()?;
+                t.last.as_ref().filter(|r| r.id.0 > after).cloned()
+            })
+        })
+        .unwrap_or_else(|e| panic!("{e}; screen:\n{}", self.server.capture(&self.pane)))
+    }
+
+    async fn last_id(&self) -> u64 {
+        self.watcher
+            .tracker()
+            .lock()
+            .await
+            .last
+            .as_ref()
+            .map_or(0, |r| r.id.0)
+    }
+
+    /// Submits at an idle prompt and waits for the run to finish.
+    async fn run(&self, cmd: &str) -> Run {
+        self.wait_state("idle prompt", |s| *s == State::Idle).await;
+        let after = self.last_id().await;
+        self.watcher.submit(cmd).await.unwrap().unwrap();
+        let run = self.wait_run(after).await;
+        assert_eq!(run.submitted.as_deref(), Some(cmd));
+        run
+    }
+
+    async fn start(&self, cmd: &str) {
+        self.wait_state("idle prompt", |s| *s == State::Idle).await;
+        self.watcher.submit(cmd).await.unwrap().unwrap();
+        self.wait_state("running", |s| *s == State::Running).await;
+    }
+
+    /// Waits until `program` is the pane's foreground process (so a key such as
+    /// C-c reaches it, not the shell still expanding its PS0 hook).
+    fn wait_foreground(&self, program: &str) {
+        let what = format!("{program} in the foreground");
+        tokio::task::block_in_place(|| {
+            wta_testkit::wait_until(&what, T, || {
+                self.server.display(&self.pane, "#{pane_current_command}") == program
+            })
+        })
+        .unwrap();
+    }
+
+    fn keys(&self, keys: &str) {
+        self.server.tmux(&["send-keys", "-t", &self.pane, keys]);
+    }
+}
+
+fn cfg() -> TrackerConfig {
+    TrackerConfig::default()
+}
+
+async fn exit_zero(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let run = p.run("echo hello; echo world").await;
+    assert_eq!((run.exit, run.end_reason), (Some(0), Some(EndReason::Mark)));
+    assert_eq!(run.render().text, "hello\nworld");
+    assert!(run.cmdline_matches, "{:?}", run.cmdline);
+}
+
+async fn exit_two(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let run = p.run("ls /nope").await;
+    assert_eq!(run.exit, Some(2));
+    assert_eq!(
+        run.render().text,
+        "ls: cannot access '/nope': No such file or directory"
+    );
+}
+
+async fn pipeline(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let run = p.run("printf 'a\\nb\\nc\\n' | grep -c .").await;
+    assert_eq!((run.exit, run.render().text.as_str()), (Some(0), "3"));
+}
+
+async fn many_lines_bounded(sh: Shell) {
+    let small = TrackerConfig {
+        head_cap: 200,
+        tail_cap: 200,
+        ..cfg()
+    };
+    let p = open(sh, small, true).await;
+    let run = p.run("seq 1 200").await;
+    assert_eq!(run.exit, Some(0));
+    assert!(run.output.truncated());
+    assert!(run.output.held() <= 400);
+    let expected: usize = (1..=200).map(|i: usize| i.to_string().len() + 2).sum();
+    // fish adds a title OSC and mode switches between C and D.
+    assert!(
+        (expected as u64..expected as u64 + 200).contains(&run.output.total()),
+        "{}",
+        run.output.total()
+    );
+    let r = run.render();
+    assert!(r.truncated);
+    assert!(r.text.starts_with("1\n2\n3\n"), "{}", r.text);
+    assert!(r.text.ends_with("199\n200"), "{}", r.text);
+}
+
+async fn progress_rendered(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let run = p
+        .run("printf 'progress 10%%\\rprogress 100%%\\nab\\bX\\n'")
+        .await;
+    assert_eq!(run.render().text, "progress 100%\naX");
+}
+
+async fn ctrl_c_is_130(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let after = p.last_id().await;
+    p.start("sleep 100").await;
+    p.wait_foreground("sleep");
+    p.keys("C-c");
+    let run = p.wait_run(after).await;
+    assert_eq!(run.exit, Some(130));
+}
+
+async fn long_sleep_still_running(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    p.start("sleep 30").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(1500);
+    tokio::time::sleep_until(deadline).await; // the deadline under test, not a wait for a condition
+    let t = p.watcher.tracker();
+    let t = t.lock().await;
+    assert_eq!(t.state, State::Running);
+    let cur = t.current.as_ref().unwrap();
+    assert_eq!((cur.exit, cur.end_reason), (None, None));
+    assert!(t.last.is_none());
+}
+
+async fn alt_screen_flagged(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let after = p.last_id().await;
+    p.start("less /etc/os-release").await;
+    let tracker = p.watcher.tracker();
+    tokio::task::block_in_place(|| {
+        wta_testkit::wait_until("alt screen", T, || {
+            tracker.try_lock().is_ok_and(|t| t.alt_screen)
+        })
+    })
+    .unwrap();
+    p.keys("q");
+    let run = p.wait_run(after).await;
+    assert!(run.alt_screen);
+    assert_eq!(run.exit, Some(0));
+}
+
+async fn nested_shell(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let after = p.last_id().await;
+    let argv = shell_argv(sh, p.dir.path(), true);
+    let quoted: Vec<String> = argv.iter().map(|a| wta_shell::sh_quote(a)).collect();
+    p.start(&quoted.join(" ")).await;
+    // The inner shell's prompt marks must not end the outer run.
+    p.server.wait_for_text(&p.pane, "", T);
+    tokio::task::block_in_place(|| {
+        wta_testkit::wait_until("inner prompt", T, || {
+            let screen = p.server.capture(&p.pane);
+            screen.lines().count() >= 2
+        })
+    })
+    .unwrap();
+    p.server.type_line(&p.pane, "echo inner-out");
+    p.server.wait_for_text(&p.pane, "inner-out\n", T);
+    p.server.type_line(&p.pane, "exit 5");
+    let run = p.wait_run(after).await;
+    assert_eq!(run.exit, Some(5), "{:?}", run.render());
+    assert!(
+        run.render().text.contains("inner-out"),
+        "{}",
+        run.render().text
+    );
+    assert_eq!(run.end_reason, Some(EndReason::Mark));
+}
+
+async fn cwd_from_osc7(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let target: PathBuf = p.dir.path().join("dir with spaces").join("ünï☃");
+    std::fs::create_dir_all(&target).unwrap();
+    p.run(&format!(
+        "cd {}",
+        wta_shell::sh_quote(&target.to_string_lossy())
+    ))
+    .await;
+    let tracker = p.watcher.tracker();
+    let want = target.to_string_lossy().into_owned();
+    tokio::task::block_in_place(|| {
+        wta_testkit::wait_until("cwd from OSC 7", T, || {
+            tracker
+                .try_lock()
+                .is_ok_and(|t| t.cwd.as_ref().is_some_and(|c| c.path == want))
+        })
+    })
+    .unwrap();
+}
+
+async fn absent_without_integration(sh: Shell) {
+    let p = open(sh, cfg(), false).await;
+    let state = p.wait_state("absent", |s| *s == State::Absent).await;
+    assert_eq!(state, State::Absent);
+    assert_eq!(
+        p.watcher.tracker().lock().await.integration,
+        Integration::Absent
+    );
+    assert_eq!(
+        p.watcher.submit("echo hi").await.unwrap(),
+        Err(SubmitRefusal::IntegrationAbsent)
+    );
+}
+
+async fn other_pane_never_attached(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let other = p
+        .server
+        .tmux(&[
+            "split-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            &p.pane,
+            "bash --norc --noprofile",
+        ])
+        .trim()
+        .to_owned();
+    p.server.type_line(
+        &other,
+        "echo other-pane-secret; sleep 0.2; echo other-pane-done",
+    );
+    p.server.wait_for_text(&other, "other-pane-done\n", T);
+    let run = p.run("echo mine").await;
+    assert_eq!(run.render().text, "mine");
+    assert_eq!(run.id.0, 1, "only our command made a run");
+}
+
+async fn typeahead_never_sent(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let after = p.last_id().await;
+    p.start("sleep 100").await;
+    assert_eq!(
+        p.watcher.submit("echo typed-ahead").await.unwrap(),
+        Err(SubmitRefusal::Busy)
+    );
+    p.wait_foreground("sleep");
+    p.keys("C-c");
+    let run = p.wait_run(after).await;
+    assert_eq!(run.exit, Some(130));
+    assert!(!run.render().text.contains("typed-ahead"));
+    let next = p.run("echo after").await;
+    assert_eq!(next.render().text, "after");
+    assert!(!p.server.capture(&p.pane).contains("typed-ahead"));
+}
+
+macro_rules! per_shell {
+    ($($name:ident),* $(,)?) => {
+        mod bash { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Bash).await } )* }
+        mod zsh { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Zsh).await } )* }
+        mod fish { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Fish).await } )* }
+    };
+}
+
+per_shell!(
+    exit_zero,
+    exit_two,
+    pipeline,
+    many_lines_bounded,
+    progress_rendered,
+    ctrl_c_is_130,
+    long_sleep_still_running,
+    alt_screen_flagged,
+    nested_shell,
+    cwd_from_osc7,
+    absent_without_integration,
+    other_pane_never_attached,
+    typeahead_never_sent,
+);
