@@ -105,7 +105,7 @@ fn on_event(event: HelperEvent, pending: &mut VecDeque<PermissionRequest>) -> Va
                 .collect();
             let line = json!({"event": "permission", "sessionId": p.request.session_id.to_string(),
                 "title": p.request.tool_call.fields.title, "options": options});
-            pending.push_back(p);
+            pending.push_back(*p);
             line
         }
         HelperEvent::ClientRequest(r) => {

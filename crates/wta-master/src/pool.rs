@@ -186,7 +186,8 @@ async fn start(
                 }
                 Ok(())
             });
-        tokio::pin!(conn);
+        // Boxed so it can be dropped (closing the agent's stdin) before the group is stopped.
+        let mut conn = Box::pin(conn);
         let reason = tokio::select! {
             result = &mut conn => match result {
                 Ok(()) => "its connection closed".to_owned(),

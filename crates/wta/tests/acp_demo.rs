@@ -1,5 +1,7 @@
 //! The built-in offline demo agent, through a real master and helper.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
+
 mod acp_common;
 
 use std::time::Duration;

@@ -1,6 +1,8 @@
 //! Black-box routing tests: real `wta --master`, real headless helpers, the
 //! scripted test agent, real Unix sockets, temp HOME/XDG dirs.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
+
 mod acp_common;
 
 use std::collections::HashSet;

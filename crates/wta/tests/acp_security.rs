@@ -1,6 +1,8 @@
 //! Black-box trust-boundary tests of the master: singleton, modes, peer uid,
 //! argv smuggling, allowlist, and `wta sessions list`.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
+
 mod acp_common;
 
 use std::io::{BufRead, BufReader, Write};

@@ -15,7 +15,7 @@ pub enum HelperEvent {
     /// `session/update` for one of this helper's sessions.
     SessionUpdate(Box<SessionNotification>),
     /// `session/request_permission`: answer with [`PermissionRequest::respond`].
-    Permission(PermissionRequest),
+    Permission(Box<PermissionRequest>),
     /// `fs/*`, `terminal/*` or another agent → client request, untyped.
     ClientRequest(ClientRequest),
     /// A turn started with `MasterConnection::start_prompt` ended.

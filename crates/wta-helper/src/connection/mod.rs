@@ -112,7 +112,7 @@ impl MasterConnection {
                 )
                 .on_receive_request(
                     async move |request: RequestPermissionRequest, responder, _cx| {
-                        let _ = permission_events.send(HelperEvent::Permission(PermissionRequest::new(request, responder)));
+                        let _ = permission_events.send(HelperEvent::Permission(Box::new(PermissionRequest::new(request, responder))));
                         Ok(())
                     },
                     agent_client_protocol::on_receive_request!(),
