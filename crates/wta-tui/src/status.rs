@@ -71,7 +71,7 @@ fn usage_text(usage: &Usage) -> String {
 fn right(state: &AppState) -> Vec<Vec<Span<'static>>> {
     let mut segments = Vec::new();
     if matches!(state.scroll, Scroll::Pinned { .. }) {
-        segments.push(vec![Span::styled("↑ history · Ctrl+End", theme::accent())]);
+        segments.push(vec![Span::styled("↑ history", theme::accent())]);
     }
     if state.yolo.on {
         segments.push(vec![Span::styled(

@@ -127,7 +127,7 @@ fn help_text() -> String {
     }
     text.push_str(
         "\nKeys:\n  Enter send · Shift/Alt+Enter or \\ Enter newline · ↑↓ history\n  \
-         Ctrl+C copy/cancel/clear/quit · Esc clear · PgUp/PgDn scroll\n  \
+         Ctrl+C copy/cancel/clear/quit · Esc clear · PgUp/PgDn scroll · Ctrl+End follow\n  \
          Tab select a turn or thought, Enter fold it · F12 ACP traffic",
     );
     text
