@@ -7,6 +7,15 @@
 //!                                     │
 //!                                     └──► wta_tui::View::render(&AppState, frame)
 //! ```
+//!
+//! Driver contract:
+//! - Map `session/update` to [`DomainEvent`]s (chunks, tool calls and
+//!   updates, plan, usage), `session/prompt`'s result to `TurnEnded`, and
+//!   each `session/request_permission` to `PermissionRequest` with a fresh
+//!   [`PermissionRequestId`] that keys the responder until an
+//!   [`Effect::AnswerPermission`] for it arrives (`Cancelled` included).
+//! - Execute effects in order. After any event, redraw; tick (~100 ms) only
+//!   while [`AppState::needs_tick`] is true, so an idle pane costs nothing.
 
 mod commands;
 pub mod debug;
