@@ -1,0 +1,303 @@
+//! Property tests of every parser on the trust boundary: channel,
+//! invocation, envelope, frame reader, payload schema. Each must never
+//! panic, keep memory bounded, and round-trip what it accepts.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use wta_protocol::limits::MAX_PAYLOAD_BYTES;
+use wta_protocol::{
+    Channel, FrameReader, HelperId, Invocation, ProposalPayload, ProposalRequest, ResponseLine,
+    TurnNonce, build_invocation, classify_invocation, extract_command, parse_payload,
+};
+
+fn channel_strategy() -> impl Strategy<Value = Channel> {
+    (any::<[u8; 16]>(), any::<[u8; 16]>())
+        .prop_map(|(h, n)| Channel::new(HelperId::from_bytes(h), TurnNonce::from_bytes(n)))
+}
+
+/// Strings biased toward the characters that matter to the parsers.
+fn tricky_string(max: usize) -> impl Strategy<Value = String> {
+    let alphabet = prop_oneof![
+        Just('\''),
+        Just('\\'),
+        Just('"'),
+        Just(' '),
+        Just('\n'),
+        Just('\r'),
+        Just('|'),
+        Just(';'),
+        Just('&'),
+        Just('$'),
+        Just('('),
+        Just(')'),
+        Just('`'),
+        Just('<'),
+        Just('>'),
+        Just('['),
+        Just(']'),
+        Just('.'),
+        Just('v'),
+        Just('1'),
+        Just('a'),
+        Just('{'),
+        Just('}'),
+        Just('é'),
+        Just('\u{1b}'),
+        any::<char>(),
+    ];
+    proptest::collection::vec(alphabet, 0..max).prop_map(|v| v.into_iter().collect())
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        tricky_string(20).prop_map(Value::from),
+        prop_oneof![
+            Just("send"),
+            Just("open"),
+            Just("open_and_send"),
+            Just("tab"),
+            Just("execute")
+        ]
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 64, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+            proptest::collection::btree_map(
+                prop_oneof![
+                    Just("type".to_owned()),
+                    Just("choices".to_owned()),
+                    Just("actions".to_owned()),
+                    Just("rawInput".to_owned()),
+                    Just("command".to_owned()),
+                    Just("kind".to_owned()),
+                    Just("title".to_owned()),
+                    "[a-z_]{1,8}",
+                ],
+                inner,
+                0..6
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn valid_payload() -> impl Strategy<Value = Value> {
+    // Starts with a visible character: titles and inputs may not be blank.
+    let text = "[a-zA-Z0-9'\"|;&$é✓-][a-zA-Z0-9 '\"|;&$é✓-]{0,39}";
+    let action = prop_oneof![
+        text.prop_map(|input| json!({"type":"send","input":input})),
+        (prop_oneof![Just("tab"), Just("panel")], proptest::option::of(text), proptest::option::of(prop_oneof![Just("right"), Just("auto")]))
+            .prop_map(|(target, cwd, direction)| {
+                let mut v = json!({"type":"open","target":target});
+                if let Some(cwd) = cwd { v["cwd"] = json!(cwd); }
+                if let Some(d) = direction { v["direction"] = json!(d); }
+                v
+            }),
+        (text, any::<bool>()).prop_map(|(input, delegate)| json!({"type":"open_and_send","target":"tab","input":input,"delegate":delegate})),
+    ];
+    let choice = (text, text, proptest::collection::vec(action, 1..=3));
+    proptest::collection::vec(choice, 1..=3).prop_flat_map(|choices| {
+        let n = choices.len() as u64;
+        (Just(choices), 1..=n).prop_map(|(choices, recommended)| {
+            let choices: Vec<Value> = choices
+                .into_iter()
+                .enumerate()
+                .map(|(i, (title, rationale, actions))| {
+                    json!({"choice": i as u64 + 1, "title": title, "rationale": rationale, "actions": actions})
+                })
+                .collect();
+            json!({"schema_version":1,"origin":"terminal_agent","recommended_choice":recommended,"choices":choices})
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn channel_parse_never_panics_and_accepts_one_spelling(text in tricky_string(80)) {
+        if let Ok(ch) = Channel::parse(&text) {
+            prop_assert_eq!(ch.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn channel_round_trips(ch in channel_strategy()) {
+        let text = ch.to_string();
+        prop_assert_eq!(Channel::parse(&text).unwrap(), ch);
+        prop_assert!(Channel::parse(&text.to_uppercase()).is_err() || text == text.to_uppercase());
+        let file = ch.socket_file_name();
+        prop_assert!(file.starts_with("proposal-") && file.ends_with(".sock") && !file.contains('/'));
+    }
+
+    #[test]
+    fn invocation_round_trips_any_payload(ch in channel_strategy(), payload in tricky_string(120)) {
+        let command = build_invocation(&ch, &payload);
+        let result = classify_invocation(&command);
+        if payload.is_empty() || payload.chars().any(char::is_control) {
+            prop_assert!(matches!(result, Invocation::NonCanonical(_)), "{:?}", result);
+        } else {
+            match result {
+                Invocation::Canonical(c) => {
+                    prop_assert_eq!(c.channel, ch);
+                    prop_assert_eq!(c.payload, payload);
+                }
+                other => prop_assert!(false, "not canonical: {:?}", other),
+            }
+        }
+    }
+
+    #[test]
+    fn canonical_means_exactly_the_builder_output(
+        ch in channel_strategy(),
+        payload in tricky_string(60),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..3, tricky_string(2)), 1..4),
+    ) {
+        // Mutate a real canonical command (insert, delete, replace) and
+        // check that whatever still classifies as canonical is exactly
+        // what the builder produces for the parsed parts.
+        let mut text: Vec<char> = build_invocation(&ch, &payload).chars().collect();
+        for (at, op, insert) in edits {
+            let i = at.index(text.len() + 1);
+            match op {
+                0 => { text.splice(i..i, insert.chars()); }
+                1 if i < text.len() => { text.remove(i); }
+                _ if i < text.len() => { text.splice(i..=i, insert.chars()); }
+                _ => {}
+            }
+        }
+        let text: String = text.into_iter().collect();
+        if let Invocation::Canonical(c) = classify_invocation(&text) {
+            prop_assert_eq!(build_invocation(&c.channel, &c.payload), text.clone());
+        }
+        prop_assert!(!matches!(classify_invocation(&text), Invocation::Canonical(_)) || !text.contains('\n'));
+    }
+
+    #[test]
+    fn random_text_never_panics_the_classifier(text in tricky_string(120)) {
+        if let Invocation::Canonical(c) = classify_invocation(&text) {
+            prop_assert_eq!(build_invocation(&c.channel, &c.payload), text);
+        }
+    }
+
+    #[test]
+    fn anything_after_a_canonical_command_makes_it_non_canonical(
+        ch in channel_strategy(),
+        payload in "[a-z{}\":,]{1,40}",
+        tail in tricky_string(20).prop_filter("non-empty", |t| !t.is_empty()),
+    ) {
+        let command = format!("{}{tail}", build_invocation(&ch, &payload));
+        match classify_invocation(&command) {
+            // A tail can only extend the quoted word itself: `'\''…'`.
+            Invocation::Canonical(c) => prop_assert_eq!(build_invocation(&c.channel, &c.payload), command),
+            Invocation::NonCanonical(_) => {}
+            Invocation::Unrelated => prop_assert!(false, "lost the proposal markers"),
+        }
+    }
+
+    #[test]
+    fn envelope_extraction_never_panics(value in json_value()) {
+        let _ = extract_command(&value);
+        let _ = extract_command(&json!({"kind":"execute","rawInput": value.clone()}));
+        let _ = extract_command(&json!({"kind":"execute","title": value.to_string()}));
+    }
+
+    #[test]
+    fn frame_reader_reassembles_lines_across_any_chunking(
+        lines in proptest::collection::vec(proptest::collection::vec(any::<u8>().prop_filter("no newline", |b| *b != b'\n'), 0..40), 0..8),
+        cuts in proptest::collection::vec(0usize..400, 0..10),
+        crlf in any::<bool>(),
+        max in 1usize..48,
+    ) {
+        let mut stream = Vec::new();
+        for line in &lines {
+            stream.extend_from_slice(line);
+            stream.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+        }
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (stream.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut reader = FrameReader::new(max);
+        let mut got = Vec::new();
+        let mut failed = false;
+        let mut start = 0;
+        for end in cuts.into_iter().chain([stream.len()]) {
+            match reader.push(&stream[start..end]) {
+                Ok(frames) => got.extend(frames),
+                Err(_) => { failed = true; break; }
+            }
+            prop_assert!(reader.pending() <= max + 1, "buffer grew to {}", reader.pending());
+            start = end;
+        }
+        // The expected frames: each line with one trailing \r removed when CRLF.
+        let expected: Vec<Vec<u8>> = lines.iter().map(|l| {
+            let mut l = l.clone();
+            if !crlf && l.last() == Some(&b'\r') { l.pop(); }
+            l
+        }).collect();
+        let first_too_long = expected.iter().position(|l| l.len() > max);
+        match first_too_long {
+            Some(i) => {
+                prop_assert!(failed, "line {} of {} bytes passed a {}-byte limit", i, expected[i].len(), max);
+                prop_assert_eq!(&got[..], &expected[..got.len()]);
+                prop_assert!(got.len() <= i);
+            }
+            None => {
+                prop_assert!(!failed);
+                prop_assert_eq!(got, expected);
+                prop_assert!(reader.finish().is_ok());
+            }
+        }
+    }
+
+    #[test]
+    fn frame_reader_memory_stays_bounded_on_garbage(chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..200), 0..20)) {
+        let mut reader = FrameReader::new(64);
+        for chunk in chunks {
+            match reader.push(&chunk) {
+                Ok(frames) => for f in frames { prop_assert!(f.len() <= 64); },
+                Err(_) => break,
+            }
+            prop_assert!(reader.pending() <= 65);
+        }
+    }
+
+    #[test]
+    fn payload_parser_never_panics_on_bytes(raw in proptest::collection::vec(any::<u8>(), 0..600)) {
+        let _ = parse_payload(&raw);
+        let _ = ProposalRequest::from_frame(&raw);
+        let _ = ResponseLine::from_frame(&raw);
+    }
+
+    #[test]
+    fn payload_parser_never_panics_on_json(value in json_value()) {
+        let raw = serde_json::to_vec(&value).unwrap();
+        let _ = parse_payload(&raw);
+        let _ = wta_protocol::McpTerminalAction::from_value(&value)
+            .and_then(|a| a.into_proposal(wta_protocol::Origin::TerminalAgent));
+    }
+
+    #[test]
+    fn valid_payloads_round_trip(value in valid_payload()) {
+        let raw = serde_json::to_vec(&value).unwrap();
+        prop_assume!(raw.len() <= MAX_PAYLOAD_BYTES);
+        let parsed = parse_payload(&raw).unwrap();
+        let again: ProposalPayload = parse_payload(parsed.to_json().unwrap().as_bytes()).unwrap();
+        prop_assert_eq!(&parsed, &again);
+        prop_assert_eq!(serde_json::to_value(&parsed).unwrap(), value);
+    }
+
+    #[test]
+    fn request_lines_round_trip(ch in channel_strategy(), payload in tricky_string(120)) {
+        let request = ProposalRequest::new(ch, payload);
+        let line = request.to_line().unwrap();
+        let mut reader = FrameReader::new(wta_protocol::limits::MAX_REQUEST_LINE_BYTES);
+        let frames = reader.push(&line).unwrap();
+        prop_assert_eq!(frames.len(), 1);
+        prop_assert_eq!(ProposalRequest::from_frame(&frames[0]).unwrap(), request);
+    }
+}
