@@ -22,6 +22,9 @@ use crate::sink::sh_quote;
 use crate::submit::{SubmitRefusal, decide_submit, submit_commands};
 use crate::tracker::{Effect, Event, Millis, PaneFate, Tracker, TrackerConfig, step};
 
+/// How long a silent stream waits before checking that the pane is alive.
+const LIVENESS_POLL: Duration = Duration::from_millis(500);
+
 /// Pane option holding the socket path of the WTA watcher that owns the pipe.
 pub const PIPE_OWNER_OPTION: &str = "@wta_pipe";
 
@@ -431,9 +434,16 @@ impl Follow {
                         continue;
                     }
                     loop {
-                        let n = match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => break,
-                            Ok(n) => n,
+                        // tmux keeps the pipe of a pane kept by remain-on-exit open,
+                        // so a quiet stream is also a cue to check the pane is alive.
+                        let read = tokio::time::timeout(LIVENESS_POLL, stream.read(&mut buf));
+                        let n = match read.await {
+                            Ok(Ok(0) | Err(_)) => break,
+                            Ok(Ok(n)) => n,
+                            Err(_) => match self.tmux.display(&self.pane, "#{pane_dead}").await {
+                                Ok(dead) if dead != "1" => continue,
+                                _ => break,
+                            },
                         };
                         let mut tokens = Vec::new();
                         parser.feed(&buf[..n], &mut tokens);

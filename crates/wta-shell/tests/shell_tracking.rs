@@ -431,3 +431,68 @@ per_shell!(
     other_pane_never_attached,
     typeahead_never_sent,
 );
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn foreign_pipe_is_refused_not_replaced() {
+    let server = TmuxServer::start();
+    let pane = server.first_pane().to_owned();
+    server.tmux(&["pipe-pane", "-O", "-t", &pane, "exec cat > /dev/null"]);
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let opts = WatchOptions {
+        sink_argv: sink_argv(),
+        runtime_dir: dir.path().join("rt"),
+        config: cfg(),
+    };
+    let err = PaneWatcher::attach(tmux, &pane, opts).await.unwrap_err();
+    assert!(
+        matches!(err, wta_shell::ShellError::ForeignPipe { .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("refusing to replace"), "{err}");
+    assert_eq!(server.display(&pane, "#{pane_pipe}"), "1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pane_death_ends_the_run_with_its_status() {
+    let mut p = open(Shell::Bash, cfg(), true).await;
+    let after = p.last_id().await;
+    p.watcher.submit("exit 4").await.unwrap().unwrap();
+    let run = p.wait_run(after).await;
+    assert_eq!(
+        run.end_reason,
+        Some(EndReason::PaneDied { status: Some(4) })
+    );
+    assert_eq!(
+        p.wait_state("dead", |s| matches!(s, State::Dead { .. }))
+            .await,
+        State::Dead { status: Some(4) }
+    );
+    let mut saw_end = false;
+    while let Some(ev) = p.watcher.next_event().await {
+        if let wta_shell::WatchEvent::Ended { reason } = ev {
+            assert!(reason.contains("died (status 4)"), "{reason}");
+            saw_end = true;
+        }
+    }
+    assert!(saw_end);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watcher_re_arms_after_its_sink_dies() {
+    let p = open(Shell::Bash, cfg(), true).await;
+    // Kill our sink: tmux closes the pipe; the watcher must re-attach.
+    let pid = p.server.display(&p.pane, "#{pane_pipe}");
+    assert_eq!(pid, "1");
+    p.server.tmux(&["pipe-pane", "-t", &p.pane]);
+    tokio::task::block_in_place(|| {
+        wta_testkit::wait_until("pipe re-armed", T, || {
+            p.server.display(&p.pane, "#{pane_pipe}") == "1"
+        })
+    })
+    .unwrap();
+    let run = p.run("echo still-tracked").await;
+    assert_eq!(run.render().text, "still-tracked");
+}
