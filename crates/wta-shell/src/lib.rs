@@ -7,6 +7,7 @@
 //! - [`submit`]: the pure decision whether a command may be sent to a pane.
 
 pub mod error;
+pub mod last_command;
 pub mod output;
 pub mod parser;
 pub mod scripts;
@@ -16,6 +17,7 @@ pub mod tracker;
 pub mod watcher;
 
 pub use error::ShellError;
+pub use last_command::{LAST_COMMAND_OPTION, LastCommand, read_last_command, record_last_command};
 pub use output::{CappedOutput, Rendered, render};
 pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
 pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};

@@ -16,6 +16,7 @@ use tokio::net::UnixListener;
 use tokio::sync::{Mutex, mpsc};
 
 use crate::error::ShellError;
+use crate::last_command::{LastCommand, record_last_command};
 use crate::parser::Parser;
 use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
 use crate::sink::sh_quote;
@@ -395,9 +396,25 @@ impl Follow {
             if matches!(effect, Effect::RunStarted { .. }) {
                 self.refresh_width().await;
             }
+            if let Effect::RunFinished { id } = effect {
+                self.record(id).await;
+            }
             // A slow consumer loses effects, never stalls the pane stream.
             let _ = self.tx.try_send(WatchEvent::Effect(effect));
         }
+    }
+
+    /// Stores the finished run in `@wta_last_command` for `capture-pane --last-command`.
+    async fn record(&self, id: crate::tracker::RunId) {
+        let record = {
+            let t = self.tracker.lock().await;
+            match t.last.as_ref().filter(|r| r.id == id) {
+                Some(run) => LastCommand::from_run(&self.pane, run),
+                None => return,
+            }
+        };
+        let socket = self.tmux.socket.clone();
+        let _ = tokio::task::spawn_blocking(move || record_last_command(&socket, &record)).await;
     }
 
     async fn refresh_width(&self) {
