@@ -10,8 +10,8 @@ use std::sync::Mutex;
 use wta_protocol::{PaneId, SessionId, WindowId};
 
 use crate::{
-    HostError, Integration, NewTab, PaneInfo, PaneSize, PaneState, PaneStatus, ServerInfo,
-    SessionInfo, Split, TerminalHost, WindowInfo,
+    HostError, Integration, NewTab, PaneCommand, PaneInfo, PaneSize, PaneState, PaneStatus,
+    ServerInfo, SessionInfo, Split, StashRecord, StashSide, TerminalHost, WindowInfo,
 };
 
 #[derive(Debug, Default)]
@@ -19,6 +19,7 @@ struct World {
     next: u32,
     panes: Vec<PaneInfo>,
     screens: Vec<(PaneId, String)>,
+    stashed: Vec<StashRecord>,
     log: Vec<String>,
 }
 
@@ -78,6 +79,13 @@ impl FakeHost {
     /// Every mutating call so far, e.g. `send %0 "ls" enter`.
     pub fn log(&self) -> Vec<String> {
         self.with(|w| w.log.clone())
+    }
+}
+
+fn command_name(c: &PaneCommand) -> &str {
+    match c {
+        PaneCommand::Shell(line) => line.split_whitespace().next().unwrap_or("sh"),
+        PaneCommand::Argv(argv) => argv.first().map(String::as_str).unwrap_or("?"),
     }
 }
 
@@ -221,7 +229,7 @@ impl TerminalHost for FakeHost {
                 window,
                 0,
                 &cwd.to_string_lossy(),
-                spec.command.as_deref().unwrap_or("bash"),
+                spec.command.as_ref().map(command_name).unwrap_or("bash"),
             );
             if let Some(title) = &spec.title {
                 pane.window_name = title.clone();
@@ -246,7 +254,7 @@ impl TerminalHost for FakeHost {
                 target.window_index,
                 index,
                 &cwd.to_string_lossy(),
-                spec.command.as_deref().unwrap_or("bash"),
+                spec.command.as_ref().map(command_name).unwrap_or("bash"),
             );
             pane.window = target.window.clone();
             w.log.push(format!(
@@ -287,6 +295,38 @@ impl TerminalHost for FakeHost {
         self.pane(pane)?;
         self.with(|w| w.log.push(format!("focus {pane}")));
         Ok(())
+    }
+
+    fn stash(&self, pane: &PaneId, neighbour: &PaneId) -> Result<StashRecord, HostError> {
+        let info = self.pane(pane)?;
+        let record = StashRecord {
+            pane: pane.clone(),
+            window: info.window,
+            neighbour: neighbour.clone(),
+            side: StashSide::Right,
+            size: info.size.cols,
+        };
+        self.with(|w| {
+            if let Some(p) = w.panes.iter_mut().find(|p| &p.id == pane) {
+                p.window = WindowId::from_number(u32::MAX);
+            }
+            w.stashed.push(record.clone());
+            w.log.push(format!("stash {pane}"));
+        });
+        Ok(record)
+    }
+
+    fn restore(&self, pane: &PaneId) -> Result<StashRecord, HostError> {
+        self.with(|w| {
+            let at = w.stashed.iter().position(|r| &r.pane == pane)?;
+            let record = w.stashed.remove(at);
+            if let Some(p) = w.panes.iter_mut().find(|p| &p.id == pane) {
+                p.window = record.window.clone();
+            }
+            w.log.push(format!("restore {pane}"));
+            Some(record)
+        })
+        .ok_or_else(|| HostError::InvalidArgument(format!("pane {pane} is not stashed")))
     }
 
     fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError> {

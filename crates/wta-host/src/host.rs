@@ -5,7 +5,10 @@
 
 use wta_protocol::{PaneId, SessionId, WindowId};
 
-use crate::{HostError, NewTab, PaneInfo, PaneStatus, ServerInfo, SessionInfo, Split, WindowInfo};
+use crate::{
+    HostError, NewTab, PaneInfo, PaneStatus, ServerInfo, SessionInfo, Split, StashRecord,
+    WindowInfo,
+};
 
 /// A terminal that hosts sessions, windows (tabs) and panes.
 pub trait TerminalHost {
@@ -39,6 +42,11 @@ pub trait TerminalHost {
     fn pane_status(&self, pane: &PaneId) -> Result<PaneStatus, HostError>;
     /// Focuses a pane (and its window).
     fn focus(&self, pane: &PaneId) -> Result<(), HostError>;
+    /// Moves a side pane out of sight, its program still running at the same
+    /// size, remembering that it sat beside `neighbour`.
+    fn stash(&self, pane: &PaneId, neighbour: &PaneId) -> Result<StashRecord, HostError>;
+    /// Puts a stashed pane back at the same side and size of its window.
+    fn restore(&self, pane: &PaneId) -> Result<StashRecord, HostError>;
     /// Types `text` into the pane, then Enter when `enter`. Leaves copy mode first.
     /// Only the card executor calls this, after the user confirmed.
     fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError>;

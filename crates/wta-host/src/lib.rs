@@ -15,7 +15,7 @@ pub use error::HostError;
 pub use fake::FakeHost;
 pub use host::TerminalHost;
 pub use model::{
-    Integration, NewTab, PaneInfo, PaneSize, PaneState, PaneStatus, ServerInfo, SessionInfo, Split,
-    SplitDirection, WindowInfo,
+    Integration, NewTab, PaneCommand, PaneInfo, PaneSize, PaneState, PaneStatus, ServerInfo,
+    SessionInfo, Split, SplitDirection, StashRecord, StashSide, WindowInfo,
 };
 pub use tmux::{ServerLocation, TmuxHost};

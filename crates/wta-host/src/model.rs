@@ -153,12 +153,23 @@ pub enum SplitDirection {
     Up,
 }
 
+/// What a new pane runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaneCommand {
+    /// A command line for `/bin/sh -c`, started behind a readiness gate; the
+    /// pane stays (dead) after it exits so its exit status can be read.
+    Shell(String),
+    /// A program and its arguments, executed directly (no shell, no gate).
+    Argv(Vec<String>),
+}
+
 /// A new tab request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NewTab {
     /// Session to open the tab in; `None` = the caller's session.
     pub session: Option<SessionId>,
-    pub command: Option<String>,
+    /// `None` = the user's default shell.
+    pub command: Option<PaneCommand>,
     pub cwd: Option<PathBuf>,
     pub title: Option<String>,
     /// Environment for the new pane's process.
@@ -174,7 +185,8 @@ pub struct Split {
     pub direction: SplitDirection,
     /// Size of the new pane in percent of the split pane (1–99).
     pub percent: Option<u8>,
-    pub command: Option<String>,
+    /// `None` = the user's default shell.
+    pub command: Option<PaneCommand>,
     pub cwd: Option<PathBuf>,
     pub env: Vec<(String, String)>,
     /// Use the full height/width of the window instead of splitting only the target.
@@ -182,8 +194,107 @@ pub struct Split {
     pub focus: bool,
 }
 
+/// Where a stashed side pane came from, to put it back the same way.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StashRecord {
+    pub pane: PaneId,
+    /// The window (tab) the pane was stashed from.
+    pub window: WindowId,
+    /// The pane it sat beside (joined back next to it when it still exists).
+    pub neighbour: PaneId,
+    pub side: StashSide,
+    /// Columns (left/right) or rows (top/bottom).
+    pub size: u16,
+}
+
+/// Which edge of the window a stashed pane sat on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StashSide {
+    Left,
+    Right,
+    Top,
+    Bottom,
+}
+
+impl StashSide {
+    /// Left/right (a column) rather than top/bottom (a row).
+    pub fn is_horizontal(self) -> bool {
+        matches!(self, Self::Left | Self::Right)
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Left => "left",
+            Self::Right => "right",
+            Self::Top => "top",
+            Self::Bottom => "bottom",
+        }
+    }
+}
+
+impl StashRecord {
+    /// `"@W %N side size"`, the `@wta_stash` pane option value.
+    pub fn encode(&self) -> String {
+        format!(
+            "{} {} {} {}",
+            self.window,
+            self.neighbour,
+            self.side.name(),
+            self.size
+        )
+    }
+
+    /// Parses [`StashRecord::encode`]'s form; `None` for anything else.
+    pub fn decode(pane: &PaneId, raw: &str) -> Option<Self> {
+        let mut f = raw.split_whitespace();
+        let window = WindowId::parse(f.next()?).ok()?;
+        let neighbour = PaneId::parse(f.next()?).ok()?;
+        let side = match f.next()? {
+            "left" => StashSide::Left,
+            "right" => StashSide::Right,
+            "top" => StashSide::Top,
+            "bottom" => StashSide::Bottom,
+            _ => return None,
+        };
+        let size = f.next()?.parse().ok()?;
+        f.next().is_none().then(|| Self {
+            pane: pane.clone(),
+            window,
+            neighbour,
+            side,
+            size,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn stash_record_round_trips_and_rejects_garbage() {
+        let pane = PaneId::from_number(6);
+        let r = StashRecord {
+            pane: pane.clone(),
+            window: WindowId::from_number(4),
+            neighbour: PaneId::from_number(5),
+            side: StashSide::Right,
+            size: 48,
+        };
+        assert_eq!(r.encode(), "@4 %5 right 48");
+        assert_eq!(StashRecord::decode(&pane, &r.encode()), Some(r));
+        for bad in [
+            "",
+            "@4 %5 right",
+            "@4 %5 sideways 3",
+            "@4 %5 right 48 extra",
+            "%4 %5 right 4",
+        ] {
+            assert_eq!(StashRecord::decode(&pane, bad), None, "{bad}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -8,7 +8,10 @@
 mod cmd;
 pub mod format;
 mod locate;
+mod stash;
 mod version;
+
+pub use stash::STASH_SESSION;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,8 +23,8 @@ pub use version::TmuxVersion;
 use wta_protocol::{PaneId, SessionId, WindowId};
 
 use crate::{
-    HostError, NewTab, PaneInfo, PaneState, PaneStatus, ServerInfo, SessionInfo, Split,
-    SplitDirection, TerminalHost, WindowInfo,
+    HostError, NewTab, PaneCommand, PaneInfo, PaneState, PaneStatus, ServerInfo, SessionInfo,
+    Split, SplitDirection, StashRecord, TerminalHost, WindowInfo,
 };
 
 /// A tmux server reached through the `tmux` binary.
@@ -351,7 +354,7 @@ impl TerminalHost for TmuxHost {
         if let Some(title) = &spec.title {
             cmd = cmd.arg("-n").arg(title);
         }
-        self.spawn_pane(cmd, cwd, &spec.env, spec.command.as_deref())
+        self.spawn_pane(cmd, cwd, &spec.env, spec.command.as_ref())
     }
 
     fn split(&self, spec: &Split) -> Result<PaneInfo, HostError> {
@@ -383,7 +386,7 @@ impl TerminalHost for TmuxHost {
         if let Some(p) = spec.percent {
             cmd = cmd.arg("-l").arg(&format!("{p}%"));
         }
-        self.spawn_pane(cmd, cwd, &spec.env, spec.command.as_deref())
+        self.spawn_pane(cmd, cwd, &spec.env, spec.command.as_ref())
     }
 
     fn kill_pane(&self, pane: &PaneId) -> Result<(), HostError> {
@@ -429,6 +432,14 @@ impl TerminalHost for TmuxHost {
         self.run(&cmd).map(drop)
     }
 
+    fn stash(&self, pane: &PaneId, neighbour: &PaneId) -> Result<StashRecord, HostError> {
+        self.stash_pane(pane, neighbour)
+    }
+
+    fn restore(&self, pane: &PaneId) -> Result<StashRecord, HostError> {
+        self.restore_pane(pane)
+    }
+
     fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError> {
         // paste-buffer reads the text from a buffer, so no byte of it is ever
         // parsed as a tmux key name or command separator.
@@ -454,7 +465,7 @@ impl TmuxHost {
         mut cmd: Cmd,
         cwd: Option<PathBuf>,
         env: &[(String, String)],
-        command: Option<&str>,
+        command: Option<&PaneCommand>,
     ) -> Result<PaneInfo, HostError> {
         if let Some(cwd) = &cwd {
             cmd = cmd.arg("-c").arg(&cwd.to_string_lossy());
@@ -462,15 +473,31 @@ impl TmuxHost {
         for (k, v) in env {
             cmd = cmd.arg("-e").arg(&format!("{k}={v}"));
         }
-        let gate = command.map(|c| (gate_name(), c));
-        if let Some((gate, command)) = &gate {
-            cmd = cmd.arg("--");
-            for a in Self::gated_argv(gate, command) {
-                cmd = cmd.arg(&a);
+        let mut gate = None;
+        match command {
+            Some(PaneCommand::Shell(line)) => {
+                let name = gate_name();
+                cmd = cmd.arg("--");
+                for a in Self::gated_argv(&name, line) {
+                    cmd = cmd.arg(&a);
+                }
+                gate = Some(name);
             }
+            Some(PaneCommand::Argv(argv)) => {
+                if argv.is_empty() {
+                    return Err(HostError::InvalidArgument(
+                        "an empty command was given for a new pane".into(),
+                    ));
+                }
+                cmd = cmd.arg("--");
+                for a in argv {
+                    cmd = cmd.arg(a);
+                }
+            }
+            None => {}
         }
         let pane = self.one_pane(&self.run(&cmd)?, cmd.name())?;
-        if let Some((gate, _)) = gate {
+        if let Some(gate) = gate {
             self.release(&pane.id, &gate)?;
         }
         Ok(pane)

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde::Serialize;
-use wta_host::{HostError, NewTab, PaneInfo, Split, SplitDirection, TerminalHost};
+use wta_host::{HostError, NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost};
 use wta_protocol::{PaneId, SessionId, WindowId};
 
 use super::Ctx;
@@ -86,7 +86,7 @@ pub fn new_tab(ctx: &Ctx, args: &NewTabArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
     let spec = NewTab {
         session: args.session.clone(),
-        command: args.command.clone(),
+        command: args.command.clone().map(PaneCommand::Shell),
         cwd: args.cwd.clone(),
         title: args.title.clone(),
         env: Vec::new(),
@@ -122,7 +122,7 @@ pub fn split_pane(ctx: &Ctx, args: &SplitPaneArgs) -> anyhow::Result<ExitCode> {
         direction: direction(args, &info),
         target,
         percent: args.percent,
-        command: args.command.clone(),
+        command: args.command.clone().map(PaneCommand::Shell),
         cwd: args.cwd.clone(),
         env: Vec::new(),
         full: false,

@@ -1,0 +1,135 @@
+//! Stashing a side pane out of sight and restoring it at the same side and
+//! size (tmux-host.md §2): `break-pane` into a private session created with
+//! `destroy-unattached off` in the same command, `resize-window` so the
+//! program keeps its size, and `join-pane -f` back as a full-height column.
+//! The record lives in the pane's `@wta_stash` option, so it survives the
+//! process that stashed it.
+
+use wta_protocol::{PaneId, WindowId};
+
+use super::{Cmd, TmuxHost};
+use crate::{HostError, StashRecord, StashSide, TerminalHost};
+
+/// The private session that holds stashed panes.
+pub const STASH_SESSION: &str = "_wta_stash";
+const STASH_OPTION: &str = "@wta_stash";
+/// Columns (or rows) always left to the other panes when restoring.
+const MIN_OTHER: u16 = 20;
+
+impl TmuxHost {
+    pub(super) fn stash_pane(
+        &self,
+        pane: &PaneId,
+        neighbour: &PaneId,
+    ) -> Result<StashRecord, HostError> {
+        let geo = self.display(
+            pane,
+            "#{window_id}\x1f#{pane_at_left}\x1f#{pane_at_right}\x1f#{pane_at_top}\x1f#{pane_at_bottom}\x1f#{pane_width}\x1f#{pane_height}",
+        )?;
+        let f: Vec<&str> = geo.split('\x1f').collect();
+        if f.len() != 7 {
+            return Err(HostError::Parse("stash geometry".into()));
+        }
+        let window = WindowId::parse(f[0]).map_err(|e| HostError::Parse(e.to_string()))?;
+        let (left, right, top, bottom) = (f[1] == "1", f[2] == "1", f[3] == "1", f[4] == "1");
+        let width: u16 = f[5]
+            .parse()
+            .map_err(|_| HostError::Parse("pane_width".into()))?;
+        let height: u16 = f[6]
+            .parse()
+            .map_err(|_| HostError::Parse("pane_height".into()))?;
+        let side = match (left, right, top, bottom) {
+            (true, false, _, _) => StashSide::Left,
+            (false, true, _, _) => StashSide::Right,
+            (_, _, true, false) => StashSide::Top,
+            (_, _, false, true) => StashSide::Bottom,
+            _ => StashSide::Right,
+        };
+        let size = if side.is_horizontal() { width } else { height };
+        let record = StashRecord {
+            pane: pane.clone(),
+            window,
+            neighbour: neighbour.clone(),
+            side,
+            size,
+        };
+
+        if self
+            .run(&Cmd::new("has-session").arg(&format!("={STASH_SESSION}")))
+            .is_err()
+        {
+            // destroy-unattached must be off in the same command, or a user's
+            // global `on` destroys the session (and the stashed pane) at once.
+            let create = Cmd::new("new-session")
+                .args(["-d", "-s", STASH_SESSION, "-n", "keep", "tail -f /dev/null"])
+                .then("set-option")
+                .args(["-t", STASH_SESSION, "destroy-unattached", "off"]);
+            self.run(&create)?;
+        }
+        let stash_window = self.run(
+            &Cmd::new("break-pane")
+                .args(["-d", "-s", pane.as_str(), "-t"])
+                .arg(&format!("{STASH_SESSION}:"))
+                .args(["-n", "wta-stash", "-P", "-F", "#{window_id}"]),
+        )?;
+        let resize = Cmd::new("resize-window")
+            .args([
+                "-t",
+                stash_window.trim(),
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+            ])
+            .then("set-option")
+            .args(["-p", "-t", pane.as_str(), STASH_OPTION])
+            .arg(&record.encode());
+        self.run(&resize)?;
+        Ok(record)
+    }
+
+    pub(super) fn restore_pane(&self, pane: &PaneId) -> Result<StashRecord, HostError> {
+        let raw = self.pane_option(pane, STASH_OPTION)?;
+        let record = StashRecord::decode(pane, &raw)
+            .ok_or_else(|| HostError::InvalidArgument(format!("pane {pane} is not stashed")))?;
+        let window_panes = self.window_panes(&record.window)?;
+        let target = window_panes
+            .iter()
+            .find(|p| p.id == record.neighbour)
+            .or_else(|| window_panes.first())
+            .ok_or_else(|| HostError::WindowNotFound(record.window.to_string()))?;
+        let window_size = self.display(&target.id, "#{window_width}\x1f#{window_height}")?;
+        let (ww, wh) = window_size.split_once('\x1f').unwrap_or(("80", "24"));
+        let available: u16 = if record.side.is_horizontal() {
+            ww.parse().unwrap_or(80)
+        } else {
+            wh.parse().unwrap_or(24)
+        };
+        let size = record
+            .size
+            .min(available.saturating_sub(MIN_OTHER + 1))
+            .max(1);
+        let mut join = Cmd::new("join-pane").args(["-d", "-f"]);
+        join = join.arg(if record.side.is_horizontal() {
+            "-h"
+        } else {
+            "-v"
+        });
+        if matches!(record.side, StashSide::Left | StashSide::Top) {
+            join = join.arg("-b");
+        }
+        join = join
+            .args([
+                "-l",
+                &size.to_string(),
+                "-s",
+                pane.as_str(),
+                "-t",
+                target.id.as_str(),
+            ])
+            .then("set-option")
+            .args(["-p", "-u", "-t", pane.as_str(), STASH_OPTION]);
+        self.run(&join)?;
+        Ok(record)
+    }
+}
