@@ -295,8 +295,6 @@ mod tests {
         }
     }
 
-    use super::*;
-
     #[test]
     fn integration_states() {
         assert_eq!(Integration::from_option("bash 42", 42).state, "present");
