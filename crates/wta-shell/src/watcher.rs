@@ -489,16 +489,26 @@ impl Follow {
             };
             let f: Vec<&str> = info.split('\x1f').collect();
             if f.first() == Some(&"1") {
-                let status = f.get(1).and_then(|s| s.parse().ok());
+                let mut status = f.get(1).and_then(|s| s.parse().ok());
+                // tmux marks the pane dead at pty EOF, a moment before it reaps the status.
+                for _ in 0..200 {
+                    if status.is_some() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    status = self
+                        .tmux
+                        .display(&self.pane, "#{pane_dead_status}")
+                        .await
+                        .ok()
+                        .and_then(|s| s.parse().ok());
+                }
                 self.feed(vec![Event::PipeClosed {
                     fate: PaneFate::Dead { status },
                 }])
                 .await;
-                return format!(
-                    "pane {} died (status {})",
-                    self.pane,
-                    f.get(1).unwrap_or(&"?")
-                );
+                let shown = status.map_or("unknown".to_owned(), |s: i32| s.to_string());
+                return format!("pane {} died (status {shown})", self.pane);
             }
             let ours = f
                 .get(3)
