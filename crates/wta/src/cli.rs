@@ -94,6 +94,13 @@ pub enum Command {
     Info,
     /// The master's live agent sessions.
     Sessions(cmd::sessions::SessionsArgs),
+    /// Print the shell-integration script to load from your rc file (see --help).
+    ShellIntegration(cmd::shell_integration::ShellIntegrationArgs),
+    /// Follow a pane and print each command's start, exit code and output.
+    Listen(cmd::listen::ListenArgs),
+    /// Internal: the pipe-pane sink of a pane watcher.
+    #[command(hide = true)]
+    PipeSink(cmd::pipe_sink::PipeSinkArgs),
 }
 
 /// Parses arguments, runs the command and maps errors to exit statuses:

@@ -2,10 +2,13 @@
 
 pub mod connect;
 pub mod list;
+pub mod listen;
 pub mod master;
 pub mod open;
 pub mod pane;
+pub mod pipe_sink;
 pub mod sessions;
+pub mod shell_integration;
 
 use std::process::ExitCode;
 
@@ -42,6 +45,9 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::PaneStatus(args) => pane::status(ctx, &args),
         Command::WaitFor(args) => pane::wait_for(ctx, &args),
         Command::Sessions(args) => sessions::run(ctx, &args),
+        Command::ShellIntegration(args) => shell_integration::run(&args),
+        Command::Listen(args) => listen::run(ctx, &args),
+        Command::PipeSink(args) => pipe_sink::run(&args),
     }
 }
 

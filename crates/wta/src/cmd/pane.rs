@@ -25,6 +25,10 @@ pub struct CaptureArgs {
     /// The last LINES lines, reaching into history. Default: the visible screen.
     #[arg(short = 'l', long = "lines", value_name = "LINES")]
     pub lines: Option<u32>,
+    /// The last command a watcher (`wta listen`, the agent pane) saw finish:
+    /// command line, exit code and output.
+    #[arg(long = "last-command", conflicts_with = "lines")]
+    pub last_command: bool,
 }
 
 #[derive(Debug, Args)]
@@ -52,6 +56,16 @@ struct Captured<'a> {
 pub fn capture(ctx: &Ctx, args: &CaptureArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
     let pane = target(&host, &args.target)?;
+    if args.last_command {
+        let socket = host.location().socket_path();
+        let record = wta_shell::read_last_command(&socket, pane.as_str())?;
+        if ctx.json {
+            output::json(&record)?;
+        } else {
+            output::line(&record.output)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let text = host.capture(&pane, args.lines)?;
     if ctx.json {
         output::json(&Captured {
