@@ -3,3 +3,4 @@
 pub mod app;
 pub mod connection;
 pub mod driver;
+pub mod runtime;

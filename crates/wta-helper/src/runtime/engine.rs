@@ -1,0 +1,811 @@
+//! [`Runtime`]: the agent pane's glue between the chat app and the master.
+//!
+//! It owns the master connection, the current session, the in-flight turn and
+//! the permission responders. The UI loop feeds it [`Input`]s (from
+//! [`Runtime::next`]) and the app's [`Effect`]s; it answers with
+//! [`DomainEvent`]s for the reducer. It never blocks: every ACP call or tmux
+//! call runs in a spawned task whose result comes back as an [`Input`].
+//! Effects that need a connection while there is none say so as an event.
+//!
+//! Invariants: updates and permission requests of any session other than the
+//! current one are dropped (a stale permission is cancelled); each permission
+//! request is answered exactly once ([`Permissions`]); a master EOF is final
+//! ([`RuntimeExit::MasterClosed`]).
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use wta_agent::wire::{SessionsListResponse, WtaMeta};
+use wta_host::TmuxHost;
+use wta_protocol::{PaneId, WindowId};
+
+use super::map::{self, ModelControl};
+use super::permissions::Permissions;
+use super::status::{self, Probe};
+use crate::app::{
+    AgentChoice, AuthMethod, ConnectionState, Direction, DomainEvent, Effect, StopReason,
+};
+use crate::connection::{
+    ClientRequest, ConnectOptions, ConnectionError, HelperEvent, MasterConnection,
+    PermissionRequest,
+};
+use wta_agent::wire::ClientKind;
+
+/// Who this pane is (the helper's command line).
+#[derive(Debug, Clone, Default)]
+pub struct RuntimeConfig {
+    pub socket: PathBuf,
+    /// Agent id; `None` = the master's default.
+    pub agent: Option<String>,
+    pub owner_tab: Option<WindowId>,
+    pub target_pane: Option<PaneId>,
+    /// This agent pane (`$TMUX_PANE`), for the visibility probe.
+    pub own_pane: Option<PaneId>,
+    /// Directory new sessions start in.
+    pub cwd: PathBuf,
+}
+
+/// Why the runtime wants the pane to close.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeExit {
+    /// The user quit (Ctrl+C twice).
+    Quit,
+    /// The master connection ended (fail closed: no reconnect).
+    MasterClosed,
+    /// The master cannot be reached at all.
+    Unreachable(String),
+}
+
+type Connected = (MasterConnection, mpsc::UnboundedReceiver<HelperEvent>);
+
+/// Something the runtime's background work produced.
+#[derive(Debug)]
+pub enum Input {
+    Helper(HelperEvent),
+    Done(Done),
+}
+
+/// Results of spawned calls.
+#[derive(Debug)]
+pub enum Done {
+    Connected(Box<Result<Connected, ConnectionError>>),
+    SessionOpened {
+        agent: String,
+        result: Result<Value, ConnectionError>,
+    },
+    Reply {
+        call: Call,
+        result: Result<Value, ConnectionError>,
+    },
+    Sessions(Result<SessionsListResponse, ConnectionError>),
+    Agents(Vec<AgentChoice>),
+    Status(Probe),
+    Event(DomainEvent),
+}
+
+/// Which call a [`Done::Reply`] answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    SetModel(String),
+    SetConfig,
+    SetYolo(bool),
+    Authenticate,
+    CloseSession,
+}
+
+/// The pane's runtime state.
+pub struct Runtime {
+    config: RuntimeConfig,
+    agent: String,
+    conn: Option<MasterConnection>,
+    events: Option<mpsc::UnboundedReceiver<HelperEvent>>,
+    done_tx: mpsc::UnboundedSender<Done>,
+    done_rx: mpsc::UnboundedReceiver<Done>,
+    session: Option<String>,
+    /// Session of the prompt in flight.
+    turn: Option<String>,
+    model_control: ModelControl,
+    config_ids: Vec<String>,
+    auth: Vec<AuthMethod>,
+    permissions: Permissions<PermissionRequest>,
+    yolo: bool,
+    host: Option<TmuxHost>,
+    visible: bool,
+    exit: Option<RuntimeExit>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("agent", &self.agent)
+            .field("session", &self.session)
+            .field("turn", &self.turn)
+            .field("permissions", &self.permissions)
+            .finish_non_exhaustive()
+    }
+}
+
+fn traffic(direction: Direction, line: String) -> DomainEvent {
+    DomainEvent::Traffic { direction, line }
+}
+
+impl Runtime {
+    /// A runtime that has not connected yet; `host` is the tmux server (if any).
+    pub fn new(config: RuntimeConfig, host: Option<TmuxHost>) -> Self {
+        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        Self {
+            agent: config.agent.clone().unwrap_or_else(|| "agent".to_owned()),
+            config,
+            conn: None,
+            events: None,
+            done_tx,
+            done_rx,
+            session: None,
+            turn: None,
+            model_control: ModelControl::None,
+            config_ids: Vec::new(),
+            auth: Vec::new(),
+            permissions: Permissions::default(),
+            yolo: false,
+            host,
+            visible: true,
+            exit: None,
+        }
+    }
+
+    /// The agent shown before the master answers.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// Set once the pane should close.
+    pub fn exit(&self) -> Option<&RuntimeExit> {
+        self.exit.as_ref()
+    }
+
+    /// Whether the status line is worth refreshing (the pane is visible and
+    /// has a target). Any terminal input makes it visible again.
+    pub fn wants_status(&self) -> bool {
+        self.visible && self.host.is_some() && self.config.target_pane.is_some()
+    }
+
+    /// Marks the pane visible (it just got input or a resize).
+    pub fn touch(&mut self) {
+        self.visible = true;
+    }
+
+    /// Starts connecting, the agents list and the first status probe.
+    pub fn start(&mut self) -> Vec<DomainEvent> {
+        self.connect(self.config.agent.clone());
+        let tx = self.done_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = tx.send(Done::Agents(installed_agents()));
+        });
+        self.refresh_status();
+        self.config
+            .target_pane
+            .iter()
+            .map(|p| DomainEvent::TargetPane {
+                pane: p.to_string(),
+                cwd: None,
+            })
+            .collect()
+    }
+
+    /// Waits for the next input (cancel-safe; pending forever when idle).
+    pub async fn next(&mut self) -> Input {
+        tokio::select! {
+            Some(done) = self.done_rx.recv() => Input::Done(done),
+            event = recv_or_pending(&mut self.events) => {
+                Input::Helper(event.unwrap_or(HelperEvent::MasterClosed))
+            }
+        }
+    }
+
+    /// Probes the target pane's cwd and this pane's visibility in the background.
+    pub fn refresh_status(&self) {
+        let (Some(host), Some(target)) = (self.host.clone(), self.config.target_pane.clone())
+        else {
+            return;
+        };
+        let own = self.config.own_pane.clone();
+        let tx = self.done_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = tx.send(Done::Status(status::probe(&host, &target, own.as_ref())));
+        });
+    }
+
+    fn spawn<F>(&self, fut: F)
+    where
+        F: std::future::Future<Output = Done> + Send + 'static,
+    {
+        let tx = self.done_tx.clone();
+        tokio::spawn(async move {
+            let _ = tx.send(fut.await);
+        });
+    }
+
+    fn call<F>(&self, call: Call, fut: F)
+    where
+        F: std::future::Future<Output = Result<Value, ConnectionError>> + Send + 'static,
+    {
+        self.spawn(async move {
+            Done::Reply {
+                call,
+                result: fut.await,
+            }
+        });
+    }
+
+    fn connect(&mut self, agent: Option<String>) {
+        self.conn = None;
+        self.events = None;
+        self.session = None;
+        self.turn = None;
+        if let Some(a) = &agent {
+            self.agent = a.clone();
+        }
+        let options = ConnectOptions {
+            socket: self.config.socket.clone(),
+            agent,
+            owner_tab: self.config.owner_tab.clone(),
+            target_pane: self.config.target_pane.clone(),
+            client: ClientKind::Helper,
+        };
+        self.spawn(async move {
+            let (tx, rx) = mpsc::unbounded_channel();
+            let result = MasterConnection::connect(options, tx).await;
+            Done::Connected(Box::new(result.map(|conn| (conn, rx))))
+        });
+    }
+
+    /// `session/new` (raw, so the unstable `models` field survives).
+    fn open_session(&mut self, agent: Option<String>) -> Vec<DomainEvent> {
+        let Some(conn) = self.conn.clone() else {
+            self.connect(agent);
+            return Vec::new();
+        };
+        let mut params = json!({"cwd": self.config.cwd, "mcpServers": []});
+        if let Some(agent) = &agent {
+            let meta = WtaMeta {
+                agent_id: Some(agent.clone()),
+                ..WtaMeta::default()
+            };
+            params["_meta"] = Value::Object(meta.to_meta());
+        }
+        let label = agent.unwrap_or_else(|| self.agent.clone());
+        let line = format!("session/new {params}");
+        self.spawn(async move {
+            Done::SessionOpened {
+                agent: label,
+                result: conn.raw_request("session/new", params).await,
+            }
+        });
+        vec![traffic(Direction::Out, line)]
+    }
+
+    /// Ends the running turn and its permission requests (before a new session).
+    fn abandon_turn(&mut self) {
+        if let (Some(conn), Some(turn)) = (&self.conn, &self.turn)
+            && let Err(err) = conn.cancel(turn)
+        {
+            tracing::debug!("cancel before a new session: {err}");
+        }
+        self.permissions.cancel_session(None);
+    }
+
+    /// Runs one effect of the app. `Quit` only records the exit.
+    pub fn execute(&mut self, effect: Effect) -> Vec<DomainEvent> {
+        match effect {
+            Effect::SendPrompt(text) => self.send_prompt(text),
+            Effect::Cancel => match (&self.conn, self.turn.clone()) {
+                (Some(conn), Some(turn)) => match conn.cancel(&turn) {
+                    Ok(()) => vec![traffic(Direction::Out, format!("session/cancel {turn}"))],
+                    Err(err) => vec![DomainEvent::Error(err.to_string())],
+                },
+                _ => vec![DomainEvent::TurnEnded(StopReason::Cancelled)],
+            },
+            Effect::NewSession => {
+                self.abandon_turn();
+                let mut events = self.clear_yolo();
+                events.extend(self.open_session(None));
+                events
+            }
+            Effect::Restart => {
+                self.abandon_turn();
+                let mut events = self.clear_yolo();
+                events.extend(self.open_session(Some(self.agent.clone())));
+                events
+            }
+            Effect::SwitchAgent(id) => {
+                self.abandon_turn();
+                let mut events = self.clear_yolo();
+                events.extend(self.open_session(Some(id)));
+                events
+            }
+            Effect::SetModel(id) => self.set_model(id),
+            Effect::SetConfigOption { option, value } => {
+                self.set_config(Call::SetConfig, option, value)
+            }
+            Effect::OpenSessions => match self.conn.clone() {
+                Some(conn) => {
+                    self.spawn(async move { Done::Sessions(conn.sessions().await) });
+                    Vec::new()
+                }
+                None => vec![not_connected()],
+            },
+            Effect::AnswerPermission { request, answer } => {
+                match self.permissions.answer(request, &answer) {
+                    Ok(true) => vec![traffic(
+                        Direction::Out,
+                        format!("session/request_permission answer {answer:?}"),
+                    )],
+                    Ok(false) => Vec::new(),
+                    Err(err) => vec![DomainEvent::Error(err.to_string())],
+                }
+            }
+            Effect::SetYolo(on) => self.set_yolo(on),
+            Effect::CopyToClipboard(text) => self.copy(text),
+            Effect::RunAuthInWindow {
+                agent,
+                method,
+                command,
+            } => self.auth_window(agent, method, command),
+            Effect::Authenticate { method, .. } => match self.conn.clone() {
+                Some(conn) => {
+                    let params = json!({"methodId": method});
+                    self.call(Call::Authenticate, async move {
+                        conn.raw_request("authenticate", params).await
+                    });
+                    Vec::new()
+                }
+                None => vec![not_connected()],
+            },
+            Effect::Quit => {
+                self.exit = Some(RuntimeExit::Quit);
+                Vec::new()
+            }
+        }
+    }
+
+    fn send_prompt(&mut self, text: String) -> Vec<DomainEvent> {
+        match (&self.conn, &self.session) {
+            (Some(conn), Some(session)) => {
+                conn.start_prompt(session, &text);
+                self.turn = Some(session.clone());
+                tracing::trace!(session, "prompt: {text}");
+                vec![traffic(
+                    Direction::Out,
+                    format!(
+                        "session/prompt {}",
+                        json!({"sessionId": session, "text": text})
+                    ),
+                )]
+            }
+            _ => vec![
+                not_connected(),
+                DomainEvent::TurnEnded(StopReason::Cancelled),
+            ],
+        }
+    }
+
+    fn set_model(&mut self, id: String) -> Vec<DomainEvent> {
+        let (Some(conn), Some(session)) = (self.conn.clone(), self.session.clone()) else {
+            return vec![not_connected()];
+        };
+        match self.model_control.clone() {
+            ModelControl::SetModel => {
+                let params = json!({"sessionId": session, "modelId": id});
+                self.call(Call::SetModel(id), async move {
+                    conn.raw_request("session/set_model", params).await
+                });
+                Vec::new()
+            }
+            ModelControl::ConfigOption(option) => {
+                self.set_config(Call::SetModel(id.clone()), option, id)
+            }
+            ModelControl::None => vec![DomainEvent::Error(
+                "This agent does not offer a model choice.".to_owned(),
+            )],
+        }
+    }
+
+    fn set_config(&mut self, call: Call, option: String, value: String) -> Vec<DomainEvent> {
+        let (Some(conn), Some(session)) = (self.conn.clone(), self.session.clone()) else {
+            return vec![not_connected()];
+        };
+        let line = format!("session/set_config_option {option}={value}");
+        self.call(call, async move {
+            conn.set_config_option(&session, &option, &value).await
+        });
+        vec![traffic(Direction::Out, line)]
+    }
+
+    fn set_yolo(&mut self, on: bool) -> Vec<DomainEvent> {
+        self.yolo = on;
+        // Layer 1: an agent-side `allow_all` option follows the pane's setting.
+        if self.config_ids.iter().any(|id| id == "allow_all") {
+            let value = if on { "on" } else { "off" };
+            return self.set_config(Call::SetYolo(on), "allow_all".into(), value.into());
+        }
+        Vec::new()
+    }
+
+    /// Yolo is per session: a new session starts with it off.
+    fn clear_yolo(&mut self) -> Vec<DomainEvent> {
+        if !self.yolo {
+            return Vec::new();
+        }
+        self.yolo = false;
+        vec![DomainEvent::Yolo {
+            on: false,
+            blocked: false,
+        }]
+    }
+
+    fn copy(&self, text: String) -> Vec<DomainEvent> {
+        let Some(host) = self.host.clone() else {
+            return vec![DomainEvent::Error(
+                "Copying needs tmux (the clipboard goes through tmux's set-buffer -w).".into(),
+            )];
+        };
+        let tx = self.done_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(err) = status::copy_to_clipboard(&host, &text) {
+                let _ = tx.send(Done::Event(DomainEvent::Error(format!(
+                    "Copy failed: {err}"
+                ))));
+            }
+        });
+        Vec::new()
+    }
+
+    fn auth_window(&self, agent: String, method: String, command: Vec<String>) -> Vec<DomainEvent> {
+        use wta_host::{NewTab, PaneCommand, TerminalHost};
+        let Some(host) = self.host.clone() else {
+            return vec![DomainEvent::Error(format!(
+                "Run `{}` in a terminal to sign in to {agent}, then type /restart.",
+                command.join(" ")
+            ))];
+        };
+        let spec = NewTab {
+            command: Some(PaneCommand::Argv(command)),
+            cwd: Some(self.config.cwd.clone()),
+            title: Some(format!("{agent} sign-in")),
+            focus: true,
+            ..NewTab::default()
+        };
+        let tx = self.done_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let event = match host.new_tab(&spec) {
+                Ok(pane) => DomainEvent::Notice(format!(
+                    "Signing in to {agent} ({method}) in tmux window {}. Type /restart when done.",
+                    pane.window
+                )),
+                Err(err) => DomainEvent::Error(format!("Cannot open a sign-in window: {err}")),
+            };
+            let _ = tx.send(Done::Event(event));
+        });
+        Vec::new()
+    }
+
+    /// Applies one input; the returned events go to the reducer in order.
+    pub fn handle(&mut self, input: Input) -> Vec<DomainEvent> {
+        match input {
+            Input::Helper(event) => self.on_helper(event),
+            Input::Done(done) => self.on_done(done),
+        }
+    }
+
+    fn on_helper(&mut self, event: HelperEvent) -> Vec<DomainEvent> {
+        match event {
+            HelperEvent::SessionUpdate(n) => {
+                if self.session.as_deref() != Some(n.session_id.0.as_ref()) {
+                    return Vec::new();
+                }
+                let update = serde_json::to_value(&n.update).unwrap_or(Value::Null);
+                let mut events = vec![traffic(Direction::In, format!("session/update {update}"))];
+                events.extend(map::session_update(&update));
+                events
+            }
+            HelperEvent::Permission(p) => self.on_permission(*p),
+            HelperEvent::ClientRequest(r) => on_client_request(r),
+            HelperEvent::PromptFinished { session_id, result } => {
+                if self.turn.as_deref() != Some(&session_id) {
+                    return Vec::new();
+                }
+                self.turn = None;
+                let mut events: Vec<DomainEvent> = self
+                    .permissions
+                    .cancel_session(Some(&session_id))
+                    .into_iter()
+                    .map(DomainEvent::PermissionWithdrawn)
+                    .collect();
+                match result {
+                    Ok(reply) => {
+                        let stop = serde_json::to_value(reply.stop_reason).unwrap_or(Value::Null);
+                        let stop = stop.as_str().unwrap_or("end_turn");
+                        events.push(traffic(Direction::In, format!("session/prompt → {stop}")));
+                        events.push(DomainEvent::TurnEnded(map::stop_reason(stop)));
+                    }
+                    Err(err @ ConnectionError::AgentExited { .. }) => {
+                        self.session = None;
+                        events.push(DomainEvent::Connection(ConnectionState::Failed(
+                            err.to_string(),
+                        )));
+                    }
+                    Err(err) => {
+                        events.push(DomainEvent::Error(err.to_string()));
+                        events.push(DomainEvent::TurnEnded(StopReason::Cancelled));
+                    }
+                }
+                events
+            }
+            HelperEvent::Lagged { dropped } => vec![DomainEvent::Error(format!(
+                "{dropped} updates from the agent were dropped because this pane fell behind; the transcript may miss text."
+            ))],
+            HelperEvent::AgentExited(n) => {
+                let ours = self
+                    .session
+                    .as_ref()
+                    .is_some_and(|s| n.session_ids.contains(s));
+                if !ours {
+                    return Vec::new();
+                }
+                self.session = None;
+                self.turn = None;
+                self.permissions.cancel_session(None);
+                vec![DomainEvent::Connection(ConnectionState::Failed(format!(
+                    "Agent `{}` exited ({}); its session is gone. Type /restart to start a fresh one.",
+                    n.agent_id, n.reason
+                )))]
+            }
+            HelperEvent::MasterClosed => {
+                self.exit = Some(RuntimeExit::MasterClosed);
+                Vec::new()
+            }
+        }
+    }
+
+    fn on_permission(&mut self, p: PermissionRequest) -> Vec<DomainEvent> {
+        let session = p.request.session_id.to_string();
+        let value = serde_json::to_value(&p.request).unwrap_or(Value::Null);
+        let line = traffic(Direction::In, format!("session/request_permission {value}"));
+        if self.session.as_deref() != Some(session.as_str()) {
+            // A request of a session this pane left: nobody will see the card.
+            if let Err(err) = p.cancel() {
+                tracing::debug!("cancelling a stale permission request: {err}");
+            }
+            return vec![line];
+        }
+        if self.yolo {
+            let card = map::permission_request(crate::app::PermissionRequestId(0), &value);
+            if let Some(option) = map::allow_once_option(&card) {
+                let notice = format!("Yolo approved: {}", card.title);
+                return match p.select(&option.id) {
+                    Ok(()) => vec![line, DomainEvent::Notice(notice)],
+                    Err(err) => vec![line, DomainEvent::Error(err.to_string())],
+                };
+            }
+        }
+        let id = self.permissions.insert(&session, p);
+        vec![
+            line,
+            DomainEvent::PermissionRequest(map::permission_request(id, &value)),
+        ]
+    }
+
+    fn on_done(&mut self, done: Done) -> Vec<DomainEvent> {
+        match done {
+            Done::Connected(result) => match *result {
+                Ok((conn, rx)) => {
+                    self.auth = map::auth_methods(&conn.init);
+                    if let Some(agent) = conn.agent_id() {
+                        self.agent = agent.to_owned();
+                    }
+                    let line = traffic(Direction::In, format!("initialize → {}", conn.init));
+                    self.conn = Some(conn);
+                    self.events = Some(rx);
+                    let mut events = vec![line];
+                    events.extend(self.open_session(None));
+                    events
+                }
+                Err(ConnectionError::Unreachable { socket, source }) => {
+                    self.exit = Some(RuntimeExit::Unreachable(format!(
+                        "cannot reach the wta master at {}: {source}",
+                        socket.display()
+                    )));
+                    Vec::new()
+                }
+                Err(ConnectionError::MasterClosed) => {
+                    self.exit = Some(RuntimeExit::MasterClosed);
+                    Vec::new()
+                }
+                Err(err) => vec![map::open_failure(&err, &self.agent, &self.auth)],
+            },
+            Done::SessionOpened { agent, result } => self.session_opened(agent, result),
+            Done::Reply { call, result } => self.reply(call, result),
+            Done::Sessions(Ok(list)) => vec![DomainEvent::Notice(status::sessions_table(
+                &list,
+                std::process::id(),
+            ))],
+            Done::Sessions(Err(err)) => vec![DomainEvent::Error(format!(
+                "Cannot list the master's sessions: {err}"
+            ))],
+            Done::Agents(agents) => vec![DomainEvent::Agents(agents)],
+            Done::Status(probe) => {
+                self.visible = probe.visible;
+                self.config
+                    .target_pane
+                    .iter()
+                    .map(|p| DomainEvent::TargetPane {
+                        pane: p.to_string(),
+                        cwd: probe.cwd.clone(),
+                    })
+                    .collect()
+            }
+            Done::Event(event) => vec![event],
+        }
+    }
+
+    fn session_opened(
+        &mut self,
+        agent: String,
+        result: Result<Value, ConnectionError>,
+    ) -> Vec<DomainEvent> {
+        let reply = match result {
+            Ok(reply) => reply,
+            Err(err) => {
+                self.agent = agent.clone();
+                return vec![
+                    traffic(Direction::In, format!("session/new failed: {err}")),
+                    map::open_failure(&err, &agent, &self.auth),
+                ];
+            }
+        };
+        let line = traffic(Direction::In, format!("session/new → {reply}"));
+        let Some(facts) = map::session_started(&agent, &reply) else {
+            return vec![
+                line,
+                DomainEvent::Connection(ConnectionState::Failed(
+                    "The agent answered session/new without a session id. Type /restart to try again."
+                        .into(),
+                )),
+            ];
+        };
+        let mut events = vec![line];
+        if self.turn.take().is_some() {
+            events.push(DomainEvent::TurnEnded(StopReason::Cancelled));
+        }
+        if let Some(old) = self.session.take()
+            && old != facts.session_id
+        {
+            self.close_session(old);
+        }
+        self.agent = agent;
+        self.session = Some(facts.session_id);
+        self.model_control = facts.model_control;
+        self.config_ids = map::config_options(reply.get("configOptions"))
+            .into_iter()
+            .map(|o| o.id)
+            .collect();
+        events.extend(facts.events);
+        events
+    }
+
+    /// `session/close` for a replaced session, when the agent supports it.
+    fn close_session(&self, session: String) {
+        let Some(conn) = self.conn.clone() else {
+            return;
+        };
+        let supported = conn
+            .init
+            .pointer("/agentCapabilities/sessionCapabilities/close")
+            .is_some();
+        if supported {
+            self.call(Call::CloseSession, async move {
+                conn.raw_request("session/close", json!({"sessionId": session}))
+                    .await
+            });
+        }
+    }
+
+    fn reply(&mut self, call: Call, result: Result<Value, ConnectionError>) -> Vec<DomainEvent> {
+        let options = |v: &Value| {
+            let raw = v.get("configOptions");
+            if raw.is_none() {
+                return Vec::new();
+            }
+            map::session_update(
+                &json!({"sessionUpdate": "config_option_update", "configOptions": raw}),
+            )
+        };
+        match (call, result) {
+            (Call::SetModel(id), Ok(v)) => {
+                let mut events = options(&v);
+                events.push(DomainEvent::Notice(format!("Model: {id}")));
+                events
+            }
+            (Call::SetModel(id), Err(err)) => {
+                vec![DomainEvent::Error(format!(
+                    "Cannot switch the model to {id}: {err}"
+                ))]
+            }
+            (Call::SetConfig | Call::SetYolo(true), Ok(v)) => options(&v),
+            (Call::SetYolo(false), Ok(v)) => options(&v),
+            (Call::SetConfig, Err(err)) => {
+                vec![DomainEvent::Error(format!(
+                    "Cannot change the option: {err}"
+                ))]
+            }
+            (Call::SetYolo(on), Err(err)) => {
+                if !on {
+                    // Fail closed: the agent may still auto-approve; say so plainly.
+                    vec![DomainEvent::Error(format!(
+                        "Could not turn off the agent's allow_all option ({err}); it may still approve tools on its own. Type /new for a fresh session."
+                    ))]
+                } else {
+                    vec![DomainEvent::Error(format!(
+                        "The agent refused allow_all ({err}); this pane still approves tool permissions for it."
+                    ))]
+                }
+            }
+            (Call::Authenticate, Ok(_)) => self.open_session(None),
+            (Call::Authenticate, Err(err)) => {
+                vec![DomainEvent::Error(format!("Sign-in failed: {err}"))]
+            }
+            (Call::CloseSession, Ok(_)) => Vec::new(),
+            (Call::CloseSession, Err(err)) => {
+                tracing::debug!("session/close failed: {err}");
+                Vec::new()
+            }
+        }
+    }
+}
+
+fn not_connected() -> DomainEvent {
+    DomainEvent::Error("Not connected to an agent. Type /restart to try again.".to_owned())
+}
+
+/// This pane serves no files or terminals yet: refuse with a clear error.
+fn on_client_request(request: ClientRequest) -> Vec<DomainEvent> {
+    let method = request.method.clone();
+    if let Err(err) = request.fail(
+        -32601,
+        &format!("this wta pane does not serve `{method}` yet"),
+    ) {
+        tracing::debug!("answering {method}: {err}");
+    }
+    vec![traffic(
+        Direction::In,
+        format!("{method} (refused: not served)"),
+    )]
+}
+
+/// Installed and allowed agents from the local registry (same config as the master).
+fn installed_agents() -> Vec<AgentChoice> {
+    let registry = wta_agent::RegistryPaths::from_env().and_then(wta_agent::Registry::load);
+    match registry {
+        Ok(registry) => registry
+            .list()
+            .into_iter()
+            .filter(|a| a.installed && a.allowed)
+            .map(|a| AgentChoice {
+                name: a.id.clone(),
+                id: a.id,
+            })
+            .collect(),
+        Err(err) => {
+            tracing::warn!("cannot read the agent registry: {err}");
+            Vec::new()
+        }
+    }
+}
+
+async fn recv_or_pending<T>(rx: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,19 @@
+//! The helper's interactive runtime without drawing: the glue between the
+//! chat app (`crate::app`) and the master connection (`crate::connection`).
+//!
+//! - [`map`]: pure wire JSON → `DomainEvent` mapping (session updates,
+//!   permission requests, `session/new` replies, setup-screen errors).
+//! - [`permissions`]: responders keyed by `PermissionRequestId`, answered once.
+//! - [`status`]: the status-line probe (target cwd, own visibility) and the
+//!   `/sessions` table.
+//! - [`Runtime`]: executes `Effect`s against the connection and turns
+//!   `HelperEvent`s into `DomainEvent`s; never blocks the UI loop.
+//!
+//! The terminal loop that drives it lives in the `wta` binary.
+
+mod engine;
+pub mod map;
+pub mod permissions;
+pub mod status;
+
+pub use engine::{Call, Done, Input, Runtime, RuntimeConfig, RuntimeExit};
