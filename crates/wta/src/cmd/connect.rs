@@ -1,7 +1,13 @@
 //! `wta --connect-master <SOCKET> [--agent ID] [--owner-tab @W] [--target-pane %P]`:
-//! the helper role. Until the chat TUI is wired in, and always with `--headless`,
-//! it runs the line-based driver (`wta_helper::driver`): commands on stdin, JSON
-//! event lines on stdout. A master EOF ends it with a clear message (exit 3).
+//! the helper role. By default it runs the agent pane's chat TUI (`tui.rs`);
+//! with `--headless` the line-based driver (`wta_helper::driver`): commands on
+//! stdin, JSON event lines on stdout.
+//!
+//! Exit statuses: 0 the user closed the pane (or SIGTERM/SIGHUP); 3 the master
+//! closed the connection (message on stderr after the screen is restored);
+//! 1 anything else (master unreachable, no terminal, …).
+
+mod tui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +16,7 @@ use clap::Args;
 use wta_agent::wire::ClientKind;
 use wta_helper::connection::ConnectOptions;
 use wta_helper::driver::{DriverExit, run_headless};
+use wta_helper::runtime::RuntimeConfig;
 use wta_protocol::{PaneId, WindowId};
 
 /// Options of the helper role.
@@ -31,6 +38,8 @@ pub struct HelperArgs {
 
 /// Exit status when the master went away.
 const MASTER_CLOSED: u8 = 3;
+const MASTER_CLOSED_MESSAGE: &str =
+    "wta: the wta master closed the connection; this pane's agent session has ended";
 
 pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     let _guard = wta_master::logging::init_file_logging(
@@ -57,6 +66,12 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
         client: ClientKind::Helper,
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    if !args.headless {
+        let code = interactive(&runtime, options, cwd);
+        // Background tasks (tmux probes, the terminal reader) must not delay the exit.
+        runtime.shutdown_background();
+        return code;
+    }
     let result = runtime.block_on(run_headless(
         options,
         cwd,
@@ -68,13 +83,47 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     match result {
         Ok(DriverExit::InputClosed) => ExitCode::SUCCESS,
         Ok(DriverExit::MasterClosed) => {
-            eprintln!(
-                "wta: the wta master closed the connection; this pane's agent session has ended"
-            );
+            eprintln!("{MASTER_CLOSED_MESSAGE}");
             ExitCode::from(MASTER_CLOSED)
         }
         Err(err) => {
             eprintln!("wta: {err}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The chat TUI. Messages are printed only after the terminal is restored.
+fn interactive(
+    runtime: &tokio::runtime::Runtime,
+    options: ConnectOptions,
+    cwd: PathBuf,
+) -> ExitCode {
+    let config = RuntimeConfig {
+        socket: options.socket,
+        agent: options.agent,
+        owner_tab: options.owner_tab,
+        target_pane: options.target_pane,
+        own_pane: std::env::var("TMUX_PANE")
+            .ok()
+            .and_then(|p| PaneId::parse(&p).ok()),
+        cwd,
+    };
+    let result = runtime.block_on(tui::run(config));
+    match result {
+        Ok(tui::LoopExit::Quit) => ExitCode::SUCCESS,
+        Ok(tui::LoopExit::MasterClosed) => {
+            tracing::info!("master closed the connection; helper exits");
+            eprintln!("{MASTER_CLOSED_MESSAGE}");
+            ExitCode::from(MASTER_CLOSED)
+        }
+        Ok(tui::LoopExit::Unreachable(why)) => {
+            eprintln!("wta: {why}");
+            ExitCode::from(1)
+        }
+        Err(err) => {
+            tracing::error!("agent pane failed: {err:#}");
+            eprintln!("wta: {err:#}");
             ExitCode::from(1)
         }
     }

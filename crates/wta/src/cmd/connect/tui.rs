@@ -1,0 +1,197 @@
+//! The agent pane's terminal loop: crossterm raw mode + alternate screen +
+//! bracketed paste + mouse capture (restored on every exit path, panics
+//! included), one `tokio::select!` over terminal input, the runtime's inputs,
+//! a tick interval that only runs while the app animates, and a slow status
+//! refresh that only runs while the pane is visible.
+//!
+//! Redraws happen only after an event reached the reducer, so an idle pane
+//! sleeps in `select!` and costs no CPU. Nothing is printed outside the
+//! alternate screen while it is active; logs go to the state dir (tracing).
+
+use std::collections::VecDeque;
+use std::io::{self, Stdout};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    EventStream,
+};
+use crossterm::{cursor, execute, terminal};
+use futures::StreamExt;
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::time::MissedTickBehavior;
+use wta_helper::app::{AppState, Effect, Event, update};
+use wta_helper::runtime::{Input, Runtime, RuntimeConfig, RuntimeExit};
+use wta_host::TmuxHost;
+use wta_tui::View;
+
+/// Animation clock while `AppState::needs_tick()`.
+const TICK: Duration = Duration::from_millis(100);
+/// Target-pane cwd refresh while the pane is visible.
+const STATUS_EVERY: Duration = Duration::from_secs(2);
+
+/// How the loop ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoopExit {
+    /// The user closed the pane (Ctrl+C twice), or SIGTERM/SIGHUP.
+    Quit,
+    /// The master connection ended.
+    MasterClosed,
+    /// The master could not be reached.
+    Unreachable(String),
+}
+
+/// Puts the terminal back: mouse, paste, screen, cursor, cooked mode.
+/// Idempotent; every step is attempted even if an earlier one fails.
+fn restore_terminal() {
+    let mut out = io::stdout();
+    let _ = execute!(
+        out,
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        terminal::LeaveAlternateScreen,
+        cursor::Show
+    );
+    let _ = terminal::disable_raw_mode();
+}
+
+/// Holds the terminal in TUI mode; dropping it restores the terminal.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> anyhow::Result<Self> {
+        terminal::enable_raw_mode()
+            .context("the agent pane needs a terminal (use --headless for scripts)")?;
+        let guard = TerminalGuard;
+        execute!(
+            io::stdout(),
+            terminal::EnterAlternateScreen,
+            EnableBracketedPaste,
+            EnableMouseCapture
+        )
+        .context("cannot set up the terminal")?;
+        Ok(guard)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// A panic anywhere (UI or a background task) restores the terminal, reports
+/// through the previous hook (after leaving the alternate screen), and ends
+/// the helper: a half-working pane is worse than a closed one.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        tracing::error!("panic: {info}");
+        previous(info);
+        std::process::exit(101);
+    }));
+}
+
+enum Wake {
+    Terminal(Option<io::Result<crossterm::event::Event>>),
+    Runtime(Box<Input>),
+    Tick,
+    Status,
+    Signal,
+}
+
+/// Runs the agent pane until the user quits or the master goes away.
+pub async fn run(config: RuntimeConfig) -> anyhow::Result<LoopExit> {
+    let host = TmuxHost::discover(None, None).ok();
+    let mut runtime = Runtime::new(config, host);
+    let mut state = AppState::new(runtime.agent());
+    let guard = TerminalGuard::enter()?;
+    install_panic_hook();
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))
+        .context("cannot draw on this terminal")?;
+    terminal.clear().context("cannot clear the terminal")?;
+    let exit = event_loop(&mut terminal, &mut runtime, &mut state).await;
+    drop(terminal);
+    drop(guard);
+    exit
+}
+
+async fn event_loop(
+    terminal: &mut Terminal<CrosstermBackend<Stdout>>,
+    runtime: &mut Runtime,
+    state: &mut AppState,
+) -> anyhow::Result<LoopExit> {
+    let mut view = View::new();
+    let mut input = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut status = tokio::time::interval(STATUS_EVERY);
+    status.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut sigterm = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
+    let mut sighup = signal(SignalKind::hangup()).context("cannot watch SIGHUP")?;
+
+    let mut queue: VecDeque<Event> = runtime.start().into_iter().map(Event::Domain).collect();
+    let mut dirty = true;
+    loop {
+        dirty |= apply(state, runtime, &mut queue);
+        match runtime.exit() {
+            Some(RuntimeExit::Quit) => return Ok(LoopExit::Quit),
+            Some(RuntimeExit::MasterClosed) => return Ok(LoopExit::MasterClosed),
+            Some(RuntimeExit::Unreachable(why)) => return Ok(LoopExit::Unreachable(why.clone())),
+            None => {}
+        }
+        if dirty {
+            terminal
+                .draw(|frame| view.render(state, frame))
+                .context("cannot draw the agent pane")?;
+            dirty = false;
+        }
+        let ticking = state.needs_tick();
+        let refreshing = runtime.wants_status();
+        let wake = tokio::select! {
+            event = input.next() => Wake::Terminal(event),
+            event = runtime.next() => Wake::Runtime(Box::new(event)),
+            _ = tick.tick(), if ticking => Wake::Tick,
+            _ = status.tick(), if refreshing => Wake::Status,
+            _ = sigterm.recv() => Wake::Signal,
+            _ = sighup.recv() => Wake::Signal,
+        };
+        match wake {
+            Wake::Terminal(Some(Ok(event))) => {
+                runtime.touch();
+                queue.extend(wta_tui::keymap::from_crossterm(event));
+            }
+            Wake::Terminal(Some(Err(err))) => {
+                return Err(err).context("cannot read the terminal");
+            }
+            // The terminal is gone (pane killed): nothing left to show.
+            Wake::Terminal(None) | Wake::Signal => return Ok(LoopExit::Quit),
+            Wake::Runtime(event) => {
+                queue.extend(runtime.handle(*event).into_iter().map(Event::Domain));
+            }
+            Wake::Tick => queue.push_back(Event::Tick),
+            Wake::Status => runtime.refresh_status(),
+        }
+    }
+}
+
+/// Feeds queued events to the reducer and their effects to the runtime,
+/// until nothing is left. Returns whether anything was applied.
+fn apply(state: &mut AppState, runtime: &mut Runtime, queue: &mut VecDeque<Event>) -> bool {
+    let mut applied = false;
+    while let Some(event) = queue.pop_front() {
+        applied = true;
+        for effect in update(state, event, Instant::now()) {
+            let quit = effect == Effect::Quit;
+            queue.extend(runtime.execute(effect).into_iter().map(Event::Domain));
+            if quit {
+                return true;
+            }
+        }
+    }
+    applied
+}

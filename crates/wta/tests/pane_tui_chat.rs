@@ -1,0 +1,107 @@
+//! The agent pane end to end: real tmux (private server), real master and
+//! helper binaries, the scripted test agent. Keys go in with send-keys, the
+//! screen comes back with capture-pane.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
+
+mod pane_tui_common;
+
+use std::time::Instant;
+
+use pane_tui_common::{EXITED, Env, Pane, T};
+use wta_helper::app::permission::PERMISSION_GRACE;
+use wta_testkit::wait_until;
+
+#[test]
+fn a_prompt_typed_in_the_pane_gets_the_agents_reply() {
+    let pane = Pane::open("custom:test");
+    let screen = pane.wait_ready();
+    let shell = pane.shell.as_str();
+    assert!(
+        screen.contains(shell),
+        "status line names the target pane:\n{screen}"
+    );
+    pane.submit("stream 3 zq");
+    pane.wait_for("zq:0;zq:1;zq:2;");
+}
+
+#[test]
+fn a_permission_answered_with_y_reaches_the_agent() {
+    let pane = Pane::open("custom:test");
+    pane.wait_ready();
+    pane.submit("permission");
+    pane.wait_for("reject_once");
+    // Keys typed within the grace period go to the editor, not the card.
+    let shown = Instant::now();
+    wait_until("the card accepts keys", T, || {
+        shown.elapsed() > PERMISSION_GRACE * 2
+    })
+    .unwrap();
+    pane.keys(&["y"]);
+    let screen = pane.wait_for("permission: selected opt-0-allow_once");
+    assert!(
+        !screen.contains("reject_once"),
+        "the card is gone:\n{screen}"
+    );
+}
+
+#[test]
+fn ctrl_c_twice_closes_the_pane_and_restores_the_terminal() {
+    let pane = Pane::open("custom:test");
+    pane.wait_ready();
+    assert_eq!(pane.tmux.display(&pane.pane, "#{alternate_on}"), "1");
+    pane.keys(&["C-c"]);
+    pane.wait_for("Ctrl+C again");
+    pane.keys(&["C-c"]);
+    let screen = pane.wait_exit();
+    assert!(screen.contains(&format!("{EXITED} 0")), "{screen}");
+    let modes = pane.tmux.display(
+        &pane.pane,
+        "#{alternate_on} #{mouse_any_flag} #{mouse_button_flag} #{mouse_sgr_flag}",
+    );
+    assert_eq!(modes, "0 0 0 0", "alternate screen and mouse modes are off");
+    assert!(!screen.contains("Ready"), "the TUI is gone:\n{screen}");
+}
+
+#[test]
+fn master_exit_ends_the_pane_with_a_clear_message() {
+    let mut pane = Pane::open("custom:test");
+    pane.wait_ready();
+    pane.master.kill9();
+    let screen = pane.wait_exit();
+    assert!(screen.contains(&format!("{EXITED} 3")), "{screen}");
+    assert!(screen.contains("master closed the connection"), "{screen}");
+    assert_eq!(pane.tmux.display(&pane.pane, "#{alternate_on}"), "0");
+}
+
+#[test]
+fn a_missing_agent_shows_the_setup_screen_and_agent_switches_away() {
+    let env = Env::with_config("[custom_agents.missing]\nargv = [\"/nonexistent/wta-agent\"]\n");
+    let pane = Pane::open_in(env, "custom:missing");
+    let screen = pane.wait_for("is not installed");
+    assert!(screen.contains("custom:missing"), "{screen}");
+    assert!(screen.contains("custom_agents.missing.argv"), "{screen}");
+    pane.submit("/agent custom:test");
+    pane.wait_ready();
+    pane.submit("echo switched fine");
+    pane.wait_for("• switched fine");
+}
+
+#[test]
+fn stop_cancels_a_running_turn_and_new_starts_a_working_session() {
+    let pane = Pane::open("custom:test");
+    pane.wait_ready();
+    pane.submit("stall");
+    pane.wait_for("stalling");
+    pane.submit("/stop");
+    let screen = pane.wait_for("Ready");
+    assert!(screen.contains("Cancelling the turn"), "{screen}");
+    pane.submit("/sessions");
+    let screen = pane.wait_for("(this pane)");
+    assert!(screen.contains("custom:test"), "{screen}");
+    pane.submit("/new");
+    pane.wait_for("Starting a new session");
+    pane.wait_ready();
+    pane.submit("echo after new");
+    pane.wait_for("• after new");
+}
