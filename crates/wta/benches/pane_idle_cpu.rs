@@ -1,0 +1,70 @@
+//! Idle CPU of an open agent pane (DESIGN §7, issue 5): a real master and
+//! helper in a private tmux server with an attached client (so the pane is
+//! visible and its status line keeps refreshing), one finished turn in the
+//! transcript, then 10 s of idling. CPU = utime+stime from /proc before and
+//! after. Budget: < 1 %. Exits non-zero over budget.
+//!
+//! Run: `cargo bench -p wta --bench pane_idle_cpu` (WTA_BENCH_IDLE_SECS to change 10 s).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../tests/pane_tui_common/mod.rs"]
+mod pane_tui_common;
+
+use std::time::{Duration, Instant};
+
+use pane_tui_common::{Pane, cpu_ticks};
+use wta_testkit::TmuxServer;
+
+const BUDGET_PERCENT: f64 = 1.0;
+
+fn percent(ticks_before: u64, ticks_after: u64, wall: Duration) -> f64 {
+    let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .unwrap_or(100) as f64;
+    (ticks_after - ticks_before) as f64 / hz / wall.as_secs_f64() * 100.0
+}
+
+fn main() {
+    let secs: u64 = std::env::var("WTA_BENCH_IDLE_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    let pane = Pane::open("custom:test");
+    // A client attached through a second private server makes the pane visible.
+    let _client = TmuxServer::start_with(&format!(
+        "env -u TMUX tmux -L {} -f /dev/null attach -t main",
+        pane.tmux.name()
+    ));
+    pane.wait_ready();
+    pane.submit("echo **idle** bench `reply`");
+    pane.wait_for("idle bench");
+    let attached = pane.tmux.display(&pane.pane, "#{session_attached}");
+    let helper = pane.helper_pid();
+    let master = pane.master.pid();
+
+    let (h0, m0) = (cpu_ticks(helper).unwrap(), cpu_ticks(master).unwrap());
+    let start = Instant::now();
+    std::thread::sleep(Duration::from_secs(secs));
+    let wall = start.elapsed();
+    let (h1, m1) = (cpu_ticks(helper).unwrap(), cpu_ticks(master).unwrap());
+
+    let helper_pct = percent(h0, h1, wall);
+    let master_pct = percent(m0, m1, wall);
+    println!(
+        "pane_idle_cpu: helper {helper_pct:.2}% ({} ticks), master {master_pct:.2}% ({} ticks) over {:.1}s idle; clients attached: {attached}; budget < {BUDGET_PERCENT}% (helper)",
+        h1 - h0,
+        m1 - m0,
+        wall.as_secs_f64()
+    );
+    assert!(
+        pane.screen().contains("Ready"),
+        "the pane stayed up:\n{}",
+        pane.screen()
+    );
+    if helper_pct >= BUDGET_PERCENT {
+        eprintln!("pane_idle_cpu: over budget");
+        std::process::exit(1);
+    }
+}
