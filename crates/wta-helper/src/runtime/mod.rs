@@ -4,6 +4,7 @@
 //! - [`map`]: pure wire JSON → `DomainEvent` mapping (session updates,
 //!   permission requests, `session/new` replies, setup-screen errors).
 //! - [`permissions`]: responders keyed by `PermissionRequestId`, answered once.
+//! - [`client_fs`]: ACP `fs/*` requests served for the agent.
 //! - [`status`]: the status-line probe (target cwd, own visibility) and the
 //!   `/sessions` table.
 //! - [`Runtime`]: executes `Effect`s against the connection and turns
@@ -11,6 +12,8 @@
 //!
 //! The terminal loop that drives it lives in the `wta` binary.
 
+pub mod client_fs;
+mod effects;
 mod engine;
 pub mod map;
 pub mod permissions;

@@ -1,0 +1,268 @@
+//! Effects of the chat app carried out against the master connection and
+//! tmux (`Runtime::execute`), and the replies of those calls (`Runtime::reply`).
+//! Nothing here waits: calls are spawned and answer through `Done`.
+
+use serde_json::{Value, json};
+
+use super::engine::{Call, Done, Runtime, RuntimeExit, traffic};
+use super::map::{self, ModelControl};
+use super::status;
+use crate::app::{Direction, DomainEvent, Effect, StopReason};
+use crate::connection::ConnectionError;
+
+impl Runtime {
+    /// Runs one effect of the app. `Quit` only records the exit.
+    pub fn execute(&mut self, effect: Effect) -> Vec<DomainEvent> {
+        match effect {
+            Effect::SendPrompt(text) => self.send_prompt(text),
+            Effect::Cancel => match (&self.conn, self.turn.clone()) {
+                (Some(conn), Some(turn)) => match conn.cancel(&turn) {
+                    Ok(()) => vec![traffic(Direction::Out, format!("session/cancel {turn}"))],
+                    Err(err) => vec![DomainEvent::Error(err.to_string())],
+                },
+                _ => vec![DomainEvent::TurnEnded(StopReason::Cancelled)],
+            },
+            Effect::NewSession => {
+                self.abandon_turn();
+                let mut events = self.clear_yolo();
+                events.extend(self.open_session(None));
+                events
+            }
+            Effect::Restart => {
+                self.abandon_turn();
+                let mut events = self.clear_yolo();
+                events.extend(self.open_session(Some(self.agent.clone())));
+                events
+            }
+            Effect::SwitchAgent(id) => {
+                self.abandon_turn();
+                let mut events = self.clear_yolo();
+                events.extend(self.open_session(Some(id)));
+                events
+            }
+            Effect::SetModel(id) => self.set_model(id),
+            Effect::SetConfigOption { option, value } => {
+                self.set_config(Call::SetConfig, option, value)
+            }
+            Effect::OpenSessions => match self.conn.clone() {
+                Some(conn) => {
+                    self.spawn(async move { Done::Sessions(conn.sessions().await) });
+                    Vec::new()
+                }
+                None => vec![not_connected()],
+            },
+            Effect::AnswerPermission { request, answer } => {
+                match self.permissions.answer(request, &answer) {
+                    Ok(true) => vec![traffic(
+                        Direction::Out,
+                        format!("session/request_permission answer {answer:?}"),
+                    )],
+                    Ok(false) => Vec::new(),
+                    Err(err) => vec![DomainEvent::Error(err.to_string())],
+                }
+            }
+            Effect::SetYolo(on) => self.set_yolo(on),
+            Effect::CopyToClipboard(text) => self.copy(text),
+            Effect::RunAuthInWindow {
+                agent,
+                method,
+                command,
+            } => self.auth_window(agent, method, command),
+            Effect::Authenticate { method, .. } => match self.conn.clone() {
+                Some(conn) => {
+                    let params = json!({"methodId": method});
+                    self.call(Call::Authenticate, async move {
+                        conn.raw_request("authenticate", params).await
+                    });
+                    Vec::new()
+                }
+                None => vec![not_connected()],
+            },
+            Effect::Quit => {
+                self.exit = Some(RuntimeExit::Quit);
+                Vec::new()
+            }
+        }
+    }
+
+    fn send_prompt(&mut self, text: String) -> Vec<DomainEvent> {
+        match (&self.conn, &self.session) {
+            (Some(conn), Some(session)) => {
+                conn.start_prompt(session, &text);
+                self.turn = Some(session.clone());
+                tracing::trace!(session, "prompt: {text}");
+                vec![traffic(
+                    Direction::Out,
+                    format!(
+                        "session/prompt {}",
+                        json!({"sessionId": session, "text": text})
+                    ),
+                )]
+            }
+            _ => vec![
+                not_connected(),
+                DomainEvent::TurnEnded(StopReason::Cancelled),
+            ],
+        }
+    }
+
+    fn set_model(&mut self, id: String) -> Vec<DomainEvent> {
+        let (Some(conn), Some(session)) = (self.conn.clone(), self.session.clone()) else {
+            return vec![not_connected()];
+        };
+        match self.model_control.clone() {
+            ModelControl::SetModel => {
+                let params = json!({"sessionId": session, "modelId": id});
+                self.call(Call::SetModel(id), async move {
+                    conn.raw_request("session/set_model", params).await
+                });
+                Vec::new()
+            }
+            ModelControl::ConfigOption(option) => {
+                self.set_config(Call::SetModel(id.clone()), option, id)
+            }
+            ModelControl::None => vec![DomainEvent::Error(
+                "This agent does not offer a model choice.".to_owned(),
+            )],
+        }
+    }
+
+    fn set_config(&mut self, call: Call, option: String, value: String) -> Vec<DomainEvent> {
+        let (Some(conn), Some(session)) = (self.conn.clone(), self.session.clone()) else {
+            return vec![not_connected()];
+        };
+        let line = format!("session/set_config_option {option}={value}");
+        self.call(call, async move {
+            conn.set_config_option(&session, &option, &value).await
+        });
+        vec![traffic(Direction::Out, line)]
+    }
+
+    fn set_yolo(&mut self, on: bool) -> Vec<DomainEvent> {
+        self.yolo = on;
+        // Layer 1: an agent-side `allow_all` option follows the pane's setting.
+        if self.config_ids.iter().any(|id| id == "allow_all") {
+            let value = if on { "on" } else { "off" };
+            return self.set_config(Call::SetYolo(on), "allow_all".into(), value.into());
+        }
+        Vec::new()
+    }
+
+    /// Yolo is per session: a new session starts with it off.
+    fn clear_yolo(&mut self) -> Vec<DomainEvent> {
+        if !self.yolo {
+            return Vec::new();
+        }
+        self.yolo = false;
+        vec![DomainEvent::Yolo {
+            on: false,
+            blocked: false,
+        }]
+    }
+
+    fn copy(&self, text: String) -> Vec<DomainEvent> {
+        let Some(host) = self.host.clone() else {
+            return vec![DomainEvent::Error(
+                "Copying needs tmux (the clipboard goes through tmux's set-buffer -w).".into(),
+            )];
+        };
+        let tx = self.done_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(err) = status::copy_to_clipboard(&host, &text) {
+                let _ = tx.send(Done::Event(DomainEvent::Error(format!(
+                    "Copy failed: {err}"
+                ))));
+            }
+        });
+        Vec::new()
+    }
+
+    fn auth_window(&self, agent: String, method: String, command: Vec<String>) -> Vec<DomainEvent> {
+        use wta_host::{NewTab, PaneCommand, TerminalHost};
+        let Some(host) = self.host.clone() else {
+            return vec![DomainEvent::Error(format!(
+                "Run `{}` in a terminal to sign in to {agent}, then type /restart.",
+                command.join(" ")
+            ))];
+        };
+        let spec = NewTab {
+            command: Some(PaneCommand::Argv(command)),
+            cwd: Some(self.config.cwd.clone()),
+            title: Some(format!("{agent} sign-in")),
+            focus: true,
+            ..NewTab::default()
+        };
+        let tx = self.done_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let event = match host.new_tab(&spec) {
+                Ok(pane) => DomainEvent::Notice(format!(
+                    "Signing in to {agent} ({method}) in tmux window {}. Type /restart when done.",
+                    pane.window
+                )),
+                Err(err) => DomainEvent::Error(format!("Cannot open a sign-in window: {err}")),
+            };
+            let _ = tx.send(Done::Event(event));
+        });
+        Vec::new()
+    }
+
+    pub(super) fn reply(
+        &mut self,
+        call: Call,
+        result: Result<Value, ConnectionError>,
+    ) -> Vec<DomainEvent> {
+        let options = |v: &Value| {
+            let raw = v.get("configOptions");
+            if raw.is_none() {
+                return Vec::new();
+            }
+            map::session_update(
+                &json!({"sessionUpdate": "config_option_update", "configOptions": raw}),
+            )
+        };
+        match (call, result) {
+            (Call::SetModel(id), Ok(v)) => {
+                let mut events = options(&v);
+                events.push(DomainEvent::Notice(format!("Model: {id}")));
+                events
+            }
+            (Call::SetModel(id), Err(err)) => {
+                vec![DomainEvent::Error(format!(
+                    "Cannot switch the model to {id}: {err}"
+                ))]
+            }
+            (Call::SetConfig | Call::SetYolo(true), Ok(v)) => options(&v),
+            (Call::SetYolo(false), Ok(v)) => options(&v),
+            (Call::SetConfig, Err(err)) => {
+                vec![DomainEvent::Error(format!(
+                    "Cannot change the option: {err}"
+                ))]
+            }
+            (Call::SetYolo(on), Err(err)) => {
+                if !on {
+                    // Fail closed: the agent may still auto-approve; say so plainly.
+                    vec![DomainEvent::Error(format!(
+                        "Could not turn off the agent's allow_all option ({err}); it may still approve tools on its own. Type /new for a fresh session."
+                    ))]
+                } else {
+                    vec![DomainEvent::Error(format!(
+                        "The agent refused allow_all ({err}); this pane still approves tool permissions for it."
+                    ))]
+                }
+            }
+            (Call::Authenticate, Ok(_)) => self.open_session(None),
+            (Call::Authenticate, Err(err)) => {
+                vec![DomainEvent::Error(format!("Sign-in failed: {err}"))]
+            }
+            (Call::CloseSession, Ok(_)) => Vec::new(),
+            (Call::CloseSession, Err(err)) => {
+                tracing::debug!("session/close failed: {err}");
+                Vec::new()
+            }
+        }
+    }
+}
+
+fn not_connected() -> DomainEvent {
+    DomainEvent::Error("Not connected to an agent. Type /restart to try again.".to_owned())
+}
