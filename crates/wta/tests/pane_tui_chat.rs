@@ -105,3 +105,14 @@ fn stop_cancels_a_running_turn_and_new_starts_a_working_session() {
     pane.submit("echo after new");
     pane.wait_for("• after new");
 }
+
+#[test]
+fn f12_shows_this_panes_acp_traffic() {
+    let pane = Pane::open("custom:test");
+    pane.wait_ready();
+    pane.submit("echo traffic check");
+    pane.wait_for("• traffic check");
+    pane.keys(&["F12"]);
+    let screen = pane.wait_for("session/prompt");
+    assert!(screen.contains("agent_message_chunk"), "{screen}");
+}
