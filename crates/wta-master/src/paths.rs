@@ -31,20 +31,31 @@ pub fn state_dir() -> PathBuf {
         .join("wta")
 }
 
-/// The default master socket: `<runtime dir>/master-<tmux server name>.sock`, where the
-/// name is the last component of `$TMUX`'s socket path (`default` outside tmux).
+/// The default master socket: the one for the tmux server `$TMUX` names, or
+/// for tmux's default server outside tmux.
 pub fn default_socket_path() -> PathBuf {
-    let server = std::env::var("TMUX")
+    let tmux_socket = std::env::var("TMUX")
         .ok()
-        .and_then(|t| t.split(',').next().map(str::to_owned))
-        .and_then(|p| {
-            Path::new(&p)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-        })
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "default".to_owned());
-    let safe: String = server
+        .and_then(|t| t.split(',').next().map(PathBuf::from))
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| {
+            let base = non_empty_env("TMUX_TMPDIR").unwrap_or_else(|| PathBuf::from("/tmp"));
+            base.join(format!("tmux-{}", nix::unistd::getuid()))
+                .join("default")
+        });
+    socket_for_tmux(&tmux_socket)
+}
+
+/// One master per tmux server: `<runtime dir>/master-<server name>-<hash>.sock`,
+/// where the name is the tmux socket's file name (made filename-safe, cut to
+/// 24 characters) and the hash (FNV-1a of the full path) tells apart servers
+/// with the same name in different directories.
+pub fn socket_for_tmux(tmux_socket: &Path) -> PathBuf {
+    let name = tmux_socket
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let safe: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -53,8 +64,13 @@ pub fn default_socket_path() -> PathBuf {
                 '_'
             }
         })
+        .take(24)
         .collect();
-    runtime_dir().join(format!("master-{safe}.sock"))
+    let mut hash: u32 = 0x811c_9dc5;
+    for b in tmux_socket.as_os_str().as_encoded_bytes() {
+        hash = (hash ^ u32::from(*b)).wrapping_mul(0x0100_0193);
+    }
+    runtime_dir().join(format!("master-{safe}-{hash:08x}.sock"))
 }
 
 /// Creates `dir` (mode 0700) if missing, then insists it is a private directory of ours.
@@ -93,6 +109,33 @@ pub fn check_private_dir(dir: &Path) -> Result<(), MasterError> {
         return Err(unsafe_dir(format!("its mode is {mode:o}; it must be 700")));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod socket_name_tests {
+    use super::*;
+
+    #[test]
+    fn one_socket_per_tmux_server() {
+        let a = socket_for_tmux(Path::new("/tmp/tmux-0/default"));
+        let b = socket_for_tmux(Path::new("/other/tmux-0/default"));
+        assert_ne!(a, b);
+        assert_eq!(a, socket_for_tmux(Path::new("/tmp/tmux-0/default")));
+        let name = a.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("master-default-") && name.ends_with(".sock"),
+            "{name}"
+        );
+        let odd = socket_for_tmux(Path::new(
+            "/tmp/we ird;name/with a very long socket file name indeed",
+        ));
+        let odd = odd.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            odd.len() <= "master-".len() + 24 + 1 + 8 + ".sock".len(),
+            "{odd}"
+        );
+        assert!(!odd.contains(' ') && !odd.contains(';'));
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,11 @@ use wta_testkit::TmuxServer;
 
 fn time(cmd: &mut Command) -> Duration {
     let start = Instant::now();
-    let status = cmd.stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
+    let status = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
     let elapsed = start.elapsed();
     assert!(status.success(), "{cmd:?} failed");
     elapsed
@@ -25,7 +29,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let runs: usize = std::env::var("WTA_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let runs: usize = std::env::var("WTA_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
     let server = TmuxServer::start();
     for _ in 0..5 {
         server.tmux(&["split-window", "-d", "bash --norc"]);
@@ -35,11 +42,24 @@ fn main() {
     let mut wta = Vec::with_capacity(runs);
     let mut tmux = Vec::with_capacity(runs);
     for _ in 0..runs {
-        tmux.push(time(Command::new("tmux").args(["-L", server.name(), "list-panes", "-a", "-F", format])));
-        wta.push(time(Command::new(env!("CARGO_BIN_EXE_wta")).args(["-L", server.name(), "list-panes", "-a", "--json"]).env_remove("TMUX")));
+        tmux.push(time(Command::new("tmux").args([
+            "-L",
+            server.name(),
+            "list-panes",
+            "-a",
+            "-F",
+            format,
+        ])));
+        wta.push(time(
+            Command::new(env!("CARGO_BIN_EXE_wta"))
+                .args(["-L", server.name(), "list-panes", "-a", "--json"])
+                .env_remove("TMUX"),
+        ));
     }
     let (w, t) = (median(wta), median(tmux));
     let ratio = w.as_secs_f64() / t.as_secs_f64();
-    println!("cli_startup: runs={runs} wta list-panes --json median={w:?} tmux list-panes median={t:?} ratio={ratio:.2}x (budget 2.00x) {}",
-        if ratio <= 2.0 { "OK" } else { "OVER BUDGET" });
+    println!(
+        "cli_startup: runs={runs} wta list-panes --json median={w:?} tmux list-panes median={t:?} ratio={ratio:.2}x (budget 2.00x) {}",
+        if ratio <= 2.0 { "OK" } else { "OVER BUDGET" }
+    );
 }

@@ -33,7 +33,12 @@ pub struct Cli {
     pub command: Option<Command>,
 
     /// Role: run the master daemon on this socket (started on demand by the launcher).
-    #[arg(long, value_name = "SOCKET", hide = true, conflicts_with = "connect_master")]
+    #[arg(
+        long,
+        value_name = "SOCKET",
+        hide = true,
+        conflicts_with = "connect_master"
+    )]
     pub master: Option<PathBuf>,
 
     /// Role: run an agent-pane helper connected to the master at this socket.
@@ -63,6 +68,12 @@ pub struct ServerArgs {
 /// Every `wta` command.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open (or reuse) a tmux session with your shell and an agent pane beside it.
+    Up(cmd::up::UpArgs),
+    /// Open, hide/show (toggle) or close the agent pane of this tab.
+    Pane(cmd::agent_pane::PaneArgs),
+    /// Print tmux key bindings for the agent pane and the sessions view.
+    TmuxConfig,
     /// List terminal windows (tmux sessions).
     #[command(visible_alias = "lsw")]
     ListWindows,

@@ -2,6 +2,7 @@
 
 mod cli;
 mod cmd;
+mod launch;
 mod output;
 
 fn main() -> std::process::ExitCode {

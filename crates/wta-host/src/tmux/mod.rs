@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 pub use cmd::Cmd;
-pub use locate::ServerLocation;
+pub use locate::{ServerLocation, socket_dir};
 pub use version::TmuxVersion;
 
 use wta_protocol::{PaneId, SessionId, WindowId};

@@ -55,7 +55,7 @@ impl TmuxHost {
         };
 
         if self
-            .run(&Cmd::new("has-session").arg(&format!("={STASH_SESSION}")))
+            .run(&Cmd::new("has-session").args(["-t", &format!("={STASH_SESSION}")]))
             .is_err()
         {
             // destroy-unattached must be off in the same command, or a user's

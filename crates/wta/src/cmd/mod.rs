@@ -1,5 +1,6 @@
 //! One file per command group; `dispatch` routes a parsed command to it.
 
+pub mod agent_pane;
 pub mod connect;
 pub mod list;
 pub mod listen;
@@ -9,6 +10,8 @@ pub mod pane;
 pub mod pipe_sink;
 pub mod sessions;
 pub mod shell_integration;
+pub mod tmux_config;
+pub mod up;
 
 use std::process::ExitCode;
 
@@ -48,6 +51,9 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::ShellIntegration(args) => shell_integration::run(&args),
         Command::Listen(args) => listen::run(ctx, &args),
         Command::PipeSink(args) => pipe_sink::run(&args),
+        Command::Up(args) => up::run(ctx, &args),
+        Command::Pane(args) => agent_pane::run(ctx, &args),
+        Command::TmuxConfig => tmux_config::run(ctx),
     }
 }
 

@@ -1,0 +1,57 @@
+//! `wta tmux-config`: key bindings to paste into `~/.tmux.conf`.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use super::Ctx;
+use crate::output;
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The bindings text for the wta binary at `wta`.
+pub fn bindings(wta: &str) -> String {
+    let w = quote(wta);
+    format!(
+        "# WTA key bindings (paste into ~/.tmux.conf, then `tmux source ~/.tmux.conf`).\n\
+         # prefix + a : show or hide the agent pane of this tab (it keeps running while hidden)\n\
+         bind-key a run-shell -b \"{w} -S '#{{socket_path}}' pane toggle --pane '#{{pane_id}}' >/dev/null\"\n\
+         # prefix + A : close the agent pane of this tab\n\
+         bind-key A run-shell -b \"{w} -S '#{{socket_path}}' pane close --pane '#{{pane_id}}' >/dev/null\"\n\
+         # prefix + S : the master's live agent sessions\n\
+         bind-key S display-popup -E -w 80% -h 60% \"{w} sessions list; read -r _\"\n"
+    )
+}
+
+pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
+    let exe = std::env::current_exe().context("cannot find the running wta binary")?;
+    let text = bindings(&exe.to_string_lossy());
+    if ctx.json {
+        output::json(&serde_json::json!({ "bindings": text }))?;
+    } else {
+        print!("{text}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_quote_the_binary_and_pass_the_pane() {
+        let text = bindings("/opt/my wta/it's/wta");
+        assert!(
+            text.contains(
+                r"'/opt/my wta/it'\''s/wta' -S '#{socket_path}' pane toggle --pane '#{pane_id}'"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("bind-key")).count(),
+            3
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! `wta up`: from any terminal, a tmux session with a shell (shell
+//! integration loaded) and the agent pane beside it; the master is started
+//! on demand; then attach (or switch, inside tmux).
+
+use std::io::IsTerminal;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitCode};
+
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+use wta_host::tmux::{Cmd, format};
+use wta_host::{HostError, PaneInfo, ServerLocation, TerminalHost, TmuxHost};
+use wta_protocol::PaneId;
+
+use super::Ctx;
+use super::agent_pane::OpenArgs;
+use crate::launch::agent_pane::{self, OpenSpec};
+use crate::launch::{master, shell};
+use crate::output;
+
+#[derive(Debug, Args)]
+pub struct UpArgs {
+    /// tmux session to create or reuse.
+    #[arg(long, value_name = "NAME", default_value = "wta")]
+    pub session: String,
+    /// Set everything up but do not attach (prints the panes instead).
+    #[arg(long)]
+    pub detach: bool,
+    #[command(flatten)]
+    pub open: OpenArgs,
+}
+
+/// What `wta up --json` prints.
+#[derive(Debug, Serialize)]
+struct Up {
+    session: String,
+    shell_pane: PaneId,
+    agent_pane: PaneId,
+    agent: String,
+    master_socket: String,
+    tmux_socket: String,
+    created: bool,
+}
+
+/// Flags, else `$TMUX`, else tmux's default server (which may not run yet).
+fn host_for_up(ctx: &Ctx) -> anyhow::Result<TmuxHost> {
+    match ctx.host() {
+        Ok(host) => Ok(host),
+        Err(HostError::NoServerNamed) => Ok(TmuxHost::new(
+            ServerLocation::Socket(wta_host::tmux::socket_dir().join("default")),
+            None,
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn terminal_size() -> (u16, u16) {
+    // SAFETY-free query through crossterm is not linked here; read $COLUMNS/$LINES
+    // when exported, else a roomy default for a detached session.
+    let get = |k: &str, d: u16| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    (get("COLUMNS", 200), get("LINES", 50))
+}
+
+fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<PaneInfo> {
+    let dir = agent_pane::launcher_dir();
+    agent_pane::ensure_runtime_dir(&dir)?;
+    let wta = std::env::current_exe().context("cannot find the running wta binary")?;
+    let launch = shell::integrated(&shell::user_shell(), &wta, &dir)?;
+    let (cols, rows) = terminal_size();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+    let mut cmd = Cmd::new("new-session")
+        .args([
+            "-d",
+            "-s",
+            name,
+            "-x",
+            &cols.to_string(),
+            "-y",
+            &rows.to_string(),
+            "-c",
+        ])
+        .arg(&cwd.to_string_lossy())
+        .args(["-P", "-F"])
+        .arg(&format::pane_format());
+    for (k, v) in &launch.env {
+        cmd = cmd.arg("-e").arg(&format!("{k}={v}"));
+    }
+    cmd = cmd.arg("--");
+    for a in &launch.argv {
+        cmd = cmd.arg(a);
+    }
+    let out = host.run(&cmd)?;
+    format::parse_panes(&out)?
+        .into_iter()
+        .next()
+        .context("tmux new-session printed no pane")
+}
+
+fn session_exists(host: &TmuxHost, name: &str) -> bool {
+    host.run(&Cmd::new("has-session").args(["-t", &format!("={name}")]))
+        .is_ok()
+}
+
+pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
+    if args.session.is_empty() || args.session.contains([':', '.']) {
+        anyhow::bail!(
+            "--session {:?}: a tmux session name cannot be empty or contain ':' or '.'",
+            args.session
+        );
+    }
+    let host = host_for_up(ctx)?;
+    let master_socket = master::socket_for(&host.location().socket_path());
+    let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
+    let agent = match &args.open.agent {
+        Some(id) => id.clone(),
+        None => {
+            let id = registry.default_agent();
+            if id.as_str() == wta_agent::registry::DEMO_ID {
+                eprintln!(
+                    "wta: no agent CLI is installed; starting the offline demo agent (see `wta up --help` for --agent)"
+                );
+            }
+            id.as_str().to_owned()
+        }
+    };
+    master::ensure(&master_socket)?;
+    let created = !session_exists(&host, &args.session);
+    let shell = if created {
+        create_session(&host, &args.session)?
+    } else {
+        let window = host.run(
+            &Cmd::new("display-message")
+                .args(["-p", "-t"])
+                .arg(&format!("={}:", args.session))
+                .arg("#{window_id}"),
+        )?;
+        let window = wta_protocol::WindowId::parse(window.trim())
+            .map_err(|e| HostError::Parse(e.to_string()))?;
+        agent_pane::shell_pane_of(&host, &window)?
+    };
+    let spec = OpenSpec {
+        agent: Some(agent.clone()),
+        side: args.open.side(),
+        size: args.open.size,
+        master: master_socket.clone(),
+    };
+    let outcome = agent_pane::open(&host, &shell, &spec)?;
+    let agent_pane = match &outcome {
+        agent_pane::Outcome::Opened(p)
+        | agent_pane::Outcome::Focused(p)
+        | agent_pane::Outcome::Restored(p) => p.clone(),
+        other => anyhow::bail!("unexpected launcher outcome {other:?}"),
+    };
+    let summary = Up {
+        session: args.session.clone(),
+        shell_pane: shell.id.clone(),
+        agent_pane,
+        agent,
+        master_socket: master_socket.to_string_lossy().into_owned(),
+        tmux_socket: host.location().socket_path().to_string_lossy().into_owned(),
+        created,
+    };
+    let target = format!("={}", args.session);
+    if host.caller_pane().is_some() {
+        host.run(&Cmd::new("switch-client").args(["-t", &target]))?;
+    } else if !args.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let [flag, value] = host.location().args();
+        let err = Command::new("tmux")
+            .args([flag, value, "attach-session", "-t", &target])
+            .exec();
+        return Err(err).context("cannot run `tmux attach-session`");
+    }
+    if ctx.json {
+        output::json(&summary)?;
+    } else {
+        let [flag, value] = host.location().args();
+        output::pairs(&[
+            (
+                "session",
+                format!(
+                    "{} ({})",
+                    summary.session,
+                    if created { "created" } else { "reused" }
+                ),
+            ),
+            ("shell pane", summary.shell_pane.to_string()),
+            (
+                "agent pane",
+                format!("{} ({})", summary.agent_pane, summary.agent),
+            ),
+            (
+                "attach with",
+                format!("tmux {flag} {value} attach -t {target}"),
+            ),
+        ])?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

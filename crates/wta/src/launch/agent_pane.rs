@@ -1,0 +1,228 @@
+//! One agent pane per tmux window: open, focus, stash/restore, close.
+//!
+//! The window remembers its agent pane in the window option
+//! `@wta_agent_pane`; the pane carries `@wta_role agent` and `@wta_target`
+//! (the shell pane it works on). A stashed pane lives in the private stash
+//! session, still running, with its helper, ACP session and transcript alive.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::Serialize;
+use wta_host::tmux::Cmd;
+use wta_host::{PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost, TmuxHost};
+use wta_protocol::{PaneId, WindowId};
+
+const WINDOW_OPTION: &str = "@wta_agent_pane";
+
+/// Where the agent pane goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Left,
+    #[default]
+    Right,
+    Bottom,
+}
+
+/// How to open an agent pane.
+#[derive(Debug, Clone)]
+pub struct OpenSpec {
+    pub agent: Option<String>,
+    pub side: Side,
+    /// Percent of the window.
+    pub size: u8,
+    /// The master socket the helper connects to.
+    pub master: PathBuf,
+}
+
+/// What an agent-pane command did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "action", content = "pane")]
+pub enum Outcome {
+    Opened(PaneId),
+    Focused(PaneId),
+    Restored(PaneId),
+    Stashed(PaneId),
+    Closed(PaneId),
+    NothingToClose,
+}
+
+/// The agent pane of `window`, if it still exists, and whether it is shown there.
+pub fn find(host: &TmuxHost, window: &WindowId) -> anyhow::Result<Option<(PaneInfo, bool)>> {
+    let value = host.run(&Cmd::new("show-options").args([
+        "-w",
+        "-q",
+        "-v",
+        "-t",
+        window.as_str(),
+        WINDOW_OPTION,
+    ]))?;
+    let Ok(pane) = PaneId::parse(value.trim()) else {
+        return Ok(None);
+    };
+    match host.pane(&pane) {
+        Ok(info) if !info.dead => {
+            let visible = &info.window == window;
+            Ok(Some((info, visible)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The helper's command line for an agent pane working on `target`.
+fn helper_argv(spec: &OpenSpec, window: &WindowId, target: &PaneId) -> anyhow::Result<Vec<String>> {
+    let exe = std::env::current_exe().context("cannot find the running wta binary")?;
+    let mut argv = vec![
+        exe.to_string_lossy().into_owned(),
+        "--connect-master".into(),
+        spec.master.to_string_lossy().into_owned(),
+        "--owner-tab".into(),
+        window.to_string(),
+        "--target-pane".into(),
+        target.to_string(),
+    ];
+    if let Some(agent) = &spec.agent {
+        argv.extend(["--agent".into(), agent.clone()]);
+    }
+    Ok(argv)
+}
+
+/// Opens the agent pane beside `caller`, or focuses (restoring if stashed)
+/// the one its window already has.
+pub fn open(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Result<Outcome> {
+    if let Some((agent, visible)) = find(host, &caller.window)? {
+        if !visible {
+            host.restore(&agent.id)?;
+            host.focus(&agent.id)?;
+            return Ok(Outcome::Restored(agent.id));
+        }
+        host.focus(&agent.id)?;
+        return Ok(Outcome::Focused(agent.id));
+    }
+    super::master::ensure(&spec.master)?;
+    let split = Split {
+        target: caller.id.clone(),
+        direction: match spec.side {
+            Side::Left => SplitDirection::Left,
+            Side::Right => SplitDirection::Right,
+            Side::Bottom => SplitDirection::Down,
+        },
+        percent: Some(spec.size),
+        command: Some(PaneCommand::Argv(helper_argv(
+            spec,
+            &caller.window,
+            &caller.id,
+        )?)),
+        cwd: Some(caller.cwd.clone()).filter(|c| c.is_dir()),
+        env: Vec::new(),
+        full: true,
+        focus: true,
+    };
+    let agent = host.split(&split)?;
+    let mark = Cmd::new("set-option")
+        .args([
+            "-w",
+            "-t",
+            caller.window.as_str(),
+            WINDOW_OPTION,
+            agent.id.as_str(),
+        ])
+        .then("set-option")
+        .args(["-p", "-t", agent.id.as_str(), "@wta_role", "agent"])
+        .then("set-option")
+        .args([
+            "-p",
+            "-t",
+            agent.id.as_str(),
+            "@wta_target",
+            caller.id.as_str(),
+        ])
+        // The agent pane closes when its helper exits, whatever the user's default.
+        .then("set-option")
+        .args(["-p", "-t", agent.id.as_str(), "remain-on-exit", "off"]);
+    host.run(&mark)?;
+    Ok(Outcome::Opened(agent.id))
+}
+
+/// Stashes a shown agent pane, restores a stashed one, or opens one.
+pub fn toggle(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Result<Outcome> {
+    match find(host, &caller.window)? {
+        Some((agent, true)) => {
+            let target = host.pane_option(&agent.id, "@wta_target").ok();
+            let neighbour = target
+                .and_then(|t| PaneId::parse(&t).ok())
+                .filter(|t| t != &agent.id)
+                .unwrap_or_else(|| caller.id.clone());
+            host.stash(&agent.id, &neighbour)?;
+            // Give the keyboard back to the pane the agent worked on.
+            if host
+                .pane(&neighbour)
+                .is_ok_and(|p| p.window == caller.window)
+            {
+                host.focus(&neighbour)?;
+            }
+            Ok(Outcome::Stashed(agent.id))
+        }
+        Some((agent, false)) => {
+            host.restore(&agent.id)?;
+            host.focus(&agent.id)?;
+            Ok(Outcome::Restored(agent.id))
+        }
+        None => open(host, caller, spec),
+    }
+}
+
+/// Ends the window's agent pane, its helper and (through the master) its sessions.
+pub fn close(host: &TmuxHost, caller: &PaneInfo) -> anyhow::Result<Outcome> {
+    let Some((agent, _)) = find(host, &caller.window)? else {
+        return Ok(Outcome::NothingToClose);
+    };
+    host.kill_pane(&agent.id)?;
+    host.run(&Cmd::new("set-option").args([
+        "-w",
+        "-u",
+        "-t",
+        caller.window.as_str(),
+        WINDOW_OPTION,
+    ]))?;
+    Ok(Outcome::Closed(agent.id))
+}
+
+/// The shell pane of a window that has an agent pane: its target if alive,
+/// else the first pane that is not the agent.
+pub fn shell_pane_of(host: &TmuxHost, window: &WindowId) -> anyhow::Result<PaneInfo> {
+    let panes = host.window_panes(window)?;
+    let agent = find(host, window)?.map(|(p, _)| p.id);
+    let target = match &agent {
+        Some(a) => host
+            .pane_option(a, "@wta_target")
+            .ok()
+            .and_then(|t| PaneId::parse(&t).ok()),
+        None => None,
+    };
+    panes
+        .iter()
+        .find(|p| Some(&p.id) == target.as_ref())
+        .or_else(|| {
+            panes
+                .iter()
+                .find(|p| p.active && Some(&p.id) != agent.as_ref())
+        })
+        .or_else(|| panes.iter().find(|p| Some(&p.id) != agent.as_ref()))
+        .cloned()
+        .with_context(|| format!("tab {window} has no shell pane"))
+}
+
+/// The runtime directory for launcher files (rc files for integrated shells).
+pub fn launcher_dir() -> PathBuf {
+    wta_master::paths::runtime_dir().join("launch")
+}
+
+/// Makes sure `dir`'s parent (the private runtime dir) exists with mode 0700.
+pub fn ensure_runtime_dir(dir: &Path) -> anyhow::Result<()> {
+    let runtime = wta_master::paths::runtime_dir();
+    wta_master::paths::ensure_private_dir(&runtime)
+        .with_context(|| format!("cannot prepare {}", runtime.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
+}

@@ -1,0 +1,61 @@
+//! One master per tmux server, started on demand.
+//!
+//! The socket name comes from the tmux server's socket
+//! (`wta_master::paths::socket_for_tmux`). A socket that accepts a connection
+//! has a live master. Otherwise a new master is started through `/bin/sh -c
+//! '… &'` so it is re-parented at once (no zombie under the launcher, which may
+//! `exec` tmux next) and survives the launcher. The master's lock file makes a
+//! racing second start exit by itself, and it replaces a stale socket safely.
+
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+/// True when something accepts connections on `socket`.
+pub fn is_running(socket: &Path) -> bool {
+    UnixStream::connect(socket).is_ok()
+}
+
+/// The master socket for the tmux server at `tmux_socket`.
+pub fn socket_for(tmux_socket: &Path) -> PathBuf {
+    wta_master::paths::socket_for_tmux(tmux_socket)
+}
+
+/// Makes sure a master listens on `socket`, starting one if needed.
+pub fn ensure(socket: &Path) -> anyhow::Result<()> {
+    if is_running(socket) {
+        return Ok(());
+    }
+    let exe = std::env::current_exe().context("cannot find the running wta binary")?;
+    let status = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(r#""$0" --master "$1" </dev/null >/dev/null 2>&1 &"#)
+        .arg(&exe)
+        .arg(socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .context("cannot start the wta master")?;
+    if !status.success() {
+        bail!("cannot start the wta master (/bin/sh exited with {status})");
+    }
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(5);
+    while start.elapsed() < Duration::from_secs(10) {
+        if is_running(socket) {
+            return Ok(());
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(100));
+    }
+    let log = wta_master::paths::state_dir().join("master.log");
+    bail!(
+        "the wta master did not start listening on {} within 10 s; see {}",
+        socket.display(),
+        log.display()
+    )
+}
