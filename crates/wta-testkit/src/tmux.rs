@@ -31,6 +31,12 @@ impl TmuxServer {
 
     /// Starts a server whose first pane runs `command` (through `sh -c`).
     pub fn start_with(command: &str) -> Self {
+        Self::start_with_env(command, &[])
+    }
+
+    /// Like [`TmuxServer::start_with`], with extra environment for the server
+    /// (and so for every pane it starts).
+    pub fn start_with_env(command: &str, env: &[(&str, &std::ffi::OsStr)]) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
@@ -46,22 +52,29 @@ impl TmuxServer {
             socket: PathBuf::new(),
             first_pane: String::new(),
         };
-        let out = server.raw(&[
-            "new-session",
-            "-d",
-            "-s",
-            "main",
-            "-n",
-            "shell",
-            "-x",
-            "160",
-            "-y",
-            "40",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            command,
-        ]);
+        let env: Vec<(String, std::ffi::OsString)> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let out = server.raw_env(
+            &[
+                "new-session",
+                "-d",
+                "-s",
+                "main",
+                "-n",
+                "shell",
+                "-x",
+                "160",
+                "-y",
+                "40",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                command,
+            ],
+            &env,
+        );
         assert!(
             out.status.success(),
             "tmux new-session failed: {}",
@@ -95,9 +108,14 @@ impl TmuxServer {
     }
 
     fn raw(&self, args: &[&str]) -> Output {
+        self.raw_env(args, &[])
+    }
+
+    fn raw_env(&self, args: &[&str], env: &[(String, std::ffi::OsString)]) -> Output {
         let mut cmd = Command::new("tmux");
         cmd.args(["-L", &self.name, "-f", "/dev/null"]).args(args);
         cmd.env_remove("TMUX").env_remove("TMUX_PANE");
+        cmd.envs(env.iter().map(|(k, v)| (k, v)));
         match cmd.output() {
             Ok(out) => out,
             Err(err) => panic!("cannot run tmux (is it installed?): {err}"),

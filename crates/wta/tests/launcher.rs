@@ -1,0 +1,318 @@
+//! End-to-end tests of the launcher (`wta up`, `wta pane open|toggle|close`)
+//! on a private tmux server whose environment points at temp HOME/XDG dirs,
+//! with the scripted test agent as `custom:test`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "acp_common/mod.rs"]
+mod acp_common;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Output;
+use std::time::Duration;
+
+use acp_common::Env;
+use serde_json::Value;
+use wta_testkit::{TmuxServer, wait_for_value, wait_until};
+
+const T: Duration = Duration::from_secs(20);
+
+struct Launch {
+    env: Env,
+    tmux: TmuxServer,
+    master_lock: Option<PathBuf>,
+}
+
+impl Launch {
+    fn new() -> Self {
+        let env = Env::new();
+        let vars: Vec<(&str, OsString)> = vec![
+            ("HOME", env.path("home").into()),
+            ("XDG_CONFIG_HOME", env.path("config").into()),
+            ("XDG_STATE_HOME", env.path("state").into()),
+            ("XDG_RUNTIME_DIR", env.path("runtime").into()),
+            ("WTA_POLICY_FILE", env.policy.clone().into()),
+            ("SHELL", "/bin/bash".into()),
+        ];
+        let refs: Vec<(&str, &std::ffi::OsStr)> =
+            vars.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
+        let tmux = TmuxServer::start_with_env("bash --norc --noprofile", &refs);
+        Self {
+            env,
+            tmux,
+            master_lock: None,
+        }
+    }
+
+    fn wta(&self, args: &[&str]) -> Output {
+        self.env
+            .command()
+            .env("SHELL", "/bin/bash")
+            .arg("-L")
+            .arg(self.tmux.name())
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn up(&mut self, args: &[&str]) -> Value {
+        let mut all = vec!["up", "--detach", "--json"];
+        all.extend_from_slice(args);
+        let out = self.wta(&all);
+        assert!(
+            out.status.success(),
+            "wta up failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        self.master_lock =
+            Some(PathBuf::from(v["master_socket"].as_str().unwrap()).with_extension("lock"));
+        v
+    }
+
+    fn pane(&self, args: &[&str]) -> Value {
+        let mut all = vec!["pane"];
+        all.extend_from_slice(args);
+        all.push("--json");
+        let out = self.wta(&all);
+        assert!(
+            out.status.success(),
+            "wta pane failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn pane_pid(&self, pane: &str) -> i32 {
+        self.tmux.display(pane, "#{pane_pid}").parse().unwrap()
+    }
+
+    fn master_pid(&self) -> i32 {
+        let lock = self.master_lock.as_ref().expect("master started");
+        std::fs::read_to_string(lock)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// Asks the test agent in `pane` for its pid.
+    fn agent_pid(&self, pane: &str) -> i32 {
+        self.tmux.type_line(pane, "pid");
+        wait_for_value("agent pid", T, || {
+            let screen = self.tmux.capture(pane);
+            screen.lines().rev().find_map(|l| {
+                l.trim()
+                    .trim_start_matches('•')
+                    .trim()
+                    .strip_prefix("pid ")?
+                    .trim()
+                    .parse()
+                    .ok()
+            })
+        })
+        .unwrap()
+    }
+}
+
+impl Drop for Launch {
+    fn drop(&mut self) {
+        // The master was started by our `wta up`: end it by its pid.
+        if let Some(pid) = self
+            .master_lock
+            .as_ref()
+            .and_then(|l| std::fs::read_to_string(l).ok())
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn up_opens_an_integrated_shell_and_a_working_agent_pane() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "custom:test", "--session", "work"]);
+    assert_eq!(up["created"], true);
+    assert_eq!(up["session"], "work");
+    let (shell, agent) = (
+        up["shell_pane"].as_str().unwrap(),
+        up["agent_pane"].as_str().unwrap(),
+    );
+    // The shell announced integration for its own pid.
+    let shell_pid = l.pane_pid(shell);
+    wait_until("shell integration announced", T, || {
+        l.tmux.display(shell, "#{@wta_integration}") == format!("bash {shell_pid}")
+    })
+    .unwrap();
+    // The agent pane sits beside it and answers.
+    assert_eq!(
+        l.tmux.display(agent, "#{window_id}"),
+        l.tmux.display(shell, "#{window_id}")
+    );
+    assert_ne!(l.tmux.display(agent, "#{pane_left}"), "0");
+    l.tmux.wait_for_text(agent, "Ready", T);
+    l.tmux.type_line(agent, "echo hello from the launcher test");
+    l.tmux
+        .wait_for_text(agent, "hello from the launcher test", T);
+    // A second `up` reuses the session and its agent pane.
+    let again = l.up(&["--agent", "custom:test", "--session", "work"]);
+    assert_eq!(again["created"], false);
+    assert_eq!(again["agent_pane"], agent);
+    assert_eq!(again["shell_pane"], shell);
+}
+
+#[test]
+fn up_with_the_demo_agent_works_offline() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "demo"]);
+    let agent = up["agent_pane"].as_str().unwrap().to_owned();
+    l.tmux.wait_for_text(&agent, "Ready", T);
+    l.tmux.type_line(&agent, "hello");
+    let screen = l.tmux.wait_for_text(&agent, "demo agent", T);
+    assert!(screen.contains("You said"), "{screen}");
+}
+
+#[test]
+fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "custom:test"]);
+    let (shell, agent) = (
+        up["shell_pane"].as_str().unwrap().to_owned(),
+        up["agent_pane"].as_str().unwrap().to_owned(),
+    );
+    l.tmux.wait_for_text(&agent, "Ready", T);
+    l.tmux.type_line(&agent, "echo remember this line");
+    l.tmux.wait_for_text(&agent, "remember this line", T);
+    let helper = l.pane_pid(&agent);
+    let width = l.tmux.display(&agent, "#{pane_width}");
+    let window = l.tmux.display(&shell, "#{window_id}");
+
+    let hidden = l.pane(&["toggle", "--pane", &shell]);
+    assert_eq!(
+        hidden,
+        serde_json::json!({"action": "stashed", "pane": agent})
+    );
+    assert_ne!(
+        l.tmux.display(&agent, "#{window_id}"),
+        window,
+        "hidden from the tab"
+    );
+    assert_eq!(l.tmux.display(&shell, "#{window_panes}"), "1");
+    assert!(alive(helper), "the helper keeps running while hidden");
+
+    let shown = l.pane(&["toggle", "--pane", &shell]);
+    assert_eq!(
+        shown,
+        serde_json::json!({"action": "restored", "pane": agent})
+    );
+    assert_eq!(l.tmux.display(&agent, "#{window_id}"), window);
+    assert_eq!(l.pane_pid(&agent), helper, "same helper process");
+    assert_eq!(l.tmux.display(&agent, "#{pane_width}"), width, "same size");
+    assert_ne!(l.tmux.display(&agent, "#{pane_left}"), "0", "same side");
+    l.tmux.wait_for_text(&agent, "remember this line", T);
+    // A second open focuses the existing pane instead of adding one.
+    let again = l.pane(&["open", "--pane", &shell]);
+    assert_eq!(again["action"], "focused");
+    assert_eq!(l.tmux.display(&shell, "#{window_panes}"), "2");
+}
+
+#[test]
+fn close_leaves_no_helper_or_agent_process() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "custom:test"]);
+    let (shell, agent) = (
+        up["shell_pane"].as_str().unwrap().to_owned(),
+        up["agent_pane"].as_str().unwrap().to_owned(),
+    );
+    l.tmux.wait_for_text(&agent, "Ready", T);
+    let helper = l.pane_pid(&agent);
+    let agent_pid = l.agent_pid(&agent);
+    let closed = l.pane(&["close", "--pane", &shell]);
+    assert_eq!(
+        closed,
+        serde_json::json!({"action": "closed", "pane": agent})
+    );
+    wait_until("helper gone", T, || !alive(helper)).unwrap();
+    wait_until("agent process gone", T, || !alive(agent_pid)).unwrap();
+    assert!(alive(l.master_pid()), "the master stays for other panes");
+    assert_eq!(
+        l.pane(&["close", "--pane", &shell]),
+        serde_json::json!({"action": "nothing_to_close"})
+    );
+}
+
+#[test]
+fn two_tabs_get_two_independent_agent_panes_on_one_master() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "custom:test"]);
+    let first = up["agent_pane"].as_str().unwrap().to_owned();
+    let other_shell = l
+        .tmux
+        .tmux(&[
+            "new-window",
+            "-t",
+            "wta:",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "bash --norc",
+        ])
+        .trim()
+        .to_owned();
+    let opened = l.pane(&["open", "--pane", &other_shell, "--agent", "custom:test"]);
+    assert_eq!(opened["action"], "opened");
+    let second = opened["pane"].as_str().unwrap().to_owned();
+    assert_ne!(first, second);
+    l.tmux.wait_for_text(&first, "Ready", T);
+    l.tmux.wait_for_text(&second, "Ready", T);
+    l.tmux.type_line(&first, "echo only-in-the-first");
+    l.tmux.type_line(&second, "echo only-in-the-second");
+    l.tmux.wait_for_text(&first, "only-in-the-first", T);
+    l.tmux.wait_for_text(&second, "only-in-the-second", T);
+    assert!(!l.tmux.capture(&first).contains("only-in-the-second"));
+    assert!(!l.tmux.capture(&second).contains("only-in-the-first"));
+    // One master serves both: same agent process, two sessions, two owner tabs.
+    assert_eq!(l.agent_pid(&first), l.agent_pid(&second));
+    let out = l
+        .env
+        .command()
+        .args([
+            "sessions",
+            "list",
+            "--json",
+            "--master-socket",
+            up["master_socket"].as_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sessions: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = sessions.to_string();
+    let tabs = [
+        l.tmux.display(&first, "#{window_id}"),
+        l.tmux.display(&second, "#{window_id}"),
+    ];
+    assert!(tabs.iter().all(|t| text.contains(t.as_str())), "{text}");
+}
