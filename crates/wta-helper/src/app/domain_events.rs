@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
 use super::events::DomainEvent;
+use super::proposal_card;
 use super::state::{AppState, Setup, TargetPane, YoloState};
 use super::transcript::SystemLevel;
 
@@ -78,6 +79,12 @@ pub(crate) fn on_domain(
             });
         }
         DomainEvent::Traffic { direction, line } => state.debug.push(direction, &line),
+        DomainEvent::ProposalAccepted(proposal) => {
+            proposal_card::on_accepted(state, *proposal, now);
+        }
+        DomainEvent::ProposalResolved { id, status, reason } => {
+            proposal_card::on_resolved(state, id, status, reason);
+        }
     }
 }
 

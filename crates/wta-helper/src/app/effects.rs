@@ -1,7 +1,10 @@
 //! What the chat app asks the outside world to do. The reducer returns these
 //! as data; the driver executes them (ACP calls, clipboard, tmux, exit).
 
+use wta_protocol::ProposalId;
+
 use super::domain::{PermissionAnswer, PermissionRequestId};
+use super::proposal_card::ConfirmMode;
 
 /// One request from the app to the driver.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +42,15 @@ pub enum Effect {
     },
     /// `authenticate` with a method that needs no terminal.
     Authenticate { agent: String, method: String },
+    /// The user confirmed a recommendation card: the engine claims the live
+    /// proposal atomically, then hands the choice to the executor.
+    ConfirmProposal {
+        id: ProposalId,
+        choice: u64,
+        mode: ConfirmMode,
+    },
+    /// The user pressed Esc on a live recommendation card.
+    CancelProposal { id: ProposalId },
     /// Close the pane (helper exits; master cleans up the session).
     Quit,
 }

@@ -170,6 +170,16 @@ pub enum DomainEvent {
         agent: String,
         methods: Vec<AuthMethod>,
     },
+    /// The proposal engine accepted a terminal-action proposal: show its card.
+    /// Answer with `Effect::ConfirmProposal` or `Effect::CancelProposal`.
+    ProposalAccepted(Box<super::proposal_card::AcceptedProposal>),
+    /// The engine ended a proposal the user had not decided on (superseded,
+    /// session replaced, timed out, unavailable): its card cannot confirm.
+    ProposalResolved {
+        id: wta_protocol::ProposalId,
+        status: wta_protocol::FinalStatus,
+        reason: Option<String>,
+    },
     /// One line of ACP traffic for the F12 debug panel.
     Traffic {
         direction: Direction,

@@ -1,5 +1,5 @@
 //! Key routing. Precedence, top first: Ctrl+C ladder and F12 (always) →
-//! permission card (after its grace period) → picker → slash popup →
+//! permission card (after its grace period) → proposal card (same) → picker → slash popup →
 //! setup list → fold selection → scrolling → the editor.
 
 use std::time::Instant;
@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::commands;
 use super::effects::Effect;
 use super::events::{Key, KeyCode, Mods};
+use super::proposal_card;
 use super::reducer::{page_size, scroll_down, scroll_up};
 use super::state::{AppState, Scroll, Setup};
 
@@ -19,6 +20,9 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
         return;
     }
     if state.permissions.accepts_keys(now) && card_key(state, key, now, fx) {
+        return;
+    }
+    if state.permissions.is_empty() && proposal_card::on_key(state, key, now, fx) {
         return;
     }
     if state.picker.is_some() {

@@ -26,6 +26,7 @@ pub mod events;
 pub mod input;
 mod keys;
 pub mod permission;
+pub mod proposal_card;
 pub mod reducer;
 pub mod slash;
 pub mod state;
@@ -35,6 +36,7 @@ pub use debug::{DebugLine, DebugLog, Direction};
 pub use domain::*;
 pub use effects::Effect;
 pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse};
+pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQueue, Stale};
 pub use reducer::update;
 pub use state::{
     Activity, AppState, Picker, PickerItem, PickerKind, Scroll, Setup, TargetPane, Viewport,

@@ -8,6 +8,7 @@ use super::debug::DebugLog;
 use super::domain::{AgentChoice, AuthMethod, ConfigOption, ConnectionState, ModelChoice, Usage};
 use super::input::InputEditor;
 use super::permission::PermissionQueue;
+use super::proposal_card::ProposalQueue;
 use super::slash::{self, ArgSources, Completion};
 use super::transcript::{ItemId, Transcript};
 
@@ -109,6 +110,8 @@ pub struct AppState {
     pub transcript: Transcript,
     pub input: InputEditor,
     pub permissions: PermissionQueue,
+    /// Terminal-action recommendation cards (shown after permission cards).
+    pub proposals: ProposalQueue,
     pub picker: Option<Picker>,
     pub setup: Option<Setup>,
     pub debug: DebugLog,
@@ -190,5 +193,6 @@ impl AppState {
             || self.connection == ConnectionState::Connecting
             || self.quit_armed_at.is_some()
             || self.clock.is_some_and(|now| self.permissions.in_grace(now))
+            || self.clock.is_some_and(|now| self.proposals.in_grace(now))
     }
 }

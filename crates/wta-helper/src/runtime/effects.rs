@@ -78,6 +78,9 @@ impl Runtime {
                 }
                 None => vec![not_connected()],
             },
+            Effect::ConfirmProposal { .. } | Effect::CancelProposal { .. } => {
+                self.proposal_decision(effect)
+            }
             Effect::Quit => {
                 self.exit = Some(RuntimeExit::Quit);
                 Vec::new()

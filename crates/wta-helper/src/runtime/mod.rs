@@ -17,6 +17,7 @@ mod effects;
 mod engine;
 pub mod map;
 pub mod permissions;
+mod card_decisions;
 pub mod status;
 
 pub use engine::{Call, Done, Input, Runtime, RuntimeConfig, RuntimeExit};

@@ -1,0 +1,326 @@
+//! Recommendation cards driven through the real reducer: keys in, effects
+//! and transcript lines out.
+
+use std::time::{Duration, Instant};
+
+use wta_protocol::{Action, Choice, FinalStatus, OpenTarget, Origin, ProposalId, ProposalPayload};
+
+use super::*;
+use crate::app::{DomainEvent, Event, Key, KeyCode, update};
+
+fn pid(n: u8) -> ProposalId {
+    ProposalId::from_bytes([n; 16])
+}
+
+fn send(input: &str) -> Action {
+    Action::Send {
+        input: input.into(),
+    }
+}
+
+fn choice(n: u64, title: &str, actions: Vec<Action>) -> Choice {
+    Choice {
+        choice: n,
+        title: title.into(),
+        rationale: format!("why {n}"),
+        actions,
+    }
+}
+
+pub(crate) fn accepted(id: u8, recommended: u64, choices: Vec<Choice>) -> AcceptedProposal {
+    AcceptedProposal {
+        id: pid(id),
+        payload: ProposalPayload {
+            schema_version: 1,
+            origin: Origin::TerminalAgent,
+            recommended_choice: recommended,
+            choices,
+        },
+        target_pane: "%3".into(),
+        target_cwd: Some("/src".into()),
+        origin: Origin::TerminalAgent,
+        armed: true,
+        delegate_agent: None,
+    }
+}
+
+fn three() -> AcceptedProposal {
+    accepted(
+        1,
+        2,
+        vec![
+            choice(1, "one", vec![send("echo 1")]),
+            choice(2, "two", vec![send("echo 2")]),
+            choice(
+                3,
+                "three",
+                vec![Action::Open {
+                    target: OpenTarget::Tab,
+                    cwd: None,
+                    title: None,
+                    direction: None,
+                }],
+            ),
+        ],
+    )
+}
+
+struct F {
+    state: AppState,
+    t0: Instant,
+}
+
+impl F {
+    fn new(p: AcceptedProposal) -> Self {
+        let t0 = Instant::now();
+        let mut state = AppState::new("demo");
+        update(
+            &mut state,
+            Event::Domain(DomainEvent::ProposalAccepted(Box::new(p))),
+            t0,
+        );
+        F { state, t0 }
+    }
+    fn key_at(&mut self, key: Key, ms: u64) -> Vec<Effect> {
+        update(
+            &mut self.state,
+            Event::Key(key),
+            self.t0 + Duration::from_millis(ms),
+        )
+    }
+    fn key(&mut self, code: KeyCode) -> Vec<Effect> {
+        self.key_at(Key::plain(code), 1000)
+    }
+}
+
+#[test]
+fn recommended_choice_is_first_and_enter_runs_it() {
+    let mut f = F::new(three());
+    let card = f.state.proposals.front().unwrap();
+    let titles: Vec<_> = card.choices().map(|c| c.title.as_str()).collect();
+    assert_eq!(titles, ["two", "one", "three"]);
+    assert_eq!(
+        f.key(KeyCode::Enter),
+        [Effect::ConfirmProposal {
+            id: pid(1),
+            choice: 2,
+            mode: ConfirmMode::Run
+        }]
+    );
+    assert!(f.state.proposals.is_empty());
+}
+
+#[test]
+fn keys_in_the_grace_period_go_to_the_editor() {
+    let mut f = F::new(three());
+    assert!(f.key_at(Key::plain(KeyCode::Enter), 100).is_empty());
+    f.key_at(Key::ch('1'), 200);
+    assert_eq!(f.state.input.text(), "1");
+    assert_eq!(f.state.proposals.len(), 1);
+    assert!(f.state.needs_tick());
+    // After the grace period a digit with text in the editor still types.
+    f.key_at(Key::ch('3'), 400);
+    assert_eq!(f.state.input.text(), "13");
+}
+
+#[test]
+fn arrows_digits_and_tab_choose_choice_and_button() {
+    let mut f = F::new(three());
+    f.key(KeyCode::Right);
+    assert_eq!(
+        f.state.proposals.front().unwrap().selected_mode(),
+        Some(ConfirmMode::Insert)
+    );
+    f.key(KeyCode::Tab);
+    assert_eq!(
+        f.state.proposals.front().unwrap().selected_mode(),
+        Some(ConfirmMode::Run),
+        "buttons wrap"
+    );
+    f.key(KeyCode::BackTab);
+    f.key(KeyCode::Down);
+    assert_eq!(
+        f.state.proposals.front().unwrap().button,
+        0,
+        "a new choice starts on its first button"
+    );
+    assert_eq!(
+        f.key(KeyCode::Enter),
+        [Effect::ConfirmProposal {
+            id: pid(1),
+            choice: 1,
+            mode: ConfirmMode::Run
+        }]
+    );
+    let mut f = F::new(three());
+    f.key(KeyCode::Char('3'));
+    f.key(KeyCode::Down);
+    assert_eq!(
+        f.state.proposals.front().unwrap().buttons(),
+        [ConfirmMode::Open]
+    );
+    f.key(KeyCode::Char('9')); // no such choice: ignored
+    assert_eq!(
+        f.key(KeyCode::Enter),
+        [Effect::ConfirmProposal {
+            id: pid(1),
+            choice: 3,
+            mode: ConfirmMode::Open
+        }]
+    );
+}
+
+#[test]
+fn insert_is_offered_unless_a_choice_delegates() {
+    let delegate = choice(
+        1,
+        "d",
+        vec![Action::OpenAndSend {
+            target: OpenTarget::Tab,
+            input: "fix it".into(),
+            delegate: true,
+            cwd: None,
+        }],
+    );
+    assert_eq!(buttons(&delegate), [ConfirmMode::Run]);
+    let mut mixed = delegate.clone();
+    mixed.actions = vec![
+        Action::Open {
+            target: OpenTarget::Panel,
+            cwd: None,
+            title: None,
+            direction: None,
+        },
+        send("ls"),
+    ];
+    assert_eq!(buttons(&mixed), [ConfirmMode::Run, ConfirmMode::Insert]);
+}
+
+#[test]
+fn esc_cancels_and_the_next_card_gets_its_own_grace() {
+    let mut f = F::new(three());
+    update(
+        &mut f.state,
+        Event::Domain(DomainEvent::ProposalAccepted(Box::new(accepted(
+            2,
+            1,
+            vec![choice(1, "x", vec![send("x")])],
+        )))),
+        f.t0,
+    );
+    assert_eq!(f.key(KeyCode::Esc), [Effect::CancelProposal { id: pid(1) }]);
+    assert!(f.key_at(Key::plain(KeyCode::Enter), 1100).is_empty());
+    assert_eq!(f.state.proposals.len(), 1);
+    assert_eq!(
+        f.key_at(Key::plain(KeyCode::Enter), 1300),
+        [Effect::ConfirmProposal {
+            id: pid(2),
+            choice: 1,
+            mode: ConfirmMode::Run
+        }]
+    );
+}
+
+#[test]
+fn a_stale_card_shows_why_cannot_confirm_and_dismisses() {
+    let mut f = F::new(three());
+    update(
+        &mut f.state,
+        Event::Domain(DomainEvent::ProposalResolved {
+            id: pid(1),
+            status: FinalStatus::Superseded,
+            reason: None,
+        }),
+        f.t0,
+    );
+    let card = f.state.proposals.front().unwrap();
+    assert_eq!(
+        card.stale.as_ref().map(Stale::describe).as_deref(),
+        Some("a newer turn replaced this proposal")
+    );
+    assert!(f.key(KeyCode::Enter).is_empty());
+    assert!(f.state.proposals.is_empty(), "Enter dismisses a stale card");
+    let mut f = F::new(three());
+    update(
+        &mut f.state,
+        Event::Domain(DomainEvent::ProposalResolved {
+            id: pid(1),
+            status: FinalStatus::TimedOut,
+            reason: None,
+        }),
+        f.t0,
+    );
+    assert!(
+        f.key(KeyCode::Esc).is_empty(),
+        "no cancel for a dead proposal"
+    );
+    assert!(f.state.proposals.is_empty());
+}
+
+#[test]
+fn a_card_older_than_the_timeout_refuses_locally() {
+    let mut f = F::new(three());
+    let late = PROPOSAL_CARD_TIMEOUT.as_millis() as u64 + 1;
+    assert!(f.key_at(Key::plain(KeyCode::Enter), late).is_empty());
+    let card = f.state.proposals.front().unwrap();
+    assert_eq!(
+        card.stale.as_ref().map(|s| s.status),
+        Some(FinalStatus::TimedOut)
+    );
+    assert!(f.key_at(Key::plain(KeyCode::Enter), late + 1).is_empty());
+    assert!(f.state.proposals.is_empty());
+}
+
+#[test]
+fn a_queued_stale_card_is_dropped_with_a_note_and_unknown_ids_are_ignored() {
+    let mut f = F::new(three());
+    update(
+        &mut f.state,
+        Event::Domain(DomainEvent::ProposalAccepted(Box::new(accepted(
+            2,
+            1,
+            vec![choice(1, "later", vec![send("x")])],
+        )))),
+        f.t0,
+    );
+    for id in [pid(2), pid(9)] {
+        update(
+            &mut f.state,
+            Event::Domain(DomainEvent::ProposalResolved {
+                id,
+                status: FinalStatus::SessionReplaced,
+                reason: Some("/new".into()),
+            }),
+            f.t0,
+        );
+    }
+    assert_eq!(f.state.proposals.len(), 1);
+    assert!(f.state.proposals.front().unwrap().stale.is_none());
+}
+
+#[test]
+fn the_permission_card_keeps_precedence() {
+    use crate::app::{
+        PermissionOption, PermissionOptionKind, PermissionRequest, PermissionRequestId, ToolKind,
+    };
+    let mut f = F::new(three());
+    let request = PermissionRequest {
+        id: PermissionRequestId(7),
+        title: "Run".into(),
+        kind: ToolKind::Execute,
+        target: Some("ls".into()),
+        options: vec![PermissionOption {
+            id: "once".into(),
+            name: "Allow".into(),
+            kind: PermissionOptionKind::AllowOnce,
+        }],
+    };
+    update(
+        &mut f.state,
+        Event::Domain(DomainEvent::PermissionRequest(request)),
+        f.t0,
+    );
+    let fx = f.key(KeyCode::Enter);
+    assert!(matches!(fx.as_slice(), [Effect::AnswerPermission { .. }]));
+    assert_eq!(f.state.proposals.len(), 1);
+}
