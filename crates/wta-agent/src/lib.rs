@@ -8,12 +8,14 @@
 //! - [`wire`]: the helper↔master `_wta/*` extension messages, `_meta.wta`, and the
 //!   typed error codes the master answers with.
 //! - [`demo`]: the built-in offline demo agent (`wta --demo-agent`).
+//! - [`yolo`]: whether the agent's own tool permissions are auto-approved, as one pure function.
 
 pub mod demo;
 mod error;
 pub mod registry;
 pub mod spawn;
 pub mod wire;
+pub mod yolo;
 
 pub use error::AgentError;
 pub use registry::{AgentEntry, AgentId, AgentKey, AgentSource, Registry, RegistryPaths};

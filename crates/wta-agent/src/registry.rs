@@ -173,6 +173,8 @@ fn non_empty_env(name: &str) -> Option<OsString> {
 struct ConfigFile {
     default_agent: Option<String>,
     allowed_agents: Option<Vec<String>>,
+    /// Yolo for every new session (DESIGN §5 global default).
+    auto_approve_tools: Option<bool>,
     #[serde(default)]
     custom_agents: BTreeMap<String, CustomAgent>,
 }
@@ -188,6 +190,8 @@ struct CustomAgent {
 #[derive(Debug, Default, Deserialize)]
 struct PolicyFile {
     allowed_agents: Option<Vec<String>>,
+    /// `false` blocks yolo mode in every form; user config cannot loosen it.
+    allow_yolo_mode: Option<bool>,
 }
 
 /// The loaded registry. Cheap to clone; reload to pick up config edits.
@@ -198,6 +202,8 @@ pub struct Registry {
     default_agent: Option<String>,
     config_allow: Option<BTreeSet<String>>,
     policy_allow: Option<BTreeSet<String>>,
+    auto_approve_tools: bool,
+    yolo_blocked_by_policy: bool,
 }
 
 impl Registry {
@@ -224,8 +230,24 @@ impl Registry {
             default_agent: config.default_agent,
             config_allow: config.allowed_agents.map(|v| v.into_iter().collect()),
             policy_allow: policy.allowed_agents.map(|v| v.into_iter().collect()),
+            auto_approve_tools: config.auto_approve_tools.unwrap_or(false),
+            yolo_blocked_by_policy: policy.allow_yolo_mode == Some(false),
             paths,
         })
+    }
+
+    /// The user's global yolo default (`auto_approve_tools` in the config file).
+    pub fn auto_approve_tools(&self) -> bool {
+        self.auto_approve_tools
+    }
+
+    /// The yolo policy: the system policy file's `allow_yolo_mode`.
+    pub fn yolo_policy(&self) -> crate::yolo::YoloPolicy {
+        if self.yolo_blocked_by_policy {
+            crate::yolo::YoloPolicy::Blocked
+        } else {
+            crate::yolo::YoloPolicy::Allowed
+        }
     }
 
     pub fn paths(&self) -> &RegistryPaths {
