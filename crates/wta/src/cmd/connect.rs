@@ -23,16 +23,16 @@ use wta_protocol::{PaneId, WindowId};
 #[derive(Debug, Clone, Default, Args)]
 pub struct HelperArgs {
     /// Agent id for this pane (copilot, claude, codex, gemini, opencode, demo, custom:NAME).
-    #[arg(long, value_name = "ID", requires = "connect_master")]
+    #[arg(long, value_name = "ID", requires = "connect_master", hide = true)]
     pub agent: Option<String>,
     /// The tmux window (@N) that owns this agent pane.
-    #[arg(long, value_name = "@W", requires = "connect_master")]
+    #[arg(long, value_name = "@W", requires = "connect_master", hide = true)]
     pub owner_tab: Option<WindowId>,
     /// The shell pane (%N) this agent works on.
-    #[arg(long, value_name = "%P", requires = "connect_master")]
+    #[arg(long, value_name = "%P", requires = "connect_master", hide = true)]
     pub target_pane: Option<PaneId>,
     /// Run the line-based driver instead of a UI (for tests and scripts).
-    #[arg(long, requires = "connect_master")]
+    #[arg(long, requires = "connect_master", hide = true)]
     pub headless: bool,
 }
 
