@@ -5,11 +5,18 @@
 //! connection ends, the master is told ([`crate::state::Master::agent_gone`]) and
 //! the whole process group is stopped. The slot is then removed, so the next
 //! request for that key spawns a fresh instance.
+//!
+//! Idle instances are retired ([`Pool::retire_if_idle`]): the check and the slot
+//! removal happen under the pool lock, and every successful [`Pool::get`] claims
+//! its instance under the same lock, stamping `claimed_at`. An instance claimed
+//! within the grace period is never retired, so a helper that has just selected
+//! it (and is about to record it or send `session/new`) cannot lose it; once it is
+//! retired, a racing `get` sees the slot gone and starts a fresh instance.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use agent_client_protocol::v1::{ConnectionTo, Dispatch};
 use agent_client_protocol::{Agent, ByteStreams, Client, UntypedMessage};
@@ -35,6 +42,8 @@ pub(crate) struct AgentInstance {
     pub init: Value,
     alive: Arc<AtomicBool>,
     stop: Mutex<Option<oneshot::Sender<()>>>,
+    /// When [`Pool::get`] last handed this instance out (written under the pool lock).
+    claimed_at: Mutex<Instant>,
 }
 
 impl AgentInstance {
@@ -55,6 +64,19 @@ impl AgentInstance {
 }
 
 type Slot = Arc<OnceCell<Arc<AgentInstance>>>;
+
+/// What [`Pool::retire_if_idle`] did.
+#[derive(Debug)]
+pub(crate) enum Retire {
+    /// Removed from the pool; the caller must stop it.
+    Retired(Arc<AgentInstance>),
+    /// Handed out within the grace period: check again later.
+    RecentlyClaimed,
+    /// A helper or a session still uses it.
+    InUse,
+    /// No longer in the pool (died or already retired).
+    Gone,
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
@@ -81,15 +103,58 @@ impl Pool {
                 })
                 .await?
                 .clone();
-            if instance.is_alive() {
+            if !instance.is_alive() {
+                self.forget(&instance);
+            } else if self.claim(&spec.key, &instance) {
                 return Ok(instance);
             }
-            self.forget(&instance);
+            // Dead, or retired as idle while we waited: start a fresh one.
         }
         Err(format!(
             "agent `{}` keeps exiting right after it starts",
             spec.key.id
         ))
+    }
+
+    /// Stamps `instance` as just handed out, if its slot still holds it.
+    fn claim(&self, key: &AgentKey, instance: &AgentInstance) -> bool {
+        let slots = self.lock();
+        let held = slots
+            .get(key)
+            .and_then(|slot| slot.get())
+            .is_some_and(|i| i.id == instance.id);
+        if held {
+            *instance
+                .claimed_at
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        }
+        held
+    }
+
+    /// Removes instance `id` from the pool when it was not handed out within
+    /// `grace` and `idle()` (checked under the pool lock) holds. The caller stops it.
+    pub fn retire_if_idle(&self, id: u64, grace: Duration, idle: impl FnOnce() -> bool) -> Retire {
+        let mut slots = self.lock();
+        let Some((key, instance)) = slots.iter().find_map(|(k, slot)| {
+            slot.get()
+                .filter(|i| i.id == id)
+                .map(|i| (k.clone(), i.clone()))
+        }) else {
+            return Retire::Gone;
+        };
+        let claimed = *instance
+            .claimed_at
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if claimed.elapsed() < grace {
+            return Retire::RecentlyClaimed;
+        }
+        if !idle() {
+            return Retire::InUse;
+        }
+        slots.remove(&key);
+        Retire::Retired(instance)
     }
 
     /// Removes `instance`'s slot if it still holds exactly that instance.
@@ -220,6 +285,7 @@ async fn start(
             init,
             alive,
             stop: Mutex::new(Some(stop_tx)),
+            claimed_at: Mutex::new(Instant::now()),
         })),
         Ok(Err(message)) => Err(message),
         Err(_) => Err("the agent exited before answering initialize".to_owned()),

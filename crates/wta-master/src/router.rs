@@ -157,8 +157,20 @@ fn helper_request(
                 return responder
                     .respond_with_error(forwarded_error(Error::internal_error(), &instance));
             }
+            // A helper that closes a session no longer owns it, whatever the agent
+            // answers: unbind it so it leaves `sessions list`, and let an agent
+            // left without sessions or helpers be reaped.
+            let closing = (msg.method == "session/close")
+                .then(|| session_id(&msg.params).map(str::to_owned))
+                .flatten();
+            let (master, helper_id) = (master.clone(), helper.id);
             cx.spawn(async move {
                 let result = instance.cx.send_request(msg).block_task().await;
+                if let Some(session) = closing
+                    && let Some(closed) = master.unbind(helper_id, &session)
+                {
+                    master.schedule_reap(closed.id);
+                }
                 let _ = responder
                     .respond_with_result(result.map_err(|e| forwarded_error(e, &instance)));
                 Ok(())
@@ -260,7 +272,14 @@ async fn initialize(
             meta.extend(reply.to_meta());
         }
     }
-    *helper.agent.lock().unwrap_or_else(|p| p.into_inner()) = Some(instance);
+    let previous = helper
+        .agent
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .replace(instance.clone());
+    if let Some(previous) = previous.filter(|p| p.id != instance.id) {
+        master.schedule_reap(previous.id);
+    }
     Ok(result)
 }
 
@@ -293,7 +312,14 @@ async fn open_session(
             Err(err) => return responder.respond_with_error(err),
         },
     };
-    *helper.agent.lock().unwrap_or_else(|p| p.into_inner()) = Some(instance.clone());
+    let previous = helper
+        .agent
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .replace(instance.clone());
+    if let Some(previous) = previous.filter(|p| p.id != instance.id) {
+        master.schedule_reap(previous.id);
+    }
 
     let loading = session_id(&msg.params)
         .map(str::to_owned)
@@ -311,6 +337,11 @@ async fn open_session(
                 Ok(value) => {
                     if let Some(session) = session_id(value).map(str::to_owned).or(loading) {
                         master.bind(helper_id, &bound_instance, &session);
+                        if master.helper(helper_id).is_none() {
+                            // The helper left while the agent was answering.
+                            master.unbind(helper_id, &session);
+                            master.schedule_reap(bound_instance.id);
+                        }
                     }
                 }
                 Err(_) => {

@@ -18,10 +18,13 @@ use wta_agent::wire::{self, AgentExitedNotification, SessionState, WtaMeta, WtaS
 use wta_agent::{AgentId, Registry};
 
 use crate::outbound::{Admission, Gate};
-use crate::pool::{AgentInstance, Pool};
+use crate::pool::{AgentInstance, Pool, Retire};
 
 /// How long the master waits for `session/close` when a helper goes away.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long an agent instance with no helper and no session is kept before it is
+/// stopped (also the minimum age of its last hand-out, see `Pool::retire_if_idle`).
+const REAP_GRACE: Duration = Duration::from_millis(750);
 
 #[derive(Debug)]
 pub(crate) struct HelperHandle {
@@ -116,11 +119,56 @@ impl Master {
         }
     }
 
-    pub fn unbind(&self, helper: u64, session: &str) {
+    /// Forgets `session` of `helper`; returns the instance it was bound to.
+    pub fn unbind(&self, helper: u64, session: &str) -> Option<Arc<AgentInstance>> {
         let mut routes = lock(&self.routes);
-        if let Some(instance) = routes.by_helper.remove(&(helper, session.to_owned())) {
-            routes.by_agent.remove(&(instance.id, session.to_owned()));
+        let instance = routes.by_helper.remove(&(helper, session.to_owned()))?;
+        routes.by_agent.remove(&(instance.id, session.to_owned()));
+        Some(instance)
+    }
+
+    /// True when no connected helper has selected instance `id` and no session of
+    /// it is bound. Takes the helpers lock, then the routes lock.
+    fn is_idle(&self, id: u64) -> bool {
+        let helpers = lock(&self.helpers);
+        let selected = helpers.values().any(|h| {
+            lock(&h.agent)
+                .as_ref()
+                .is_some_and(|instance| instance.id == id)
+        });
+        if selected {
+            return false;
         }
+        !lock(&self.routes)
+            .by_agent
+            .keys()
+            .any(|(inst, _)| *inst == id)
+    }
+
+    /// Stops agent instance `id` once it has stayed idle for [`REAP_GRACE`]: an
+    /// agent process lives only while a helper or a session uses it. The next
+    /// request for its key starts a fresh one.
+    pub fn schedule_reap(self: &Arc<Self>, id: u64) {
+        let master = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(REAP_GRACE).await;
+                let Some(m) = master.upgrade() else { return };
+                match m.pool.retire_if_idle(id, REAP_GRACE, || m.is_idle(id)) {
+                    Retire::Retired(instance) => {
+                        tracing::info!(
+                            agent = %instance.agent_id(),
+                            instance = id,
+                            "stopping idle agent (no helper, no session)"
+                        );
+                        instance.stop();
+                        return;
+                    }
+                    Retire::RecentlyClaimed => continue,
+                    Retire::InUse | Retire::Gone => return,
+                }
+            }
+        });
     }
 
     /// The agent instance owning `session` for `helper` (only that helper's sessions).
@@ -253,6 +301,13 @@ impl Master {
                 .collect()
         };
         tracing::info!(helper, sessions = sessions.len(), pid = ?handle.pid, "helper disconnected");
+        let mut used: Vec<u64> = sessions.iter().map(|(_, i)| i.id).collect();
+        used.extend(lock(&handle.agent).as_ref().map(|i| i.id));
+        used.sort_unstable();
+        used.dedup();
+        for id in used {
+            self.schedule_reap(id);
+        }
         for (session, instance) in sessions {
             if !instance.is_alive() {
                 continue;

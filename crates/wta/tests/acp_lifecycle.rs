@@ -1,0 +1,268 @@
+//! Black-box lifecycle tests of the master's agent pool and outbound queues: idle
+//! agents are stopped (no process left behind once nothing uses them),
+//! `session/close` unbinds, and a helper that stops reading neither blocks another
+//! helper on the same agent nor loses count of what it missed (`_wta/lagged`).
+//!
+//! Real `wta --master`, real headless helpers, a raw JSON-RPC client over the
+//! master socket (so "stops reading" really means nobody reads the socket), the
+//! scripted test agent.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
+
+mod acp_common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use acp_common::{Env, Helper, group_exists};
+use serde_json::{Value, json};
+
+const T: Duration = Duration::from_secs(20);
+
+/// A helper speaking raw JSON-RPC lines on the master socket. It reads only when
+/// told to, so the master sees a peer that really stops reading.
+struct RawHelper {
+    writer: UnixStream,
+    reader: BufReader<UnixStream>,
+    next_id: u64,
+}
+
+impl RawHelper {
+    fn connect(socket: &Path, agent: &str) -> (Self, String) {
+        let writer = UnixStream::connect(socket).expect("connect master");
+        let reader = BufReader::new(writer.try_clone().expect("clone socket"));
+        let mut raw = Self {
+            writer,
+            reader,
+            next_id: 0,
+        };
+        let init = raw.call(
+            "initialize",
+            json!({"protocolVersion": 1, "clientCapabilities": {},
+                   "_meta": {"wta": {"agentId": agent}}}),
+        );
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        let new = raw.call(
+            "session/new",
+            json!({"cwd": std::env::temp_dir(), "mcpServers": []}),
+        );
+        let session = new["result"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("session/new failed: {new}"))
+            .to_owned();
+        (raw, session)
+    }
+
+    /// Writes a request and returns its id without reading anything.
+    fn send(&mut self, method: &str, params: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.writer, "{line}").expect("write request");
+        self.writer.flush().expect("flush");
+        id
+    }
+
+    /// Reads lines until the response to `id`; returns (response, messages before it).
+    fn response(&mut self, id: u64, timeout: Duration) -> (Value, Vec<Value>) {
+        let deadline = Instant::now() + timeout;
+        let mut before = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "no response to request {id} in {timeout:?}"
+            );
+            self.reader
+                .get_ref()
+                .set_read_timeout(Some(left))
+                .expect("read timeout");
+            let mut line = String::new();
+            let n = self.reader.read_line(&mut line).expect("read from master");
+            assert!(n > 0, "master closed the connection");
+            let msg: Value = serde_json::from_str(&line).expect("json line");
+            if msg.get("method").is_none() && msg["id"] == id {
+                return (msg, before);
+            }
+            before.push(msg);
+        }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send(method, params);
+        self.response(id, T).0
+    }
+
+    fn prompt(&mut self, session: &str, text: &str) -> u64 {
+        self.send(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}),
+        )
+    }
+}
+
+fn is_lagged(msg: &Value) -> bool {
+    matches!(msg["method"].as_str(), Some("_wta/lagged" | "wta/lagged"))
+}
+
+fn chunk_text(msg: &Value) -> Option<&str> {
+    (msg["method"] == "session/update"
+        && msg["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .then(|| msg["params"]["update"]["content"]["text"].as_str())
+        .flatten()
+}
+
+fn listed_sessions(env: &Env) -> Vec<String> {
+    let out = env
+        .command()
+        .args(["--json", "sessions", "list", "--master-socket"])
+        .arg(&env.socket)
+        .output()
+        .expect("run wta sessions list");
+    assert!(out.status.success(), "{out:?}");
+    let list: Value = serde_json::from_slice(&out.stdout).expect("sessions json");
+    list["sessions"]
+        .as_array()
+        .expect("sessions array")
+        .iter()
+        .map(|s| s["sessionId"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+fn wait_group_gone(pgid: i32, what: &str) {
+    wta_testkit::wait_until(what, Duration::from_secs(6), || !group_exists(pgid))
+        .unwrap_or_else(|e| panic!("agent group {pgid} still runs: {e}"));
+}
+
+#[test]
+fn an_agent_lives_while_a_helper_uses_it_and_stops_after_the_last_one_leaves() {
+    let env = Env::new();
+    let _master = env.start_master();
+    let mut a = env.helper("custom:test");
+    let mut b = env.helper("custom:test");
+    let shared = a.agent_pid();
+    assert_eq!(
+        b.agent_pid(),
+        shared,
+        "both helpers share one agent process"
+    );
+
+    a.proc.kill9();
+    // A later helper on another agent comes and goes; once its agent is reaped,
+    // the master has long handled `a`'s departure, yet `b` keeps `shared` alive.
+    let mut c = env.helper("custom:other");
+    let other = c.agent_pid();
+    c.proc.kill9();
+    wait_group_gone(other, "the other agent, unused, is stopped");
+    assert!(group_exists(shared), "an agent still used by b was stopped");
+    assert_eq!(b.agent_pid(), shared, "b still talks to the same process");
+
+    // The last helper leaves: the agent's whole process group goes.
+    b.proc.kill9();
+    wait_group_gone(shared, "the shared agent is stopped after its last helper");
+    assert!(
+        listed_sessions(&env).is_empty(),
+        "no session outlives its helper"
+    );
+
+    // The next helper respawns it cleanly.
+    let mut d = env.helper("custom:test");
+    let fresh = d.agent_pid();
+    assert_ne!(fresh, shared);
+    let events = d.turn("echo again", T);
+    assert_eq!(Helper::chunks(&events), ["again"]);
+}
+
+#[test]
+fn session_close_unbinds_the_session_from_the_master() {
+    let env = Env::new();
+    let _master = env.start_master();
+    let (mut raw, first) = RawHelper::connect(&env.socket, "custom:test");
+    let second = raw.call(
+        "session/new",
+        json!({"cwd": std::env::temp_dir(), "mcpServers": []}),
+    )["result"]["sessionId"]
+        .as_str()
+        .expect("second session")
+        .to_owned();
+    let mut listed = listed_sessions(&env);
+    listed.sort();
+    let mut both = vec![first.clone(), second.clone()];
+    both.sort();
+    assert_eq!(listed, both);
+
+    let closed = raw.call("session/close", json!({"sessionId": first}));
+    assert!(closed.get("result").is_some(), "{closed}");
+    assert_eq!(listed_sessions(&env), [second.clone()]);
+    // The closed session is no longer this helper's to address.
+    let id = raw.prompt(&first, "echo hi");
+    let (answer, _) = raw.response(id, T);
+    assert!(answer.get("error").is_some(), "{answer}");
+    let id = raw.prompt(&second, "echo still here");
+    let (answer, _) = raw.response(id, T);
+    assert_eq!(answer["result"]["stopReason"], "end_turn", "{answer}");
+}
+
+#[test]
+fn a_helper_that_stops_reading_blocks_no_one_and_later_learns_how_much_it_missed() {
+    const N: u64 = 20_000;
+    let env = Env::new();
+    let _master = env.start_master();
+    let mut reader = env.helper("custom:test");
+    let (mut stalled, session) = RawHelper::connect(&env.socket, "custom:test");
+
+    // Far more than the per-helper queue (4,096) plus the socket buffers hold.
+    let streaming = stalled.prompt(&session, &format!("stream {N} S"));
+    let log = env.path("state/wta/master.log");
+    wta_testkit::wait_until("the master starts dropping", T, || {
+        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("helper is not reading"))
+    })
+    .expect("stall logged");
+
+    // The other helper on the same agent process is served while `stalled` is stuck.
+    let events = reader.turn("stream 300 R", T);
+    let mine: Vec<String> = (0..300).map(|i| format!("R:{i};")).collect();
+    assert_eq!(Helper::chunks(&events), mine);
+
+    // Resume reading: the stream's answer arrives, then a later update brings the
+    // lag report (it is sent once the queue has drained).
+    let (done, mut seen) = stalled.response(streaming, Duration::from_secs(60));
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    let echo = stalled.prompt(&session, "echo after");
+    let (done, after) = stalled.response(echo, T);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    seen.extend(after);
+
+    let dropped: u64 = seen
+        .iter()
+        .filter(|m| is_lagged(m))
+        .map(|m| m["params"]["dropped"].as_u64().expect("dropped count"))
+        .sum();
+    let received: Vec<u64> = seen
+        .iter()
+        .filter_map(chunk_text)
+        .filter_map(|t| t.strip_prefix("S:")?.strip_suffix(';')?.parse().ok())
+        .collect();
+    assert!(dropped > 0, "a stalled helper is told it lagged");
+    assert_eq!(
+        received.len() as u64 + dropped,
+        N,
+        "every update was either delivered or counted as dropped"
+    );
+    assert!(
+        received.windows(2).all(|w| w[0] < w[1]),
+        "what was delivered kept its order"
+    );
+    assert_eq!(
+        seen.iter().filter_map(chunk_text).last(),
+        Some("after"),
+        "updates flow again after the lag report"
+    );
+    for m in &seen {
+        if let Some(s) = m["params"]["sessionId"].as_str() {
+            assert_eq!(s, session, "cross-talk: {m}");
+        }
+    }
+}
