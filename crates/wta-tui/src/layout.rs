@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use wta_helper::app::AppState;
 
 use crate::transcript::TranscriptCache;
-use crate::{card, debug, input, popup, setup, status, theme};
+use crate::{card, debug, input, popup, proposal_card, setup, status, theme};
 
 /// Width at which the debug panel moves beside the transcript.
 const SIDE_DEBUG_MIN_WIDTH: u16 = 100;
@@ -58,10 +58,12 @@ impl View {
             ..area
         };
         let room = rule_area.y - area.y;
-        let overlay_want = if state.permissions.is_empty() {
-            popup::popup_height(state) as u16
-        } else {
+        let overlay_want = if !state.permissions.is_empty() {
             card::card_height(state, area.width as usize) as u16
+        } else if !state.proposals.is_empty() {
+            proposal_card::card_height(state, area.width as usize) as u16
+        } else {
+            popup::popup_height(state) as u16
         };
         // Keep at least one transcript row; the card falls back to compact.
         let overlay_rows = overlay_want.min(room.saturating_sub(1));
@@ -87,10 +89,12 @@ impl View {
             debug::render(state, frame, debug_area);
         }
         if overlay_rows > 0 {
-            if state.permissions.is_empty() {
-                popup::render(state, frame, overlay_area);
-            } else {
+            if !state.permissions.is_empty() {
                 card::render(state, frame, overlay_area);
+            } else if !state.proposals.is_empty() {
+                proposal_card::render(state, frame, overlay_area);
+            } else {
+                popup::render(state, frame, overlay_area);
             }
         }
         let rule = Line::from(Span::styled("─".repeat(area.width as usize), theme::dim()));

@@ -15,6 +15,7 @@ pub mod keymap;
 mod layout;
 pub mod markdown;
 mod popup;
+mod proposal_card;
 mod setup;
 mod status;
 mod table;
