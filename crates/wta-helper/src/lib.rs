@@ -3,4 +3,5 @@
 pub mod app;
 pub mod connection;
 pub mod driver;
+pub mod proposals;
 pub mod runtime;

@@ -1,0 +1,223 @@
+//! The per-helper proposal socket `proposal-<helper-id>.sock`: one request
+//! line per connection, the validation line at once, then (after
+//! `accepted`) the final line and any execution lines, in that order.
+//!
+//! The socket lives in the private runtime dir (0700, checked with `lstat`),
+//! is made 0600, and every peer's uid must be ours (`SO_PEERCRED`). A peer
+//! that sends nothing within [`REQUEST_TIMEOUT`] is dropped.
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{UnixListener, UnixStream};
+use wta_protocol::limits::{MAX_REQUEST_LINE_BYTES, PROTOCOL_VERSION};
+use wta_protocol::{FrameReader, ProposalRequest, ProtocolError, ResponseLine, ValidationLine};
+
+use super::service::ProposalService;
+
+/// How long a client may take to send its request line.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why the proposal socket could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("cannot use {path} for the proposal socket: {reason}")]
+    UnsafeDir { path: PathBuf, reason: String },
+    #[error("cannot {what} {path}: {source}")]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A bound proposal socket; dropping it stops accepting and removes the file.
+#[derive(Debug)]
+pub struct ProposalServer {
+    path: PathBuf,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ProposalServer {
+    /// Binds `dir/proposal-<helper>.sock` and serves it on the current
+    /// tokio runtime. `dir` is created 0700 when missing and must be a
+    /// private directory of ours.
+    pub fn bind(service: ProposalService, dir: &Path) -> Result<Self, ServerError> {
+        ensure_private_dir(dir)?;
+        let path = dir.join(wta_protocol::channel::socket_file_name(service.helper()));
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(io("remove the old", &path, source)),
+        }
+        let listener = UnixListener::bind(&path).map_err(|e| io("bind", &path, e))?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| io("restrict", &path, e))?;
+        tracing::info!(socket = %path.display(), "proposal socket ready");
+        let task = tokio::spawn(accept_loop(service, listener));
+        Ok(Self { path, task })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ProposalServer {
+    fn drop(&mut self) {
+        self.task.abort();
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn io(what: &'static str, path: &Path, source: std::io::Error) -> ServerError {
+    ServerError::Io {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// `$XDG_RUNTIME_DIR/wta` or `/tmp/wta-<uid>`: the same directory as
+/// `wta_master::paths::runtime_dir` (a test in the `wta` crate pins that).
+pub fn runtime_dir() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("wta"),
+        None => PathBuf::from(format!("/tmp/wta-{}", nix::unistd::getuid())),
+    }
+}
+
+fn ensure_private_dir(dir: &Path) -> Result<(), ServerError> {
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(source) => return Err(io("create", dir, source)),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(|e| io("inspect", dir, e))?;
+    let unsafe_dir = |reason: String| ServerError::UnsafeDir {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    if !meta.is_dir() || meta.file_type().is_symlink() {
+        return Err(unsafe_dir("it is not a plain directory".into()));
+    }
+    let uid = nix::unistd::getuid().as_raw();
+    if meta.uid() != uid {
+        return Err(unsafe_dir(format!("it is owned by uid {}", meta.uid())));
+    }
+    if meta.permissions().mode() & 0o077 != 0 {
+        return Err(unsafe_dir(format!(
+            "its mode is {:o}; it must be 700",
+            meta.permissions().mode() & 0o777
+        )));
+    }
+    Ok(())
+}
+
+async fn accept_loop(service: ProposalService, listener: UnixListener) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                tokio::spawn(serve_connection(service.clone(), stream));
+            }
+            Err(err) => {
+                tracing::warn!("proposal socket accept failed: {err}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// Serves one CLI connection to the end.
+pub async fn serve_connection(service: ProposalService, mut stream: UnixStream) {
+    let ours = nix::unistd::getuid().as_raw();
+    match stream.peer_cred() {
+        Ok(cred) if cred.uid() == ours => {}
+        Ok(cred) => {
+            tracing::warn!(
+                uid = cred.uid(),
+                "proposal socket: peer of another user refused"
+            );
+            return;
+        }
+        Err(err) => {
+            tracing::warn!("proposal socket: no peer credentials: {err}");
+            return;
+        }
+    }
+    let request = match tokio::time::timeout(REQUEST_TIMEOUT, read_request(&mut stream)).await {
+        Ok(Ok(request)) => request,
+        Ok(Err(Some(err))) => {
+            let line = ValidationLine::from_error(&err, false);
+            let _ = write(&mut stream, &ResponseLine::Validation(line)).await;
+            return;
+        }
+        Ok(Err(None)) | Err(_) => return,
+    };
+    let (line, rest) = match service.validate(request, Instant::now()) {
+        Ok(answer) => answer,
+        Err(err) => {
+            tracing::warn!("proposal socket: cannot draw a proposal id: {err}");
+            return;
+        }
+    };
+    tracing::debug!(status = line.status.as_str(), "proposal validated");
+    if write(&mut stream, &ResponseLine::Validation(line))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let Some(mut rest) = rest else {
+        return;
+    };
+    while let Some(line) = rest.recv().await {
+        if write(&mut stream, &line).await.is_err() {
+            return;
+        }
+    }
+    let _ = stream.shutdown().await;
+}
+
+/// Reads the one request line. `Err(None)`: the peer hung up or failed to
+/// read, nothing worth answering.
+async fn read_request(stream: &mut UnixStream) -> Result<ProposalRequest, Option<ProtocolError>> {
+    let mut reader = FrameReader::new(MAX_REQUEST_LINE_BYTES);
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = stream.read(&mut buf).await.map_err(|_| None)?;
+        if n == 0 {
+            reader.finish().map_err(Some)?;
+            return Err(None);
+        }
+        if let Some(frame) = reader.push(&buf[..n]).map_err(Some)?.into_iter().next() {
+            return decode(&frame).map_err(Some);
+        }
+    }
+}
+
+/// The request envelope. The payload's size is *not* checked here: it is a
+/// schema problem the state machine answers (`invalid_schema`, retryable,
+/// counted against the retry budget).
+fn decode(frame: &[u8]) -> Result<ProposalRequest, ProtocolError> {
+    let request: ProposalRequest =
+        serde_json::from_slice(frame).map_err(|err| ProtocolError::RequestMalformed {
+            detail: err.to_string(),
+        })?;
+    if request.version != PROTOCOL_VERSION {
+        return Err(ProtocolError::UnsupportedRequestVersion {
+            found: request.version,
+        });
+    }
+    Ok(request)
+}
+
+async fn write(stream: &mut UnixStream, line: &ResponseLine) -> std::io::Result<()> {
+    let bytes = line
+        .to_line()
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    stream.write_all(&bytes).await?;
+    stream.flush().await
+}
