@@ -1,5 +1,5 @@
-//! `wta list-panes --json` against `tmux list-panes -a -F …` on the same
-//! private server, interleaved in one run; prints medians and their ratio.
+//! `wta list-panes --json` against `tmux list-panes -a -F <the same fields>` on
+//! the same private server, interleaved in one run; prints medians and their ratio.
 //! Budget (DESIGN §7): wta within 2.0× of tmux's own time.
 //!
 //! Run: `cargo bench -p wta --bench cli_startup` (WTA_BENCH_RUNS to change the count).
@@ -38,7 +38,8 @@ fn main() {
         server.tmux(&["split-window", "-d", "bash --norc"]);
         server.tmux(&["select-layout", "tiled"]);
     }
-    let format = "#{session_id}\x1f#{window_id}\x1f#{pane_id}\x1f#{pane_pid}\x1f#{pane_current_command}\x1f#{pane_width}x#{pane_height}\x1f#{pane_path}\x1f#{pane_current_path}\x1e";
+    // The same fields wta asks for, so both sides do the same work in the server.
+    let format = wta_host::tmux::format::pane_format();
     let mut wta = Vec::with_capacity(runs);
     let mut tmux = Vec::with_capacity(runs);
     for _ in 0..runs {
@@ -48,7 +49,7 @@ fn main() {
             "list-panes",
             "-a",
             "-F",
-            format,
+            &format,
         ])));
         wta.push(time(
             Command::new(env!("CARGO_BIN_EXE_wta"))
