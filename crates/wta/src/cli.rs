@@ -112,6 +112,8 @@ pub enum Command {
     /// Internal: the pipe-pane sink of a pane watcher.
     #[command(hide = true)]
     PipeSink(cmd::pipe_sink::PipeSinkArgs),
+    /// Propose terminal actions to the user (run by agents; prints JSON lines).
+    ProposeTerminalActions(cmd::propose::ProposeArgs),
 }
 
 /// Parses arguments, runs the command and maps errors to exit statuses:

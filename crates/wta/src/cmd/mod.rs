@@ -8,6 +8,7 @@ pub mod master;
 pub mod open;
 pub mod pane;
 pub mod pipe_sink;
+pub mod propose;
 pub mod sessions;
 pub mod shell_integration;
 pub mod tmux_config;
@@ -54,6 +55,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Up(args) => up::run(ctx, &args),
         Command::Pane(args) => agent_pane::run(ctx, &args),
         Command::TmuxConfig => tmux_config::run(ctx),
+        Command::ProposeTerminalActions(args) => Ok(propose::run(&args)),
     }
 }
 
