@@ -196,8 +196,10 @@ fn split_pane_directions_size_and_command_directory() {
         dir.path().to_str().unwrap()
     );
 
-    let below = ok(wta_in_pane(&server, first, &["splitw", "-V"]));
-    let below = below.trim();
+    let below_json = ok_json(wta_in_pane(&server, first, &["splitw", "-V", "--json"]));
+    assert_golden("split-pane", &below_json);
+    let below = below_json["pane"].as_str().unwrap().to_owned();
+    let below = below.as_str();
     assert_eq!(server.display(below, "#{pane_left}"), "0");
     assert_ne!(server.display(below, "#{pane_top}"), "0");
 
@@ -294,6 +296,18 @@ fn capture_pane_joins_wrapped_lines_and_limits_lines() {
         "the 300-column line comes back joined"
     );
     assert_eq!(lines[0], "line30");
+    let fixed = ok(wta_named(
+        &server,
+        &["neww", "-c", "printf 'golden text\\n'; sleep 600"],
+    ))
+    .trim()
+    .to_owned();
+    server.wait_for_text(&fixed, "golden text", LONG);
+    let json = ok_json(wta_named(
+        &server,
+        &["capturep", "-t", &fixed, "-l", "1", "--json"],
+    ));
+    assert_golden("capture-pane", &json);
     let json = ok_json(wta_named(&server, &["capturep", "-t", pane, "--json"]));
     assert_eq!(json["pane"], pane);
     assert!(json["text"].as_str().unwrap().contains("line30"));
