@@ -4,11 +4,13 @@
 //! - [`parser`]: incremental tokenizer of raw pane bytes (OSC 133/633/7, alt screen, text).
 //! - [`tracker`]: the per-pane command tracker, a pure state machine, and its run records.
 //! - [`render`]: rendering a run's captured bytes to text through `vt100`.
+//! - [`pane_state`]: integration verdicts and announcements as seen on the pane.
 //! - [`submit`]: the pure decision whether a command may be sent to a pane.
 
 pub mod error;
 pub mod last_command;
 pub mod output;
+pub mod pane_state;
 pub mod parser;
 pub mod scripts;
 pub mod sink;
@@ -19,9 +21,10 @@ pub mod watcher;
 pub use error::ShellError;
 pub use last_command::{LAST_COMMAND_OPTION, LastCommand, read_last_command, record_last_command};
 pub use output::{CappedOutput, Rendered, render};
+pub use pane_state::{INTEGRATION_STATE_OPTION, announced_for, parent_pid};
 pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
 pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};
-pub use sink::{SinkStats, gated_command, run_pipe_sink, sh_quote};
+pub use sink::{EXIT_STATUS_OPTION, SinkStats, gated_command, run_pipe_sink, sh_quote};
 pub use submit::{SubmitRefusal, decide_submit, submit_commands};
 pub use tracker::{
     Effect, EndReason, Event, Integration, Millis, NotStarted, PaneFate, Run, RunId, State,

@@ -90,13 +90,28 @@ pub fn sh_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-/// The pane command that waits on tmux channel `gate` before exec'ing
+/// Pane option where a gated command's wrapper records its exit status.
+///
+/// tmux 3.3a sometimes marks a pane dead without ever recording
+/// `pane_dead_status` (its pty EOF races the child's exit), so the wrapper
+/// writes the status itself before it exits; readers fall back to it.
+pub const EXIT_STATUS_OPTION: &str = "@wta_exit_status";
+
+/// The pane command that waits on tmux channel `gate` before running
 /// `argv`, so a watcher can attach `pipe-pane` before the first prompt
 /// (tmux-host.md §3.4). Release it with `tmux wait-for -S <gate>`.
 /// `tmux` inside the pane reaches the pane's own server through `$TMUX`.
+///
+/// The wrapper `sh` stays the pane's process (no `exec`): after `argv` exits
+/// it records the status in [`EXIT_STATUS_OPTION`] and exits with it. The
+/// program is therefore a child of `pane_pid` (see [`crate::announced_for`]).
 pub fn gated_command(gate: &str, argv: &[&str]) -> String {
     let cmd: Vec<String> = argv.iter().map(|a| sh_quote(a)).collect();
-    format!("tmux wait-for {}; exec {}", sh_quote(gate), cmd.join(" "))
+    format!(
+        "tmux wait-for {}; {}; s=$?; tmux set-option -p -t \"$TMUX_PANE\" {EXIT_STATUS_OPTION} \"$s\" 2>/dev/null; exit \"$s\"",
+        sh_quote(gate),
+        cmd.join(" ")
+    )
 }
 
 #[cfg(test)]
@@ -110,7 +125,8 @@ mod tests {
         assert_eq!(sh_quote("a b'c"), r"'a b'\''c'");
         assert_eq!(
             gated_command("wta-go-1", &["bash", "-l"]),
-            "tmux wait-for wta-go-1; exec bash -l"
+            "tmux wait-for wta-go-1; bash -l; s=$?; \
+             tmux set-option -p -t \"$TMUX_PANE\" @wta_exit_status \"$s\" 2>/dev/null; exit \"$s\""
         );
     }
 

@@ -4,7 +4,10 @@
 //! someone else owns), accepts the sink's connection on a private Unix socket
 //! (0700 directory, peer uid checked), feeds parser → [`step`] and publishes
 //! effects. After pipe EOF it re-arms while the pane lives and reports pane
-//! death with `pane_dead_status`. It also submits commands (see [`submit`]).
+//! death with `pane_dead_status` (falling back to the `@wta_exit_status` a
+//! gated wrapper records, since tmux 3.3a sometimes never records the former).
+//! Integration verdicts go to the pane ([`crate::pane_state`]). It also submits
+//! commands (see [`submit`]).
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -17,9 +20,10 @@ use tokio::sync::{Mutex, mpsc};
 
 use crate::error::ShellError;
 use crate::last_command::{LastCommand, record_last_command};
+use crate::pane_state::{announced_for, publish};
 use crate::parser::Parser;
 use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
-use crate::sink::sh_quote;
+use crate::sink::{EXIT_STATUS_OPTION, sh_quote};
 use crate::submit::{SubmitRefusal, decide_submit, submit_commands};
 use crate::tracker::{Effect, Event, Millis, PaneFate, Tracker, TrackerConfig, step};
 
@@ -151,7 +155,7 @@ impl PaneWatcher {
         let announced = parts
             .next()
             .and_then(IntegrationMark::parse)
-            .is_some_and(|m| m.valid_for(pane_pid));
+            .is_some_and(|m| announced_for(&m, pane_pid));
 
         std::fs::DirBuilder::new()
             .recursive(true)
@@ -264,12 +268,14 @@ impl PaneWatcher {
                     let after = snapshot(&tmux, &pane).await;
                     let changed = after != before;
                     let mut t = tracker.lock().await;
-                    let (next, _) = step(
+                    let (next, fx) = step(
                         take(&mut t),
                         Event::SubmitTimerExpired { id, changed },
                         now_ms(started),
                     );
                     *t = next;
+                    drop(t);
+                    publish_changes(&tmux, &pane, &fx).await;
                 });
             }
         }
@@ -293,8 +299,10 @@ impl PaneWatcher {
             tokio::time::sleep(Duration::from_millis(after_ms)).await;
             let changed = snapshot(&tmux, &pane).await != before;
             let mut t = tracker.lock().await;
-            let (next, _) = step(take(&mut t), Event::StartQuiet { changed }, now_ms(started));
+            let (next, fx) = step(take(&mut t), Event::StartQuiet { changed }, now_ms(started));
             *t = next;
+            drop(t);
+            publish_changes(&tmux, &pane, &fx).await;
         });
         Ok(())
     }
@@ -318,6 +326,15 @@ impl PaneWatcher {
                 .await;
         }
         let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+/// Writes integration verdicts among `fx` to the pane.
+async fn publish_changes(tmux: &TmuxTarget, pane: &str, fx: &[Effect]) {
+    for effect in fx {
+        if let Effect::IntegrationChanged { integration } = effect {
+            publish(tmux, pane, *integration).await;
+        }
     }
 }
 
@@ -392,6 +409,7 @@ impl Follow {
             }
             *t = cur;
         }
+        publish_changes(&self.tmux, &self.pane, &effects).await;
         for effect in effects {
             if matches!(effect, Effect::RunStarted { .. }) {
                 self.refresh_width().await;
@@ -474,7 +492,7 @@ impl Follow {
             // Pipe EOF (or no sink): is the pane still there, and whose pipe is it?
             let info = self
                 .tmux
-                .display(&self.pane, &format!("#{{pane_dead}}\x1f#{{pane_dead_status}}\x1f#{{pane_pipe}}\x1f#{{{PIPE_OWNER_OPTION}}}"))
+                .display(&self.pane, &format!("#{{pane_dead}}\x1f#{{pane_dead_status}}\x1f#{{pane_pipe}}\x1f#{{{PIPE_OWNER_OPTION}}}\x1f#{{{EXIT_STATUS_OPTION}}}"))
                 .await;
             let info = match info {
                 Err(ShellError::PaneGone { .. }) => {
@@ -489,19 +507,26 @@ impl Follow {
             };
             let f: Vec<&str> = info.split('\x1f').collect();
             if f.first() == Some(&"1") {
-                let mut status = f.get(1).and_then(|s| s.parse().ok());
-                // tmux marks the pane dead at pty EOF, a moment before it reaps the status.
+                let parse = |dead: Option<&&str>, recorded: Option<&&str>| {
+                    dead.and_then(|s| s.parse().ok())
+                        .or_else(|| recorded.and_then(|s| s.parse().ok()))
+                };
+                let mut status = parse(f.get(1), f.get(4));
+                // tmux marks the pane dead at pty EOF, a moment before it reaps the
+                // status (and 3.3a sometimes never does: the wrapper's record counts).
+                let format = format!("#{{pane_dead_status}}\x1f#{{{EXIT_STATUS_OPTION}}}");
                 for _ in 0..200 {
                     if status.is_some() {
                         break;
                     }
                     tokio::time::sleep(Duration::from_millis(10)).await;
-                    status = self
+                    let again = self
                         .tmux
-                        .display(&self.pane, "#{pane_dead_status}")
+                        .display(&self.pane, &format)
                         .await
-                        .ok()
-                        .and_then(|s| s.parse().ok());
+                        .unwrap_or_default();
+                    let g: Vec<&str> = again.split('\x1f').collect();
+                    status = parse(g.first(), g.get(1));
                 }
                 self.feed(vec![Event::PipeClosed {
                     fate: PaneFate::Dead { status },

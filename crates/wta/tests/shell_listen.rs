@@ -144,8 +144,7 @@ fn listen_reports_commands_and_records_the_last_one() {
     })
     .unwrap();
     assert!(
-        // The status itself is not always reaped by tmux here (open item in the report).
-        ended["reason"].as_str().unwrap().contains("died"),
+        ended["reason"].as_str().unwrap().contains("died (status 3)"),
         "{ended}"
     );
     let status = wait_for_value("listen exits", T, || child.try_wait().ok().flatten()).unwrap();

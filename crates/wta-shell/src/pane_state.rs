@@ -1,0 +1,81 @@
+//! What a watcher learns about a pane and leaves on it for one-shot readers.
+//!
+//! - [`announced_for`]: whether a `@wta_integration` announcement belongs to
+//!   the pane's shell (its own process, or a child of a gated wrapper).
+//! - [`INTEGRATION_STATE_OPTION`]: the tracker's integration verdict
+//!   (`present` from marks, `absent` from a quiet start or submit), written
+//!   when it changes so `wta active-pane`/`list-panes` can report it.
+
+use crate::scripts::IntegrationMark;
+use crate::tracker::Integration;
+use crate::watcher::TmuxTarget;
+
+/// Pane option with the watcher's integration verdict: `present` or `absent`.
+pub const INTEGRATION_STATE_OPTION: &str = "@wta_integration_state";
+
+/// The parent of process `pid`, if it exists (Linux `/proc`, else `ps`).
+pub fn parent_pid(pid: u32) -> Option<u32> {
+    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+        let after = &stat[stat.rfind(')')? + 1..];
+        return after.split_whitespace().nth(1)?.parse().ok();
+    }
+    let out = std::process::Command::new("ps")
+        .args(["-o", "ppid=", "-p", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+/// True when `mark` was written by the pane's shell: the pane's own process,
+/// or a direct child of it (a gated pane's wrapper keeps `pane_pid` and runs
+/// the shell as its child, see [`crate::gated_command`]).
+pub fn announced_for(mark: &IntegrationMark, pane_pid: u32) -> bool {
+    mark.valid_for(pane_pid) || (pane_pid != 0 && parent_pid(mark.pid) == Some(pane_pid))
+}
+
+/// The option value for `integration`; `None` leaves the option alone.
+pub(crate) fn state_value(integration: Integration) -> Option<&'static str> {
+    match integration {
+        Integration::Present => Some("present"),
+        Integration::Absent => Some("absent"),
+        Integration::Unknown => None,
+    }
+}
+
+/// Records the tracker's verdict on the pane (best effort: the pane may be gone).
+pub(crate) async fn publish(tmux: &TmuxTarget, pane: &str, integration: Integration) {
+    if let Some(value) = state_value(integration) {
+        let _ = tmux
+            .run(&["set", "-p", "-t", pane, INTEGRATION_STATE_OPTION, value])
+            .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scripts::Shell;
+
+    #[test]
+    fn a_child_of_the_pane_process_may_announce() {
+        let me = std::process::id();
+        let parent = parent_pid(me).expect("our parent");
+        let mark = IntegrationMark {
+            shell: Shell::Bash,
+            pid: me,
+        };
+        assert!(announced_for(&mark, me));
+        assert!(announced_for(&mark, parent));
+        assert!(!announced_for(&mark, 0));
+        assert!(!announced_for(&mark, me.wrapping_add(1_000_000)));
+    }
+
+    #[test]
+    fn only_verdicts_are_published() {
+        assert_eq!(state_value(Integration::Present), Some("present"));
+        assert_eq!(state_value(Integration::Absent), Some("absent"));
+        assert_eq!(state_value(Integration::Unknown), None);
+    }
+}
