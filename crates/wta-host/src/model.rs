@@ -35,37 +35,72 @@ pub struct PaneSize {
     pub rows: u16,
 }
 
-/// What the pane's shell announced about WTA shell integration
-/// (the `@wta_integration` pane option, `"<shell> <pid>"`).
+/// WTA shell integration of a pane: what its shell announced (the
+/// `@wta_integration` pane option, `"<shell> <pid>"`) and what a watcher
+/// observed (the `@wta_integration_state` pane option, `present`/`absent`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Integration {
-    /// `present` when the announcement names the pane's own process,
-    /// `stale` when it names another pid (the shell exec'd away), `unknown` when absent.
-    /// A watcher that observed the stream may also report `absent`.
+    /// `present` when the announcement names the pane's shell (its own process,
+    /// or a direct child of it: a gated pane's wrapper runs the shell as a child)
+    /// or a watcher saw its marks; `absent` when a watcher saw a command or the
+    /// first prompt without marks; `stale` when the announcement names another
+    /// process (e.g. a nested shell that has exited); `unknown` otherwise.
     pub state: &'static str,
     pub shell: Option<String>,
     pub pid: Option<u32>,
 }
 
 impl Integration {
-    /// Reads the raw `@wta_integration` value against the pane's pid.
+    /// Reads the raw `@wta_integration` value against the pane's pid (no watcher verdict).
     pub fn from_option(raw: &str, pane_pid: u32) -> Self {
+        Self::from_pane(raw, "", pane_pid, None)
+    }
+
+    /// Combines the announcement `raw`, a watcher's verdict `observed`
+    /// (`@wta_integration_state`), the pane's pid and the parent pid of the
+    /// announcing process (when known). A valid announcement is `present`; a
+    /// watcher's `absent` wins over `unknown` and `stale`.
+    pub fn from_pane(
+        raw: &str,
+        observed: &str,
+        pane_pid: u32,
+        announcer_parent: Option<u32>,
+    ) -> Self {
         let mut parts = raw.split_whitespace();
         let shell = parts.next().map(str::to_owned);
         let pid = parts.next().and_then(|p| p.parse::<u32>().ok());
-        let state = match (&shell, pid) {
-            (Some(_), Some(p)) if p == pane_pid => "present",
+        let announced = match (&shell, pid) {
+            (Some(_), Some(p)) if p == pane_pid || announcer_parent == Some(pane_pid) => "present",
             (Some(_), Some(_)) => "stale",
             _ => "unknown",
         };
-        match state {
-            "unknown" => Self {
+        let state = match (announced, observed.trim()) {
+            ("present", _) => "present",
+            (_, "absent") => "absent",
+            (_, "present") => "present",
+            (other, _) => other,
+        };
+        match (shell, pid) {
+            (Some(shell), Some(pid)) => Self {
+                state,
+                shell: Some(shell),
+                pid: Some(pid),
+            },
+            _ => Self {
                 state,
                 shell: None,
                 pid: None,
             },
-            _ => Self { state, shell, pid },
         }
+    }
+
+    /// The pid an announcement names when it is not `pane_pid` itself: the one
+    /// whose parent must be looked up to judge it.
+    pub fn announcer_to_check(raw: &str, pane_pid: u32) -> Option<u32> {
+        raw.split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok())
+            .filter(|p| *p != pane_pid && *p != 0)
     }
 }
 
@@ -315,5 +350,43 @@ mod tests {
             Integration::from_option("bash notapid", 42).state,
             "unknown"
         );
+    }
+
+    #[test]
+    fn watcher_verdicts_and_wrapped_shells() {
+        // A gated pane: the wrapper is pane_pid 42, the shell (50) its child.
+        assert_eq!(
+            Integration::from_pane("bash 50", "", 42, Some(42)).state,
+            "present"
+        );
+        assert_eq!(
+            Integration::from_pane("bash 50", "", 42, Some(1)).state,
+            "stale"
+        );
+        // absent wins over unknown and stale; a valid announcement is present.
+        assert_eq!(
+            Integration::from_pane("", "absent", 42, None).state,
+            "absent"
+        );
+        let stale_absent = Integration::from_pane("zsh 7", "absent", 42, None);
+        assert_eq!(
+            (stale_absent.state, stale_absent.shell.as_deref()),
+            ("absent", Some("zsh"))
+        );
+        assert_eq!(
+            Integration::from_pane("bash 42", "absent", 42, None).state,
+            "present"
+        );
+        assert_eq!(
+            Integration::from_pane("", "present", 42, None).state,
+            "present"
+        );
+        assert_eq!(
+            Integration::from_pane("", "junk", 42, None).state,
+            "unknown"
+        );
+        assert_eq!(Integration::announcer_to_check("bash 42", 42), None);
+        assert_eq!(Integration::announcer_to_check("bash 50", 42), Some(50));
+        assert_eq!(Integration::announcer_to_check("", 42), None);
     }
 }

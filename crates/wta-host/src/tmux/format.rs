@@ -17,7 +17,7 @@ const US: char = '\x1f';
 const RECORD_END: &str = "\x1e\n";
 
 /// Fields of [`PANE_FORMAT`], in order.
-const PANE_FIELDS: [&str; 21] = [
+const PANE_FIELDS: [&str; 22] = [
     "session_id",
     "session_name",
     "window_id",
@@ -38,6 +38,7 @@ const PANE_FIELDS: [&str; 21] = [
     "alternate_on",
     "pane_pipe",
     "@wta_integration",
+    "@wta_integration_state",
     "pane_path",
 ];
 
@@ -94,6 +95,22 @@ pub fn window_format() -> String {
     )
 }
 
+/// The parent of process `pid` (Linux `/proc`, else `ps`): an announcement by
+/// a child of the pane's process (a gated pane's shell) is the pane's own.
+fn parent_pid(pid: u32) -> Option<u32> {
+    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+        let after = &stat[stat.rfind(')')? + 1..];
+        return after.split_whitespace().nth(1)?.parse().ok();
+    }
+    let out = std::process::Command::new("ps")
+        .args(["-o", "ppid=", "-p", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
 /// Splits tmux output into records. Tolerates a missing final newline.
 fn records(output: &str) -> impl Iterator<Item = &str> {
     output
@@ -134,8 +151,8 @@ pub fn parse_panes(output: &str) -> Result<Vec<PaneInfo>, HostError> {
             )));
         }
         let pid: u32 = num(f[11], "pane_pid")?;
-        let osc7 = f[20];
-        let cwd = osc7_path(osc7).unwrap_or_else(|| PathBuf::from(f[21]));
+        let osc7 = f[21];
+        let cwd = osc7_path(osc7).unwrap_or_else(|| PathBuf::from(f[22]));
         let pane = PaneInfo {
             session: id(SessionId::parse, f[0])?,
             session_name: f[1].to_owned(),
@@ -162,7 +179,12 @@ pub fn parse_panes(output: &str) -> Result<Vec<PaneInfo>, HostError> {
             in_mode: flag(f[16]),
             alternate_screen: flag(f[17]),
             pipe_open: flag(f[18]),
-            integration: Integration::from_option(f[19], pid),
+            integration: Integration::from_pane(
+                f[19],
+                f[20],
+                pid,
+                Integration::announcer_to_check(f[19], pid).and_then(parent_pid),
+            ),
             cwd,
         };
         if seen.insert(pane.id.clone()) {
@@ -281,9 +303,31 @@ mod tests {
             "0",
             "0",
             "bash 4242",
+            "",
             osc7,
             cwd,
         ]
+    }
+
+    #[test]
+    fn a_watcher_verdict_is_read_from_its_pane_option() {
+        let mut f = pane_fields("%5", "s", "t", "", "/");
+        f[19] = "";
+        f[20] = "absent";
+        assert_eq!(
+            parse_panes(&record(&f)).unwrap()[0].integration.state,
+            "absent"
+        );
+        f[20] = "present";
+        assert_eq!(
+            parse_panes(&record(&f)).unwrap()[0].integration.state,
+            "present"
+        );
+        f[20] = "";
+        assert_eq!(
+            parse_panes(&record(&f)).unwrap()[0].integration.state,
+            "unknown"
+        );
     }
 
     #[test]

@@ -1,0 +1,148 @@
+//! Integration detection end to end (issue 3 item 5): a watcher that sees a
+//! pane's first prompt without marks records `absent` on the pane, one that
+//! sees marks records `present`, and `wta active-pane`/`list-panes` report it.
+//! Real tmux (private server), real bash, the real `wta` binary as pipe sink.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::Value;
+use support::*;
+use wta_shell::{PaneWatcher, TmuxTarget, TrackerConfig, WatchOptions, gated_command};
+use wta_testkit::{TmuxServer, wait_for_value};
+
+const T: Duration = Duration::from_secs(15);
+
+struct Watched {
+    server: TmuxServer,
+    pane: String,
+    rt: tokio::runtime::Runtime,
+    watcher: Option<PaneWatcher>,
+    _dir: tempfile::TempDir,
+}
+
+/// A gated bash pane (`rc` is its rcfile, `None` = `--norc`) with a watcher attached
+/// before its gate is released.
+fn watched_bash(rc: Option<&str>) -> Watched {
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let rcfile = dir.path().join("bashrc");
+    let mut argv = vec!["bash", "--noprofile"];
+    let rc_path = rcfile.to_string_lossy().into_owned();
+    match rc {
+        Some(text) => {
+            std::fs::write(&rcfile, text).unwrap();
+            argv.extend(["--rcfile", &rc_path]);
+        }
+        None => argv.push("--norc"),
+    }
+    argv.push("-i");
+    let gate = "wta-state-gate";
+    let pane = server
+        .tmux(&[
+            "new-window",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            &gated_command(gate, &argv),
+        ])
+        .trim()
+        .to_owned();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let opts = WatchOptions {
+        sink_argv: vec![wta_bin().to_owned(), "pipe-sink".into()],
+        runtime_dir: dir.path().join("run"),
+        config: TrackerConfig::default(),
+    };
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let watcher = rt.block_on(async {
+        let w = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+        w.release_gate(gate).await.unwrap();
+        w
+    });
+    Watched {
+        server,
+        pane,
+        rt,
+        watcher: Some(watcher),
+        _dir: dir,
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        if let Some(w) = self.watcher.take() {
+            self.rt.block_on(w.stop());
+        }
+    }
+}
+
+fn active_integration(w: &Watched) -> Value {
+    ok_json(wta_in_pane(&w.server, &w.pane, &["active-pane", "--json"]))["integration"].clone()
+}
+
+fn listed_state(w: &Watched) -> Value {
+    let panes = ok_json(wta_named(&w.server, &["list-panes", "--json"]));
+    panes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == w.pane.as_str())
+        .map(|p| p["integration"]["state"].clone())
+        .unwrap()
+}
+
+#[test]
+fn a_pane_without_integration_is_reported_absent() {
+    let w = watched_bash(None);
+    // The first prompt appears with no A/B mark: after the quiet period the
+    // watcher decides Absent and records it on the pane.
+    let integration = wait_for_value("absent reported", T, || {
+        let i = active_integration(&w);
+        (i["state"] != "unknown").then_some(i)
+    })
+    .unwrap();
+    assert_eq!(integration["state"], "absent", "{integration}");
+    assert_eq!(integration["shell"], Value::Null);
+    assert_eq!(listed_state(&w), "absent");
+    assert_eq!(
+        w.server.display(&w.pane, "#{@wta_integration_state}"),
+        "absent"
+    );
+}
+
+#[test]
+fn a_gated_integrated_shell_is_present_from_its_marks_and_its_announcement() {
+    let script = std::process::Command::new(wta_bin())
+        .args(["shell-integration", "bash"])
+        .output()
+        .unwrap()
+        .stdout;
+    let rc = format!("PS1='$ '\n{}", String::from_utf8(script).unwrap());
+    let w = watched_bash(Some(&rc));
+    wait_for_value("present recorded by the watcher", T, || {
+        (w.server.display(&w.pane, "#{@wta_integration_state}") == "present").then_some(())
+    })
+    .unwrap();
+    let integration = active_integration(&w);
+    assert_eq!(integration["state"], "present", "{integration}");
+    // The shell runs as the gated wrapper's child and its announcement counts.
+    assert_eq!(integration["shell"], "bash");
+    let pane_pid: u32 = w.server.display(&w.pane, "#{pane_pid}").parse().unwrap();
+    let shell_pid = integration["pid"].as_u64().unwrap() as u32;
+    assert_eq!(wta_shell::parent_pid(shell_pid), Some(pane_pid));
+    // Without the watcher's verdict the announcement alone still says present.
+    w.server
+        .tmux(&["set", "-p", "-u", "-t", &w.pane, "@wta_integration_state"]);
+    assert_eq!(active_integration(&w)["state"], "present");
+    assert_eq!(listed_state(&w), "present");
+}
