@@ -87,6 +87,12 @@ fn prompt_text(params: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join("\n")
         })
+        // Only the user's request: drop the context a WTA pane appends
+        // (wta_helper::context::CONTEXT_SEPARATOR).
+        .map(|text| match text.split_once("\n\n---\n<!-- WTA context") {
+            Some((request, _)) => request.to_owned(),
+            None => text,
+        })
         .unwrap_or_default()
 }
 

@@ -2,6 +2,8 @@
 
 pub mod app;
 pub mod connection;
+pub mod context;
 pub mod driver;
+pub mod executor;
 pub mod proposals;
 pub mod runtime;

@@ -16,6 +16,7 @@
 //! [`wta_protocol::ExecutionLine`] per dispatched action through
 //! [`ExecutionSink::send`] and drops the sink when done.
 
+pub mod glue;
 pub mod machine;
 pub mod policy;
 pub mod preflight;
@@ -23,6 +24,7 @@ pub mod server;
 pub mod service;
 pub mod types;
 
+pub use glue::ProposalGlue;
 pub use preflight::Preflight;
 pub use server::{ProposalServer, ServerError, runtime_dir};
 pub use service::{ConfirmedProposal, ExecutionSink, ProposalEvent, ProposalService};

@@ -13,6 +13,9 @@ use crate::connection::ConnectionError;
 impl Runtime {
     /// Runs one effect of the app. `Quit` only records the exit.
     pub fn execute(&mut self, effect: Effect) -> Vec<DomainEvent> {
+        if effect == Effect::Cancel {
+            self.proposals.service().turn_cancelled();
+        }
         match effect {
             Effect::SendPrompt(text) => self.send_prompt(text),
             Effect::Cancel => match (&self.conn, self.turn.clone()) {
@@ -91,7 +94,11 @@ impl Runtime {
     fn send_prompt(&mut self, text: String) -> Vec<DomainEvent> {
         match (&self.conn, &self.session) {
             (Some(conn), Some(session)) => {
-                conn.start_prompt(session, &text);
+                let (conn, session) = (conn.clone(), session.clone());
+                let (host, target) = (self.host.clone(), self.config.target_pane.clone());
+                let own = self.config.own_pane.clone();
+                self.proposals
+                    .start_prompt(&conn, &session, &text, host, target, own);
                 self.turn = Some(session.clone());
                 tracing::trace!(session, "prompt: {text}");
                 vec![traffic(
@@ -143,6 +150,9 @@ impl Runtime {
 
     fn set_yolo(&mut self, on: bool) -> Vec<DomainEvent> {
         self.yolo = on;
+        if on {
+            self.proposals.service().agent_may_run_unasked();
+        }
         // Layer 1: an agent-side `allow_all` option follows the pane's setting.
         if self.config_ids.iter().any(|id| id == "allow_all") {
             let value = if on { "on" } else { "off" };

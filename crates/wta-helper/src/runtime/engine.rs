@@ -114,6 +114,8 @@ pub struct Runtime {
     /// Last probed target cwd, so an unchanged probe causes no redraw.
     pub(super) probed_cwd: Option<Option<String>>,
     pub(super) exit: Option<RuntimeExit>,
+    /// Terminal-action proposals (channel, preflight, socket).
+    pub(super) proposals: crate::proposals::ProposalGlue,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -153,12 +155,19 @@ impl Runtime {
             visible: true,
             probed_cwd: None,
             exit: None,
+            proposals: crate::proposals::ProposalGlue::new(),
         }
     }
 
     /// The agent shown before the master answers.
     pub fn agent(&self) -> &str {
         &self.agent
+    }
+
+    /// The proposal engine: the card side attaches here (`attach_ui`,
+    /// `confirm`, `cancel_card`).
+    pub fn proposals(&self) -> &crate::proposals::ProposalService {
+        self.proposals.service()
     }
 
     /// Set once the pane should close.
@@ -185,14 +194,17 @@ impl Runtime {
             let _ = tx.send(Done::Agents(installed_agents()));
         });
         self.refresh_status();
-        self.config
-            .target_pane
-            .iter()
-            .map(|p| DomainEvent::TargetPane {
-                pane: p.to_string(),
-                cwd: None,
-            })
-            .collect()
+        let mut events = self.proposals.start();
+        events.extend(
+            self.config
+                .target_pane
+                .iter()
+                .map(|p| DomainEvent::TargetPane {
+                    pane: p.to_string(),
+                    cwd: None,
+                }),
+        );
+        events
     }
 
     /// Waits for the next input (cancel-safe; pending forever when idle).
@@ -295,6 +307,7 @@ impl Runtime {
             tracing::debug!("cancel before a new session: {err}");
         }
         self.permissions.cancel_session(None);
+        self.proposals.session_replaced();
     }
 
     /// Applies one input; the returned events go to the reducer in order.
@@ -323,6 +336,7 @@ impl Runtime {
                     return Vec::new();
                 }
                 self.turn = None;
+                self.proposals.service().turn_ended();
                 let mut events: Vec<DomainEvent> = self
                     .permissions
                     .cancel_session(Some(&session_id))
@@ -363,12 +377,14 @@ impl Runtime {
                 self.session = None;
                 self.turn = None;
                 self.permissions.cancel_session(None);
+                self.proposals.service().transport_lost();
                 vec![DomainEvent::Connection(ConnectionState::Failed(format!(
                     "Agent `{}` exited ({}); its session is gone. Type /restart to start a fresh one.",
                     n.agent_id, n.reason
                 )))]
             }
             HelperEvent::MasterClosed => {
+                self.proposals.service().transport_lost();
                 self.exit = Some(RuntimeExit::MasterClosed);
                 Vec::new()
             }
@@ -386,6 +402,10 @@ impl Runtime {
             }
             return vec![line];
         }
+        let p = match self.proposals.preflight(Box::new(p)) {
+            Ok(events) => return std::iter::once(line).chain(events).collect(),
+            Err(p) => *p,
+        };
         if self.yolo {
             let card = map::permission_request(crate::app::PermissionRequestId(0), &value);
             if let Some(option) = map::allow_once_option(&card) {

@@ -1,0 +1,172 @@
+//! [`ProposalGlue`]: what the runtime calls, one line per hook, so the
+//! proposal engine stays out of `runtime/`: bind the socket, issue a
+//! channel and add the context to each prompt, run the permission preflight,
+//! and forward lifecycle events (cancel, turn end, new session, transport
+//! loss, yolo).
+
+use std::collections::HashSet;
+
+use wta_host::TmuxHost;
+use wta_protocol::PaneId;
+
+use super::preflight::Preflight;
+use super::server::{ProposalServer, runtime_dir};
+use super::service::ProposalService;
+use super::types::TurnContext;
+use crate::app::DomainEvent;
+use crate::connection::{MasterConnection, PermissionRequest};
+use crate::context;
+
+/// The runtime's handle on proposals.
+#[derive(Debug)]
+pub struct ProposalGlue {
+    service: ProposalService,
+    server: Option<ProposalServer>,
+    /// ACP sessions that already got the base prompt.
+    based: HashSet<String>,
+}
+
+impl Default for ProposalGlue {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ProposalGlue {
+    pub fn new() -> Self {
+        let service = ProposalService::with_random_id().unwrap_or_else(|err| {
+            // /dev/urandom missing: a fixed id would make channels guessable,
+            // so the engine runs without a socket (start() will not bind).
+            tracing::error!("no randomness for the proposal helper id: {err}");
+            ProposalService::new(wta_protocol::HelperId::from_bytes([0; 16]))
+        });
+        Self {
+            service,
+            server: None,
+            based: HashSet::new(),
+        }
+    }
+
+    /// The engine, for the card side (`attach_ui`, `confirm`, `cancel_card`).
+    pub fn service(&self) -> &ProposalService {
+        &self.service
+    }
+
+    /// Binds `proposal-<helper>.sock` in the runtime dir (call inside tokio).
+    /// A failure is shown once; the pane still works without proposals.
+    pub fn start(&mut self) -> Vec<DomainEvent> {
+        if self.server.is_some() || self.service.helper().as_bytes() == &[0; 16] {
+            return Vec::new();
+        }
+        match ProposalServer::bind(self.service.clone(), &runtime_dir()) {
+            Ok(server) => {
+                self.server = Some(server);
+                Vec::new()
+            }
+            Err(err) => vec![DomainEvent::Error(format!(
+                "Terminal-action proposals are off in this pane: {err}"
+            ))],
+        }
+    }
+
+    /// Issues this turn's channel and starts the prompt with its context
+    /// (terminal facts are read off the UI task, then the prompt is sent).
+    pub fn start_prompt(
+        &mut self,
+        conn: &MasterConnection,
+        session: &str,
+        text: &str,
+        host: Option<TmuxHost>,
+        target: Option<PaneId>,
+        own: Option<PaneId>,
+    ) {
+        let turn = TurnContext::agent_turn(target.clone(), own);
+        let channel = match self.service.issue_turn(turn) {
+            Ok(channel) => channel,
+            Err(err) => {
+                tracing::warn!("no proposal channel this turn: {err}");
+                conn.start_prompt(session, text);
+                return;
+            }
+        };
+        let base = self
+            .based
+            .insert(session.to_owned())
+            .then(context::base_prompt);
+        let (conn, session, text) = (conn.clone(), session.to_owned(), text.to_owned());
+        tokio::task::spawn_blocking(move || {
+            let terminal = match &host {
+                Some(host) => context::gather(host, target.as_ref()),
+                None => context::TerminalContext::default(),
+            };
+            let block = context::turn_block(&channel, &terminal);
+            conn.start_prompt(&session, &context::compose(base.as_deref(), &block, &text));
+        });
+    }
+
+    /// The permission preflight. `Err(p)` gives the request back for the
+    /// normal card; `Ok(events)` means it was answered here.
+    pub fn preflight(
+        &self,
+        p: Box<PermissionRequest>,
+    ) -> Result<Vec<DomainEvent>, Box<PermissionRequest>> {
+        let request = serde_json::to_value(&p.request).unwrap_or_default();
+        let tool_call = request.get("toolCall").cloned().unwrap_or_default();
+        match self.service.preflight(&tool_call) {
+            Preflight::NormalCard => Err(p),
+            Preflight::AllowAndArm { .. } => {
+                let allow = request
+                    .get("options")
+                    .and_then(serde_json::Value::as_array)
+                    .and_then(|options| {
+                        options
+                            .iter()
+                            .find(|o| o.get("kind").and_then(|k| k.as_str()) == Some("allow_once"))
+                    })
+                    .and_then(|o| o.get("optionId").and_then(|id| id.as_str()))
+                    .map(str::to_owned);
+                let result = match allow {
+                    Some(id) => p.select(&id),
+                    None => {
+                        let events = vec![DomainEvent::Error(
+                            "The agent asked to propose terminal actions without an allow-once option; refused.".into(),
+                        )];
+                        return Ok(match p.cancel() {
+                            Ok(()) => events,
+                            Err(err) => vec![DomainEvent::Error(err.to_string())],
+                        });
+                    }
+                };
+                Ok(match result {
+                    Ok(()) => Vec::new(),
+                    Err(err) => vec![DomainEvent::Error(err.to_string())],
+                })
+            }
+            Preflight::SilentCancel { reason } => {
+                tracing::info!("proposal permission cancelled silently: {reason}");
+                Ok(match p.cancel() {
+                    Ok(()) => Vec::new(),
+                    Err(err) => vec![DomainEvent::Error(err.to_string())],
+                })
+            }
+            Preflight::FailClosed { message } => {
+                let mut events = vec![DomainEvent::Error(message)];
+                if let Err(err) = p.cancel() {
+                    events.push(DomainEvent::Error(err.to_string()));
+                }
+                Ok(events)
+            }
+        }
+    }
+
+    /// A new ACP session replaces the old one (`/new`, `/restart`, switch).
+    pub fn session_replaced(&mut self) {
+        self.service.session_replaced();
+    }
+}
+
+impl Drop for ProposalGlue {
+    fn drop(&mut self) {
+        self.service.shutdown();
+    }
+}
