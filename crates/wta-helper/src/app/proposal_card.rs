@@ -44,24 +44,16 @@ pub struct AcceptedProposal {
     pub delegate_agent: Option<String>,
 }
 
-/// How the user confirmed a choice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ConfirmMode {
-    /// Open what the choice opens and type its input followed by Enter.
-    Run,
-    /// Type the input without Enter: nothing runs.
-    Insert,
-    /// The choice only opens tabs or panels.
-    Open,
-}
+/// How the user confirmed a choice (the engine's type, so a decision passes
+/// through unchanged).
+pub use crate::proposals::ConfirmMode;
 
-impl ConfirmMode {
-    pub const fn label(self) -> &'static str {
-        match self {
-            Self::Run => "Run",
-            Self::Insert => "Insert",
-            Self::Open => "Open",
-        }
+/// The button's label.
+pub const fn mode_label(mode: ConfirmMode) -> &'static str {
+    match mode {
+        ConfirmMode::Run => "Run",
+        ConfirmMode::Insert => "Insert",
+        ConfirmMode::Open => "Open",
     }
 }
 
@@ -384,7 +376,7 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
         }) => {
             state
                 .transcript
-                .push_system(SystemLevel::Info, &format!("{}: {title}", mode.label()));
+                .push_system(SystemLevel::Info, &format!("{}: {title}", mode_label(mode)));
             fx.push(Effect::ConfirmProposal { id, choice, mode });
         }
         Some(CardOutcome::Cancelled { id }) => {

@@ -12,12 +12,12 @@
 //!
 //! The terminal loop that drives it lives in the `wta` binary.
 
+mod card_decisions;
 pub mod client_fs;
 mod effects;
 mod engine;
 pub mod map;
 pub mod permissions;
-mod card_decisions;
 pub mod status;
 
 pub use engine::{Call, Done, Input, Runtime, RuntimeConfig, RuntimeExit};

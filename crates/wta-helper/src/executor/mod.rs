@@ -1,0 +1,580 @@
+//! The card executor: carries out a confirmed choice through the terminal
+//! host and pane watchers, and reports one [`ActionResult`] per action.
+//!
+//! Only a claimed proposal reaches this module (`ProposalService::confirm`
+//! returned `Ok`). Targets are trusted values from the turn: the payload
+//! never names a pane. Per action:
+//! - `send` + Run: submit to the target pane through its watcher (refused,
+//!   with the reason, when the pane is busy, on the alternate screen, not at
+//!   a prompt or dead), then follow the run the first `C` after our Enter
+//!   opened to its `D`. A shell without integration gets the text and
+//!   `completion_unavailable`.
+//! - `send` + Insert: clear the line and type the text without Enter.
+//! - `open`: a tab or panel (direction, cwd, title) with an integrated shell.
+//! - `open_and_send`: the same, started behind a `wait-for` gate with a
+//!   watcher attached first, then, once its first prompt shows (bounded),
+//!   submit and follow. `delegate: true` starts the configured delegate
+//!   agent CLI with the task as its last argument instead.
+//!
+//! A failed action stops the choice: later actions report why they did not run.
+
+mod follow;
+pub mod outcome;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Mutex;
+use wta_host::{NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost};
+use wta_protocol::limits::{DEFAULT_EXECUTION_OUTPUT_BYTES, DEFAULT_EXECUTION_TIMEOUT};
+use wta_protocol::{Action, Choice, Direction, OpenTarget, PaneId};
+use wta_shell::{PaneWatcher, State, SubmitRefusal, TmuxTarget, WatchOptions, gated_command};
+
+pub use outcome::{ActionOutcome, RunReport, bound_text};
+
+use crate::proposals::ConfirmMode;
+
+/// How long a new shell may take to show its first prompt.
+pub const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Shells whose prompt we recognise as "the pane is at its shell" when the
+/// pane has no integration (so text can still be sent, unobserved).
+const SHELLS: [&str; 7] = ["bash", "zsh", "fish", "sh", "dash", "ksh", "pwsh"];
+
+/// A program and its extra environment.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Launch {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+/// The delegate agent: `argv` followed by the task as one more argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelegateLaunch {
+    /// Agent id, for the transcript.
+    pub agent: String,
+    pub launch: Launch,
+}
+
+/// Everything the executor needs besides the host.
+#[derive(Debug, Clone)]
+pub struct ExecutorConfig {
+    /// The tmux server watchers talk to.
+    pub tmux: TmuxTarget,
+    /// Sink program, private runtime dir and tracker limits for watchers.
+    pub watch: WatchOptions,
+    /// The integrated shell new tabs and panels run.
+    pub shell: Launch,
+    pub delegate: Option<DelegateLaunch>,
+    pub ready_timeout: Duration,
+    /// How long a run is followed before `timed_out` (it keeps running).
+    pub run_timeout: Duration,
+    /// Bytes of rendered output kept per run.
+    pub output_cap: usize,
+}
+
+impl ExecutorConfig {
+    /// Defaults for the timeouts and the output cap.
+    pub fn new(tmux: TmuxTarget, watch: WatchOptions, shell: Launch) -> Self {
+        Self {
+            tmux,
+            watch,
+            shell,
+            delegate: None,
+            ready_timeout: DEFAULT_READY_TIMEOUT,
+            run_timeout: DEFAULT_EXECUTION_TIMEOUT,
+            output_cap: DEFAULT_EXECUTION_OUTPUT_BYTES,
+        }
+    }
+}
+
+/// One action's result; `action` is 1-based within the choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionResult {
+    pub action: u64,
+    pub outcome: ActionOutcome,
+}
+
+/// Executes confirmed choices. One execution at a time (watchers are
+/// exclusive); keeps the watchers of the panes it follows.
+pub struct Executor<H> {
+    host: Arc<H>,
+    config: ExecutorConfig,
+    watchers: Mutex<HashMap<String, PaneWatcher>>,
+}
+
+impl<H> std::fmt::Debug for Executor<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor").finish_non_exhaustive()
+    }
+}
+
+fn unavailable(reason: impl Into<String>) -> ActionOutcome {
+    ActionOutcome::Unavailable {
+        reason: reason.into(),
+    }
+}
+
+fn succeeded(outcome: &ActionOutcome) -> bool {
+    !matches!(outcome, ActionOutcome::Unavailable { .. })
+}
+
+impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
+    pub fn new(host: Arc<H>, config: ExecutorConfig) -> Self {
+        Self {
+            host,
+            config,
+            watchers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Starts following `pane` now (call it for the target pane when the
+    /// helper starts) so its prompt state is known when a card is confirmed.
+    pub async fn watch(&self, pane: &PaneId) -> Result<(), wta_shell::ShellError> {
+        let mut watchers = self.watchers.lock().await;
+        if !watchers.contains_key(pane.as_str()) {
+            let w = PaneWatcher::attach(
+                self.config.tmux.clone(),
+                pane.as_str(),
+                self.config.watch.clone(),
+            )
+            .await?;
+            watchers.insert(pane.as_str().to_owned(), w);
+        }
+        Ok(())
+    }
+
+    /// The tracker state of a followed pane (`None` when not followed).
+    pub async fn pane_state(&self, pane: &PaneId) -> Option<State> {
+        let watchers = self.watchers.lock().await;
+        let tracker = watchers.get(pane.as_str())?.tracker();
+        let state = tracker.lock().await.state.clone();
+        Some(state)
+    }
+
+    /// Carries out `choice` as confirmed with `mode`; `report` sees each
+    /// result as soon as it is known (for execution lines), in order.
+    pub async fn execute(
+        &self,
+        target: &PaneId,
+        choice: &Choice,
+        mode: ConfirmMode,
+        mut report: impl FnMut(&ActionResult),
+    ) -> Vec<ActionResult> {
+        let mut results = Vec::new();
+        let mut failed: Option<String> = None;
+        for (i, action) in choice.actions.iter().enumerate() {
+            let outcome = match &failed {
+                Some(why) => {
+                    unavailable(format!("not run because an earlier action failed: {why}"))
+                }
+                None => self.action(target, action, mode).await,
+            };
+            if failed.is_none()
+                && !succeeded(&outcome)
+                && let ActionOutcome::Unavailable { reason } = &outcome
+            {
+                failed = Some(reason.clone());
+            }
+            let result = ActionResult {
+                action: i as u64 + 1,
+                outcome,
+            };
+            report(&result);
+            results.push(result);
+        }
+        results
+    }
+
+    async fn action(&self, target: &PaneId, action: &Action, mode: ConfirmMode) -> ActionOutcome {
+        match action {
+            Action::Send { input } => match mode {
+                ConfirmMode::Run => self.run_in(target, input).await,
+                ConfirmMode::Insert => self.insert_in(target, input).await,
+                ConfirmMode::Open => unavailable("Open does not type commands; use Run or Insert"),
+            },
+            Action::Open {
+                target: place,
+                cwd,
+                title,
+                direction,
+            } => {
+                let launch = Some(PaneCommand::Argv(self.config.shell.argv.clone()));
+                let env = self.config.shell.env.clone();
+                let open = OpenSpec {
+                    place: *place,
+                    direction: *direction,
+                    cwd: cwd.clone(),
+                    title: title.clone(),
+                };
+                match self.open(target, &open, launch, env).await {
+                    Ok(pane) => {
+                        if let (Some(title), OpenTarget::Panel) = (title, place) {
+                            let _ = self
+                                .config
+                                .tmux
+                                .run(&["select-pane", "-t", pane.id.as_str(), "-T", title])
+                                .await;
+                        }
+                        ActionOutcome::Opened {
+                            pane: pane.id.as_str().to_owned(),
+                        }
+                    }
+                    Err(reason) => unavailable(reason),
+                }
+            }
+            Action::OpenAndSend {
+                target: place,
+                input,
+                delegate,
+                cwd,
+            } => {
+                let open = OpenSpec {
+                    place: *place,
+                    direction: None,
+                    cwd: cwd.clone(),
+                    title: None,
+                };
+                if *delegate {
+                    self.delegate(target, &open, input).await
+                } else {
+                    self.open_and_send(target, &open, input, mode).await
+                }
+            }
+        }
+    }
+
+    /// Run: submit `input` + Enter to a watched pane and follow the run.
+    async fn run_in(&self, pane: &PaneId, input: &str) -> ActionOutcome {
+        if let Err(reason) = self.ensure_watched(pane).await {
+            return unavailable(reason);
+        }
+        let info = match self.pane_info(pane).await {
+            Ok(info) => info,
+            Err(reason) => return unavailable(reason),
+        };
+        if info.alternate_screen {
+            return unavailable(format!(
+                "{pane} shows a full-screen program ({}); nothing was sent",
+                info.command
+            ));
+        }
+        let mut watchers = self.watchers.lock().await;
+        let Some(watcher) = watchers.get_mut(pane.as_str()) else {
+            return unavailable(format!("{pane} is not being followed"));
+        };
+        follow::drain(watcher).await;
+        self.wake_prompt(watcher, &info).await;
+        match watcher.submit(input).await {
+            Ok(Ok(())) => {
+                follow::follow_run(watcher, self.config.run_timeout, self.config.output_cap).await
+            }
+            Ok(Err(SubmitRefusal::IntegrationAbsent | SubmitRefusal::NotAtPrompt))
+                if self.no_integration_at_shell(watcher, &info).await =>
+            {
+                match self.type_text(pane, input, true).await {
+                    Ok(()) => ActionOutcome::CompletionUnavailable {
+                        pane: pane.as_str().to_owned(),
+                    },
+                    Err(reason) => unavailable(reason),
+                }
+            }
+            Ok(Err(refusal)) => unavailable(format!("{pane}: {refusal}; nothing was sent")),
+            Err(err) => unavailable(format!("{pane}: {err}")),
+        }
+    }
+
+    /// A pane attached after its prompt was drawn stays `Unknown` until the
+    /// shell redraws it. When the pane announces integration and its shell
+    /// is in the foreground, Ctrl+L makes it redraw (bash, zsh and fish
+    /// re-emit their marks); the visible screen moves into history.
+    async fn wake_prompt(&self, watcher: &mut PaneWatcher, info: &PaneInfo) {
+        let (state, integration) = {
+            let tracker = watcher.tracker();
+            let t = tracker.lock().await;
+            (t.state.clone(), t.integration)
+        };
+        let announced =
+            integration == wta_shell::Integration::Present || info.integration.state == "present";
+        if !matches!(state, State::Unknown | State::Prompt | State::Finished) {
+            return;
+        }
+        // A command that just ended, or a shell just starting, draws its
+        // prompt by itself.
+        if follow::wait_idle(watcher, Duration::from_millis(500))
+            .await
+            .is_ok()
+            || state != State::Unknown
+            || !announced
+            || !SHELLS.contains(&info.command.as_str())
+        {
+            return;
+        }
+        let _ = self
+            .config
+            .tmux
+            .run(&["send-keys", "-t", info.id.as_str(), "C-l"])
+            .await;
+        let _ = follow::wait_idle(watcher, Duration::from_secs(1)).await;
+    }
+
+    /// True when the pane's shell shows no integration and is in the
+    /// foreground: text can be sent, but its end cannot be observed.
+    async fn no_integration_at_shell(&self, watcher: &PaneWatcher, info: &PaneInfo) -> bool {
+        let integration = watcher.tracker().lock().await.integration;
+        let none = match integration {
+            wta_shell::Integration::Absent => true,
+            wta_shell::Integration::Unknown => info.integration.state != "present",
+            wta_shell::Integration::Present => false,
+        };
+        none && SHELLS.contains(&info.command.as_str()) && !info.dead
+    }
+
+    /// Insert: type without Enter. Refused while a command runs or a
+    /// full-screen program shows; nothing runs either way.
+    async fn insert_in(&self, pane: &PaneId, input: &str) -> ActionOutcome {
+        let info = match self.pane_info(pane).await {
+            Ok(info) => info,
+            Err(reason) => return unavailable(reason),
+        };
+        if info.dead {
+            return unavailable(format!("{pane} is dead; nothing was typed"));
+        }
+        if info.alternate_screen {
+            return unavailable(format!(
+                "{pane} shows a full-screen program ({}); nothing was typed",
+                info.command
+            ));
+        }
+        if let Some(w) = self.watchers.lock().await.get(pane.as_str()) {
+            let state = w.tracker().lock().await.state.clone();
+            if matches!(state, State::Running | State::Submitted { .. }) {
+                return unavailable(format!(
+                    "{pane}: {}; nothing was typed",
+                    SubmitRefusal::Busy
+                ));
+            }
+        }
+        match self.type_text(pane, input, false).await {
+            Ok(()) => ActionOutcome::Inserted {
+                pane: pane.as_str().to_owned(),
+            },
+            Err(reason) => unavailable(reason),
+        }
+    }
+
+    /// Clears the shell's line, then pastes `text` (Enter when `enter`).
+    async fn type_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), String> {
+        self.config
+            .tmux
+            .run(&["send-keys", "-t", pane.as_str(), "C-e", "C-u"])
+            .await
+            .map_err(|e| e.to_string())?;
+        let (host, pane, text) = (self.host.clone(), pane.clone(), text.to_owned());
+        tokio::task::spawn_blocking(move || host.send_text(&pane, &text, enter))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())
+    }
+
+    async fn open_and_send(
+        &self,
+        target: &PaneId,
+        open: &OpenSpec,
+        input: &str,
+        mode: ConfirmMode,
+    ) -> ActionOutcome {
+        // The shell waits on a gate until its watcher is attached, so its
+        // first prompt (and integration marks) cannot be missed.
+        let gate = format!("wta-exec-{}", unique());
+        let argv: Vec<&str> = self.config.shell.argv.iter().map(String::as_str).collect();
+        let line = gated_command(&gate, &argv);
+        let command = Some(PaneCommand::Argv(vec!["/bin/sh".into(), "-c".into(), line]));
+        let pane = match self
+            .open(target, open, command, self.config.shell.env.clone())
+            .await
+        {
+            Ok(pane) => pane.id,
+            Err(reason) => return unavailable(reason),
+        };
+        let attached = PaneWatcher::attach(
+            self.config.tmux.clone(),
+            pane.as_str(),
+            self.config.watch.clone(),
+        )
+        .await;
+        let mut watcher = match attached {
+            Ok(w) => w,
+            Err(e) => {
+                let _ = self.config.tmux.run(&["wait-for", "-S", &gate]).await;
+                return unavailable(format!("cannot follow the new pane {pane}: {e}"));
+            }
+        };
+        if let Err(e) = watcher.release_gate(&gate).await {
+            return unavailable(format!("cannot start the shell in {pane}: {e}"));
+        }
+        if let Err(reason) = follow::wait_idle(&mut watcher, self.config.ready_timeout).await {
+            self.watchers
+                .lock()
+                .await
+                .insert(pane.as_str().to_owned(), watcher);
+            return unavailable(reason);
+        }
+        let outcome = match mode {
+            ConfirmMode::Insert => match self.type_text(&pane, input, false).await {
+                Ok(()) => ActionOutcome::Inserted {
+                    pane: pane.as_str().to_owned(),
+                },
+                Err(reason) => unavailable(reason),
+            },
+            ConfirmMode::Run | ConfirmMode::Open => match watcher.submit(input).await {
+                Ok(Ok(())) => {
+                    follow::follow_run(
+                        &mut watcher,
+                        self.config.run_timeout,
+                        self.config.output_cap,
+                    )
+                    .await
+                }
+                Ok(Err(refusal)) => unavailable(format!("{pane}: {refusal}; nothing was sent")),
+                Err(err) => unavailable(format!("{pane}: {err}")),
+            },
+        };
+        self.watchers
+            .lock()
+            .await
+            .insert(pane.as_str().to_owned(), watcher);
+        outcome
+    }
+
+    async fn delegate(&self, target: &PaneId, open: &OpenSpec, task: &str) -> ActionOutcome {
+        let Some(delegate) = self.config.delegate.clone() else {
+            return unavailable(
+                "no delegate agent is configured (set `delegate_agent` in ~/.config/wta/config.toml)",
+            );
+        };
+        let mut argv = delegate.launch.argv.clone();
+        argv.push(task.to_owned());
+        match self
+            .open(
+                target,
+                open,
+                Some(PaneCommand::Argv(argv)),
+                delegate.launch.env,
+            )
+            .await
+        {
+            Ok(pane) => ActionOutcome::Delegated {
+                pane: pane.id.as_str().to_owned(),
+                agent: delegate.agent,
+            },
+            Err(reason) => unavailable(reason),
+        }
+    }
+
+    /// Opens a tab (after the caller's) or a panel beside the target pane.
+    async fn open(
+        &self,
+        target: &PaneId,
+        open: &OpenSpec,
+        command: Option<PaneCommand>,
+        env: Vec<(String, String)>,
+    ) -> Result<PaneInfo, String> {
+        let cwd = open.cwd.as_ref().map(PathBuf::from);
+        let host = self.host.clone();
+        let result = match open.place {
+            OpenTarget::Tab => {
+                let spec = NewTab {
+                    session: None,
+                    command,
+                    cwd,
+                    title: open.title.clone(),
+                    env,
+                    focus: false,
+                };
+                tokio::task::spawn_blocking(move || host.new_tab(&spec)).await
+            }
+            OpenTarget::Panel => {
+                let direction = match open.direction {
+                    Some(Direction::Right) => SplitDirection::Right,
+                    Some(Direction::Left) => SplitDirection::Left,
+                    Some(Direction::Up) => SplitDirection::Up,
+                    Some(Direction::Down) => SplitDirection::Down,
+                    Some(Direction::Auto) | None => {
+                        let size = self.pane_info(target).await?.size;
+                        // Cells are about twice as tall as wide.
+                        if size.cols >= size.rows.saturating_mul(2) {
+                            SplitDirection::Right
+                        } else {
+                            SplitDirection::Down
+                        }
+                    }
+                };
+                let spec = Split {
+                    target: target.clone(),
+                    direction,
+                    percent: None,
+                    command,
+                    cwd,
+                    env,
+                    full: false,
+                    focus: false,
+                };
+                tokio::task::spawn_blocking(move || host.split(&spec)).await
+            }
+        };
+        result
+            .map_err(|e| e.to_string())?
+            .map_err(|e| format!("cannot open a new {}: {e}", open.place_name()))
+    }
+
+    async fn pane_info(&self, pane: &PaneId) -> Result<PaneInfo, String> {
+        let (host, id) = (self.host.clone(), pane.clone());
+        tokio::task::spawn_blocking(move || host.pane(&id))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())
+    }
+
+    async fn ensure_watched(&self, pane: &PaneId) -> Result<(), String> {
+        self.watch(pane)
+            .await
+            .map_err(|e| format!("cannot follow {pane}: {e}"))
+    }
+
+    /// Stops every watcher (the helper is exiting).
+    pub async fn shutdown(&self) {
+        let watchers: Vec<PaneWatcher> =
+            self.watchers.lock().await.drain().map(|(_, w)| w).collect();
+        for w in watchers {
+            w.stop().await;
+        }
+    }
+}
+
+/// Where and how to open a pane.
+struct OpenSpec {
+    place: OpenTarget,
+    direction: Option<Direction>,
+    cwd: Option<String>,
+    title: Option<String>,
+}
+
+impl OpenSpec {
+    fn place_name(&self) -> &'static str {
+        match self.place {
+            OpenTarget::Tab => "tab",
+            OpenTarget::Panel => "panel",
+        }
+    }
+}
+
+fn unique() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{}-{nanos:x}", std::process::id())
+}

@@ -1,0 +1,298 @@
+//! What one executed action produced, and how it becomes an execution line
+//! (DESIGN §4.4). Pure: built from tracker runs, no I/O.
+
+use wta_protocol::{ExecutionId, ExecutionLine, ExecutionStatus, ProposalId};
+use wta_shell::{EndReason, Run};
+
+/// Exit status a shell reports for a command ended by Ctrl+C (128 + SIGINT).
+const INTERRUPTED_EXIT: i32 = 130;
+
+/// A tracked command as the agent should see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunReport {
+    /// Pane the command ran in.
+    pub pane: String,
+    /// `None` when the run has not ended or ended without a `D` mark.
+    pub exit: Option<i32>,
+    /// Output between the run's `C` and its end, rendered at the pane width
+    /// and bounded (head and tail kept).
+    pub output: String,
+    pub truncated: bool,
+    pub duration_ms: Option<u64>,
+    /// The pane's working directory as last reported by the shell.
+    pub cwd: Option<String>,
+    /// The shell's own command line (`cmdline_url`), when it sent one.
+    pub cmdline: Option<String>,
+    /// False when the shell reported a different command than we sent
+    /// (the user typed concurrently): reported, never hidden.
+    pub cmdline_matches: bool,
+    /// The command switched to the alternate screen.
+    pub interactive: bool,
+    pub end: Option<EndReason>,
+}
+
+impl RunReport {
+    /// Summarises `run` (finished or not) with output bounded to `cap` bytes.
+    pub fn from_run(pane: &str, run: &Run, cwd: Option<String>, cap: usize) -> Self {
+        let rendered = run.render();
+        let (output, cut) = bound_text(rendered.text.trim_end_matches('\n'), cap);
+        Self {
+            pane: pane.to_owned(),
+            exit: run.exit,
+            output,
+            truncated: rendered.truncated || cut,
+            duration_ms: run.duration_ms(),
+            cwd,
+            cmdline: run.cmdline.clone(),
+            cmdline_matches: run.cmdline_matches,
+            interactive: run.alt_screen,
+            end: run.end_reason,
+        }
+    }
+}
+
+/// How one action of a confirmed choice ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionOutcome {
+    /// The command ran to its end (`D` mark, or an end without one).
+    Finished(RunReport),
+    /// Still running when the execution timeout hit; never killed.
+    TimedOut(RunReport),
+    /// Insert: typed without Enter, nothing ran.
+    Inserted { pane: String },
+    /// A tab or panel was opened (its shell is behind nothing: `open` only).
+    Opened { pane: String },
+    /// A delegate agent was started in a new tab or panel with the task.
+    Delegated { pane: String, agent: String },
+    /// The text was sent, but the pane has no shell integration, so its end
+    /// cannot be observed.
+    CompletionUnavailable { pane: String },
+    /// Nothing was sent, or the run could not be followed; says why.
+    Unavailable { reason: String },
+}
+
+impl ActionOutcome {
+    /// One line for the transcript under the card.
+    pub fn summary(&self) -> String {
+        match self {
+            Self::Finished(r) => {
+                let status = match r.exit {
+                    Some(0) => "completed".to_owned(),
+                    Some(code) => format!("failed (exit {code})"),
+                    None => "ended (exit status unknown)".to_owned(),
+                };
+                let tail = r.output.lines().last().unwrap_or("").trim();
+                let mismatch = if r.cmdline_matches {
+                    ""
+                } else {
+                    " [the shell reported a different command]"
+                };
+                if tail.is_empty() {
+                    format!("{} {status}{mismatch}", r.pane)
+                } else {
+                    format!("{} {status}{mismatch}: {tail}", r.pane)
+                }
+            }
+            Self::TimedOut(r) => format!("{} still running (result timed out)", r.pane),
+            Self::Inserted { pane } => format!("typed into {pane} without Enter"),
+            Self::Opened { pane } => format!("opened {pane}"),
+            Self::Delegated { pane, agent } => format!("{agent} started in {pane}"),
+            Self::CompletionUnavailable { pane } => format!(
+                "sent to {pane}; its shell has no WTA integration, so the result is unknown"
+            ),
+            Self::Unavailable { reason } => format!("not run: {reason}"),
+        }
+    }
+
+    /// The execution line for this outcome, for actions that type input
+    /// (`send`, `open_and_send`); `None` for opens and delegates.
+    pub fn execution_line(
+        &self,
+        proposal: ProposalId,
+        execution: ExecutionId,
+        action: u64,
+    ) -> Option<ExecutionLine> {
+        let line = |status| ExecutionLine::new(status, proposal, execution, action);
+        Some(match self {
+            Self::Finished(r) => {
+                let status = match r.exit {
+                    Some(code) => ExecutionStatus::from_exit_code(code),
+                    None => ExecutionStatus::Unavailable,
+                };
+                let mut l = fill(line(status), r);
+                if r.exit.is_none() {
+                    l.reason = Some(end_reason_text(r.end));
+                }
+                l
+            }
+            Self::TimedOut(r) => {
+                let mut l = fill(line(ExecutionStatus::TimedOut), r);
+                l.still_running = Some(true);
+                l
+            }
+            Self::Inserted { .. } => line(ExecutionStatus::Inserted),
+            Self::CompletionUnavailable { .. } => {
+                let mut l = line(ExecutionStatus::CompletionUnavailable);
+                l.reason = Some("the pane's shell has no WTA shell integration".to_owned());
+                l
+            }
+            Self::Unavailable { reason } => {
+                let mut l = line(ExecutionStatus::Unavailable);
+                l.reason = Some(reason.clone());
+                l
+            }
+            Self::Opened { .. } | Self::Delegated { .. } => return None,
+        })
+    }
+}
+
+fn fill(mut l: ExecutionLine, r: &RunReport) -> ExecutionLine {
+    l.exit_code = r.exit;
+    l.output = Some(r.output.clone());
+    l.truncated = Some(r.truncated);
+    l.duration_ms = r.duration_ms;
+    l.cwd = r.cwd.clone();
+    if r.interactive {
+        l.interactive = Some(true);
+    }
+    if r.exit == Some(INTERRUPTED_EXIT) {
+        l.interrupted = Some(true);
+    }
+    if !r.cmdline_matches {
+        l.reason = Some(match &r.cmdline {
+            Some(c) => format!("the shell reported a different command: {c}"),
+            None => "the shell did not confirm the command line".to_owned(),
+        });
+    }
+    l
+}
+
+fn end_reason_text(end: Option<EndReason>) -> String {
+    match end {
+        Some(EndReason::PaneDied { status }) => match status {
+            Some(s) => format!("the pane closed while the command ran (status {s})"),
+            None => "the pane closed while the command ran".to_owned(),
+        },
+        Some(EndReason::PromptWithoutD | EndReason::CommandWithoutD) => {
+            "the shell lost its integration mid-command; exit status unknown".to_owned()
+        }
+        Some(EndReason::Detached) => "another program took over the pane's output".to_owned(),
+        Some(EndReason::Mark) | None => "the command's end was not observed".to_owned(),
+    }
+}
+
+/// Caps `text` at `cap` bytes keeping the head and the tail around an
+/// elision marker; true when something was cut. Cuts on char boundaries.
+pub fn bound_text(text: &str, cap: usize) -> (String, bool) {
+    if text.len() <= cap {
+        return (text.to_owned(), false);
+    }
+    let omitted = text.len().saturating_sub(cap);
+    let marker = format!("\n… {omitted} bytes omitted …\n");
+    let room = cap.saturating_sub(marker.len());
+    let mut head = room / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - (room - head);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    (format!("{}{marker}{}", &text[..head], &text[tail..]), true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(exit: Option<i32>) -> RunReport {
+        RunReport {
+            pane: "%3".into(),
+            exit,
+            output: "ls: cannot access '/nope'".into(),
+            truncated: false,
+            duration_ms: Some(12),
+            cwd: Some("/tmp".into()),
+            cmdline: Some("ls /nope".into()),
+            cmdline_matches: true,
+            interactive: false,
+            end: Some(EndReason::Mark),
+        }
+    }
+
+    fn ids() -> (ProposalId, ExecutionId) {
+        (
+            ProposalId::from_bytes([1; 16]),
+            ExecutionId::from_bytes([2; 16]),
+        )
+    }
+
+    #[test]
+    fn exit_codes_map_to_statuses_and_fields() {
+        let (p, e) = ids();
+        let l = ActionOutcome::Finished(report(Some(2)))
+            .execution_line(p, e, 1)
+            .unwrap();
+        assert_eq!(l.status, ExecutionStatus::Failed);
+        assert_eq!(l.exit_code, Some(2));
+        assert_eq!(l.output.as_deref(), Some("ls: cannot access '/nope'"));
+        assert_eq!((l.duration_ms, l.cwd.as_deref()), (Some(12), Some("/tmp")));
+        assert_eq!(l.interrupted, None);
+        let ok = ActionOutcome::Finished(report(Some(0)))
+            .execution_line(p, e, 2)
+            .unwrap();
+        assert_eq!((ok.status, ok.action), (ExecutionStatus::Completed, 2));
+        let int = ActionOutcome::Finished(report(Some(130)))
+            .execution_line(p, e, 1)
+            .unwrap();
+        assert_eq!(
+            (int.status, int.interrupted),
+            (ExecutionStatus::Failed, Some(true))
+        );
+    }
+
+    #[test]
+    fn special_cases() {
+        let (p, e) = ids();
+        let mut died = report(None);
+        died.end = Some(EndReason::PaneDied { status: None });
+        let l = ActionOutcome::Finished(died)
+            .execution_line(p, e, 1)
+            .unwrap();
+        assert_eq!(l.status, ExecutionStatus::Unavailable);
+        assert!(l.reason.unwrap().contains("pane closed"));
+        let mut slow = report(None);
+        slow.interactive = true;
+        let l = ActionOutcome::TimedOut(slow)
+            .execution_line(p, e, 1)
+            .unwrap();
+        assert_eq!(
+            (l.status, l.still_running, l.interactive),
+            (ExecutionStatus::TimedOut, Some(true), Some(true))
+        );
+        let mut other = report(Some(0));
+        other.cmdline_matches = false;
+        let l = ActionOutcome::Finished(other)
+            .execution_line(p, e, 1)
+            .unwrap();
+        assert!(l.reason.unwrap().contains("different command"));
+        let inserted = ActionOutcome::Inserted { pane: "%3".into() };
+        assert_eq!(
+            inserted.execution_line(p, e, 1).unwrap().status,
+            ExecutionStatus::Inserted
+        );
+        let opened = ActionOutcome::Opened { pane: "%4".into() };
+        assert!(opened.execution_line(p, e, 1).is_none());
+    }
+
+    #[test]
+    fn bounding_keeps_head_and_tail_on_char_boundaries() {
+        assert_eq!(bound_text("short", 10), ("short".to_owned(), false));
+        let text = "é".repeat(1000) + "END";
+        let (out, cut) = bound_text(&text, 200);
+        assert!(cut);
+        assert!(out.len() <= 200, "{}", out.len());
+        assert!(out.starts_with('é') && out.ends_with("END"));
+        assert!(out.contains("bytes omitted"));
+    }
+}
