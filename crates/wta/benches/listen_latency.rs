@@ -1,0 +1,115 @@
+//! Command end → `wta listen` event latency (issue 3; target ≤ 20 ms median).
+//!
+//! A real bash with WTA shell integration runs in a gated pane on a private tmux
+//! server, followed by `wta listen --json`. Each command is
+//! `echo $EPOCHREALTIME >> <file>`: a builtin, so the time it writes is taken
+//! just before the shell emits its `D` mark. The latency of one command is the
+//! wall-clock time at which its `finished` line was read from `wta listen`
+//! minus that time (so bash's own prompt hook is included: an upper bound).
+//!
+//! Run: `cargo bench -p wta --bench listen_latency` (WTA_BENCH_RUNS, default 100).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use wta_testkit::{TmuxServer, wait_until};
+
+const WTA: &str = env!("CARGO_BIN_EXE_wta");
+const TARGET_MS: f64 = 20.0;
+const T: Duration = Duration::from_secs(15);
+
+fn now_us() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1e6
+}
+
+fn main() {
+    let runs: usize = std::env::var("WTA_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let script = Command::new(WTA)
+        .args(["shell-integration", "bash"])
+        .output()
+        .unwrap()
+        .stdout;
+    let rc = dir.path().join("bashrc");
+    let mut content = b"PS1='$ '\n".to_vec();
+    content.extend_from_slice(&script);
+    std::fs::write(&rc, content).unwrap();
+    let gate = "wta-bench-gate";
+    let rc = rc.to_string_lossy().into_owned();
+    let cmd = wta_shell::gated_command(gate, &["bash", "--noprofile", "--rcfile", &rc, "-i"]);
+    let pane = server
+        .tmux(&["new-window", "-P", "-F", "#{pane_id}", &cmd])
+        .trim()
+        .to_owned();
+    let socket = server.socket().to_string_lossy().into_owned();
+
+    let mut listen = Command::new(WTA)
+        .args(["-S", &socket, "listen", "-t", &pane, "--json"])
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env("XDG_RUNTIME_DIR", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = listen.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<(f64, serde_json::Value)>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let at = now_us();
+            if let Ok(v) = serde_json::from_str(&line) {
+                let _ = tx.send((at, v));
+            }
+        }
+    });
+    wait_until("listen attached", T, || {
+        server.display(&pane, "#{pane_pipe}") == "1"
+    })
+    .unwrap();
+    server.tmux(&["wait-for", "-S", gate]);
+    server.wait_for_text(&pane, "$", T);
+
+    let times = dir.path().join("ends.txt");
+    let line = format!("echo $EPOCHREALTIME >> {}", times.to_string_lossy());
+    let mut latencies = Vec::with_capacity(runs);
+    for i in 0..runs + 5 {
+        server.type_line(&pane, &line);
+        let at = loop {
+            let (at, v) = rx.recv_timeout(T).expect("a finished event");
+            if v["event"] == "finished" {
+                assert_eq!(v["exit_code"], 0, "{v}");
+                break at;
+            }
+        };
+        let ends = std::fs::read_to_string(&times).unwrap();
+        let end: f64 = ends.lines().last().unwrap().trim().parse::<f64>().unwrap() * 1e6;
+        if i >= 5 {
+            // The first few warm up the shell and the watcher.
+            latencies.push((at - end) / 1e3);
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    let median = latencies[latencies.len() / 2];
+    let p90 = latencies[latencies.len() * 9 / 10];
+    println!("command end (D mark) -> `wta listen` finished event, {runs} commands:");
+    println!(
+        "  median {median:.2} ms, p90 {p90:.2} ms, min {:.2} ms, max {:.2} ms (target <= {TARGET_MS} ms median: {})",
+        latencies[0],
+        latencies[latencies.len() - 1],
+        if median <= TARGET_MS { "ok" } else { "OVER" }
+    );
+    let _ = listen.kill();
+    let _ = listen.wait();
+}
