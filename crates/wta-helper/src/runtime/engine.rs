@@ -116,6 +116,8 @@ pub struct Runtime {
     pub(super) exit: Option<RuntimeExit>,
     /// Terminal-action proposals (channel, preflight, socket).
     pub(super) proposals: crate::proposals::ProposalGlue,
+    /// Recommendation cards: decisions and the executor (`card_decisions.rs`).
+    pub(super) cards: super::card_decisions::Cards,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -156,6 +158,7 @@ impl Runtime {
             probed_cwd: None,
             exit: None,
             proposals: crate::proposals::ProposalGlue::new(),
+            cards: super::card_decisions::Cards::default(),
         }
     }
 
@@ -195,6 +198,7 @@ impl Runtime {
         });
         self.refresh_status();
         let mut events = self.proposals.start();
+        events.extend(self.start_cards());
         events.extend(
             self.config
                 .target_pane
