@@ -114,7 +114,7 @@ fn new_tab_runs_its_command_in_its_directory_with_a_title() {
         &[
             "new-tab",
             "-c",
-            "pwd > where.txt; printf %s 'x;' > semi.txt;",
+            "printf %s 'x;' > semi.txt; pwd > where.txt;",
             "-d",
             work.to_str().unwrap(),
             "-n",
