@@ -5,6 +5,7 @@
 //! ids) are exactly what real agents send. Behaviour per prompt: [`script::parse`].
 //! [`agent_path`] builds and finds the `wta-test-agent` binary for black-box tests.
 
+pub mod propose;
 pub mod script;
 mod turn;
 
@@ -135,12 +136,12 @@ fn handle_request(
                 Some(session) => session.cancel = cancel.clone(),
                 None => return responder.respond_with_error(unknown_session(&id)),
             }
-            let text = prompt_text(&params);
+            let (text, context) = prompt_text(&params);
             let script = script::parse(&text);
             cx.spawn({
                 let cx = cx.clone();
                 async move {
-                    turn::run(cx, id, script, cancel, responder).await;
+                    turn::run(cx, id, script, context, cancel, responder).await;
                     Ok(())
                 }
             })
@@ -175,8 +176,10 @@ fn session_id(params: &Value) -> String {
         .to_owned()
 }
 
-fn prompt_text(params: &Value) -> String {
-    params
+/// The user's request and the context WTA appended after it
+/// (`wta_helper::context::CONTEXT_SEPARATOR`; empty when there is none).
+fn prompt_text(params: &Value) -> (String, String) {
+    let text = params
         .get("prompt")
         .and_then(Value::as_array)
         .map(|blocks| {
@@ -186,13 +189,13 @@ fn prompt_text(params: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join("\n")
         })
-        // The script is the user's request: drop the context a WTA pane appends
-        // (wta_helper::context::CONTEXT_SEPARATOR).
-        .map(|text| match text.split_once("\n\n---\n<!-- WTA context") {
-            Some((request, _)) => request.to_owned(),
-            None => text,
-        })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    // The script is the user's request; the context is only read by
+    // behaviours that act on it (proposals).
+    match text.split_once("\n\n---\n<!-- WTA context") {
+        Some((request, context)) => (request.to_owned(), context.to_owned()),
+        None => (text, String::new()),
+    }
 }
 
 fn unknown_session(id: &str) -> agent_client_protocol::Error {

@@ -1,7 +1,8 @@
 //! The scripted test agent's "model": prompt text → what to do this turn.
 //!
 //! Pure parsing only; `turn.rs` performs the steps. The first word picks the
-//! behaviour; anything unrecognised is echoed back.
+//! behaviour; anything unrecognised is echoed back. `propose…` words act on
+//! the context block WTA appends to the prompt (`propose.rs`).
 
 /// One turn's behaviour.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +29,34 @@ pub enum Script {
     Pid,
     /// `exit`: exit the process at once, mid-turn.
     Exit,
+    /// `propose…`: propose terminal actions through the WTA CLI (see [`Proposal`]).
+    Propose(Proposal),
+}
+
+/// A terminal-action proposal, as an LLM would make one with WTA's prompt
+/// context: the payload, and how the command is asked for and run.
+///
+/// Words: `propose[-<how>] <json-payload>`, `propose-run[-<how>] <command>`
+/// (one `send` action), `propose-open[-<how>] tab|panel [cwd]` (one `open`
+/// action); `<how>` is `codex`, `unarmed` or `piped` (default: claude).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proposal {
+    /// The payload JSON exactly as the agent writes it (compact).
+    pub payload: String,
+    pub how: Asking,
+}
+
+/// How the agent asks for and runs the proposal command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asking {
+    /// claude-shaped permission request (`rawInput.command` string), then `sh -c`.
+    Claude,
+    /// codex-shaped (`rawInput.command` = `["/bin/bash","-lc",cmd]`), then that argv.
+    Codex,
+    /// No permission request (opencode's default, yolo sessions): just `sh -c`.
+    Unarmed,
+    /// claude-shaped, but the command is piped through `cat` (not canonical).
+    Piped,
 }
 
 const DEFAULT_FAIL_CODE: i32 = -32603;
@@ -81,8 +110,61 @@ pub fn parse(text: &str) -> Script {
         "stall" => Script::Stall,
         "pid" => Script::Pid,
         "exit" => Script::Exit,
+        _ if word.starts_with("propose") => match proposal(word, rest) {
+            Some(p) => Script::Propose(p),
+            None => Script::Echo(text.to_owned()),
+        },
         _ => Script::Echo(text.to_owned()),
     }
+}
+
+/// `propose[-run|-open][-codex|-unarmed|-piped] <rest>`.
+fn proposal(word: &str, rest: &str) -> Option<Proposal> {
+    let mut parts = word.split('-');
+    if parts.next() != Some("propose") {
+        return None;
+    }
+    let mut kind = "payload";
+    let mut how = Asking::Claude;
+    for part in parts {
+        match part {
+            "run" | "open" if kind == "payload" => kind = part,
+            "codex" => how = Asking::Codex,
+            "unarmed" => how = Asking::Unarmed,
+            "piped" => how = Asking::Piped,
+            _ => return None,
+        }
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let payload = match kind {
+        "run" => one_action(serde_json::json!({"type": "send", "input": rest}), rest),
+        "open" => {
+            let (target, cwd) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            if !matches!(target, "tab" | "panel") {
+                return None;
+            }
+            let mut action =
+                serde_json::json!({"type": "open", "target": target, "title": "scripted"});
+            if !cwd.trim().is_empty() {
+                action["cwd"] = cwd.trim().into();
+            }
+            one_action(action, &format!("Open a {target}"))
+        }
+        _ => rest.to_owned(),
+    };
+    Some(Proposal { payload, how })
+}
+
+/// A compact v1 payload with one choice holding `action`.
+fn one_action(action: serde_json::Value, title: &str) -> String {
+    serde_json::json!({
+        "schema_version": 1, "origin": "terminal_agent", "recommended_choice": 1,
+        "choices": [{"choice": 1, "title": title, "rationale": "scripted by the test agent",
+                     "actions": [action]}]
+    })
+    .to_string()
 }
 
 fn non_empty(text: &str, default: &str) -> String {
@@ -148,5 +230,45 @@ mod tests {
         assert_eq!(parse("stall"), Script::Stall);
         assert_eq!(parse("pid"), Script::Pid);
         assert_eq!(parse("exit"), Script::Exit);
+    }
+
+    #[test]
+    fn parses_proposals() {
+        let Script::Propose(p) = parse("propose-run echo 'hi'") else {
+            panic!("not a proposal");
+        };
+        assert_eq!(p.how, Asking::Claude);
+        let v: serde_json::Value = serde_json::from_str(&p.payload).unwrap();
+        assert_eq!(v["choices"][0]["actions"][0]["input"], "echo 'hi'");
+        let Script::Propose(p) = parse("propose-open-codex panel /tmp/x y") else {
+            panic!("not a proposal");
+        };
+        assert_eq!(p.how, Asking::Codex);
+        let v: serde_json::Value = serde_json::from_str(&p.payload).unwrap();
+        assert_eq!(v["choices"][0]["actions"][0]["target"], "panel");
+        assert_eq!(v["choices"][0]["actions"][0]["cwd"], "/tmp/x y");
+        assert_eq!(
+            parse(r#"propose-unarmed {"a":1}"#),
+            Script::Propose(Proposal {
+                payload: r#"{"a":1}"#.into(),
+                how: Asking::Unarmed
+            })
+        );
+        assert!(matches!(
+            parse("propose-run-piped ls"),
+            Script::Propose(Proposal {
+                how: Asking::Piped,
+                ..
+            })
+        ));
+        assert_eq!(
+            parse("propose-open window"),
+            Script::Echo("propose-open window".into())
+        );
+        assert_eq!(
+            parse("propose-bogus x"),
+            Script::Echo("propose-bogus x".into())
+        );
+        assert_eq!(parse("propose"), Script::Echo("propose".into()));
     }
 }

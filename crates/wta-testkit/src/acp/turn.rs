@@ -9,6 +9,7 @@ use futures::FutureExt;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
+use super::propose;
 use super::script::Script;
 
 type Cx = ConnectionTo<Client>;
@@ -17,10 +18,15 @@ pub(super) async fn run(
     cx: Cx,
     session: String,
     script: Script,
+    context: String,
     cancel: Arc<Notify>,
     responder: Responder<Value>,
 ) {
-    let turn = Turn { cx, session };
+    let turn = Turn {
+        cx,
+        session,
+        context,
+    };
     let outcome = turn.perform(script, &cancel).await;
     let _ = match outcome {
         Ok(stop) => responder.respond(json!({"stopReason": stop})),
@@ -28,9 +34,11 @@ pub(super) async fn run(
     };
 }
 
-struct Turn {
+pub(super) struct Turn {
     cx: Cx,
     session: String,
+    /// The context block WTA appended to the prompt (empty without one).
+    context: String,
 }
 
 impl Turn {
@@ -109,22 +117,27 @@ impl Turn {
                 return Ok("cancelled");
             }
             Script::Exit => std::process::exit(3),
+            Script::Propose(proposal) => propose::run(self, &self.context, &proposal).await?,
         }
         Ok("end_turn")
     }
 
-    fn update(&self, update: Value) -> Result<(), agent_client_protocol::Error> {
+    pub(super) fn session(&self) -> &str {
+        &self.session
+    }
+
+    pub(super) fn update(&self, update: Value) -> Result<(), agent_client_protocol::Error> {
         self.cx.send_notification(UntypedMessage::new(
             "session/update",
             json!({"sessionId": self.session, "update": update}),
         )?)
     }
 
-    fn chunk(&self, text: &str) -> Result<(), agent_client_protocol::Error> {
+    pub(super) fn chunk(&self, text: &str) -> Result<(), agent_client_protocol::Error> {
         self.update(json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}))
     }
 
-    async fn request(
+    pub(super) async fn request(
         &self,
         method: &str,
         params: Value,
