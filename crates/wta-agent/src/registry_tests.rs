@@ -185,14 +185,26 @@ fn yolo_settings_come_from_config_and_policy() {
     assert!(!reg.auto_approve_tools());
     assert_eq!(reg.yolo_policy(), crate::yolo::YoloPolicy::Allowed);
 
-    let f = fixture("auto_approve_tools = true\n", "allow_yolo_mode = true\n", &[]);
+    let f = fixture(
+        "auto_approve_tools = true\n",
+        "allow_yolo_mode = true\n",
+        &[],
+    );
     let reg = Registry::load(f.paths.clone()).unwrap();
     assert!(reg.auto_approve_tools());
     assert_eq!(reg.yolo_policy(), crate::yolo::YoloPolicy::Allowed);
 
     // The user's config cannot loosen the policy.
-    let f = fixture("auto_approve_tools = true\n", "allow_yolo_mode = false\n", &[]);
+    let f = fixture(
+        "auto_approve_tools = true\n",
+        "allow_yolo_mode = false\n",
+        &[],
+    );
     let reg = Registry::load(f.paths.clone()).unwrap();
     assert_eq!(reg.yolo_policy(), crate::yolo::YoloPolicy::Blocked);
-    assert!(!crate::yolo::effective(reg.yolo_policy(), reg.auto_approve_tools(), Some(true)));
+    assert!(!crate::yolo::effective(
+        reg.yolo_policy(),
+        reg.auto_approve_tools(),
+        Some(true)
+    ));
 }

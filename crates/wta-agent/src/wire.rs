@@ -17,13 +17,21 @@ pub const METHOD_SESSIONS: &str = "_wta/sessions";
 pub const METHOD_LAGGED: &str = "_wta/lagged";
 /// `_wta/agent_exited` (master → helper): an agent process this helper used died.
 pub const METHOD_AGENT_EXITED: &str = "_wta/agent_exited";
+/// `_wta/session_state` (helper → master): per-session state only the helper
+/// knows (yolo), so `wta sessions list` can show it.
+pub const METHOD_SESSION_STATE: &str = "_wta/session_state";
 
 /// Which `_wta/*` method `method` is, accepting the spelling without the leading `_`.
 pub fn ext_method(method: &str) -> Option<&'static str> {
     let bare = method.strip_prefix('_').unwrap_or(method);
-    [METHOD_SESSIONS, METHOD_LAGGED, METHOD_AGENT_EXITED]
-        .into_iter()
-        .find(|m| &m[1..] == bare)
+    [
+        METHOD_SESSIONS,
+        METHOD_LAGGED,
+        METHOD_AGENT_EXITED,
+        METHOD_SESSION_STATE,
+    ]
+    .into_iter()
+    .find(|m| &m[1..] == bare)
 }
 
 /// Who is connecting to the master.
@@ -113,6 +121,25 @@ pub struct WtaSessionInfo {
     pub owner_tab: Option<WindowId>,
     pub target_pane: Option<PaneId>,
     pub state: SessionState,
+    /// Yolo as the owning helper last reported it (`null` before its first report).
+    #[serde(default)]
+    pub yolo: Option<YoloReport>,
+}
+
+/// Yolo of one session, as its helper applies it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct YoloReport {
+    pub on: bool,
+    pub blocked_by_policy: bool,
+}
+
+/// Params of `_wta/session_state`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SessionStateParams {
+    pub session_id: String,
+    pub yolo: YoloReport,
 }
 
 /// Result of `_wta/sessions`.

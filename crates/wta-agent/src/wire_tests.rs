@@ -49,12 +49,24 @@ fn golden_sessions_list() {
             owner_tab: Some(wta_protocol::WindowId::parse("@1").unwrap()),
             target_pane: None,
             state: SessionState::AgentExited,
+            yolo: Some(YoloReport {
+                on: true,
+                blocked_by_policy: false,
+            }),
         }],
     };
     assert_eq!(
         serde_json::to_value(&list).unwrap(),
         json!({"sessions": [{"sessionId": "s1", "agentId": "copilot", "helper": 2, "helperPid": 42,
-            "ownerTab": "@1", "targetPane": null, "state": "agent_exited"}]})
+            "ownerTab": "@1", "targetPane": null, "state": "agent_exited",
+            "yolo": {"on": true, "blockedByPolicy": false}}]})
+    );
+    // A report with an unknown field is refused (trust boundary).
+    assert!(
+        serde_json::from_value::<SessionStateParams>(
+            json!({"sessionId": "s", "yolo": {"on": true, "blockedByPolicy": false, "argv": ["x"]}})
+        )
+        .is_err()
     );
 }
 

@@ -11,10 +11,11 @@
 
 use serde::Serialize;
 
-/// The system policy (`allow_yolo_mode` in the policy file).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// The system policy (`allow_yolo_mode` in the policy file; absent = allowed).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum YoloPolicy {
+    #[default]
     Allowed,
     Blocked,
 }

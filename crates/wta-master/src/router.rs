@@ -120,6 +120,26 @@ fn helper_request(
         };
         return responder.respond(serde_json::to_value(list)?);
     }
+    if wire::ext_method(&msg.method) == Some(wire::METHOD_SESSION_STATE) {
+        let params: wire::SessionStateParams = match serde_json::from_value(msg.params.clone()) {
+            Ok(p) => p,
+            Err(e) => {
+                return responder.respond_with_error(failure(
+                    FailureKind::BadMeta,
+                    None,
+                    format!("invalid _wta/session_state params: {e}"),
+                ));
+            }
+        };
+        if !master.set_session_yolo(helper.id, &params.session_id, params.yolo) {
+            return responder.respond_with_error(failure(
+                FailureKind::UnknownSession,
+                None,
+                format!("no session `{}` belongs to this pane", params.session_id),
+            ));
+        }
+        return responder.respond(serde_json::json!({}));
+    }
     match msg.method.as_str() {
         "initialize" => {
             let (master, helper) = (master.clone(), helper.clone());

@@ -14,7 +14,9 @@ use std::time::Duration;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Client, UntypedMessage};
 use serde_json::json;
-use wta_agent::wire::{self, AgentExitedNotification, SessionState, WtaMeta, WtaSessionInfo};
+use wta_agent::wire::{
+    self, AgentExitedNotification, SessionState, WtaMeta, WtaSessionInfo, YoloReport,
+};
 use wta_agent::{AgentId, Registry};
 
 use crate::outbound::{Admission, Gate};
@@ -42,6 +44,7 @@ pub(crate) struct Route {
     pub helper: u64,
     pub agent_id: AgentId,
     pub state: SessionState,
+    pub yolo: Option<YoloReport>,
 }
 
 #[derive(Debug, Default)]
@@ -103,6 +106,7 @@ impl Master {
                 helper,
                 agent_id: instance.agent_id().clone(),
                 state: SessionState::Active,
+                yolo: None,
             },
         );
         if let Some(old) = routes
@@ -120,6 +124,26 @@ impl Master {
     }
 
     /// Forgets `session` of `helper`; returns the instance it was bound to.
+    /// Records what the owning helper reports about one of its sessions;
+    /// false when `session` is not this helper's.
+    pub fn set_session_yolo(&self, helper: u64, session: &str, yolo: YoloReport) -> bool {
+        let mut routes = lock(&self.routes);
+        let Some(instance) = routes
+            .by_helper
+            .get(&(helper, session.to_owned()))
+            .map(|i| i.id)
+        else {
+            return false;
+        };
+        match routes.by_agent.get_mut(&(instance, session.to_owned())) {
+            Some(route) if route.helper == helper => {
+                route.yolo = Some(yolo);
+                true
+            }
+            _ => false,
+        }
+    }
+
     pub fn unbind(&self, helper: u64, session: &str) -> Option<Arc<AgentInstance>> {
         let mut routes = lock(&self.routes);
         let instance = routes.by_helper.remove(&(helper, session.to_owned()))?;
@@ -236,6 +260,7 @@ impl Master {
                     owner_tab: meta.owner_tab,
                     target_pane: meta.target_pane,
                     state: route.state,
+                    yolo: route.yolo,
                 }
             })
             .collect();

@@ -262,11 +262,23 @@ pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>)
 }
 
 fn yolo(state: &mut AppState, wanted: Option<bool>, fx: &mut Vec<Effect>) {
-    let on = wanted.unwrap_or(!state.yolo.on);
+    let Some(on) = wanted else {
+        // Bare `/yolo` explains; it never changes anything.
+        let now = match (state.yolo.blocked, state.yolo.on) {
+            (true, _) => "Yolo mode is disabled by your organization's policy.",
+            (false, true) => {
+                "Yolo is on: the agent's tool permissions in this session are approved automatically (terminal actions still ask). `/yolo off` asks again."
+            }
+            (false, false) => {
+                "Yolo is off: every tool permission asks first. `/yolo on` approves them automatically in this session (terminal actions still ask)."
+            }
+        };
+        return info(state, now);
+    };
     if on && state.yolo.blocked {
         return warn(
             state,
-            "Yolo mode is disabled by system policy (/etc/wta/policy.toml).",
+            "Yolo mode is disabled by your organization's policy.",
         );
     }
     state.yolo.on = on;

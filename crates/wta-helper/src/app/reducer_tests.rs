@@ -240,7 +240,8 @@ fn slash_commands_emit_their_effects() {
     assert_eq!(run("/new"), [Effect::NewSession]);
     assert_eq!(run("/sessions"), [Effect::OpenSessions]);
     assert_eq!(run("/yolo on"), [Effect::SetYolo(true)]);
-    assert_eq!(run("/yolo"), [Effect::SetYolo(false)]);
+    assert_eq!(run("/yolo off"), [Effect::SetYolo(false)]);
+    assert_eq!(run("/yolo"), [], "bare /yolo only explains");
     assert_eq!(run("/model fast"), [Effect::SetModel("fast".into())]);
     assert_eq!(run("/agent claude"), [Effect::SwitchAgent("claude".into())]);
     assert_eq!(run("/agent nope"), []);

@@ -27,19 +27,19 @@ impl Runtime {
             },
             Effect::NewSession => {
                 self.abandon_turn();
-                let mut events = self.clear_yolo();
+                let mut events = self.reset_session_yolo();
                 events.extend(self.open_session(None));
                 events
             }
             Effect::Restart => {
                 self.abandon_turn();
-                let mut events = self.clear_yolo();
+                let mut events = self.reset_session_yolo();
                 events.extend(self.open_session(Some(self.agent.clone())));
                 events
             }
             Effect::SwitchAgent(id) => {
                 self.abandon_turn();
-                let mut events = self.clear_yolo();
+                let mut events = self.reset_session_yolo();
                 events.extend(self.open_session(Some(id)));
                 events
             }
@@ -137,7 +137,12 @@ impl Runtime {
         }
     }
 
-    fn set_config(&mut self, call: Call, option: String, value: String) -> Vec<DomainEvent> {
+    pub(super) fn set_config(
+        &mut self,
+        call: Call,
+        option: String,
+        value: String,
+    ) -> Vec<DomainEvent> {
         let (Some(conn), Some(session)) = (self.conn.clone(), self.session.clone()) else {
             return vec![not_connected()];
         };
@@ -146,31 +151,6 @@ impl Runtime {
             conn.set_config_option(&session, &option, &value).await
         });
         vec![traffic(Direction::Out, line)]
-    }
-
-    fn set_yolo(&mut self, on: bool) -> Vec<DomainEvent> {
-        self.yolo = on;
-        if on {
-            self.proposals.service().agent_may_run_unasked();
-        }
-        // Layer 1: an agent-side `allow_all` option follows the pane's setting.
-        if self.config_ids.iter().any(|id| id == "allow_all") {
-            let value = if on { "on" } else { "off" };
-            return self.set_config(Call::SetYolo(on), "allow_all".into(), value.into());
-        }
-        Vec::new()
-    }
-
-    /// Yolo is per session: a new session starts with it off.
-    fn clear_yolo(&mut self) -> Vec<DomainEvent> {
-        if !self.yolo {
-            return Vec::new();
-        }
-        self.yolo = false;
-        vec![DomainEvent::Yolo {
-            on: false,
-            blocked: false,
-        }]
     }
 
     fn copy(&self, text: String) -> Vec<DomainEvent> {
@@ -253,10 +233,8 @@ impl Runtime {
             }
             (Call::SetYolo(on), Err(err)) => {
                 if !on {
-                    // Fail closed: the agent may still auto-approve; say so plainly.
-                    vec![DomainEvent::Error(format!(
-                        "Could not turn off the agent's allow_all option ({err}); it may still approve tools on its own. Type /new for a fresh session."
-                    ))]
+                    // Fail closed: the agent may still auto-approve on its own.
+                    self.yolo_disable_failed(&err.to_string())
                 } else {
                     vec![DomainEvent::Error(format!(
                         "The agent refused allow_all ({err}); this pane still approves tool permissions for it."

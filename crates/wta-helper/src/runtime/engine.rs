@@ -43,6 +43,10 @@ pub struct RuntimeConfig {
     pub own_pane: Option<PaneId>,
     /// Directory new sessions start in.
     pub cwd: PathBuf,
+    /// The system policy on yolo (`allow_yolo_mode`).
+    pub yolo_policy: wta_agent::yolo::YoloPolicy,
+    /// Yolo for every new session (`--auto-approve-tools` / config).
+    pub auto_approve_tools: bool,
 }
 
 /// Why the runtime wants the pane to close.
@@ -108,7 +112,7 @@ pub struct Runtime {
     pub(super) config_ids: Vec<String>,
     pub(super) auth: Vec<AuthMethod>,
     pub(super) permissions: Permissions<PermissionRequest>,
-    pub(super) yolo: bool,
+    pub(super) yolo: super::yolo::YoloControl,
     pub(super) host: Option<TmuxHost>,
     pub(super) visible: bool,
     /// Last probed target cwd, so an unchanged probe causes no redraw.
@@ -139,6 +143,7 @@ impl Runtime {
     /// A runtime that has not connected yet; `host` is the tmux server (if any).
     pub fn new(config: RuntimeConfig, host: Option<TmuxHost>) -> Self {
         let (done_tx, done_rx) = mpsc::unbounded_channel();
+        let yolo = super::yolo::YoloControl::new(config.yolo_policy, config.auto_approve_tools);
         Self {
             agent: config.agent.clone().unwrap_or_else(|| "agent".to_owned()),
             config,
@@ -152,7 +157,7 @@ impl Runtime {
             config_ids: Vec::new(),
             auth: Vec::new(),
             permissions: Permissions::default(),
-            yolo: false,
+            yolo,
             host,
             visible: true,
             probed_cwd: None,
@@ -198,6 +203,7 @@ impl Runtime {
         });
         self.refresh_status();
         let mut events = self.proposals.start();
+        events.push(self.yolo.event());
         events.extend(self.start_cards());
         events.extend(
             self.config
@@ -410,15 +416,14 @@ impl Runtime {
             Ok(events) => return std::iter::once(line).chain(events).collect(),
             Err(p) => *p,
         };
-        if self.yolo {
-            let card = map::permission_request(crate::app::PermissionRequestId(0), &value);
-            if let Some(option) = map::allow_once_option(&card) {
-                let notice = format!("Yolo approved: {}", card.title);
-                return match p.select(&option.id) {
-                    Ok(()) => vec![line, DomainEvent::Notice(notice)],
-                    Err(err) => vec![line, DomainEvent::Error(err.to_string())],
-                };
-            }
+        // Layer 2 of yolo, after the proposal special cases above.
+        let card = map::permission_request(crate::app::PermissionRequestId(0), &value);
+        if let Some(option) = self.yolo_permission(&card) {
+            let notice = format!("Yolo approved: {}", card.title);
+            return match p.select(&option) {
+                Ok(()) => vec![line, DomainEvent::Notice(notice)],
+                Err(err) => vec![line, DomainEvent::Error(err.to_string())],
+            };
         }
         let id = self.permissions.insert(&session, p);
         vec![
@@ -526,6 +531,7 @@ impl Runtime {
             .map(|o| o.id)
             .collect();
         events.extend(facts.events);
+        events.extend(self.session_yolo(reply.get("configOptions")));
         events
     }
 

@@ -7,6 +7,8 @@
 //! - [`client_fs`]: ACP `fs/*` requests served for the agent.
 //! - [`status`]: the status-line probe (target cwd, own visibility) and the
 //!   `/sessions` table.
+//! - [`yolo`]: per-session yolo state and its two layers (the decision is
+//!   `wta_agent::yolo::decide`).
 //! - [`Runtime`]: executes `Effect`s against the connection and turns
 //!   `HelperEvent`s into `DomainEvent`s; never blocks the UI loop.
 //!
@@ -19,5 +21,6 @@ mod engine;
 pub mod map;
 pub mod permissions;
 pub mod status;
+pub mod yolo;
 
 pub use engine::{Call, Done, Input, Runtime, RuntimeConfig, RuntimeExit};

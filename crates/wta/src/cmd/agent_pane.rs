@@ -54,6 +54,10 @@ pub struct OpenArgs {
     /// Size in percent of the tab.
     #[arg(long, value_name = "PCT", default_value_t = 40, value_parser = clap::value_parser!(u8).range(10..=90))]
     pub size: u8,
+    /// Yolo: approve the agent's own tool permissions automatically in every
+    /// session of this pane (never terminal-action cards; a system policy can forbid it).
+    #[arg(long)]
+    pub auto_approve_tools: bool,
 }
 
 impl OpenArgs {
@@ -83,6 +87,7 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
         agent: o.agent.clone(),
         side: o.side(),
         size: o.size,
+        auto_approve_tools: o.auto_approve_tools,
         master: master::socket_for(&host.location().socket_path()),
     };
     let outcome = match &args.action {

@@ -34,6 +34,9 @@ pub struct HelperArgs {
     /// Run the line-based driver instead of a UI (for tests and scripts).
     #[arg(long, requires = "connect_master", hide = true)]
     pub headless: bool,
+    /// Yolo for every new session of this pane (system policy can forbid it).
+    #[arg(long, requires = "connect_master", hide = true)]
+    pub auto_approve_tools: bool,
 }
 
 /// Exit status when the master went away.
@@ -67,7 +70,7 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     if !args.headless {
-        let code = interactive(&runtime, options, cwd);
+        let code = interactive(&runtime, options, cwd, args.auto_approve_tools);
         // Background tasks (tmux probes, the terminal reader) must not delay the exit.
         runtime.shutdown_background();
         return code;
@@ -98,7 +101,21 @@ fn interactive(
     runtime: &tokio::runtime::Runtime,
     options: ConnectOptions,
     cwd: PathBuf,
+    auto_approve_flag: bool,
 ) -> ExitCode {
+    // Yolo settings: the flag or the user's config, under the system policy.
+    let (yolo_policy, auto_approve_tools) =
+        match wta_agent::RegistryPaths::from_env().and_then(wta_agent::Registry::load) {
+            Ok(registry) => (
+                registry.yolo_policy(),
+                auto_approve_flag || registry.auto_approve_tools(),
+            ),
+            Err(err) => {
+                // Unreadable config or policy: fail closed (no yolo at all).
+                tracing::warn!("cannot read the wta config or policy: {err}");
+                (wta_agent::yolo::YoloPolicy::Blocked, false)
+            }
+        };
     let config = RuntimeConfig {
         socket: options.socket,
         agent: options.agent,
@@ -108,6 +125,8 @@ fn interactive(
             .ok()
             .and_then(|p| PaneId::parse(&p).ok()),
         cwd,
+        yolo_policy,
+        auto_approve_tools,
     };
     let result = runtime.block_on(tui::run(config));
     match result {

@@ -9,6 +9,7 @@ use wta_agent::wire::ClientKind;
 use wta_helper::connection::{ConnectOptions, MasterConnection};
 
 use super::Ctx;
+use crate::output::{self, Table};
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
@@ -54,40 +55,45 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
             .context("the master did not list its sessions")
     })?;
     if ctx.json {
-        println!("{}", serde_json::to_string_pretty(&sessions)?);
+        output::json(&sessions)?;
         return Ok(ExitCode::SUCCESS);
     }
     if sessions.sessions.is_empty() {
         println!("no live sessions");
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "{:<10} {:<40} {:>6} {:>8} {:<6} {:<6} STATE",
-        "AGENT", "SESSION", "HELPER", "PID", "TAB", "PANE"
-    );
+    let dash = || "-".to_owned();
+    let mut table = Table::new(&[
+        "AGENT", "SESSION", "HELPER", "PID", "TAB", "PANE", "YOLO", "STATE",
+    ]);
     for s in &sessions.sessions {
         let state = serde_json::to_value(s.state)?
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        println!(
-            "{:<10} {:<40} {:>6} {:>8} {:<6} {:<6} {}",
-            s.agent_id,
-            s.session_id,
-            s.helper,
-            s.helper_pid
-                .map(|p| p.to_string())
-                .unwrap_or_else(|| "-".into()),
+        let yolo = match s.yolo {
+            Some(y) if y.blocked_by_policy => "blocked".to_owned(),
+            Some(y) if y.on => "on".to_owned(),
+            Some(_) => "off".to_owned(),
+            None => dash(),
+        };
+        table.row(vec![
+            s.agent_id.clone(),
+            s.session_id.clone(),
+            s.helper.to_string(),
+            s.helper_pid.map(|p| p.to_string()).unwrap_or_else(dash),
             s.owner_tab
                 .as_ref()
                 .map(|t| t.to_string())
-                .unwrap_or_else(|| "-".into()),
+                .unwrap_or_else(dash),
             s.target_pane
                 .as_ref()
                 .map(|p| p.to_string())
-                .unwrap_or_else(|| "-".into()),
-            state
-        );
+                .unwrap_or_else(dash),
+            yolo,
+            state,
+        ]);
     }
+    table.print()?;
     Ok(ExitCode::SUCCESS)
 }

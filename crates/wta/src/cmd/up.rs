@@ -148,6 +148,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         agent: Some(agent.clone()),
         side: args.open.side(),
         size: args.open.size,
+        auto_approve_tools: args.open.auto_approve_tools,
         master: master_socket.clone(),
     };
     let outcome = agent_pane::open(&host, &shell, &spec)?;

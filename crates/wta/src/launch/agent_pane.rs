@@ -32,6 +32,8 @@ pub struct OpenSpec {
     pub side: Side,
     /// Percent of the window.
     pub size: u8,
+    /// Start the helper with `--auto-approve-tools` (yolo for every session).
+    pub auto_approve_tools: bool,
     /// The master socket the helper connects to.
     pub master: PathBuf,
 }
@@ -84,6 +86,9 @@ fn helper_argv(spec: &OpenSpec, window: &WindowId, target: &PaneId) -> anyhow::R
     ];
     if let Some(agent) = &spec.agent {
         argv.extend(["--agent".into(), agent.clone()]);
+    }
+    if spec.auto_approve_tools {
+        argv.push("--auto-approve-tools".into());
     }
     Ok(argv)
 }

@@ -1,0 +1,222 @@
+//! Yolo in the pane's runtime (DESIGN §5): which sessions auto-approve the
+//! agent's own tool permissions, and the two layers that do it.
+//!
+//! The decision itself is `wta_agent::yolo::decide` (pure, tested over the
+//! whole matrix); this file keeps the per-session state and carries it out:
+//! - Layer 1: an agent advertising a Select option with id exactly
+//!   `allow_all` (values `on`/`off`) gets `session/set_config_option` when a
+//!   session opens with yolo effective and on every `/yolo`. A failed disable
+//!   fails closed: the session is replaced so nothing keeps approving.
+//! - Layer 2: in the permission path, after the proposal preflight, an
+//!   AllowOnce option is selected silently and a visible line says so.
+//!
+//! The session override is dropped by `/new`, `/restart`, an agent switch and
+//! any session replacement; the global default and the policy stay.
+
+use serde_json::Value;
+use wta_agent::wire::{METHOD_SESSION_STATE, SessionStateParams, YoloReport};
+use wta_agent::yolo::{self, Decision, OfferedOption, OptionKind, Request, YoloPolicy};
+
+use super::engine::{Call, Runtime};
+use super::map;
+use crate::app::{DomainEvent, PermissionOptionKind, PermissionRequest};
+
+/// Yolo settings of one pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YoloControl {
+    pub policy: YoloPolicy,
+    /// `--auto-approve-tools` or `auto_approve_tools = true`.
+    pub global: bool,
+    /// `/yolo on|off` for the current session.
+    pub session_override: Option<bool>,
+    /// The current session's agent offers a usable `allow_all` option.
+    pub agent_allow_all: bool,
+}
+
+impl YoloControl {
+    pub fn new(policy: YoloPolicy, global: bool) -> Self {
+        Self {
+            policy,
+            global,
+            session_override: None,
+            agent_allow_all: false,
+        }
+    }
+
+    pub fn effective(&self) -> bool {
+        yolo::effective(self.policy, self.global, self.session_override)
+    }
+
+    /// The status-line event.
+    pub fn event(&self) -> DomainEvent {
+        DomainEvent::Yolo {
+            on: self.effective(),
+            blocked: self.policy == YoloPolicy::Blocked,
+        }
+    }
+
+    fn report(&self) -> YoloReport {
+        YoloReport {
+            on: self.effective(),
+            blocked_by_policy: self.policy == YoloPolicy::Blocked,
+        }
+    }
+
+    /// Layer 2's decision for an ordinary tool permission.
+    pub fn decide(&self, request: &PermissionRequest) -> Decision {
+        let options = request
+            .options
+            .iter()
+            .map(|o| OfferedOption {
+                id: o.id.clone(),
+                kind: match o.kind {
+                    PermissionOptionKind::AllowOnce => OptionKind::AllowOnce,
+                    PermissionOptionKind::AllowAlways => OptionKind::AllowAlways,
+                    PermissionOptionKind::RejectOnce => OptionKind::RejectOnce,
+                    PermissionOptionKind::RejectAlways => OptionKind::RejectAlways,
+                },
+            })
+            .collect();
+        yolo::decide(
+            self.policy,
+            self.global,
+            self.session_override,
+            &Request::Tool(options),
+        )
+    }
+}
+
+/// True when `configOptions` holds a Select option with id exactly
+/// `allow_all` whose values include `on` and `off` (Copilot's shape).
+pub fn offers_allow_all(config_options: Option<&Value>) -> bool {
+    map::config_options(config_options).iter().any(|o| {
+        o.id == "allow_all"
+            && o.values.iter().any(|(v, _)| v == "on")
+            && o.values.iter().any(|(v, _)| v == "off")
+    })
+}
+
+impl Runtime {
+    /// `/yolo on|off` for the current session.
+    pub(super) fn set_yolo(&mut self, on: bool) -> Vec<DomainEvent> {
+        if on && let Err(why) = yolo::may_enable(self.yolo.policy) {
+            return vec![DomainEvent::Error(why.to_owned()), self.yolo.event()];
+        }
+        self.yolo.session_override = Some(on);
+        self.after_yolo_change(Call::SetYolo(on))
+    }
+
+    /// A new session starts without the `/yolo` override.
+    pub(super) fn reset_session_yolo(&mut self) -> Vec<DomainEvent> {
+        self.yolo.session_override = None;
+        vec![self.yolo.event()]
+    }
+
+    /// A session just opened (`configOptions` of its `session/new` reply):
+    /// layer 1 applies the effective value when yolo is on.
+    pub(super) fn session_yolo(&mut self, config_options: Option<&Value>) -> Vec<DomainEvent> {
+        self.yolo.agent_allow_all = offers_allow_all(config_options);
+        let mut events = vec![self.yolo.event()];
+        if self.yolo.effective() {
+            events.extend(self.after_yolo_change(Call::SetYolo(true)));
+        } else {
+            self.report_yolo();
+        }
+        events
+    }
+
+    fn after_yolo_change(&mut self, call: Call) -> Vec<DomainEvent> {
+        if self.yolo.effective() {
+            self.proposals.service().agent_may_run_unasked();
+        }
+        self.report_yolo();
+        let mut events = vec![self.yolo.event()];
+        if self.yolo.agent_allow_all {
+            let value = if self.yolo.effective() { "on" } else { "off" };
+            events.extend(self.set_config(call, "allow_all".into(), value.into()));
+        }
+        events
+    }
+
+    /// Tells the master, so `wta sessions list` shows it.
+    fn report_yolo(&self) {
+        let (Some(conn), Some(session)) = (self.conn.clone(), self.session.clone()) else {
+            return;
+        };
+        let params = SessionStateParams {
+            session_id: session,
+            yolo: self.yolo.report(),
+        };
+        let Ok(params) = serde_json::to_value(params) else {
+            return;
+        };
+        tokio::spawn(async move {
+            if let Err(err) = conn.raw_request(METHOD_SESSION_STATE, params).await {
+                tracing::debug!("reporting yolo to the master: {err}");
+            }
+        });
+    }
+
+    /// Layer 1 could not turn `allow_all` off: the agent may keep approving on
+    /// its own, so this session is abandoned for a fresh one (fail closed).
+    pub(super) fn yolo_disable_failed(&mut self, err: &str) -> Vec<DomainEvent> {
+        self.abandon_turn();
+        let mut events = vec![DomainEvent::Error(format!(
+            "The agent did not turn off its allow_all option ({err}). Restarting this pane's agent session so nothing keeps approving tools."
+        ))];
+        self.yolo.session_override = None;
+        events.extend(self.open_session(Some(self.agent.clone())));
+        events
+    }
+
+    /// Layer 2, after the proposal preflight: approve silently or ask.
+    pub(super) fn yolo_permission(&self, card: &PermissionRequest) -> Option<String> {
+        match self.yolo.decide(card) {
+            Decision::AutoApprove(option) => Some(option),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn allow_all_must_be_exact_and_offer_on_and_off() {
+        let opt = |id: &str, values: &[&str]| {
+            json!([{"id": id, "name": id, "type": "select", "currentValue": values.first(),
+                    "options": values.iter().map(|v| json!({"value": v, "name": v})).collect::<Vec<_>>()}])
+        };
+        assert!(offers_allow_all(Some(&opt("allow_all", &["off", "on"]))));
+        assert!(!offers_allow_all(Some(&opt(
+            "allow_all_tools",
+            &["off", "on"]
+        ))));
+        assert!(!offers_allow_all(Some(&opt("allow_all", &["yes", "no"]))));
+        assert!(!offers_allow_all(Some(&opt("mode", &["off", "on"]))));
+        assert!(!offers_allow_all(None));
+    }
+
+    #[test]
+    fn control_follows_policy_global_and_override() {
+        let mut c = YoloControl::new(YoloPolicy::Allowed, true);
+        assert!(c.effective());
+        c.session_override = Some(false);
+        assert!(!c.effective());
+        let blocked = YoloControl {
+            session_override: Some(true),
+            ..YoloControl::new(YoloPolicy::Blocked, true)
+        };
+        assert!(!blocked.effective());
+        assert_eq!(
+            blocked.event(),
+            DomainEvent::Yolo {
+                on: false,
+                blocked: true
+            }
+        );
+    }
+}
