@@ -123,7 +123,8 @@ pub(super) async fn run(
         json!({"sessionUpdate": "tool_call_update", "toolCallId": CALL_ID, "status": status,
         "rawOutput": {"exitCode": ran.exit, "stdout": ran.lines.join("\n"), "stderr": ran.stderr}}),
     )?;
-    turn.chunk(&reply(&ran))
+    // A paragraph of its own after the streamed lines.
+    turn.chunk(&format!("\n\n{}", reply(&ran)))
 }
 
 /// What running the CLI gave.
@@ -190,7 +191,13 @@ pub fn reply(ran: &Ran) -> String {
         };
     }
     let mut said = Vec::new();
+    let mut phases = Vec::new();
     for line in &parsed {
+        phases.push(match line {
+            ResponseLine::Validation(v) => format!("validation {}", name(&v.status)),
+            ResponseLine::Final(f) => format!("final {}", name(&f.status)),
+            ResponseLine::Execution(e) => format!("execution {}", name(&e.status)),
+        });
         match line {
             ResponseLine::Validation(v) if v.status != ValidationStatus::Accepted => {
                 said.push(format!(
@@ -228,7 +235,10 @@ pub fn reply(ran: &Ran) -> String {
             }),
         }
     }
-    format!("{}.", said.join("; "))
+    let exit = ran
+        .exit
+        .map_or_else(|| "no exit code".to_owned(), |c| format!("exit {c}"));
+    format!("{}. [CLI: {}; {exit}]", said.join("; "), phases.join(", "))
 }
 
 fn first_line(text: &str) -> &str {
@@ -313,22 +323,24 @@ mod tests {
         let bad = exec("failed", r#","exit_code":2,"output":"\nboom: no\nmore""#);
         assert_eq!(
             reply(&ran(&[&accepted, &confirmed, &ok])),
-            "the user confirmed choice 1; action 1: the command succeeded."
+            "the user confirmed choice 1; action 1: the command succeeded. \
+             [CLI: validation accepted, final confirmed, execution completed; exit 0]"
         );
         assert_eq!(
             reply(&ran(&[&accepted, &confirmed, &bad])),
-            "the user confirmed choice 1; action 1: it failed with exit 2: boom: no."
+            "the user confirmed choice 1; action 1: it failed with exit 2: boom: no. \
+             [CLI: validation accepted, final confirmed, execution failed; exit 0]"
         );
         let cancelled = format!(r#"{{"phase":"final","status":"cancelled","proposal_id":"{ID}"}}"#);
         assert_eq!(
             reply(&ran(&[&accepted, &cancelled])),
-            "the proposal ended: cancelled."
+            "the proposal ended: cancelled. [CLI: validation accepted, final cancelled; exit 0]"
         );
         let refused =
             r#"{"phase":"validation","status":"not_armed","reason":"ask first","retryable":true}"#;
         assert_eq!(
             reply(&ran(&[refused])),
-            "the proposal was refused (not_armed): ask first."
+            "the proposal was refused (not_armed): ask first. [CLI: validation not_armed; exit 0]"
         );
         let broken = Ran {
             lines: vec![],

@@ -39,8 +39,12 @@ impl Pane {
     }
 
     pub fn open_in(env: Env, agent: &str) -> Self {
+        Self::open_on(env, agent, TmuxServer::start())
+    }
+
+    /// Master + helper on `tmux`, whose first pane is the target pane.
+    pub fn open_on(env: Env, agent: &str, tmux: TmuxServer) -> Self {
         let master = env.start_master();
-        let tmux = TmuxServer::start();
         let shell = tmux.first_pane().to_owned();
         let vars = [
             ("HOME", env.path("home")),

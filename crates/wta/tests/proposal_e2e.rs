@@ -1,0 +1,243 @@
+//! Terminal-action proposals end to end (issues 6 and 7): real tmux on a
+//! private server, real master and helper TUI in a pane, real bash with WTA
+//! shell integration in the target pane, and the scripted test agent
+//! standing in for the model. The agent asks permission for the canonical
+//! invocation (silently allowed: no permission card), runs the CLI, the
+//! card appears, keys go in with send-keys, and the agent's follow-up is
+//! read back from the pane.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
+
+mod pane_tui_common;
+
+use std::time::Instant;
+
+use pane_tui_common::{Env, Pane, T, WTA};
+use wta_helper::app::permission::PERMISSION_GRACE;
+use wta_testkit::{TmuxServer, wait_for_value, wait_until};
+
+/// A private server whose first pane runs bash with PS1 `$ ` and WTA's
+/// integration, plus master and helper for the scripted agent.
+fn integrated_pane() -> Pane {
+    let env = Env::new();
+    let script = std::process::Command::new(WTA)
+        .args(["shell-integration", "bash"])
+        .output()
+        .expect("wta shell-integration bash");
+    assert!(script.status.success());
+    let rc = env.path("bashrc");
+    let hist = env.path("bash_history");
+    std::fs::write(
+        &rc,
+        format!(
+            "PS1='$ '\nHISTFILE={}\n{}",
+            hist.display(),
+            String::from_utf8_lossy(&script.stdout)
+        ),
+    )
+    .unwrap();
+    let tmux = TmuxServer::start_with(&format!("bash --noprofile --rcfile '{}' -i", rc.display()));
+    tmux.wait_for_text(tmux.first_pane(), "$", T);
+    let pane = Pane::open_on(env, "custom:test", tmux);
+    pane.wait_ready();
+    pane
+}
+
+/// The pane's text with all whitespace removed: the chat wraps long lines
+/// (JSON lines even mid-word), so needles are compared without it.
+fn squeezed(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+impl Pane {
+    /// Waits until the squeezed agent pane contains `needle` (squeezed too).
+    fn wait_squeezed(&self, needle: &str) -> String {
+        let want = squeezed(needle);
+        wait_for_value(&format!("{needle:?} in pane {}", self.pane), T, || {
+            let screen = self.screen();
+            squeezed(&screen).contains(&want).then_some(screen)
+        })
+        .unwrap_or_else(|e| panic!("{e}; screen was:\n{}", self.screen()))
+    }
+
+    /// Waits for the recommendation card (its buttons), checks that no
+    /// permission card came first, and waits out the key grace period.
+    fn wait_card(&self, button: &str) -> String {
+        let screen = self.wait_for(button);
+        assert!(
+            !screen.contains("Always Allow") && !screen.contains("Reject"),
+            "the canonical command must be allowed without a permission card:\n{screen}"
+        );
+        let shown = Instant::now();
+        wait_until("the card accepts keys", T, || {
+            shown.elapsed() > PERMISSION_GRACE * 2
+        })
+        .unwrap();
+        screen
+    }
+
+    fn shell_screen(&self) -> String {
+        self.tmux.capture(&self.shell)
+    }
+}
+
+#[test]
+fn run_that_succeeds_reports_completed_and_the_agent_says_so() {
+    let pane = integrated_pane();
+    pane.submit("propose-run echo wta-ok-$((40+2))");
+    let card = pane.wait_card(" Run ");
+    assert!(card.contains("echo wta-ok-$((40+2))"), "{card}");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "wta-ok-42", T);
+    let screen = pane.wait_squeezed("action 1: the command succeeded");
+    pane.wait_squeezed("[CLI: validation accepted, final confirmed, execution completed; exit 0]");
+    assert!(
+        squeezed(&screen).contains(&squeezed(r#""status":"completed""#)),
+        "{screen}"
+    );
+}
+
+#[test]
+fn run_that_exits_2_reports_failed_with_exactly_its_error_output() {
+    let pane = integrated_pane();
+    pane.tmux.type_line(&pane.shell, "echo before-the-run");
+    pane.tmux.wait_for_text(&pane.shell, "before-the-run\n$", T);
+    pane.submit("propose-run (echo boom-$((1+1)) >&2; echo second >&2; exit 2)");
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "second", T);
+    pane.wait_squeezed("action 1: it failed with exit 2: boom-2.");
+    let screen =
+        pane.wait_squeezed("[CLI: validation accepted, final confirmed, execution failed; exit 0]");
+    // The execution line as the CLI printed it: exit code and exactly the
+    // run's output (not the text on the screen before it, not the prompt).
+    assert!(
+        squeezed(&screen).contains(&squeezed(
+            r#""exit_code":2,"output":"boom-2\nsecond","truncated":false"#
+        )),
+        "{screen}"
+    );
+    assert!(!screen.contains("the command succeeded"), "{screen}");
+}
+
+#[test]
+fn a_codex_shaped_request_is_armed_too() {
+    let pane = integrated_pane();
+    pane.submit("propose-run-codex echo codex-$((2+3))");
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "codex-5", T);
+    pane.wait_squeezed("action 1: the command succeeded");
+}
+
+#[test]
+fn insert_types_without_running_and_reports_inserted() {
+    let pane = integrated_pane();
+    pane.submit("propose-run echo ins-$((5+5))");
+    pane.wait_card(" Insert ");
+    pane.keys(&["Right"]);
+    pane.keys(&["Enter"]);
+    pane.wait_squeezed("action 1: inserted; nothing ran.");
+    pane.wait_squeezed("execution inserted; exit 0]");
+    let shell = pane.shell_screen();
+    assert!(shell.ends_with("$ echo ins-$((5+5))"), "{shell}");
+    assert!(!shell.contains("ins-10"), "nothing ran:\n{shell}");
+}
+
+#[test]
+fn open_tab_opens_a_window_and_the_agent_sees_confirmed() {
+    let pane = integrated_pane();
+    let windows = || {
+        pane.tmux
+            .tmux(&["list-windows", "-a", "-F", "#{window_id}"])
+    };
+    assert_eq!(windows().lines().count(), 1);
+    pane.submit("propose-open tab");
+    pane.wait_card(" Open ");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_squeezed(
+        "the user confirmed choice 1. [CLI: validation accepted, final confirmed; exit 0]",
+    );
+    assert_eq!(windows().lines().count(), 2, "{screen}");
+    pane.wait_squeezed("Action 1: opened %");
+}
+
+#[test]
+fn open_panel_with_cwd_splits_the_target_in_that_directory() {
+    let pane = integrated_pane();
+    let dir = pane.env.path("panel-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    pane.submit(&format!("propose-open panel {}", dir.display()));
+    let card = pane.wait_card(" Open ");
+    assert!(
+        squeezed(&card).contains(&squeezed(&dir.display().to_string())),
+        "{card}"
+    );
+    pane.keys(&["Enter"]);
+    pane.wait_squeezed("final confirmed; exit 0]");
+    let window = pane.tmux.display(&pane.shell, "#{window_id}");
+    let panes = wait_for_value("a third pane in the window", T, || {
+        let list = pane.tmux.tmux(&[
+            "list-panes",
+            "-t",
+            &window,
+            "-F",
+            "#{pane_id} #{pane_current_path}",
+        ]);
+        (list.lines().count() == 3).then_some(list)
+    })
+    .unwrap();
+    let new = panes
+        .lines()
+        .find(|l| {
+            !l.starts_with(&format!("{} ", pane.shell))
+                && !l.starts_with(&format!("{} ", pane.pane))
+        })
+        .unwrap();
+    let path = new.split_once(' ').unwrap().1;
+    wait_until("the panel's shell is in the directory", T, || {
+        let id = new.split_once(' ').unwrap().0;
+        pane.tmux.display(id, "#{pane_current_path}") == dir.display().to_string()
+    })
+    .unwrap_or_else(|e| panic!("{e}: {path} vs {}", dir.display()));
+}
+
+#[test]
+fn esc_cancels_and_nothing_is_sent() {
+    let pane = integrated_pane();
+    pane.submit("propose-run echo never-$((3*3))");
+    pane.wait_card(" Run ");
+    pane.keys(&["Escape"]);
+    pane.wait_squeezed(
+        "the proposal ended: cancelled. [CLI: validation accepted, final cancelled; exit 0]",
+    );
+    let shell = pane.shell_screen();
+    assert!(!shell.contains("never-"), "{shell}");
+}
+
+#[test]
+fn a_non_canonical_command_is_cancelled_silently_without_a_card() {
+    let pane = integrated_pane();
+    pane.submit("propose-run-piped echo piped-$((4*4))");
+    let screen =
+        pane.wait_squeezed("permission not granted (cancelled); the proposal command did not run");
+    for card in [" Run ", " Insert ", "Always Allow", "Reject"] {
+        assert!(
+            !screen.contains(card),
+            "no card may appear ({card}):\n{screen}"
+        );
+    }
+    assert!(!pane.shell_screen().contains("piped-"));
+}
+
+#[test]
+fn an_unarmed_proposal_still_gets_a_card_and_runs() {
+    let pane = integrated_pane();
+    pane.submit("propose-run-unarmed echo unarmed-$((6*7))");
+    let card = pane.wait_card(" Run ");
+    assert!(card.contains("not pre-approved"), "{card}");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "unarmed-42", T);
+    pane.wait_squeezed("action 1: the command succeeded");
+}
