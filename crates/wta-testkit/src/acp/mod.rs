@@ -31,6 +31,27 @@ struct Session {
 struct State {
     sessions: Mutex<HashMap<String, Session>>,
     next: AtomicU64,
+    options: Options,
+}
+
+/// Agent-wide switches from the process's argv (set per `custom:` entry in a
+/// test's config), modelling agents that differ in what they advertise.
+#[derive(Debug, Default, Clone, Copy)]
+struct Options {
+    /// `--no-allow-all`: advertise no `allow_all` config option.
+    no_allow_all: bool,
+    /// `--refuse-allow-all-off`: fail `set_config_option allow_all=off`.
+    refuse_allow_all_off: bool,
+}
+
+impl Options {
+    fn from_args() -> Self {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        Self {
+            no_allow_all: args.iter().any(|a| a == "--no-allow-all"),
+            refuse_allow_all_off: args.iter().any(|a| a == "--refuse-allow-all-off"),
+        }
+    }
 }
 
 type Shared = Arc<State>;
@@ -41,7 +62,10 @@ where
     W: futures::AsyncWrite + Send + 'static,
     R: futures::AsyncRead + Send + 'static,
 {
-    let state: Shared = Arc::default();
+    let state: Shared = Arc::new(State {
+        options: Options::from_args(),
+        ..State::default()
+    });
     Agent
         .v1()
         .name("wta-test-agent")
@@ -89,7 +113,7 @@ fn handle_request(
                 mode: "agent".into(),
                 ..Session::default()
             };
-            let options = config_options(&session);
+            let options = config_options(&session, state.options);
             lock(state).insert(id.clone(), session);
             responder.respond(json!({"sessionId": id, "configOptions": options}))
         }
@@ -115,8 +139,15 @@ fn handle_request(
             let Some(session) = sessions.get_mut(&id) else {
                 return responder.respond_with_error(unknown_session(&id));
             };
+            let opts = state.options;
             match (config, value.as_str()) {
-                ("allow_all", "on" | "off") => session.allow_all = value,
+                ("allow_all", "off") if opts.refuse_allow_all_off => {
+                    return responder.respond_with_error(
+                        agent_client_protocol::Error::internal_error()
+                            .data(json!("allow_all cannot be turned off right now")),
+                    );
+                }
+                ("allow_all", "on" | "off") if !opts.no_allow_all => session.allow_all = value,
                 ("mode", "agent" | "plan") => session.mode = value,
                 _ => {
                     return responder.respond_with_error(
@@ -125,7 +156,7 @@ fn handle_request(
                     );
                 }
             }
-            responder.respond(json!({"configOptions": config_options(session)}))
+            responder.respond(json!({"configOptions": config_options(session, opts)}))
         }
         "session/prompt" => {
             let id = session_id(&params);
@@ -137,6 +168,17 @@ fn handle_request(
                 None => return responder.respond_with_error(unknown_session(&id)),
             }
             let (text, context) = prompt_text(&params);
+            if text.trim() == "state" {
+                // This session's config as the agent holds it (what layer 1 set).
+                let line = match lock(state).get(&id) {
+                    Some(s) => format!("state: allow_all={} mode={}", s.allow_all, s.mode),
+                    None => "state: unknown session".to_owned(),
+                };
+                let update = json!({"sessionId": id, "update": {"sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": line}}});
+                cx.send_notification(UntypedMessage::new("session/update", update)?)?;
+                return responder.respond(json!({"stopReason": "end_turn"}));
+            }
             let script = script::parse(&text);
             cx.spawn({
                 let cx = cx.clone();
@@ -202,16 +244,20 @@ fn unknown_session(id: &str) -> agent_client_protocol::Error {
     agent_client_protocol::Error::invalid_params().data(json!(format!("unknown session {id}")))
 }
 
-/// Copilot-shaped config options: `mode` and `allow_all` (category permissions).
-fn config_options(session: &Session) -> Value {
-    json!([
+/// Copilot-shaped config options: `mode` and `allow_all` (category
+/// permissions), the latter left out with `--no-allow-all`.
+fn config_options(session: &Session, options: Options) -> Value {
+    let mut list = vec![json!(
         {"id": "mode", "name": "Mode", "type": "select", "currentValue": session.mode,
-         "options": [{"value": "agent", "name": "Agent"}, {"value": "plan", "name": "Plan"}]},
-        {"id": "allow_all", "name": "Allow all", "category": "permissions",
-         "description": "Automatically approve all tool, path, and URL requests",
-         "type": "select", "currentValue": session.allow_all,
-         "options": [{"value": "on", "name": "On"}, {"value": "off", "name": "Off"}]}
-    ])
+         "options": [{"value": "agent", "name": "Agent"}, {"value": "plan", "name": "Plan"}]})];
+    if !options.no_allow_all {
+        list.push(json!(
+            {"id": "allow_all", "name": "Allow all", "category": "permissions",
+             "description": "Automatically approve all tool, path, and URL requests",
+             "type": "select", "currentValue": session.allow_all,
+             "options": [{"value": "on", "name": "On"}, {"value": "off", "name": "Off"}]}));
+    }
+    Value::Array(list)
 }
 
 /// Path of the `wta-test-agent` binary, built on first use with the `cargo` that

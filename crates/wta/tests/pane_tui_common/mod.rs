@@ -44,41 +44,14 @@ impl Pane {
 
     /// Master + helper on `tmux`, whose first pane is the target pane.
     pub fn open_on(env: Env, agent: &str, tmux: TmuxServer) -> Self {
+        Self::open_with(env, agent, tmux, &[])
+    }
+
+    /// Like [`Pane::open_on`], with extra helper flags (e.g. `--auto-approve-tools`).
+    pub fn open_with(env: Env, agent: &str, tmux: TmuxServer, extra: &[&str]) -> Self {
         let master = env.start_master();
         let shell = tmux.first_pane().to_owned();
-        let vars = [
-            ("HOME", env.path("home")),
-            ("XDG_CONFIG_HOME", env.path("config")),
-            ("XDG_STATE_HOME", env.path("state")),
-            ("XDG_RUNTIME_DIR", env.path("runtime")),
-            ("WTA_POLICY_FILE", env.policy.clone()),
-        ];
-        let vars: Vec<String> = vars
-            .iter()
-            .map(|(k, v)| format!("{k}={}", quote(&v.to_string_lossy())))
-            .collect();
-        let window = tmux.display(&shell, "#{window_id}");
-        let helper = format!(
-            "cd {dir} && env -u WTA_LOG {vars} {wta} --connect-master {sock} --agent {agent} --owner-tab {window} --target-pane {shell}; echo \"{EXITED} $?\"",
-            dir = quote(&env.path("").to_string_lossy()),
-            vars = vars.join(" "),
-            wta = quote(WTA),
-            sock = quote(&env.socket.to_string_lossy()),
-            agent = quote(agent),
-        );
-        let pane = tmux
-            .tmux(&[
-                "split-window",
-                "-h",
-                "-t",
-                &shell,
-                "-P",
-                "-F",
-                "#{pane_id}",
-                &helper,
-            ])
-            .trim()
-            .to_owned();
+        let pane = split_helper(&env, &tmux, &shell, agent, extra);
         Self {
             env,
             master,
@@ -86,6 +59,24 @@ impl Pane {
             pane,
             shell,
         }
+    }
+
+    /// A second agent pane on the same master and tmux server, beside
+    /// `target` (a new shell pane is made when `None`); returns its pane id.
+    pub fn add_helper(&self, agent: &str, extra: &[&str]) -> String {
+        let target = self
+            .tmux
+            .tmux(&[
+                "new-window",
+                "-d",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "bash --norc --noprofile",
+            ])
+            .trim()
+            .to_owned();
+        split_helper(&self.env, &self.tmux, &target, agent, extra)
     }
 
     pub fn screen(&self) -> String {
@@ -141,6 +132,44 @@ impl Pane {
             .unwrap();
         wait_for_value("helper process", T, || child_of(shell_pid)).unwrap()
     }
+}
+
+/// Splits `shell` with a helper pane for `agent` on `env`'s master.
+fn split_helper(env: &Env, tmux: &TmuxServer, shell: &str, agent: &str, extra: &[&str]) -> String {
+    let vars = [
+        ("HOME", env.path("home")),
+        ("XDG_CONFIG_HOME", env.path("config")),
+        ("XDG_STATE_HOME", env.path("state")),
+        ("XDG_RUNTIME_DIR", env.path("runtime")),
+        ("WTA_POLICY_FILE", env.policy.clone()),
+    ];
+    let vars: Vec<String> = vars
+        .iter()
+        .map(|(k, v)| format!("{k}={}", quote(&v.to_string_lossy())))
+        .collect();
+    let window = tmux.display(shell, "#{window_id}");
+    let extra: Vec<String> = extra.iter().map(|a| quote(a)).collect();
+    let helper = format!(
+        "cd {dir} && env -u WTA_LOG {vars} {wta} --connect-master {sock} --agent {agent} --owner-tab {window} --target-pane {shell} {extra}; echo \"{EXITED} $?\"",
+        dir = quote(&env.path("").to_string_lossy()),
+        vars = vars.join(" "),
+        wta = quote(WTA),
+        sock = quote(&env.socket.to_string_lossy()),
+        agent = quote(agent),
+        extra = extra.join(" "),
+    );
+    tmux.tmux(&[
+        "split-window",
+        "-h",
+        "-t",
+        shell,
+        "-P",
+        "-F",
+        "#{pane_id}",
+        &helper,
+    ])
+    .trim()
+    .to_owned()
 }
 
 /// A child of `parent`, from /proc.

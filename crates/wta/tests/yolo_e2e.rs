@@ -1,0 +1,214 @@
+//! Yolo mode end to end (issue 8): real tmux, real master and helper TUI, the
+//! scripted test agent in three shapes (Copilot-like with `allow_all`,
+//! without it, and one that refuses to turn it off).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "pane_tui_common/mod.rs"]
+mod pane_tui_common;
+
+use std::time::Instant;
+
+use pane_tui_common::{Env, Pane, T};
+use wta_testkit::{TmuxServer, wait_until};
+
+/// Keys sent within this of a card's appearance go to the editor (by design).
+const GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
+fn env() -> Env {
+    let agent = wta_testkit::acp::agent_path();
+    let a = agent.to_string_lossy();
+    Env::with_config(&format!(
+        "[custom_agents.noall]\nargv = [{a:?}, \"--no-allow-all\"]\n\n\
+         [custom_agents.stubborn]\nargv = [{a:?}, \"--refuse-allow-all-off\"]\n"
+    ))
+}
+
+/// Waits until the status line says the pane is ready for a prompt (a prompt
+/// typed while a turn runs is refused by design).
+fn ready(pane: &Pane) {
+    wait_until("the pane to be ready", T, || {
+        last_line_with(&pane.screen(), "yolo").is_some_and(|l| l.contains("Ready"))
+    })
+    .unwrap_or_else(|e| panic!("{e}:\n{}", pane.screen()));
+}
+
+/// Submits a prompt once the pane is ready.
+fn say(pane: &Pane, text: &str) {
+    ready(pane);
+    pane.submit(text);
+}
+
+/// Asks the agent for this session's `allow_all` on a cleared transcript and
+/// waits for the answer.
+fn allow_all(pane: &Pane, expect: &str) {
+    say(pane, "/clear");
+    wait_until("a cleared transcript", T, || {
+        !pane.screen().contains("state: allow_all")
+    })
+    .unwrap();
+    say(pane, "state");
+    pane.wait_for(&format!("state: allow_all={expect}"));
+    ready(pane);
+}
+
+fn last_line_with<'a>(screen: &'a str, needle: &str) -> Option<&'a str> {
+    screen.lines().rev().find(|l| l.contains(needle))
+}
+
+/// Waits for the permission card, then answers it with `key` after the grace period.
+fn answer_card(pane: &Pane, key: &str) {
+    pane.wait_for("reject_once");
+    let shown = Instant::now();
+    wait_until("the card accepts keys", T, || shown.elapsed() > GRACE * 2).unwrap();
+    pane.keys(&[key]);
+}
+
+#[test]
+fn yolo_on_sets_allow_all_and_no_card_reaches_the_ui_then_off_asks_again() {
+    let pane = Pane::open_in(env(), "custom:test");
+    pane.wait_ready();
+    assert!(pane.screen().contains("yolo off"));
+    allow_all(&pane, "off");
+
+    say(&pane, "/yolo on");
+    pane.wait_for("yolo on");
+    allow_all(&pane, "on");
+    say(&pane, "permission");
+    let screen = pane.wait_for("permission: selected opt-0-allow_once");
+    assert!(
+        screen.contains("Yolo approved"),
+        "a visible line says what was approved:\n{screen}"
+    );
+
+    say(&pane, "/yolo off");
+    pane.wait_for("yolo off");
+    allow_all(&pane, "off");
+    say(&pane, "permission");
+    answer_card(&pane, "n");
+    pane.wait_for("permission: selected opt-1-reject_once");
+}
+
+#[test]
+fn without_allow_all_the_fallback_approves_allow_once_but_never_allow_always() {
+    let pane = Pane::open_in(env(), "custom:noall");
+    pane.wait_ready();
+    say(&pane, "/yolo on");
+    pane.wait_for("yolo on");
+    say(&pane, "permission");
+    let screen = pane.wait_for("permission: selected opt-0-allow_once");
+    assert!(screen.contains("Yolo approved"), "{screen}");
+    // Only AllowAlways offered: yolo must not pick it, the card shows.
+    say(&pane, "permission allow_always reject_once");
+    answer_card(&pane, "y");
+    pane.wait_for("permission: selected opt-0-allow_always");
+}
+
+#[test]
+fn a_failed_disable_fails_closed_with_a_fresh_session() {
+    let pane = Pane::open_in(env(), "custom:stubborn");
+    pane.wait_ready();
+    say(&pane, "/yolo on");
+    allow_all(&pane, "on");
+    say(&pane, "/yolo off");
+    let screen = pane.wait_for("did not turn off");
+    assert!(
+        screen.contains("Restarting this pane's agent session"),
+        "{screen}"
+    );
+    // The new session never had allow_all on, and the pane asks again.
+    allow_all(&pane, "off");
+    assert!(last_line_with(&pane.screen(), "yolo").is_some_and(|l| l.contains("yolo off")));
+    say(&pane, "permission");
+    answer_card(&pane, "n");
+    pane.wait_for("permission: selected opt-1-reject_once");
+}
+
+#[test]
+fn the_global_default_applies_to_new_sessions_and_new_clears_the_override() {
+    let pane = Pane::open_with(
+        env(),
+        "custom:test",
+        TmuxServer::start(),
+        &["--auto-approve-tools"],
+    );
+    pane.wait_ready();
+    pane.wait_for("yolo on");
+    allow_all(&pane, "on");
+    say(&pane, "/yolo off");
+    pane.wait_for("yolo off");
+    allow_all(&pane, "off");
+    // /new drops the session override: the global default is back.
+    say(&pane, "/new");
+    pane.wait_for("yolo on");
+    allow_all(&pane, "on");
+    say(&pane, "permission");
+    pane.wait_for("permission: selected opt-0-allow_once");
+}
+
+#[test]
+fn yolo_in_one_pane_never_leaks_into_another() {
+    let first = Pane::open_in(env(), "custom:test");
+    first.wait_ready();
+    let second = first.add_helper("custom:test", &[]);
+    first.tmux.wait_for_text(&second, "Ready", T);
+    say(&first, "/yolo on");
+    allow_all(&first, "on");
+    // Same agent process, other session: still asks.
+    first.tmux.type_line(&second, "state");
+    first.tmux.wait_for_text(&second, "state: allow_all=off", T);
+    wait_until("the second pane to be ready", T, || {
+        last_line_with(&first.tmux.capture(&second), "yolo").is_some_and(|l| l.contains("Ready"))
+    })
+    .unwrap();
+    first.tmux.type_line(&second, "permission");
+    first.tmux.wait_for_text(&second, "reject_once", T);
+    let screen = first.tmux.capture(&second);
+    assert!(
+        !screen.contains("Yolo approved") && screen.contains("yolo off"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_policy_file_blocks_both_paths() {
+    let env = env();
+    std::fs::write(&env.policy, "allow_yolo_mode = false\n").unwrap();
+    let pane = Pane::open_with(
+        env,
+        "custom:test",
+        TmuxServer::start(),
+        &["--auto-approve-tools"],
+    );
+    pane.wait_ready();
+    pane.wait_for("yolo blocked");
+    allow_all(&pane, "off");
+    say(&pane, "/yolo on");
+    pane.wait_for("disabled by your organization's policy");
+    allow_all(&pane, "off");
+    say(&pane, "permission");
+    answer_card(&pane, "y");
+    pane.wait_for("permission: selected opt-0-allow_once");
+    assert!(!pane.screen().contains("Yolo approved"));
+}
+
+#[test]
+fn sessions_list_reports_yolo() {
+    let pane = Pane::open_in(env(), "custom:test");
+    pane.wait_ready();
+    say(&pane, "/yolo on");
+    allow_all(&pane, "on");
+    let sessions = wta_testkit::wait_for_value("yolo in sessions list", T, || {
+        let out = pane
+            .env
+            .command()
+            .args(["sessions", "list", "--json", "--master-socket"])
+            .arg(&pane.env.socket)
+            .output()
+            .ok()?;
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        (v["sessions"][0]["yolo"]["on"] == true).then_some(v)
+    })
+    .unwrap();
+    assert_eq!(sessions["sessions"][0]["yolo"]["blockedByPolicy"], false);
+}
