@@ -241,3 +241,38 @@ fn an_unarmed_proposal_still_gets_a_card_and_runs() {
     pane.tmux.wait_for_text(&pane.shell, "unarmed-42", T);
     pane.wait_squeezed("action 1: the command succeeded");
 }
+
+#[test]
+fn a_multi_action_choice_reports_per_action() {
+    let pane = integrated_pane();
+    let payload = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Panel then run","rationale":"two actions","actions":[{"type":"open","target":"panel","direction":"down"},{"type":"send","input":"echo multi-$((2*5))"}]}]}"#;
+    pane.submit(&format!("propose {payload}"));
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "multi-10", T);
+    let screen = pane.wait_squeezed(
+        "the user confirmed choice 1; action 2: the command succeeded. \
+         [CLI: validation accepted, final confirmed, execution completed; exit 0]",
+    );
+    assert!(squeezed(&screen).contains("Action1:opened%"), "{screen}");
+    assert!(squeezed(&screen).contains(r#""action":2"#), "{screen}");
+}
+
+#[test]
+fn each_turn_gets_its_own_channel_and_result() {
+    let pane = integrated_pane();
+    pane.submit("propose-run echo first-$((1+1))");
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "first-2", T);
+    pane.wait_squeezed("action 1: the command succeeded");
+    pane.submit("propose-run (echo second-fails >&2; exit 3)");
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    pane.wait_squeezed("action 1: it failed with exit 3: second-fails.");
+    let shell = pane.shell_screen();
+    assert!(
+        shell.contains("first-2") && shell.contains("second-fails"),
+        "{shell}"
+    );
+}
