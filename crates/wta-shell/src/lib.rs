@@ -5,10 +5,12 @@
 //! - [`tracker`]: the per-pane command tracker, a pure state machine, and its run records.
 //! - [`render`]: rendering a run's captured bytes to text through `vt100`.
 //! - [`pane_state`]: integration verdicts and announcements as seen on the pane.
+//! - [`launch`]: argv/env of a shell that loads the integration on start.
 //! - [`submit`]: the pure decision whether a command may be sent to a pane.
 
 pub mod error;
 pub mod last_command;
+pub mod launch;
 pub mod output;
 pub mod pane_state;
 pub mod parser;
@@ -20,6 +22,7 @@ pub mod watcher;
 
 pub use error::ShellError;
 pub use last_command::{LAST_COMMAND_OPTION, LastCommand, read_last_command, record_last_command};
+pub use launch::{ScriptSource, ShellLaunch, integrated, user_shell};
 pub use output::{CappedOutput, Rendered, render};
 pub use pane_state::{INTEGRATION_STATE_OPTION, announced_for, parent_pid};
 pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};

@@ -6,9 +6,10 @@
 use std::time::Duration;
 
 use tokio::time::Instant;
-use wta_shell::{Effect, NotStarted, PaneWatcher, RunId, State, WatchEvent};
+use wta_shell::{Effect, EndReason, NotStarted, PaneWatcher, RunId, State, TmuxTarget, WatchEvent};
 
 use super::outcome::{ActionOutcome, RunReport};
+use super::tty_wait;
 
 /// How often a wait re-reads the tracker when no watcher event arrives.
 const RECHECK: Duration = Duration::from_millis(25);
@@ -48,21 +49,80 @@ pub(crate) async fn wait_idle(watcher: &mut PaneWatcher, limit: Duration) -> Res
     }
 }
 
+/// How a run is followed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// Overall: still running after this is `timed_out` (never killed).
+    pub timeout: Duration,
+    /// Output bytes kept.
+    pub cap: usize,
+    /// A full-screen program, or a job blocked on the terminal with no
+    /// output, for this long is reported as interactive (still running).
+    pub interactive_after: Duration,
+    /// The pane's shell, whose terminal's foreground job is probed.
+    pub shell_pid: Option<u32>,
+}
+
+/// Whether `pane` is gone or dead (so a run that lost its watcher ended
+/// with the pane). tmux 3.3a prints empty fields for a gone pane.
+async fn pane_closed(tmux: &TmuxTarget, pane: &str) -> bool {
+    match tmux
+        .run(&["display", "-p", "-t", pane, "#{pane_id} #{pane_dead}"])
+        .await
+    {
+        Ok(out) => out.trim() != format!("{pane} 0"),
+        Err(_) => true,
+    }
+}
+
+/// Why a run stopped being followed before its end.
+enum Early {
+    FullScreen,
+    WaitingForInput,
+}
+
+/// Tracks quiet time and alternate-screen time of the run being followed.
+struct Watch {
+    last_total: u64,
+    quiet_since: Instant,
+    alt_since: Option<Instant>,
+}
+
+/// How often a running command is checked for being interactive.
+const PROBE: Duration = Duration::from_millis(200);
+
 /// After a successful submit: follows our run to its end, or reports why
-/// it did not start, or times out with the partial output (never killing it).
+/// it did not start, or stops early with what is known when it is
+/// interactive, or times out with the partial output (never killing it).
 pub(crate) async fn follow_run(
     watcher: &mut PaneWatcher,
-    limit: Duration,
-    cap: usize,
+    tmux: &TmuxTarget,
+    limits: Limits,
 ) -> ActionOutcome {
     let pane = watcher.pane.clone();
-    let deadline = Instant::now() + limit;
+    let cap = limits.cap;
+    let deadline = Instant::now() + limits.timeout;
     let mut ours: Option<RunId> = None;
+    let mut watch = Watch {
+        last_total: 0,
+        quiet_since: Instant::now(),
+        alt_since: None,
+    };
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let event = match tokio::time::timeout(left, watcher.next_event()).await {
-            Err(_) => return timed_out(watcher, ours, cap).await,
-            Ok(None) => return ended(watcher, ours, cap, "the watcher stopped").await,
+        if left.is_zero() {
+            return timed_out(watcher, ours, cap, None, limits.timeout).await;
+        }
+        let event = match tokio::time::timeout(left.min(PROBE), watcher.next_event()).await {
+            Err(_) => {
+                if let Some(id) = ours
+                    && let Some(why) = interactive(watcher, id, &mut watch, limits).await
+                {
+                    return timed_out(watcher, ours, cap, Some(why), limits.timeout).await;
+                }
+                continue;
+            }
+            Ok(None) => return ended(watcher, tmux, ours, cap, "the watcher stopped").await,
             Ok(Some(event)) => event,
         };
         match event {
@@ -108,10 +168,46 @@ pub(crate) async fn follow_run(
                     reason: format!("{pane} closed before the command started"),
                 };
             }
-            WatchEvent::Ended { reason } => return ended(watcher, ours, cap, &reason).await,
+            WatchEvent::Ended { reason } => return ended(watcher, tmux, ours, cap, &reason).await,
             WatchEvent::Effect(_) => {}
         }
     }
+}
+
+/// Checks whether our running command is interactive (see [`Limits`]).
+async fn interactive(
+    watcher: &PaneWatcher,
+    id: RunId,
+    watch: &mut Watch,
+    limits: Limits,
+) -> Option<Early> {
+    let now = Instant::now();
+    {
+        let tracker = watcher.tracker();
+        let t = tracker.lock().await;
+        let run = t.current.as_ref().filter(|r| r.id == id)?;
+        let total = run.output.total();
+        if total != watch.last_total {
+            watch.last_total = total;
+            watch.quiet_since = now;
+        }
+        if t.alt_screen {
+            let since = *watch.alt_since.get_or_insert(now);
+            if now.duration_since(since) >= limits.interactive_after {
+                return Some(Early::FullScreen);
+            }
+            return None;
+        }
+        watch.alt_since = None;
+    }
+    if now.duration_since(watch.quiet_since) < limits.interactive_after {
+        return None;
+    }
+    let pid = limits.shell_pid?;
+    let waits = tokio::task::spawn_blocking(move || tty_wait::foreground_waits_for_input(pid))
+        .await
+        .unwrap_or(false);
+    waits.then_some(Early::WaitingForInput)
 }
 
 async fn report_last(watcher: &PaneWatcher, id: RunId, cap: usize) -> Option<RunReport> {
@@ -124,12 +220,39 @@ async fn report_last(watcher: &PaneWatcher, id: RunId, cap: usize) -> Option<Run
         .map(|r| RunReport::from_run(&watcher.pane, r, cwd, cap))
 }
 
-async fn timed_out(watcher: &PaneWatcher, ours: Option<RunId>, cap: usize) -> ActionOutcome {
+async fn timed_out(
+    watcher: &PaneWatcher,
+    ours: Option<RunId>,
+    cap: usize,
+    early: Option<Early>,
+    limit: Duration,
+) -> ActionOutcome {
+    let now = watcher.now();
     let tracker = watcher.tracker();
     let t = tracker.lock().await;
     let cwd = t.cwd.as_ref().map(|c| c.path.clone());
     match t.current.as_ref().filter(|r| Some(r.id) == ours) {
-        Some(run) => ActionOutcome::TimedOut(RunReport::from_run(&watcher.pane, run, cwd, cap)),
+        Some(run) => {
+            let mut report = RunReport::from_run(&watcher.pane, run, cwd, cap);
+            report.duration_ms = Some(now.saturating_sub(run.started_at));
+            report.note = Some(match early {
+                Some(Early::FullScreen) => {
+                    report.interactive = true;
+                    "a full-screen program is open; it keeps running until the user quits it"
+                        .to_owned()
+                }
+                Some(Early::WaitingForInput) => {
+                    report.interactive = true;
+                    "the command is waiting for input typed in the terminal; it keeps running"
+                        .to_owned()
+                }
+                None => format!(
+                    "still running after {} s; it was not stopped",
+                    limit.as_secs_f64()
+                ),
+            });
+            ActionOutcome::TimedOut(report)
+        }
         None => ActionOutcome::Unavailable {
             reason: format!(
                 "the command in {} did not start before the timeout",
@@ -139,18 +262,43 @@ async fn timed_out(watcher: &PaneWatcher, ours: Option<RunId>, cap: usize) -> Ac
     }
 }
 
+/// The watcher stopped. A finished run of ours is reported as it ended; a
+/// run still open ends here: with the pane when the pane closed (status
+/// unknown), else because it can no longer be followed. Partial output is
+/// kept either way.
 async fn ended(
     watcher: &PaneWatcher,
+    tmux: &TmuxTarget,
     ours: Option<RunId>,
     cap: usize,
     reason: &str,
 ) -> ActionOutcome {
-    if let Some(id) = ours
-        && let Some(report) = report_last(watcher, id, cap).await
-    {
+    let Some(id) = ours else {
+        return ActionOutcome::Unavailable {
+            reason: reason.to_owned(),
+        };
+    };
+    if let Some(report) = report_last(watcher, id, cap).await {
         return ActionOutcome::Finished(report);
     }
-    ActionOutcome::Unavailable {
-        reason: reason.to_owned(),
+    let closed = pane_closed(tmux, &watcher.pane).await;
+    let now = watcher.now();
+    let tracker = watcher.tracker();
+    let t = tracker.lock().await;
+    let cwd = t.cwd.as_ref().map(|c| c.path.clone());
+    match t.current.as_ref().filter(|r| r.id == id) {
+        Some(run) => {
+            let mut report = RunReport::from_run(&watcher.pane, run, cwd, cap);
+            report.duration_ms = Some(now.saturating_sub(run.started_at));
+            report.end = Some(if closed {
+                EndReason::PaneDied { status: None }
+            } else {
+                EndReason::Detached
+            });
+            ActionOutcome::Finished(report)
+        }
+        None => ActionOutcome::Unavailable {
+            reason: reason.to_owned(),
+        },
     }
 }

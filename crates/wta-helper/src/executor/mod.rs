@@ -20,6 +20,8 @@
 
 mod follow;
 pub mod outcome;
+pub mod settings;
+mod tty_wait;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -33,6 +35,7 @@ use wta_protocol::{Action, Choice, Direction, OpenTarget, PaneId};
 use wta_shell::{PaneWatcher, State, SubmitRefusal, TmuxTarget, WatchOptions, gated_command};
 
 pub use outcome::{ActionOutcome, RunReport, bound_text};
+pub use settings::ExecutionSettings;
 
 use crate::proposals::ConfirmMode;
 
@@ -73,6 +76,9 @@ pub struct ExecutorConfig {
     pub run_timeout: Duration,
     /// Bytes of rendered output kept per run.
     pub output_cap: usize,
+    /// A full-screen program, or a command blocked on the terminal with no
+    /// output, for this long is reported interactive (left running).
+    pub interactive_after: Duration,
 }
 
 impl ExecutorConfig {
@@ -86,6 +92,24 @@ impl ExecutorConfig {
             ready_timeout: DEFAULT_READY_TIMEOUT,
             run_timeout: DEFAULT_EXECUTION_TIMEOUT,
             output_cap: DEFAULT_EXECUTION_OUTPUT_BYTES,
+            interactive_after: settings::DEFAULT_INTERACTIVE_AFTER,
+        }
+    }
+
+    /// Applies the `[execution]` settings from the config file.
+    pub fn with_settings(mut self, s: ExecutionSettings) -> Self {
+        self.run_timeout = s.timeout;
+        self.output_cap = s.output_cap;
+        self.interactive_after = s.interactive_after;
+        self
+    }
+
+    fn limits(&self, shell_pid: u32) -> follow::Limits {
+        follow::Limits {
+            timeout: self.run_timeout,
+            cap: self.output_cap,
+            interactive_after: self.interactive_after,
+            shell_pid: Some(shell_pid).filter(|p| *p > 0),
         }
     }
 }
@@ -269,7 +293,7 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         self.wake_prompt(watcher, &info).await;
         match watcher.submit(input).await {
             Ok(Ok(())) => {
-                follow::follow_run(watcher, self.config.run_timeout, self.config.output_cap).await
+                follow::follow_run(watcher, &self.config.tmux, self.config.limits(info.pid)).await
             }
             Ok(Err(SubmitRefusal::IntegrationAbsent | SubmitRefusal::NotAtPrompt))
                 if self.no_integration_at_shell(watcher, &info).await =>
@@ -392,11 +416,11 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         let argv: Vec<&str> = self.config.shell.argv.iter().map(String::as_str).collect();
         let line = gated_command(&gate, &argv);
         let command = Some(PaneCommand::Argv(vec!["/bin/sh".into(), "-c".into(), line]));
-        let pane = match self
+        let (pane, shell_pid) = match self
             .open(target, open, command, self.config.shell.env.clone())
             .await
         {
-            Ok(pane) => pane.id,
+            Ok(pane) => (pane.id, pane.pid),
             Err(reason) => return unavailable(reason),
         };
         let attached = PaneWatcher::attach(
@@ -433,8 +457,8 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
                 Ok(Ok(())) => {
                     follow::follow_run(
                         &mut watcher,
-                        self.config.run_timeout,
-                        self.config.output_cap,
+                        &self.config.tmux,
+                        self.config.limits(shell_pid),
                     )
                     .await
                 }

@@ -29,6 +29,9 @@ pub struct RunReport {
     /// The command switched to the alternate screen.
     pub interactive: bool,
     pub end: Option<EndReason>,
+    /// Why following stopped before the end (timeout, interactive), for
+    /// the agent; `None` for a run that ended.
+    pub note: Option<String>,
 }
 
 impl RunReport {
@@ -47,6 +50,7 @@ impl RunReport {
             cmdline_matches: run.cmdline_matches,
             interactive: run.alt_screen,
             end: run.end_reason,
+            note: None,
         }
     }
 }
@@ -92,6 +96,12 @@ impl ActionOutcome {
                 } else {
                     format!("{} {status}{mismatch}: {tail}", r.pane)
                 }
+            }
+            Self::TimedOut(r) if r.interactive => {
+                format!(
+                    "{} interactive, still running (not followed further)",
+                    r.pane
+                )
             }
             Self::TimedOut(r) => format!("{} still running (result timed out)", r.pane),
             Self::Inserted { pane } => format!("typed into {pane} without Enter"),
@@ -158,10 +168,15 @@ fn fill(mut l: ExecutionLine, r: &RunReport) -> ExecutionLine {
     if r.exit == Some(INTERRUPTED_EXIT) {
         l.interrupted = Some(true);
     }
+    l.reason = r.note.clone();
     if !r.cmdline_matches {
-        l.reason = Some(match &r.cmdline {
+        let mismatch = match &r.cmdline {
             Some(c) => format!("the shell reported a different command: {c}"),
             None => "the shell did not confirm the command line".to_owned(),
+        };
+        l.reason = Some(match l.reason.take() {
+            Some(note) => format!("{note}; {mismatch}"),
+            None => mismatch,
         });
     }
     l
@@ -217,6 +232,7 @@ mod tests {
             cmdline_matches: true,
             interactive: false,
             end: Some(EndReason::Mark),
+            note: None,
         }
     }
 

@@ -4,9 +4,10 @@
 //! and claimed choices run on the [`Executor`], whose results go back to
 //! the CLI as execution lines and into the transcript.
 //!
-//! New tabs and panels run `$SHELL` (else `/bin/sh`) without WTA's
-//! integration wrapper: `open_and_send` then waits for marks only when the
-//! user's own rc loads `wta shell-integration`.
+//! New tabs and panels run `$SHELL` (else `/bin/sh`) with WTA's shell
+//! integration loaded (`wta_shell::launch`, rc files under the runtime dir),
+//! so `open_and_send` sees the new shell's first prompt behind its gate.
+//! Timeouts and output bounds come from `[execution]` in the config file.
 
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ use wta_shell::{TmuxTarget, TrackerConfig, WatchOptions};
 
 use super::engine::{Done, Runtime};
 use crate::app::{AcceptedProposal, DomainEvent, Effect};
-use crate::executor::{Executor, ExecutorConfig, Launch};
+use crate::executor::{ExecutionSettings, Executor, ExecutorConfig, Launch};
 use crate::proposals::service::random_bytes;
 use crate::proposals::{Approval, ProposalEvent, runtime_dir};
 
@@ -59,24 +60,39 @@ fn card_event(event: ProposalEvent) -> DomainEvent {
     }
 }
 
-fn executor_for(host: &TmuxHost) -> Option<Executor<TmuxHost>> {
+/// The executor for `host`, and a warning when the config file's
+/// `[execution]` settings were unusable (the defaults apply then).
+fn executor_for(host: &TmuxHost) -> Option<(Executor<TmuxHost>, Option<String>)> {
     let socket = host.server_info().ok()?.socket;
     let exe = std::env::current_exe().ok()?;
-    let shell = std::env::var("SHELL")
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "/bin/sh".to_owned());
     let watch = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
         runtime_dir: runtime_dir().join("watch"),
         config: TrackerConfig::default(),
     };
-    let launch = Launch {
-        argv: vec![shell],
-        env: Vec::new(),
+    let shell = wta_shell::user_shell();
+    let launch = wta_shell::integrated(
+        &shell,
+        wta_shell::ScriptSource::Embedded,
+        &runtime_dir().join("shell"),
+    )
+    .map(|l| Launch {
+        argv: l.argv,
+        env: l.env,
+    })
+    .unwrap_or_else(|err| {
+        tracing::warn!("new panes get a plain shell: {err}");
+        Launch {
+            argv: vec![shell],
+            env: Vec::new(),
+        }
+    });
+    let (settings, warning) = match wta_agent::RegistryPaths::from_env() {
+        Ok(paths) => ExecutionSettings::load(&paths.config_file),
+        Err(err) => (ExecutionSettings::default(), Some(err.to_string())),
     };
-    let config = ExecutorConfig::new(TmuxTarget { socket }, watch, launch);
-    Some(Executor::new(Arc::new(host.clone()), config))
+    let config = ExecutorConfig::new(TmuxTarget { socket }, watch, launch).with_settings(settings);
+    Some((Executor::new(Arc::new(host.clone()), config), warning))
 }
 
 impl Runtime {
@@ -92,9 +108,14 @@ impl Runtime {
                 }
             }
         });
-        let Some(executor) = self.host.as_ref().and_then(executor_for).map(Arc::new) else {
+        let Some((executor, warning)) = self.host.as_ref().and_then(executor_for) else {
             return Vec::new();
         };
+        let executor = Arc::new(executor);
+        let events: Vec<DomainEvent> = warning
+            .map(|w| DomainEvent::Error(format!("Execution settings ignored: {w}")))
+            .into_iter()
+            .collect();
         self.cards.executor = Some(executor.clone());
         if let Some(target) = self.config.target_pane.clone() {
             let tx = self.done_tx.clone();
@@ -106,7 +127,7 @@ impl Runtime {
                 }
             });
         }
-        Vec::new()
+        events
     }
 
     /// Hands a card decision to the proposal engine, then to the executor.
