@@ -19,25 +19,51 @@ use wta_testkit::{TmuxServer, wait_for_value, wait_until};
 /// A private server whose first pane runs bash with PS1 `$ ` and WTA's
 /// integration, plus master and helper for the scripted agent.
 fn integrated_pane() -> Pane {
+    integrated_pane_in("bash")
+}
+
+/// Like [`integrated_pane`] with `shell` (bash, zsh or fish) in the target pane.
+fn integrated_pane_in(shell: &str) -> Pane {
     let env = Env::new();
     let script = std::process::Command::new(WTA)
-        .args(["shell-integration", "bash"])
+        .args(["shell-integration", shell])
         .output()
-        .expect("wta shell-integration bash");
+        .expect("wta shell-integration");
     assert!(script.status.success());
-    let rc = env.path("bashrc");
-    let hist = env.path("bash_history");
-    std::fs::write(
-        &rc,
-        format!(
-            "PS1='$ '\nHISTFILE={}\n{}",
-            hist.display(),
-            String::from_utf8_lossy(&script.stdout)
-        ),
-    )
-    .unwrap();
-    let tmux = TmuxServer::start_with(&format!("bash --noprofile --rcfile '{}' -i", rc.display()));
-    tmux.wait_for_text(tmux.first_pane(), "$", T);
+    let script = String::from_utf8_lossy(&script.stdout).into_owned();
+    let home = env.path("shell-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let h = home.display();
+    let command = match shell {
+        "bash" => {
+            let rc = home.join("bashrc");
+            std::fs::write(&rc, format!("PS1='$ '\nHISTFILE={h}/.hist\n{script}")).unwrap();
+            format!(
+                "env HOME='{h}' bash --noprofile --rcfile '{}' -i",
+                rc.display()
+            )
+        }
+        "zsh" => {
+            std::fs::write(home.join(".zshrc"), format!("PS1='%# '\n{script}")).unwrap();
+            format!("env HOME='{h}' ZDOTDIR='{h}' zsh -i")
+        }
+        "fish" => {
+            let rc = home.join("rc.fish");
+            std::fs::write(&rc, script).unwrap();
+            format!(
+                "env HOME='{h}' fish --no-config -C 'source {}'",
+                rc.display()
+            )
+        }
+        other => panic!("no fixture for {other}"),
+    };
+    let tmux = TmuxServer::start_with(&command);
+    let first = tmux.first_pane().to_owned();
+    wait_until("the target shell announces its integration", T, || {
+        tmux.try_tmux(&["show-options", "-p", "-v", "-t", &first, "@wta_integration"])
+            .is_some_and(|v| !v.trim().is_empty())
+    })
+    .unwrap_or_else(|e| panic!("{e}; screen:\n{}", tmux.capture(&first)));
     let pane = Pane::open_on(env, "custom:test", tmux);
     pane.wait_ready();
     pane
@@ -274,5 +300,78 @@ fn each_turn_gets_its_own_channel_and_result() {
     assert!(
         shell.contains("first-2") && shell.contains("second-fails"),
         "{shell}"
+    );
+}
+
+/// Success then failure in one pane running `shell`; the commands run
+/// through `sh -c` so they mean the same in every shell, and their single
+/// quotes go through the canonical `'\''` escape.
+fn success_then_failure_in(shell: &str) {
+    let pane = integrated_pane_in(shell);
+    pane.submit("propose-run sh -c 'echo ok-$((40+2))'");
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "ok-42", T);
+    pane.wait_squeezed("action 1: the command succeeded.");
+    pane.submit("propose-run sh -c 'echo bad-$((1+1)) >&2; exit 2'");
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_squeezed("action 1: it failed with exit 2: bad-2.");
+    assert!(
+        squeezed(&screen).contains(&squeezed(
+            r#""exit_code":2,"output":"bad-2","truncated":false"#
+        )),
+        "{shell}:\n{screen}"
+    );
+}
+
+#[test]
+fn zsh_target_reports_success_and_failure() {
+    success_then_failure_in("zsh");
+}
+
+#[test]
+fn fish_target_reports_success_and_failure() {
+    success_then_failure_in("fish");
+}
+
+/// Waits until the target pane runs `command` in the foreground.
+fn wait_foreground(pane: &Pane, command: &str) {
+    wait_until(&format!("{command} in the foreground"), T, || {
+        pane.tmux.display(&pane.shell, "#{pane_current_command}") == command
+    })
+    .unwrap();
+}
+
+#[test]
+fn ctrl_c_in_the_target_is_reported_as_failed_130_interrupted() {
+    let pane = integrated_pane();
+    pane.submit("propose-run sleep 30");
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    wait_foreground(&pane, "sleep");
+    pane.tmux.tmux(&["send-keys", "-t", &pane.shell, "C-c"]);
+    let screen = pane.wait_squeezed("action 1: it failed with exit 130:");
+    assert!(
+        squeezed(&screen).contains(r#""exit_code":130"#)
+            && squeezed(&screen).contains(r#""interrupted":true"#),
+        "{screen}"
+    );
+}
+
+#[test]
+fn killing_the_target_mid_run_reports_unavailable() {
+    let pane = integrated_pane();
+    pane.submit("propose-run sleep 30");
+    pane.wait_card(" Run ");
+    pane.keys(&["Enter"]);
+    wait_foreground(&pane, "sleep");
+    pane.tmux.tmux(&["kill-pane", "-t", &pane.shell]);
+    let screen = pane.wait_squeezed("action 1: unavailable:");
+    assert!(
+        squeezed(&screen).contains(&squeezed(
+            "the pane closed while the command ran. [CLI: validation accepted, final confirmed, execution unavailable; exit 0]"
+        )),
+        "{screen}"
     );
 }
