@@ -6,6 +6,20 @@ use wta_shell::{EndReason, Run};
 
 /// Exit status a shell reports for a command ended by Ctrl+C (128 + SIGINT).
 const INTERRUPTED_EXIT: i32 = 130;
+/// Output lines shown under the card.
+pub const TAIL_LINES: usize = 3;
+/// Characters kept of each shown output line.
+const TAIL_LINE_CHARS: usize = 200;
+
+fn timing(r: &RunReport) -> String {
+    r.duration_ms.map_or_else(String::new, |ms| {
+        if ms < 10_000 {
+            format!(" after {ms} ms")
+        } else {
+            format!(" after {} s", ms / 1000)
+        }
+    })
+}
 
 /// A tracked command as the agent should see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +90,42 @@ pub enum ActionOutcome {
 }
 
 impl ActionOutcome {
-    /// One line for the transcript under the card.
+    /// What the agent pane shows under the card for action `action`: a
+    /// status line (exit code, duration) and the last [`TAIL_LINES`] lines
+    /// of the output, the same facts the agent gets in its execution line.
+    pub fn display(&self, action: u64) -> String {
+        let head = match self {
+            Self::Finished(r) => {
+                let status = match r.exit {
+                    Some(0) => "completed (exit 0)".to_owned(),
+                    Some(INTERRUPTED_EXIT) => "interrupted (exit 130)".to_owned(),
+                    Some(code) => format!("failed (exit {code})"),
+                    None => format!("unavailable: {}", end_reason_text(r.end)),
+                };
+                format!("{} {status}{}", r.pane, timing(r))
+            }
+            Self::TimedOut(r) if r.interactive => {
+                format!("{} interactive, still running{}", r.pane, timing(r))
+            }
+            Self::TimedOut(r) => format!("{} timed out, still running{}", r.pane, timing(r)),
+            other => other.summary(),
+        };
+        let mut text = format!("Action {action}: {head}");
+        if let Self::Finished(r) | Self::TimedOut(r) = self {
+            if !r.cmdline_matches {
+                text.push_str("\n  (the shell reported a different command)");
+            }
+            let lines: Vec<&str> = r.output.lines().collect();
+            for l in &lines[lines.len().saturating_sub(TAIL_LINES)..] {
+                let cut: String = l.chars().take(TAIL_LINE_CHARS).collect();
+                text.push_str("\n  ");
+                text.push_str(&cut);
+            }
+        }
+        text
+    }
+
+    /// One short line for the outcome.
     pub fn summary(&self) -> String {
         match self {
             Self::Finished(r) => {
@@ -104,7 +153,7 @@ impl ActionOutcome {
                 )
             }
             Self::TimedOut(r) => format!("{} still running (result timed out)", r.pane),
-            Self::Inserted { pane } => format!("typed into {pane} without Enter"),
+            Self::Inserted { pane } => format!("typed into {pane} without Enter (nothing ran)"),
             Self::Opened { pane } => format!("opened {pane}"),
             Self::Delegated { pane, agent } => format!("{agent} started in {pane}"),
             Self::CompletionUnavailable { pane } => format!(
@@ -299,6 +348,33 @@ mod tests {
         );
         let opened = ActionOutcome::Opened { pane: "%4".into() };
         assert!(opened.execution_line(p, e, 1).is_none());
+    }
+
+    #[test]
+    fn display_shows_status_and_a_short_tail() {
+        let mut r = report(Some(2));
+        r.output = "one\ntwo\nthree\nfour".into();
+        assert_eq!(
+            ActionOutcome::Finished(r.clone()).display(1),
+            "Action 1: %3 failed (exit 2) after 12 ms\n  two\n  three\n  four"
+        );
+        r.exit = None;
+        r.end = Some(EndReason::PaneDied { status: None });
+        r.output.clear();
+        assert_eq!(
+            ActionOutcome::Finished(r.clone()).display(2),
+            "Action 2: %3 unavailable: the pane closed while the command ran after 12 ms"
+        );
+        r.interactive = true;
+        assert!(
+            ActionOutcome::TimedOut(r)
+                .display(1)
+                .contains("interactive, still running")
+        );
+        assert_eq!(
+            ActionOutcome::Inserted { pane: "%3".into() }.display(1),
+            "Action 1: typed into %3 without Enter (nothing ran)"
+        );
     }
 
     #[test]

@@ -161,11 +161,9 @@ impl Runtime {
                 if let Some(line) = result.outcome.execution_line(id, execution, result.action) {
                     sink.send(line);
                 }
-                let _ = tx.send(Done::Event(DomainEvent::Notice(format!(
-                    "Action {}: {}",
-                    result.action,
-                    result.outcome.summary()
-                ))));
+                let _ = tx.send(Done::Event(DomainEvent::Notice(
+                    result.outcome.display(result.action),
+                )));
             };
             executor.execute(&target, &choice, mode, report).await;
             sink.finish();
