@@ -375,3 +375,27 @@ fn killing_the_target_mid_run_reports_unavailable() {
         "{screen}"
     );
 }
+
+#[test]
+fn cancelling_the_turn_makes_the_card_stale_and_nothing_runs() {
+    let pane = integrated_pane();
+    pane.submit("propose-run echo after-cancel-$((7*7))");
+    pane.wait_card(" Run ");
+    pane.keys(&["C-c"]);
+    pane.wait_for("cannot run: the proposal was cancelled");
+    pane.wait_squeezed(r#""status":"cancelled","proposal_id":"#);
+    pane.wait_squeezed(
+        "the proposal ended: cancelled. [CLI: validation accepted, final cancelled; exit 0]",
+    );
+    // Enter on the stale card only dismisses it; a later turn shows the
+    // key was handled.
+    pane.keys(&["Enter"]);
+    pane.submit("echo marker-after-enter");
+    let screen = pane.wait_for("marker-after-enter");
+    assert!(!screen.contains("cannot run"), "dismissed:\n{screen}");
+    assert!(
+        !pane.shell_screen().contains("after-cancel-49"),
+        "{}",
+        pane.shell_screen()
+    );
+}
