@@ -132,7 +132,8 @@ impl ActionOutcome {
                 let status = match r.exit {
                     Some(0) => "completed".to_owned(),
                     Some(code) => format!("failed (exit {code})"),
-                    None => "ended (exit status unknown)".to_owned(),
+                    // Say why, as the execution line does.
+                    None => format!("ended: {}", end_reason_text(r.end)),
                 };
                 let tail = r.output.lines().last().unwrap_or("").trim();
                 let mismatch = if r.cmdline_matches {
@@ -348,6 +349,41 @@ mod tests {
         );
         let opened = ActionOutcome::Opened { pane: "%4".into() };
         assert!(opened.execution_line(p, e, 1).is_none());
+    }
+
+    /// The lines the executor builds match the protocol's golden fixtures
+    /// byte for byte (compact JSON as sent to the CLI).
+    #[test]
+    fn golden_executor_lines() {
+        let (p, e) = ids();
+        let encode = |l: ExecutionLine| {
+            String::from_utf8(wta_protocol::ResponseLine::Execution(l).to_line().unwrap()).unwrap()
+        };
+        let mut waiting = report(None);
+        waiting.output = "read> ".into();
+        waiting.duration_ms = Some(3010);
+        waiting.interactive = true;
+        waiting.end = None;
+        waiting.note =
+            Some("the command is waiting for input typed in the terminal; it keeps running".into());
+        let line = ActionOutcome::TimedOut(waiting)
+            .execution_line(p, e, 2)
+            .unwrap();
+        assert_eq!(
+            encode(line),
+            include_str!("../../../wta-protocol/tests/golden/execution_executor_interactive.json")
+        );
+        let mut closed = report(None);
+        closed.output = "go".into();
+        closed.duration_ms = Some(25);
+        closed.end = Some(EndReason::PaneDied { status: None });
+        let line = ActionOutcome::Finished(closed)
+            .execution_line(p, e, 1)
+            .unwrap();
+        assert_eq!(
+            encode(line),
+            include_str!("../../../wta-protocol/tests/golden/execution_executor_pane_closed.json")
+        );
     }
 
     #[test]
