@@ -367,6 +367,11 @@ fn killing_the_target_mid_run_reports_unavailable() {
     pane.keys(&["Enter"]);
     wait_foreground(&pane, "sleep");
     pane.tmux.tmux(&["kill-pane", "-t", &pane.shell]);
+    // The transcript says why too.
+    pane.wait_squeezed(&format!(
+        "Action 1: {} unavailable: the pane closed while the command ran",
+        pane.shell
+    ));
     let screen = pane.wait_squeezed("action 1: unavailable:");
     assert!(
         squeezed(&screen).contains(&squeezed(
