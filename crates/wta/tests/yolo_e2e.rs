@@ -212,3 +212,43 @@ fn sessions_list_reports_yolo() {
     .unwrap();
     assert_eq!(sessions["sessions"][0]["yolo"]["blockedByPolicy"], false);
 }
+
+/// The pane's text without whitespace (the chat wraps long lines anywhere).
+fn squeezed(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[test]
+fn yolo_never_bypasses_a_terminal_action_card_or_the_silent_cancel() {
+    let pane = Pane::open_with(
+        env(),
+        "custom:test",
+        TmuxServer::start(),
+        &["--auto-approve-tools"],
+    );
+    pane.wait_ready();
+    pane.wait_for("yolo on");
+    // The card still waits for the user; nothing runs until then.
+    say(&pane, "propose-run echo yolo-$((6*7))");
+    pane.wait_for(" Run ");
+    let shown = Instant::now();
+    wait_until("the card stays up", T, || shown.elapsed() > GRACE * 3).unwrap();
+    assert!(
+        pane.screen().contains(" Run "),
+        "still waiting:\n{}",
+        pane.screen()
+    );
+    assert!(!pane.tmux.capture(&pane.shell).contains("yolo-42"));
+    pane.keys(&["Escape"]);
+    wait_until("the agent hears cancelled", T, || {
+        squeezed(&pane.screen()).contains(&squeezed("the proposal ended: cancelled"))
+    })
+    .unwrap();
+    // A non-canonical proposal command is still cancelled, not yolo-approved.
+    say(&pane, "propose-run-piped echo piped-$((4*4))");
+    wait_until("the silent cancel", T, || {
+        squeezed(&pane.screen()).contains(&squeezed("permission not granted (cancelled)"))
+    })
+    .unwrap_or_else(|e| panic!("{e}:\n{}", pane.screen()));
+    assert!(!pane.screen().contains("Yolo approved"));
+}
