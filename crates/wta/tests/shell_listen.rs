@@ -144,7 +144,10 @@ fn listen_reports_commands_and_records_the_last_one() {
     })
     .unwrap();
     assert!(
-        ended["reason"].as_str().unwrap().contains("died (status 3)"),
+        ended["reason"]
+            .as_str()
+            .unwrap()
+            .contains("died (status 3)"),
         "{ended}"
     );
     let status = wait_for_value("listen exits", T, || child.try_wait().ok().flatten()).unwrap();
