@@ -18,4 +18,4 @@ pub mod wire;
 pub mod yolo;
 
 pub use error::AgentError;
-pub use registry::{AgentEntry, AgentId, AgentKey, AgentSource, Registry, RegistryPaths};
+pub use registry::{AgentEntry, AgentId, AgentKey, AgentSource, Delegate, Registry, RegistryPaths};

@@ -175,6 +175,8 @@ struct ConfigFile {
     allowed_agents: Option<Vec<String>>,
     /// Yolo for every new session (DESIGN §5 global default).
     auto_approve_tools: Option<bool>,
+    /// The interactive agent CLI that `delegate: true` proposals start.
+    delegate: Option<DelegateConfig>,
     #[serde(default)]
     custom_agents: BTreeMap<String, CustomAgent>,
 }
@@ -185,6 +187,23 @@ struct CustomAgent {
     argv: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+}
+
+/// `[delegate]`: the agent CLI a delegated task runs in (a new tab).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DelegateConfig {
+    /// Shown on the card; default: the program's file name.
+    name: Option<String>,
+    /// The program and its arguments; the task is appended as one more argument.
+    argv: Vec<String>,
+}
+
+/// The configured delegate agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delegate {
+    pub name: String,
+    pub argv: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -204,6 +223,7 @@ pub struct Registry {
     policy_allow: Option<BTreeSet<String>>,
     auto_approve_tools: bool,
     yolo_blocked_by_policy: bool,
+    delegate: Option<Delegate>,
 }
 
 impl Registry {
@@ -225,7 +245,26 @@ impl Registry {
                 message: format!("custom_agents.{name}.argv must name a program"),
             });
         }
+        let delegate = match config.delegate {
+            Some(d) if d.argv.first().is_none_or(|p| p.is_empty()) => {
+                return Err(AgentError::BadConfig {
+                    path: paths.config_file.clone(),
+                    message: "delegate.argv must name a program".into(),
+                });
+            }
+            Some(d) => Some(Delegate {
+                name: d.name.unwrap_or_else(|| {
+                    Path::new(&d.argv[0])
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| d.argv[0].clone())
+                }),
+                argv: d.argv,
+            }),
+            None => None,
+        };
         Ok(Self {
+            delegate,
             custom: config.custom_agents,
             default_agent: config.default_agent,
             config_allow: config.allowed_agents.map(|v| v.into_iter().collect()),
@@ -234,6 +273,11 @@ impl Registry {
             yolo_blocked_by_policy: policy.allow_yolo_mode == Some(false),
             paths,
         })
+    }
+
+    /// The `[delegate]` agent CLI, if configured.
+    pub fn delegate(&self) -> Option<&Delegate> {
+        self.delegate.as_ref()
     }
 
     /// The user's global yolo default (`auto_approve_tools` in the config file).

@@ -208,3 +208,42 @@ fn yolo_settings_come_from_config_and_policy() {
         Some(true)
     ));
 }
+
+#[test]
+fn delegate_comes_from_the_config() {
+    let f = fixture("", "", &[]);
+    assert_eq!(Registry::load(f.paths.clone()).unwrap().delegate(), None);
+    let f = fixture(
+        "[delegate]\nargv = [\"/usr/local/bin/claude\", \"--verbose\"]\n",
+        "",
+        &[],
+    );
+    let reg = Registry::load(f.paths.clone()).unwrap();
+    let d = reg.delegate().unwrap();
+    assert_eq!((d.name.as_str(), d.argv.len()), ("claude", 2));
+    let f = fixture(
+        "[delegate]\nname = \"Codex\"\nargv = [\"codex\"]\n",
+        "",
+        &[],
+    );
+    assert_eq!(
+        Registry::load(f.paths.clone())
+            .unwrap()
+            .delegate()
+            .unwrap()
+            .name,
+        "Codex"
+    );
+    let f = fixture("[delegate]\nargv = []\n", "", &[]);
+    let err = Registry::load(f.paths.clone()).unwrap_err().to_string();
+    assert!(err.contains("delegate.argv"), "{err}");
+    let f = fixture(
+        "[delegate]\nargv = [\"x\"]\ncommand = \"rm -rf /\"\n",
+        "",
+        &[],
+    );
+    assert!(
+        Registry::load(f.paths.clone()).is_err(),
+        "unknown keys are refused"
+    );
+}

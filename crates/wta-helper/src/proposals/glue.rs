@@ -24,6 +24,8 @@ pub struct ProposalGlue {
     server: Option<ProposalServer>,
     /// ACP sessions that already got the base prompt.
     based: HashSet<String>,
+    /// The configured delegate agent, put into every turn's trusted context.
+    delegate: Option<String>,
 }
 
 impl Default for ProposalGlue {
@@ -44,7 +46,14 @@ impl ProposalGlue {
             service,
             server: None,
             based: HashSet::new(),
+            delegate: None,
         }
+    }
+
+    /// Which delegate agent `delegate: true` proposals may use (`None`: they
+    /// are rejected at validation).
+    pub fn set_delegate(&mut self, name: Option<String>) {
+        self.delegate = name;
     }
 
     /// The engine, for the card side (`attach_ui`, `confirm`, `cancel_card`).
@@ -80,7 +89,8 @@ impl ProposalGlue {
         target: Option<PaneId>,
         own: Option<PaneId>,
     ) {
-        let turn = TurnContext::agent_turn(target.clone(), own);
+        let mut turn = TurnContext::agent_turn(target.clone(), own);
+        turn.delegate_agent = self.delegate.clone();
         let channel = match self.service.issue_turn(turn) {
             Ok(channel) => channel,
             Err(err) => {

@@ -17,7 +17,7 @@ use wta_shell::{TmuxTarget, TrackerConfig, WatchOptions};
 
 use super::engine::{Done, Runtime};
 use crate::app::{AcceptedProposal, DomainEvent, Effect};
-use crate::executor::{ExecutionSettings, Executor, ExecutorConfig, Launch};
+use crate::executor::{DelegateLaunch, ExecutionSettings, Executor, ExecutorConfig, Launch};
 use crate::proposals::service::random_bytes;
 use crate::proposals::{Approval, ProposalEvent, runtime_dir};
 
@@ -62,7 +62,10 @@ fn card_event(event: ProposalEvent) -> DomainEvent {
 
 /// The executor for `host`, and a warning when the config file's
 /// `[execution]` settings were unusable (the defaults apply then).
-fn executor_for(host: &TmuxHost) -> Option<(Executor<TmuxHost>, Option<String>)> {
+fn executor_for(
+    host: &TmuxHost,
+    delegate: Option<&wta_agent::Delegate>,
+) -> Option<(Executor<TmuxHost>, Option<String>)> {
     let socket = host.server_info().ok()?.socket;
     let exe = std::env::current_exe().ok()?;
     let watch = WatchOptions {
@@ -91,7 +94,15 @@ fn executor_for(host: &TmuxHost) -> Option<(Executor<TmuxHost>, Option<String>)>
         Ok(paths) => ExecutionSettings::load(&paths.config_file),
         Err(err) => (ExecutionSettings::default(), Some(err.to_string())),
     };
-    let config = ExecutorConfig::new(TmuxTarget { socket }, watch, launch).with_settings(settings);
+    let mut config =
+        ExecutorConfig::new(TmuxTarget { socket }, watch, launch).with_settings(settings);
+    config.delegate = delegate.map(|d| DelegateLaunch {
+        agent: d.name.clone(),
+        launch: Launch {
+            argv: d.argv.clone(),
+            env: Vec::new(),
+        },
+    });
     Some((Executor::new(Arc::new(host.clone()), config), warning))
 }
 
@@ -108,7 +119,12 @@ impl Runtime {
                 }
             }
         });
-        let Some((executor, warning)) = self.host.as_ref().and_then(executor_for) else {
+        let delegate = self.config.delegate.clone();
+        let Some((executor, warning)) = self
+            .host
+            .as_ref()
+            .and_then(|h| executor_for(h, delegate.as_ref()))
+        else {
             return Vec::new();
         };
         let executor = Arc::new(executor);

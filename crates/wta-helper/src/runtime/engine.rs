@@ -47,6 +47,8 @@ pub struct RuntimeConfig {
     pub yolo_policy: wta_agent::yolo::YoloPolicy,
     /// Yolo for every new session (`--auto-approve-tools` / config).
     pub auto_approve_tools: bool,
+    /// The `[delegate]` agent CLI for `delegate: true` proposals.
+    pub delegate: Option<wta_agent::Delegate>,
 }
 
 /// Why the runtime wants the pane to close.
@@ -144,6 +146,8 @@ impl Runtime {
     pub fn new(config: RuntimeConfig, host: Option<TmuxHost>) -> Self {
         let (done_tx, done_rx) = mpsc::unbounded_channel();
         let yolo = super::yolo::YoloControl::new(config.yolo_policy, config.auto_approve_tools);
+        let mut proposals = crate::proposals::ProposalGlue::new();
+        proposals.set_delegate(config.delegate.as_ref().map(|d| d.name.clone()));
         Self {
             agent: config.agent.clone().unwrap_or_else(|| "agent".to_owned()),
             config,
@@ -162,7 +166,7 @@ impl Runtime {
             visible: true,
             probed_cwd: None,
             exit: None,
-            proposals: crate::proposals::ProposalGlue::new(),
+            proposals,
             cards: super::card_decisions::Cards::default(),
         }
     }

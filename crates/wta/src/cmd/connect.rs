@@ -103,17 +103,19 @@ fn interactive(
     cwd: PathBuf,
     auto_approve_flag: bool,
 ) -> ExitCode {
-    // Yolo settings: the flag or the user's config, under the system policy.
-    let (yolo_policy, auto_approve_tools) =
+    // Yolo settings (the flag or the user's config, under the system policy)
+    // and the delegate agent, from the config and policy files.
+    let (yolo_policy, auto_approve_tools, delegate) =
         match wta_agent::RegistryPaths::from_env().and_then(wta_agent::Registry::load) {
             Ok(registry) => (
                 registry.yolo_policy(),
                 auto_approve_flag || registry.auto_approve_tools(),
+                registry.delegate().cloned(),
             ),
             Err(err) => {
-                // Unreadable config or policy: fail closed (no yolo at all).
+                // Unreadable config or policy: fail closed (no yolo, no delegate).
                 tracing::warn!("cannot read the wta config or policy: {err}");
-                (wta_agent::yolo::YoloPolicy::Blocked, false)
+                (wta_agent::yolo::YoloPolicy::Blocked, false, None)
             }
         };
     let config = RuntimeConfig {
@@ -127,6 +129,7 @@ fn interactive(
         cwd,
         yolo_policy,
         auto_approve_tools,
+        delegate,
     };
     let result = runtime.block_on(tui::run(config));
     match result {
