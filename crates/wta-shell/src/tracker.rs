@@ -5,6 +5,8 @@
 //! The tracker never executes anything derived from the pane stream: marks
 //! are untrusted hints (any program can print them) and only shape records.
 
+use std::collections::VecDeque;
+
 use serde::Serialize;
 
 use crate::output::{CappedOutput, Rendered, render};
@@ -142,6 +144,10 @@ pub struct Tracker {
     pub current: Option<Run>,
     /// The last finished run.
     pub last: Option<Run>,
+    /// Runs finished before [`Tracker::last`], newest last, at most
+    /// [`EARLIER_RUNS`]: a caller that follows one run must still find it when
+    /// the user's next command finishes before the caller looks.
+    pub earlier: VecDeque<Run>,
     /// An OSC 633 `E` command line waiting for its `C`.
     pending_cmdline: Option<String>,
     next_run: u64,
@@ -149,7 +155,18 @@ pub struct Tracker {
     pub config: TrackerConfig,
 }
 
+/// How many finished runs are kept besides [`Tracker::last`].
+pub const EARLIER_RUNS: usize = 3;
+
 impl Tracker {
+    /// A finished run by id: the last one or one of the few before it.
+    pub fn finished(&self, id: RunId) -> Option<&Run> {
+        self.last
+            .iter()
+            .chain(self.earlier.iter().rev())
+            .find(|r| r.id == id)
+    }
+
     pub fn new(width: u16, config: TrackerConfig) -> Self {
         Tracker {
             state: State::Unknown,
@@ -160,6 +177,7 @@ impl Tracker {
             width,
             current: None,
             last: None,
+            earlier: VecDeque::new(),
             pending_cmdline: None,
             next_run: 1,
             next_submit: 1,
@@ -372,7 +390,12 @@ fn close_run(
         run.end_reason = Some(reason);
         run.ended_at = Some(now);
         fx.push(Effect::RunFinished { id: run.id });
-        t.last = Some(run);
+        if let Some(previous) = t.last.replace(run) {
+            t.earlier.push_back(previous);
+            while t.earlier.len() > EARLIER_RUNS {
+                t.earlier.pop_front();
+            }
+        }
     }
 }
 

@@ -76,6 +76,40 @@ fn full_cycle_with_exit_code_and_output() {
 }
 
 #[test]
+fn a_finished_run_stays_findable_while_a_few_more_finish() {
+    let mut events = vec![a("1"), b("1")];
+    for i in 0..6 {
+        events.extend([
+            c("1", &format!("cmd{i}")),
+            text(&format!("out{i}\r\n")),
+            d("1", i),
+            a("1"),
+            b("1"),
+        ]);
+    }
+    let (t, fx) = run(fresh(), toks(events));
+    let ids: Vec<RunId> = fx
+        .iter()
+        .filter_map(|f| match f {
+            Effect::RunFinished { id } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 6);
+    // The last one and EARLIER_RUNS before it, each with its own output.
+    for (i, id) in ids.iter().enumerate().skip(6 - 1 - EARLIER_RUNS) {
+        let r = t.finished(*id).unwrap_or_else(|| panic!("run {i} kept"));
+        assert_eq!(r.render().text, format!("out{i}"));
+        assert_eq!(r.exit, Some(i as i32));
+    }
+    assert!(
+        t.finished(ids[0]).is_none(),
+        "older runs are dropped (bounded)"
+    );
+    assert_eq!(t.earlier.len(), EARLIER_RUNS);
+}
+
+#[test]
 fn prompt_without_d_closes_with_unknown_exit() {
     let (t, _) = run(
         fresh(),
@@ -356,6 +390,10 @@ proptest! {
                     }
                     _ => {}
                 }
+            }
+            prop_assert!(t.earlier.len() <= EARLIER_RUNS);
+            for run in t.earlier.iter().chain(&t.last) {
+                prop_assert!(run.output.held() <= 128);
             }
             if let Some(run) = &t.current {
                 prop_assert!(run.output.held() <= 128);

@@ -130,10 +130,10 @@ pub(crate) async fn follow_run(
                 let tracker = watcher.tracker();
                 let t = tracker.lock().await;
                 // Only a run that followed our submit counts (`submitted` is
-                // set). A fast run may already have moved to `last`.
-                if [t.current.as_ref(), t.last.as_ref()]
-                    .into_iter()
-                    .flatten()
+                // set). A fast run may already be finished.
+                if t.current
+                    .iter()
+                    .chain(t.finished(id))
                     .any(|r| r.id == id && r.submitted.is_some())
                 {
                     ours = Some(id);
@@ -214,9 +214,7 @@ async fn report_last(watcher: &PaneWatcher, id: RunId, cap: usize) -> Option<Run
     let tracker = watcher.tracker();
     let t = tracker.lock().await;
     let cwd = t.cwd.as_ref().map(|c| c.path.clone());
-    t.last
-        .as_ref()
-        .filter(|r| r.id == id)
+    t.finished(id)
         .map(|r| RunReport::from_run(&watcher.pane, r, cwd, cap))
 }
 
