@@ -316,3 +316,38 @@ fn two_tabs_get_two_independent_agent_panes_on_one_master() {
     ];
     assert!(tabs.iter().all(|t| text.contains(t.as_str())), "{text}");
 }
+
+#[test]
+fn a_stale_socket_of_a_dead_master_is_replaced_and_panes_work_again() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "custom:test"]);
+    let first_agent = up["agent_pane"].as_str().unwrap().to_owned();
+    l.tmux.wait_for_text(&first_agent, "Ready", T);
+    let socket = PathBuf::from(up["master_socket"].as_str().unwrap());
+    let old = l.master_pid();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(old),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    wait_until("the old master is gone", T, || !alive(old)).unwrap();
+    assert!(
+        socket.exists(),
+        "a killed master leaves its socket file behind"
+    );
+    // Its helper fails closed and the agent pane goes away with it.
+    wait_until("the old agent pane closes", T, || {
+        l.tmux
+            .try_tmux(&["display", "-p", "-t", &first_agent, "#{pane_id}"])
+            .is_none_or(|p| p.trim() != first_agent)
+    })
+    .unwrap();
+    let again = l.up(&["--agent", "custom:test"]);
+    assert_eq!(again["created"], false);
+    let agent = again["agent_pane"].as_str().unwrap().to_owned();
+    assert_ne!(agent, first_agent);
+    assert_ne!(l.master_pid(), old, "a new master owns the socket");
+    l.tmux.wait_for_text(&agent, "Ready", T);
+    l.tmux.type_line(&agent, "echo after the restart");
+    l.tmux.wait_for_text(&agent, "after the restart", T);
+}
