@@ -108,6 +108,16 @@ pub enum SessionState {
     AgentExited,
 }
 
+impl SessionState {
+    /// The wire spelling (`active`, `agent_exited`), also shown in tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::AgentExited => "agent_exited",
+        }
+    }
+}
+
 /// One row of `_wta/sessions`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -124,6 +134,41 @@ pub struct WtaSessionInfo {
     /// Yolo as the owning helper last reported it (`null` before its first report).
     #[serde(default)]
     pub yolo: Option<YoloReport>,
+}
+
+/// The columns of a sessions table, for `wta sessions list` and the helper's
+/// `/sessions` alike; [`WtaSessionInfo::table_cells`] fills one row.
+pub const SESSIONS_TABLE_HEADER: [&str; 8] = [
+    "AGENT", "SESSION", "HELPER", "PID", "TAB", "PANE", "YOLO", "STATE",
+];
+
+impl WtaSessionInfo {
+    /// This session's cells under [`SESSIONS_TABLE_HEADER`]; `-` where unknown.
+    pub fn table_cells(&self) -> [String; 8] {
+        let dash = || "-".to_owned();
+        let yolo = match self.yolo {
+            Some(y) if y.blocked_by_policy => "blocked".to_owned(),
+            Some(y) if y.on => "on".to_owned(),
+            Some(_) => "off".to_owned(),
+            None => dash(),
+        };
+        [
+            self.agent_id.clone(),
+            self.session_id.clone(),
+            self.helper.to_string(),
+            self.helper_pid.map(|p| p.to_string()).unwrap_or_else(dash),
+            self.owner_tab
+                .as_ref()
+                .map(|t| t.to_string())
+                .unwrap_or_else(dash),
+            self.target_pane
+                .as_ref()
+                .map(|p| p.to_string())
+                .unwrap_or_else(dash),
+            yolo,
+            self.state.as_str().to_owned(),
+        ]
+    }
 }
 
 /// Yolo of one session, as its helper applies it.

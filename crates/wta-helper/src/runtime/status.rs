@@ -2,7 +2,7 @@
 //! reads whether this agent pane is visible and the target pane's cwd, and
 //! the sessions table text. Parsing and formatting are pure.
 
-use wta_agent::wire::SessionsListResponse;
+use wta_agent::wire::{SESSIONS_TABLE_HEADER, SessionsListResponse};
 use wta_host::tmux::Cmd;
 use wta_host::{HostError, TmuxHost};
 use wta_protocol::PaneId;
@@ -73,43 +73,40 @@ pub fn copy_to_clipboard(host: &TmuxHost, text: &str) -> Result<(), HostError> {
         .map(|_| ())
 }
 
-/// `wta sessions list` as text for the transcript.
+/// `wta sessions list` as text for the transcript: the same columns
+/// ([`SESSIONS_TABLE_HEADER`]), each padded to its widest cell, and this
+/// helper's own row marked.
 pub fn sessions_table(list: &SessionsListResponse, own_pid: u32) -> String {
     if list.sessions.is_empty() {
         return "No live sessions in this master.".to_owned();
     }
-    let dash = || "-".to_owned();
+    let header = SESSIONS_TABLE_HEADER.map(str::to_owned);
+    let rows: Vec<[String; 8]> = list.sessions.iter().map(|s| s.table_cells()).collect();
+    let mut widths = [0; 8];
+    for row in std::iter::once(&header).chain(&rows) {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |row: &[String; 8]| {
+        let padded: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        padded.join("  ").trim_end().to_owned()
+    };
     let mut text = format!(
-        "Live sessions ({}):\n{:<12} {:<24} {:>8} {:<5} {:<5} STATE",
+        "Live sessions ({}):\n{}",
         list.sessions.len(),
-        "AGENT",
-        "SESSION",
-        "PID",
-        "TAB",
-        "PANE"
+        line(&header)
     );
-    for s in &list.sessions {
-        let state = serde_json::to_value(s.state)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_else(dash);
-        let mine = s.helper_pid.is_some_and(|p| p as u32 == own_pid);
-        text.push_str(&format!(
-            "\n{:<12} {:<24} {:>8} {:<5} {:<5} {}{}",
-            s.agent_id,
-            s.session_id,
-            s.helper_pid.map(|p| p.to_string()).unwrap_or_else(dash),
-            s.owner_tab
-                .as_ref()
-                .map(|t| t.to_string())
-                .unwrap_or_else(dash),
-            s.target_pane
-                .as_ref()
-                .map(|p| p.to_string())
-                .unwrap_or_else(dash),
-            state,
-            if mine { " (this pane)" } else { "" }
-        ));
+    for (s, row) in list.sessions.iter().zip(&rows) {
+        text.push('\n');
+        text.push_str(&line(row));
+        if s.helper_pid.is_some_and(|p| p as u32 == own_pid) {
+            text.push_str(" (this pane)");
+        }
     }
     text
 }
@@ -138,6 +135,41 @@ mod tests {
                 cwd: Some("/only/cwd".into()),
                 visible: true
             }
+        );
+    }
+
+    #[test]
+    fn sessions_table_aligns_the_shared_columns_and_marks_this_pane() {
+        use wta_agent::wire::{SessionState, WtaSessionInfo};
+        let row = |session: &str, pid| WtaSessionInfo {
+            session_id: session.into(),
+            agent_id: "custom:test".into(),
+            helper: 1,
+            helper_pid: Some(pid),
+            owner_tab: None,
+            target_pane: None,
+            state: SessionState::Active,
+            yolo: None,
+        };
+        let list = SessionsListResponse {
+            sessions: vec![row("short", 10), row("a-longer-session", 20)],
+        };
+        let text = sessions_table(&list, 20);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "Live sessions (2):");
+        assert!(
+            lines[1].starts_with("AGENT        SESSION           HELPER"),
+            "{text}"
+        );
+        assert!(
+            lines[2].starts_with("custom:test  short             1"),
+            "{text}"
+        );
+        assert!(!lines[2].ends_with("(this pane)"), "{text}");
+        assert!(lines[3].ends_with("active (this pane)"), "{text}");
+        assert_eq!(
+            sessions_table(&SessionsListResponse::default(), 20),
+            "No live sessions in this master."
         );
     }
 

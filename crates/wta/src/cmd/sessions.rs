@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use wta_agent::wire::ClientKind;
+use wta_agent::wire::{ClientKind, SESSIONS_TABLE_HEADER};
 use wta_helper::connection::{ConnectOptions, MasterConnection};
 
 use super::Ctx;
@@ -62,37 +62,9 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
         println!("no live sessions");
         return Ok(ExitCode::SUCCESS);
     }
-    let dash = || "-".to_owned();
-    let mut table = Table::new(&[
-        "AGENT", "SESSION", "HELPER", "PID", "TAB", "PANE", "YOLO", "STATE",
-    ]);
+    let mut table = Table::new(&SESSIONS_TABLE_HEADER);
     for s in &sessions.sessions {
-        let state = serde_json::to_value(s.state)?
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let yolo = match s.yolo {
-            Some(y) if y.blocked_by_policy => "blocked".to_owned(),
-            Some(y) if y.on => "on".to_owned(),
-            Some(_) => "off".to_owned(),
-            None => dash(),
-        };
-        table.row(vec![
-            s.agent_id.clone(),
-            s.session_id.clone(),
-            s.helper.to_string(),
-            s.helper_pid.map(|p| p.to_string()).unwrap_or_else(dash),
-            s.owner_tab
-                .as_ref()
-                .map(|t| t.to_string())
-                .unwrap_or_else(dash),
-            s.target_pane
-                .as_ref()
-                .map(|p| p.to_string())
-                .unwrap_or_else(dash),
-            yolo,
-            state,
-        ]);
+        table.row(s.table_cells().to_vec());
     }
     table.print()?;
     Ok(ExitCode::SUCCESS)
