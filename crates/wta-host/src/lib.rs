@@ -9,6 +9,7 @@ mod error;
 mod fake;
 mod host;
 mod model;
+mod process;
 pub mod tmux;
 
 pub use error::HostError;
@@ -18,4 +19,5 @@ pub use model::{
     Integration, NewTab, PaneCommand, PaneInfo, PaneSize, PaneState, PaneStatus, ServerInfo,
     SessionInfo, Split, SplitDirection, StashRecord, StashSide, WindowInfo,
 };
+pub use process::parent_pid;
 pub use tmux::{ServerLocation, TmuxHost};

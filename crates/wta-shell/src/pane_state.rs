@@ -9,24 +9,10 @@
 use crate::scripts::IntegrationMark;
 use crate::tracker::Integration;
 use crate::watcher::TmuxTarget;
+use wta_host::parent_pid;
 
 /// Pane option with the watcher's integration verdict: `present` or `absent`.
 pub const INTEGRATION_STATE_OPTION: &str = "@wta_integration_state";
-
-/// The parent of process `pid`, if it exists (Linux `/proc`, else `ps`).
-pub fn parent_pid(pid: u32) -> Option<u32> {
-    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
-        let after = &stat[stat.rfind(')')? + 1..];
-        return after.split_whitespace().nth(1)?.parse().ok();
-    }
-    let out = std::process::Command::new("ps")
-        .args(["-o", "ppid=", "-p", &pid.to_string()])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
-}
 
 /// True when `mark` was written by the pane's shell: the pane's own process,
 /// or a direct child of it (a gated pane's wrapper keeps `pane_pid` and runs

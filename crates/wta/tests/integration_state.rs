@@ -139,7 +139,7 @@ fn a_gated_integrated_shell_is_present_from_its_marks_and_its_announcement() {
     assert_eq!(integration["shell"], "bash");
     let pane_pid: u32 = w.server.display(&w.pane, "#{pane_pid}").parse().unwrap();
     let shell_pid = integration["pid"].as_u64().unwrap() as u32;
-    assert_eq!(wta_shell::parent_pid(shell_pid), Some(pane_pid));
+    assert_eq!(wta_host::parent_pid(shell_pid), Some(pane_pid));
     // Without the watcher's verdict the announcement alone still says present.
     w.server
         .tmux(&["set", "-p", "-u", "-t", &w.pane, "@wta_integration_state"]);

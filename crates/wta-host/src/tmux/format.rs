@@ -95,22 +95,6 @@ pub fn window_format() -> String {
     )
 }
 
-/// The parent of process `pid` (Linux `/proc`, else `ps`): an announcement by
-/// a child of the pane's process (a gated pane's shell) is the pane's own.
-fn parent_pid(pid: u32) -> Option<u32> {
-    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
-        let after = &stat[stat.rfind(')')? + 1..];
-        return after.split_whitespace().nth(1)?.parse().ok();
-    }
-    let out = std::process::Command::new("ps")
-        .args(["-o", "ppid=", "-p", &pid.to_string()])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
-}
-
 /// Splits tmux output into records. Tolerates a missing final newline.
 fn records(output: &str) -> impl Iterator<Item = &str> {
     output
@@ -183,7 +167,7 @@ pub fn parse_panes(output: &str) -> Result<Vec<PaneInfo>, HostError> {
                 f[19],
                 f[20],
                 pid,
-                Integration::announcer_to_check(f[19], pid).and_then(parent_pid),
+                Integration::announcer_to_check(f[19], pid).and_then(crate::parent_pid),
             ),
             cwd,
         };
