@@ -13,9 +13,9 @@ use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
 use agent_client_protocol::{Agent, ByteStreams, Client, Error, UntypedMessage};
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
+use wta_protocol::prompt::{channel_in, request_and_context};
 use wta_protocol::{
-    Channel, ExecutionLine, ExecutionStatus, FinalStatus, ResponseLine, ValidationStatus,
-    build_invocation,
+    ExecutionLine, ExecutionStatus, FinalStatus, ResponseLine, ValidationStatus, build_invocation,
 };
 
 const INTRO: &str = "**This is the WTA demo agent.** It runs offline and does not use a model: \
@@ -75,7 +75,7 @@ where
                     })),
                     "session/prompt" => {
                         let session = msg.params.get("sessionId").cloned().unwrap_or(Value::Null);
-                        let (text, context) = prompt_text(&msg.params);
+                        let (text, context) = request_and_context(&msg.params);
                         cx.spawn({
                             let cx = cx.clone();
                             async move {
@@ -93,25 +93,6 @@ where
         )
         .connect_to(ByteStreams::new(outgoing, incoming))
         .await
-}
-
-/// The user's request, and the context a WTA pane appends after it
-/// (`wta_helper::context::CONTEXT_SEPARATOR`; empty without one).
-fn prompt_text(params: &Value) -> (String, String) {
-    let text = params
-        .get("prompt")
-        .and_then(Value::as_array)
-        .map(|b| {
-            b.iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default();
-    match text.split_once("\n\n---\n<!-- WTA context") {
-        Some((request, context)) => (request.to_owned(), context.to_owned()),
-        None => (text, String::new()),
-    }
 }
 
 fn chunk(cx: &ConnectionTo<Client>, session: &Value, text: &str) -> Result<(), Error> {
@@ -176,14 +157,6 @@ async fn turn(
         Ok(()) => responder.respond(json!({"stopReason": "end_turn"})),
         Err(err) => responder.respond_with_error(err),
     };
-}
-
-/// The channel in the turn's context block (the canonical invocation line).
-pub fn channel_in(context: &str) -> Option<Channel> {
-    context.lines().find_map(|line| {
-        let (_, after) = line.split_once("propose-terminal-actions --channel ")?;
-        Channel::parse(after.split_whitespace().next()?).ok()
-    })
 }
 
 /// A one-choice, one-`send` payload for `command`, as compact JSON.
@@ -398,6 +371,7 @@ fn wire_name<T: serde::Serialize>(value: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wta_protocol::Channel;
 
     #[test]
     fn chooses_reply_from_prompt() {

@@ -16,6 +16,7 @@ pub mod lines;
 pub mod mcp_forms;
 pub mod payload;
 mod payload_rules;
+pub mod prompt;
 pub mod status;
 
 pub use ids::{IdError, PaneId, SessionId, WindowId};

@@ -81,8 +81,9 @@ pub fn turn_block(channel: &Channel, terminal: &TerminalContext) -> String {
     )
 }
 
-/// Separates the user's words from the context WTA appends.
-pub const CONTEXT_SEPARATOR: &str = "\n\n---\n<!-- WTA context: the user's request is above -->\n";
+/// Separates the user's words from the context WTA appends (defined with the
+/// readers that split it off again).
+pub use wta_protocol::prompt::CONTEXT_SEPARATOR;
 
 /// The prompt text sent to the agent: the user's request first (so its
 /// first words stay the request), then the base prompt (first turn of an

@@ -18,6 +18,7 @@ use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
 use agent_client_protocol::{Agent, ByteStreams, Client, UntypedMessage};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
+use wta_protocol::prompt::request_and_context;
 
 /// Per-session state of the test agent.
 #[derive(Debug, Default)]
@@ -167,7 +168,7 @@ fn handle_request(
                 Some(session) => session.cancel = cancel.clone(),
                 None => return responder.respond_with_error(unknown_session(&id)),
             }
-            let (text, context) = prompt_text(&params);
+            let (text, context) = request_and_context(&params);
             if text.trim() == "state" {
                 // This session's config as the agent holds it (what layer 1 set).
                 let line = match lock(state).get(&id) {
@@ -216,28 +217,6 @@ fn session_id(params: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned()
-}
-
-/// The user's request and the context WTA appended after it
-/// (`wta_helper::context::CONTEXT_SEPARATOR`; empty when there is none).
-fn prompt_text(params: &Value) -> (String, String) {
-    let text = params
-        .get("prompt")
-        .and_then(Value::as_array)
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default();
-    // The script is the user's request; the context is only read by
-    // behaviours that act on it (proposals).
-    match text.split_once("\n\n---\n<!-- WTA context") {
-        Some((request, context)) => (request.to_owned(), context.to_owned()),
-        None => (text, String::new()),
-    }
 }
 
 fn unknown_session(id: &str) -> agent_client_protocol::Error {

@@ -12,6 +12,7 @@ use std::process::Stdio;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use wta_protocol::prompt::channel_in;
 use wta_protocol::{
     Channel, ExecutionStatus, FinalStatus, ResponseLine, ValidationStatus, build_invocation,
 };
@@ -21,16 +22,6 @@ use super::turn::Turn;
 
 /// The tool call id of the proposal command.
 const CALL_ID: &str = "wta-propose-1";
-
-/// The channel named in the turn's context block (the canonical invocation
-/// line carries it after `--channel `).
-pub fn channel_in(context: &str) -> Option<Channel> {
-    context.lines().find_map(|line| {
-        let (_, after) = line.split_once("propose-terminal-actions --channel ")?;
-        let word = after.split_whitespace().next()?;
-        Channel::parse(word).ok()
-    })
-}
 
 /// The shell command the agent asks for and runs.
 pub fn command_for(channel: &Channel, proposal: &Proposal) -> String {
