@@ -26,28 +26,8 @@ fn shortcut(kind: PermissionOptionKind, first_allow: bool, first_reject: bool) -
     }
 }
 
-/// Index of the option `y` (allow) or `n` (reject) picks.
-fn shortcut_index(p: &PendingPermission, allow: bool) -> Option<usize> {
-    let (once, always) = if allow {
-        (
-            PermissionOptionKind::AllowOnce,
-            PermissionOptionKind::AllowAlways,
-        )
-    } else {
-        (
-            PermissionOptionKind::RejectOnce,
-            PermissionOptionKind::RejectAlways,
-        )
-    };
-    let options = &p.request.options;
-    options
-        .iter()
-        .position(|o| o.kind == once)
-        .or_else(|| options.iter().position(|o| o.kind == always))
-}
-
 fn option_lines(p: &PendingPermission, active: bool) -> Vec<Line<'static>> {
-    let (yes, no) = (shortcut_index(p, true), shortcut_index(p, false));
+    let (yes, no) = (p.shortcut_index(true), p.shortcut_index(false));
     p.request
         .options
         .iter()

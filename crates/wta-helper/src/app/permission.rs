@@ -21,6 +21,29 @@ pub struct PendingPermission {
     pub front_since: Instant,
 }
 
+impl PendingPermission {
+    /// The option `y` (`allow = true`) or `n` answers with: the first
+    /// one-time kind, else the first always kind. The card marks the same one.
+    pub fn shortcut_index(&self, allow: bool) -> Option<usize> {
+        let (once, always) = if allow {
+            (
+                PermissionOptionKind::AllowOnce,
+                PermissionOptionKind::AllowAlways,
+            )
+        } else {
+            (
+                PermissionOptionKind::RejectOnce,
+                PermissionOptionKind::RejectAlways,
+            )
+        };
+        let options = &self.request.options;
+        options
+            .iter()
+            .position(|o| o.kind == once)
+            .or_else(|| options.iter().position(|o| o.kind == always))
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct PermissionQueue {
     items: VecDeque<PendingPermission>,
@@ -117,23 +140,7 @@ impl PermissionQueue {
         allow: bool,
         now: Instant,
     ) -> Option<(PermissionRequestId, PermissionAnswer, String)> {
-        let front = self.items.front()?;
-        let (once, always) = if allow {
-            (
-                PermissionOptionKind::AllowOnce,
-                PermissionOptionKind::AllowAlways,
-            )
-        } else {
-            (
-                PermissionOptionKind::RejectOnce,
-                PermissionOptionKind::RejectAlways,
-            )
-        };
-        let options = &front.request.options;
-        let pick = options
-            .iter()
-            .position(|o| o.kind == once)
-            .or_else(|| options.iter().position(|o| o.kind == always));
+        let pick = self.items.front()?.shortcut_index(allow);
         match pick {
             Some(index) => {
                 if let Some(f) = self.items.front_mut() {
