@@ -292,14 +292,7 @@ async fn initialize(
             meta.extend(reply.to_meta());
         }
     }
-    let previous = helper
-        .agent
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .replace(instance.clone());
-    if let Some(previous) = previous.filter(|p| p.id != instance.id) {
-        master.schedule_reap(previous.id);
-    }
+    use_agent(master, helper, &instance);
     Ok(result)
 }
 
@@ -332,14 +325,7 @@ async fn open_session(
             Err(err) => return responder.respond_with_error(err),
         },
     };
-    let previous = helper
-        .agent
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .replace(instance.clone());
-    if let Some(previous) = previous.filter(|p| p.id != instance.id) {
-        master.schedule_reap(previous.id);
-    }
+    use_agent(master, helper, &instance);
 
     let loading = session_id(&msg.params)
         .map(str::to_owned)
@@ -374,6 +360,19 @@ async fn open_session(
                 .respond_with_result(result.map_err(|e| forwarded_error(e, &bound_instance)));
             Ok(())
         })
+}
+
+/// Makes `instance` the helper's current agent; the one it replaces (if
+/// another) is scheduled for reaping once no session uses it.
+fn use_agent(master: &Arc<Master>, helper: &HelperHandle, instance: &Arc<AgentInstance>) {
+    let previous = helper
+        .agent
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .replace(instance.clone());
+    if let Some(previous) = previous.filter(|p| p.id != instance.id) {
+        master.schedule_reap(previous.id);
+    }
 }
 
 fn lock_meta(helper: &HelperHandle) -> WtaMeta {
