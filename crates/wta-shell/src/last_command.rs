@@ -68,14 +68,7 @@ fn tmux(socket: &Path, args: &[&str]) -> Result<String, ShellError> {
         .args(args)
         .output()
         .map_err(ShellError::TmuxSpawn)?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(ShellError::Tmux {
-            command: args.first().copied().unwrap_or("").to_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        })
-    }
+    crate::watcher::tmux_stdout(args, out)
 }
 
 /// Stores `record` on its pane (tmux server at `socket`).

@@ -51,14 +51,7 @@ impl TmuxTarget {
             .output()
             .await
             .map_err(ShellError::TmuxSpawn)?;
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-        } else {
-            Err(ShellError::Tmux {
-                command: args.first().copied().unwrap_or("").to_owned(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-            })
-        }
+        tmux_stdout(args, out)
     }
 
     async fn display(&self, pane: &str, format: &str) -> Result<String, ShellError> {
@@ -71,6 +64,19 @@ impl TmuxTarget {
             }
             other => other.map(|s| s.trim_end_matches('\n').to_owned()),
         }
+    }
+}
+
+/// The stdout of a finished tmux command `args`, or its error (named by the
+/// command word, with tmux's stderr).
+pub(crate) fn tmux_stdout(args: &[&str], out: std::process::Output) -> Result<String, ShellError> {
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(ShellError::Tmux {
+            command: args.first().copied().unwrap_or("").to_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        })
     }
 }
 
