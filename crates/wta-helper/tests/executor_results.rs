@@ -9,43 +9,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers panic on setup failure
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use wta_helper::executor::{ActionOutcome, ActionResult, Executor, ExecutorConfig, Launch};
 use wta_helper::proposals::ConfirmMode;
-use wta_host::{ServerLocation, TmuxHost};
+use wta_host::TmuxHost;
 use wta_protocol::{
-    Action, Choice, ExecutionId, ExecutionLine, ExecutionStatus, OpenTarget, PaneId, ProposalId,
+    Action, ExecutionId, ExecutionLine, ExecutionStatus, OpenTarget, PaneId, ProposalId,
 };
-use wta_shell::{ScriptSource, State, TmuxTarget, TrackerConfig, WatchOptions, gated_command};
+use wta_shell::{ScriptSource, State, gated_command};
 use wta_testkit::{TmuxServer, wait_until};
 
+mod common;
+use common::{choice, line, send};
+
 const T: Duration = Duration::from_secs(15);
-const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
-
-/// Not a test: the pipe-pane sink entry point when re-run by tmux.
-#[test]
-fn pipe_sink_entry() {
-    if let Ok(socket) = std::env::var(SINK_ENV) {
-        let _ = wta_shell::run_pipe_sink(Path::new(&socket));
-        std::process::exit(0);
-    }
-}
-
-fn sink_argv() -> Vec<String> {
-    let exe = std::env::current_exe()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    vec![
-        "sh".into(),
-        "-c".into(),
-        format!("{SINK_ENV}=\"$1\" exec \"$0\" --exact pipe_sink_entry --quiet --test-threads=1"),
-        exe,
-    ]
-}
-
 #[derive(Clone, Copy, Debug)]
 enum Sh {
     Bash,
@@ -128,25 +106,10 @@ async fn rig(sh: Sh, integrate: bool, tweak: impl FnOnce(&mut ExecutorConfig)) -
     args.push(gated_command(&gate, &argv));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let target = PaneId::parse(server.tmux(&args).trim()).unwrap();
-    let watch = WatchOptions {
-        sink_argv: sink_argv(),
-        runtime_dir: home.join("rt"),
-        config: TrackerConfig::default(),
-    };
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
-    let mut config = ExecutorConfig::new(tmux, watch, launch);
-    config.ready_timeout = Duration::from_secs(10);
-    config.run_timeout = Duration::from_secs(10);
-    config.interactive_after = Duration::from_secs(1);
-    tweak(&mut config);
-    let caller = PaneId::parse(server.first_pane()).unwrap();
-    let host = TmuxHost::new(
-        ServerLocation::Socket(server.socket().to_path_buf()),
-        Some(caller),
-    );
-    let exec = Executor::new(Arc::new(host), config);
+    let exec = common::executor(&server, launch, home.join("rt"), |config| {
+        config.interactive_after = Duration::from_secs(1);
+        tweak(config);
+    });
     exec.watch(&target).await.unwrap();
     server.tmux(&["wait-for", "-S", &gate]);
     let rig = Rig {
@@ -164,31 +127,6 @@ async fn rig(sh: Sh, integrate: bool, tweak: impl FnOnce(&mut ExecutorConfig)) -
         rig.wait_state(State::Idle);
     }
     rig
-}
-
-fn choice(actions: Vec<Action>) -> Choice {
-    Choice {
-        choice: 1,
-        title: "t".into(),
-        rationale: String::new(),
-        actions,
-    }
-}
-
-fn send(input: &str) -> Action {
-    Action::Send {
-        input: input.into(),
-    }
-}
-
-fn line(r: &ActionResult) -> ExecutionLine {
-    r.outcome
-        .execution_line(
-            ProposalId::from_bytes([1; 16]),
-            ExecutionId::from_bytes([2; 16]),
-            r.action,
-        )
-        .unwrap_or_else(|| panic!("no execution line for {r:?}"))
 }
 
 impl Rig {

@@ -5,45 +5,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers panic on setup failure
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use wta_helper::executor::{
     ActionOutcome, ActionResult, DelegateLaunch, Executor, ExecutorConfig, Launch,
 };
 use wta_helper::proposals::ConfirmMode;
-use wta_host::{ServerLocation, TmuxHost};
-use wta_protocol::{
-    Action, Choice, Direction, ExecutionId, ExecutionStatus, OpenTarget, PaneId, ProposalId,
-};
-use wta_shell::{Shell, State, TmuxTarget, TrackerConfig, WatchOptions, gated_command};
+use wta_host::TmuxHost;
+use wta_protocol::{Action, Direction, ExecutionStatus, OpenTarget, PaneId};
+use wta_shell::{Shell, State, gated_command};
 use wta_testkit::{TmuxServer, wait_until};
 
+mod common;
+use common::{choice, send};
+
 const T: Duration = Duration::from_secs(15);
-const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
-
-/// Not a test: the pipe-pane sink entry point when re-run by tmux.
-#[test]
-fn pipe_sink_entry() {
-    if let Ok(socket) = std::env::var(SINK_ENV) {
-        let _ = wta_shell::run_pipe_sink(Path::new(&socket));
-        std::process::exit(0);
-    }
-}
-
-fn sink_argv() -> Vec<String> {
-    let exe = std::env::current_exe()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    vec![
-        "sh".into(),
-        "-c".into(),
-        format!("{SINK_ENV}=\"$1\" exec \"$0\" --exact pipe_sink_entry --quiet --test-threads=1"),
-        exe,
-    ]
-}
-
 struct Rig {
     server: TmuxServer,
     dir: tempfile::TempDir,
@@ -93,24 +69,7 @@ async fn rig(integrate_target: bool, tweak: impl FnOnce(&mut ExecutorConfig)) ->
         .trim()
         .to_owned();
     let target = PaneId::parse(&target).unwrap();
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
-    let watch = WatchOptions {
-        sink_argv: sink_argv(),
-        runtime_dir: dir.path().join("rt"),
-        config: TrackerConfig::default(),
-    };
-    let mut config = ExecutorConfig::new(tmux, watch, launch);
-    config.ready_timeout = Duration::from_secs(10);
-    config.run_timeout = Duration::from_secs(10);
-    tweak(&mut config);
-    let caller = PaneId::parse(server.first_pane()).unwrap();
-    let host = TmuxHost::new(
-        ServerLocation::Socket(server.socket().to_path_buf()),
-        Some(caller),
-    );
-    let exec = Executor::new(Arc::new(host), config);
+    let exec = common::executor(&server, launch, dir.path().join("rt"), tweak);
     exec.watch(&target).await.unwrap();
     server.tmux(&["wait-for", "-S", &gate]);
     wait_prompt(&server, target.as_str());
@@ -128,21 +87,6 @@ fn wait_prompt(server: &TmuxServer, pane: &str) {
         .unwrap_or_else(|e| panic!("{e}: {}", server.capture(pane)));
 }
 
-fn choice(actions: Vec<Action>) -> Choice {
-    Choice {
-        choice: 1,
-        title: "t".into(),
-        rationale: String::new(),
-        actions,
-    }
-}
-
-fn send(input: &str) -> Action {
-    Action::Send {
-        input: input.into(),
-    }
-}
-
 impl Rig {
     async fn run(&self, actions: Vec<Action>, mode: ConfirmMode) -> Vec<ActionResult> {
         let mut seen = Vec::new();
@@ -157,13 +101,7 @@ impl Rig {
     }
 
     fn line(&self, r: &ActionResult) -> wta_protocol::ExecutionLine {
-        r.outcome
-            .execution_line(
-                ProposalId::from_bytes([1; 16]),
-                ExecutionId::from_bytes([2; 16]),
-                r.action,
-            )
-            .unwrap()
+        common::line(r)
     }
 
     fn panes(&self) -> Vec<String> {

@@ -36,16 +36,7 @@ struct Pane {
 }
 
 fn sink_argv() -> Vec<String> {
-    let exe = std::env::current_exe()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
-    vec![
-        "sh".into(),
-        "-c".into(),
-        format!("{SINK_ENV}=\"$1\" exec \"$0\" --exact pipe_sink_entry --quiet --test-threads=1"),
-        exe,
-    ]
+    wta_testkit::rerun_self_argv(SINK_ENV, "pipe_sink_entry")
 }
 
 /// argv that starts `shell` interactively with the integration loaded (or not).

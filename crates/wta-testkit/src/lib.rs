@@ -4,10 +4,13 @@
 //!   killed on drop. Tests never touch a server they did not start.
 //! - [`acp`]: the scripted ACP test agent (`wta-test-agent`) and [`acp::agent_path`].
 //! - [`wait_until`]: poll a condition with a deadline; tests never sleep bare.
+//! - [`rerun_self_argv`]: run this test binary again as one entry-point test.
 
 pub mod acp;
+mod rerun;
 mod tmux;
 mod wait;
 
+pub use rerun::rerun_self_argv;
 pub use tmux::TmuxServer;
 pub use wait::{wait_for_value, wait_until};

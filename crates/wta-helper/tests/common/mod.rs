@@ -1,0 +1,79 @@
+//! Setup shared by the executor tests on real tmux (`executor_tmux`,
+//! `executor_results`): the pipe-pane sink entry point (this test binary
+//! re-run), an executor over a private server, and card-building shorthands.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use wta_helper::executor::{ActionResult, Executor, ExecutorConfig, Launch};
+use wta_host::{ServerLocation, TmuxHost};
+use wta_protocol::{Action, Choice, ExecutionId, ExecutionLine, PaneId, ProposalId};
+use wta_shell::{TmuxTarget, TrackerConfig, WatchOptions};
+use wta_testkit::TmuxServer;
+
+const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
+
+/// Not a test: the pipe-pane sink entry point when re-run by tmux.
+#[test]
+fn pipe_sink_entry() {
+    if let Ok(socket) = std::env::var(SINK_ENV) {
+        let _ = wta_shell::run_pipe_sink(Path::new(&socket));
+        std::process::exit(0);
+    }
+}
+
+/// An executor on `server`, acting for its first pane, that opens panes with
+/// `launch` and keeps its watcher sockets in `runtime_dir`. Ready and run
+/// timeouts are 10 s before `tweak`.
+pub fn executor(
+    server: &TmuxServer,
+    launch: Launch,
+    runtime_dir: PathBuf,
+    tweak: impl FnOnce(&mut ExecutorConfig),
+) -> Executor<TmuxHost> {
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let watch = WatchOptions {
+        sink_argv: wta_testkit::rerun_self_argv(SINK_ENV, "common::pipe_sink_entry"),
+        runtime_dir,
+        config: TrackerConfig::default(),
+    };
+    let mut config = ExecutorConfig::new(tmux, watch, launch);
+    config.ready_timeout = Duration::from_secs(10);
+    config.run_timeout = Duration::from_secs(10);
+    tweak(&mut config);
+    let caller = PaneId::parse(server.first_pane()).unwrap();
+    let host = TmuxHost::new(
+        ServerLocation::Socket(server.socket().to_path_buf()),
+        Some(caller),
+    );
+    Executor::new(Arc::new(host), config)
+}
+
+pub fn choice(actions: Vec<Action>) -> Choice {
+    Choice {
+        choice: 1,
+        title: "t".into(),
+        rationale: String::new(),
+        actions,
+    }
+}
+
+pub fn send(input: &str) -> Action {
+    Action::Send {
+        input: input.into(),
+    }
+}
+
+/// The execution line of one action's result.
+pub fn line(r: &ActionResult) -> ExecutionLine {
+    r.outcome
+        .execution_line(
+            ProposalId::from_bytes([1; 16]),
+            ExecutionId::from_bytes([2; 16]),
+            r.action,
+        )
+        .unwrap_or_else(|| panic!("no execution line for {r:?}"))
+}
