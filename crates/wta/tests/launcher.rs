@@ -4,133 +4,33 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "acp_common/mod.rs"]
-mod acp_common;
+mod launch_common;
 
-use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::Output;
 use std::time::Duration;
 
-use acp_common::Env;
+use launch_common::Launch;
 use serde_json::Value;
-use wta_testkit::{TmuxServer, wait_for_value, wait_until};
+use wta_testkit::{wait_for_value, wait_until};
 
 const T: Duration = Duration::from_secs(20);
 
-struct Launch {
-    env: Env,
-    tmux: TmuxServer,
-    master_lock: Option<PathBuf>,
-}
-
-impl Launch {
-    fn new() -> Self {
-        let env = Env::new();
-        let vars: Vec<(&str, OsString)> = vec![
-            ("HOME", env.path("home").into()),
-            ("XDG_CONFIG_HOME", env.path("config").into()),
-            ("XDG_STATE_HOME", env.path("state").into()),
-            ("XDG_RUNTIME_DIR", env.path("runtime").into()),
-            ("WTA_POLICY_FILE", env.policy.clone().into()),
-            ("SHELL", "/bin/bash".into()),
-        ];
-        let refs: Vec<(&str, &std::ffi::OsStr)> =
-            vars.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
-        let tmux = TmuxServer::start_with_env("bash --norc --noprofile", &refs);
-        Self {
-            env,
-            tmux,
-            master_lock: None,
-        }
-    }
-
-    fn wta(&self, args: &[&str]) -> Output {
-        self.env
-            .command()
-            .env("SHELL", "/bin/bash")
-            .arg("-L")
-            .arg(self.tmux.name())
-            .args(args)
-            .output()
-            .unwrap()
-    }
-
-    fn up(&mut self, args: &[&str]) -> Value {
-        let mut all = vec!["up", "--detach", "--json"];
-        all.extend_from_slice(args);
-        let out = self.wta(&all);
-        assert!(
-            out.status.success(),
-            "wta up failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        self.master_lock =
-            Some(PathBuf::from(v["master_socket"].as_str().unwrap()).with_extension("lock"));
-        v
-    }
-
-    fn pane(&self, args: &[&str]) -> Value {
-        let mut all = vec!["pane"];
-        all.extend_from_slice(args);
-        all.push("--json");
-        let out = self.wta(&all);
-        assert!(
-            out.status.success(),
-            "wta pane failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    }
-
-    fn pane_pid(&self, pane: &str) -> i32 {
-        self.tmux.display(pane, "#{pane_pid}").parse().unwrap()
-    }
-
-    fn master_pid(&self) -> i32 {
-        let lock = self.master_lock.as_ref().expect("master started");
-        std::fs::read_to_string(lock)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap()
-    }
-
-    /// Asks the test agent in `pane` for its pid.
-    fn agent_pid(&self, pane: &str) -> i32 {
-        self.tmux.type_line(pane, "pid");
-        wait_for_value("agent pid", T, || {
-            let screen = self.tmux.capture(pane);
-            screen.lines().rev().find_map(|l| {
-                l.trim()
-                    .trim_start_matches('•')
-                    .trim()
-                    .strip_prefix("pid ")?
-                    .trim()
-                    .parse()
-                    .ok()
-            })
+/// Asks the test agent in `pane` for its pid.
+fn agent_pid(l: &Launch, pane: &str) -> i32 {
+    l.say(pane, "pid");
+    wait_for_value("agent pid", T, || {
+        let screen = l.tmux.capture(pane);
+        screen.lines().rev().find_map(|line| {
+            line.trim()
+                .trim_start_matches('•')
+                .trim()
+                .strip_prefix("pid ")?
+                .trim()
+                .parse()
+                .ok()
         })
-        .unwrap()
-    }
-}
-
-impl Drop for Launch {
-    fn drop(&mut self) {
-        // The master was started by our `wta up`: end it by its pid.
-        if let Some(pid) = self
-            .master_lock
-            .as_ref()
-            .and_then(|l| std::fs::read_to_string(l).ok())
-            .and_then(|s| s.trim().parse::<i32>().ok())
-        {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGTERM,
-            );
-        }
-    }
+    })
+    .unwrap()
 }
 
 fn alive(pid: i32) -> bool {
@@ -168,7 +68,7 @@ fn up_opens_an_integrated_shell_and_a_working_agent_pane() {
     );
     assert_ne!(l.tmux.display(agent, "#{pane_left}"), "0");
     l.tmux.wait_for_text(agent, "Ready", T);
-    l.tmux.type_line(agent, "echo hello from the launcher test");
+    l.say(agent, "echo hello from the launcher test");
     l.tmux
         .wait_for_text(agent, "hello from the launcher test", T);
     // A second `up` reuses the session and its agent pane.
@@ -184,9 +84,9 @@ fn up_with_the_demo_agent_works_offline() {
     let up = l.up(&["--agent", "demo"]);
     let agent = up["agent_pane"].as_str().unwrap().to_owned();
     l.tmux.wait_for_text(&agent, "Ready", T);
-    l.tmux.type_line(&agent, "hello");
-    let screen = l.tmux.wait_for_text(&agent, "demo agent", T);
-    assert!(screen.contains("You said"), "{screen}");
+    l.say(&agent, "hello");
+    let screen = l.tmux.wait_for_text(&agent, "You said", T);
+    assert!(screen.contains("demo agent"), "it says it is a demo:\n{screen}");
 }
 
 #[test]
@@ -198,7 +98,7 @@ fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
         up["agent_pane"].as_str().unwrap().to_owned(),
     );
     l.tmux.wait_for_text(&agent, "Ready", T);
-    l.tmux.type_line(&agent, "echo remember this line");
+    l.say(&agent, "echo remember this line");
     l.tmux.wait_for_text(&agent, "remember this line", T);
     let helper = l.pane_pid(&agent);
     let width = l.tmux.display(&agent, "#{pane_width}");
@@ -243,7 +143,7 @@ fn close_leaves_no_helper_or_agent_process() {
     );
     l.tmux.wait_for_text(&agent, "Ready", T);
     let helper = l.pane_pid(&agent);
-    let agent_pid = l.agent_pid(&agent);
+    let agent_pid = agent_pid(&l, &agent);
     let closed = l.pane(&["close", "--pane", &shell]);
     assert_eq!(
         closed,
@@ -283,14 +183,14 @@ fn two_tabs_get_two_independent_agent_panes_on_one_master() {
     assert_ne!(first, second);
     l.tmux.wait_for_text(&first, "Ready", T);
     l.tmux.wait_for_text(&second, "Ready", T);
-    l.tmux.type_line(&first, "echo only-in-the-first");
-    l.tmux.type_line(&second, "echo only-in-the-second");
+    l.say(&first, "echo only-in-the-first");
+    l.say(&second, "echo only-in-the-second");
     l.tmux.wait_for_text(&first, "only-in-the-first", T);
     l.tmux.wait_for_text(&second, "only-in-the-second", T);
     assert!(!l.tmux.capture(&first).contains("only-in-the-second"));
     assert!(!l.tmux.capture(&second).contains("only-in-the-first"));
     // One master serves both: same agent process, two sessions, two owner tabs.
-    assert_eq!(l.agent_pid(&first), l.agent_pid(&second));
+    assert_eq!(agent_pid(&l, &first), agent_pid(&l, &second));
     let out = l
         .env
         .command()
@@ -348,6 +248,6 @@ fn a_stale_socket_of_a_dead_master_is_replaced_and_panes_work_again() {
     assert_ne!(agent, first_agent);
     assert_ne!(l.master_pid(), old, "a new master owns the socket");
     l.tmux.wait_for_text(&agent, "Ready", T);
-    l.tmux.type_line(&agent, "echo after the restart");
+    l.say(&agent, "echo after the restart");
     l.tmux.wait_for_text(&agent, "after the restart", T);
 }

@@ -4,12 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "acp_common/mod.rs"]
-mod acp_common;
+mod launch_common;
 
 use std::time::Duration;
 
-use acp_common::{Env, WTA};
+use launch_common::{Env, WTA, stop_master, user_env};
 use wta_testkit::{TmuxServer, wait_until};
 
 const T: Duration = Duration::from_secs(20);
@@ -27,23 +26,18 @@ struct Started<'a> {
 
 impl Drop for Started<'_> {
     fn drop(&mut self) {
-        let lock = std::fs::read_dir(self.env.path("runtime/wta"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "lock"));
         let _ = std::process::Command::new("tmux")
             .args(["-L", &self.inner, "kill-server"])
             .status();
-        if let Some(pid) = lock
-            .and_then(|l| std::fs::read_to_string(l).ok())
-            .and_then(|s| s.trim().parse::<i32>().ok())
+        let locks = std::fs::read_dir(self.env.path("runtime/wta"))
+            .into_iter()
+            .flatten()
+            .flatten();
+        for lock in locks
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "lock"))
         {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGTERM,
-            );
+            stop_master(&lock);
         }
     }
 }
@@ -56,19 +50,12 @@ fn up_in_a_terminal_attaches_to_the_new_session() {
         inner: inner.clone(),
         env: &env,
     };
-    let vars = [
-        ("HOME", env.path("home")),
-        ("XDG_CONFIG_HOME", env.path("config")),
-        ("XDG_STATE_HOME", env.path("state")),
-        ("XDG_RUNTIME_DIR", env.path("runtime")),
-        ("WTA_POLICY_FILE", env.policy.clone()),
-    ];
-    let vars: Vec<String> = vars
+    let vars: Vec<String> = user_env(&env)
         .iter()
         .map(|(k, v)| format!("{k}={}", quote(&v.to_string_lossy())))
         .collect();
     let command = format!(
-        "env -u TMUX -u TMUX_PANE {} SHELL=/bin/bash {} -L {} up --agent demo; echo up-exited $?; sleep 600",
+        "env -u TMUX -u TMUX_PANE {} {} -L {} up --agent demo; echo up-exited $?; sleep 600",
         vars.join(" "),
         quote(WTA),
         quote(&inner)

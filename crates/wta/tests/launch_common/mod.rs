@@ -1,0 +1,144 @@
+//! Fixture for launcher tests: temp HOME/XDG dirs (with the scripted test
+//! agent as `custom:test`), a private tmux server whose environment points at
+//! them, `wta` commands run with the same environment, and the master that
+//! `wta up` starts ended by its pid on drop.
+
+#![allow(dead_code, unused_imports, clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../acp_common/mod.rs"]
+pub mod acp_common;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Output;
+
+pub use acp_common::{Env, WTA};
+use serde_json::Value;
+use wta_testkit::TmuxServer;
+
+/// The environment a user's wta sees in these tests.
+pub fn user_env(env: &Env) -> Vec<(&'static str, OsString)> {
+    vec![
+        ("HOME", env.path("home").into()),
+        ("XDG_CONFIG_HOME", env.path("config").into()),
+        ("XDG_STATE_HOME", env.path("state").into()),
+        ("XDG_RUNTIME_DIR", env.path("runtime").into()),
+        ("WTA_POLICY_FILE", env.policy.clone().into()),
+        ("SHELL", "/bin/bash".into()),
+    ]
+}
+
+/// Sends SIGTERM to the process whose pid a master lock file holds.
+pub fn stop_master(lock: &std::path::Path) {
+    if let Some(pid) = std::fs::read_to_string(lock)
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+    {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGTERM,
+        );
+    }
+}
+
+pub struct Launch {
+    pub env: Env,
+    pub tmux: TmuxServer,
+    pub master_lock: Option<PathBuf>,
+}
+
+impl Launch {
+    pub fn new() -> Self {
+        let env = Env::new();
+        let vars = user_env(&env);
+        let refs: Vec<(&str, &std::ffi::OsStr)> =
+            vars.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
+        let tmux = TmuxServer::start_with_env("bash --norc --noprofile", &refs);
+        Self {
+            env,
+            tmux,
+            master_lock: None,
+        }
+    }
+
+    pub fn wta(&self, args: &[&str]) -> Output {
+        self.env
+            .command()
+            .env("SHELL", "/bin/bash")
+            .arg("-L")
+            .arg(self.tmux.name())
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    /// `wta up --detach --json ARGS`; remembers the master to stop it on drop.
+    pub fn up(&mut self, args: &[&str]) -> Value {
+        let mut all = vec!["up", "--detach", "--json"];
+        all.extend_from_slice(args);
+        let out = self.wta(&all);
+        assert!(
+            out.status.success(),
+            "wta up failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        self.master_lock =
+            Some(PathBuf::from(v["master_socket"].as_str().unwrap()).with_extension("lock"));
+        v
+    }
+
+    /// `wta pane ARGS --json`.
+    pub fn pane(&self, args: &[&str]) -> Value {
+        let mut all = vec!["pane"];
+        all.extend_from_slice(args);
+        all.push("--json");
+        let out = self.wta(&all);
+        assert!(
+            out.status.success(),
+            "wta pane failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    pub fn pane_pid(&self, pane: &str) -> i32 {
+        self.tmux.display(pane, "#{pane_pid}").parse().unwrap()
+    }
+
+    /// Waits until the agent pane's status line says Ready (a prompt typed
+    /// while a turn runs is refused by design), then types `text`.
+    pub fn say(&self, pane: &str, text: &str) {
+        wta_testkit::wait_until(
+            "the agent pane to be ready",
+            std::time::Duration::from_secs(20),
+            || {
+                self.tmux
+                    .capture(pane)
+                    .lines()
+                    .rev()
+                    .find(|l| l.contains("yolo"))
+                    .is_some_and(|l| l.contains("Ready"))
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}:\n{}", self.tmux.capture(pane)));
+        self.tmux.type_line(pane, text);
+    }
+
+    pub fn master_pid(&self) -> i32 {
+        let lock = self.master_lock.as_ref().expect("master started");
+        std::fs::read_to_string(lock)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+}
+
+impl Drop for Launch {
+    fn drop(&mut self) {
+        if let Some(lock) = &self.master_lock {
+            stop_master(lock);
+        }
+    }
+}
