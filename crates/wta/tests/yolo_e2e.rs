@@ -230,7 +230,12 @@ fn yolo_never_bypasses_a_terminal_action_card_or_the_silent_cancel() {
     pane.wait_for("yolo on");
     // The card still waits for the user; nothing runs until then.
     say(&pane, "propose-run echo yolo-$((6*7))");
-    pane.wait_for(" Run ");
+    let card = pane.wait_for(" Run ");
+    let cwd = pane.tmux.display(&pane.shell, "#{pane_current_path}");
+    assert!(
+        squeezed(&card).contains(&squeezed(&format!("cwd {cwd}"))),
+        "the card says where the command runs ({cwd}):\n{card}"
+    );
     let shown = Instant::now();
     wait_until("the card stays up", T, || shown.elapsed() > GRACE * 3).unwrap();
     assert!(

@@ -489,6 +489,13 @@ impl Runtime {
                     })
                     .collect()
             }
+            Done::Event(DomainEvent::ProposalAccepted(mut card)) => {
+                // The card says where a `send` runs: the target's last probed cwd.
+                if card.target_cwd.is_none() {
+                    card.target_cwd = self.probed_cwd.clone().flatten();
+                }
+                vec![DomainEvent::ProposalAccepted(card)]
+            }
             Done::Event(event) => vec![event],
         }
     }
