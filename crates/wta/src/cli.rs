@@ -69,6 +69,9 @@ pub struct ServerArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Open (or reuse) a tmux session with your shell and an agent pane beside it.
+    #[command(
+        after_help = "Examples:\n  wta up                      a session named `wta`, attached\n  wta up --agent claude --left\n  wta up --detach --json      set up only; print where things are"
+    )]
     Up(cmd::up::UpArgs),
     /// Open, hide/show (toggle) or close the agent pane of this tab.
     Pane(cmd::agent_pane::PaneArgs),

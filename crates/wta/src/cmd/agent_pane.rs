@@ -20,9 +20,9 @@ pub struct PaneArgs {
 #[derive(Debug, Subcommand)]
 pub enum PaneAction {
     /// Open the agent pane beside the caller's pane (a second open focuses it).
-    Open(OpenArgs),
+    Open(OpenCmd),
     /// Hide the agent pane (it keeps running) or bring it back; opens one if none.
-    Toggle(OpenArgs),
+    Toggle(OpenCmd),
     /// Close the agent pane and end its helper and sessions.
     Close(WhereArgs),
 }
@@ -34,10 +34,18 @@ pub struct WhereArgs {
     pub pane: Option<PaneId>,
 }
 
+/// `pane open` / `pane toggle`: where, and how to open.
 #[derive(Debug, Args)]
-pub struct OpenArgs {
+pub struct OpenCmd {
     #[command(flatten)]
     pub at: WhereArgs,
+    #[command(flatten)]
+    pub open: OpenArgs,
+}
+
+/// How to open an agent pane (shared with `wta up`).
+#[derive(Debug, Args)]
+pub struct OpenArgs {
     /// Agent id (copilot, claude, codex, gemini, opencode, demo, custom:NAME).
     /// Default: the configured or first installed agent, else the demo.
     #[arg(long, value_name = "ID")]
@@ -91,8 +99,8 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
         master: master::socket_for(&host.location().socket_path()),
     };
     let outcome = match &args.action {
-        PaneAction::Open(o) => agent_pane::open(&host, &caller, &spec(o))?,
-        PaneAction::Toggle(o) => agent_pane::toggle(&host, &caller, &spec(o))?,
+        PaneAction::Open(o) => agent_pane::open(&host, &caller, &spec(&o.open))?,
+        PaneAction::Toggle(o) => agent_pane::toggle(&host, &caller, &spec(&o.open))?,
         PaneAction::Close(_) => agent_pane::close(&host, &caller)?,
     };
     if ctx.json {
