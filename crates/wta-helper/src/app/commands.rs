@@ -83,6 +83,7 @@ fn run(state: &mut AppState, command: SlashCommand, fx: &mut Vec<Effect>) {
             state.transcript.clear();
             state.scroll = Scroll::Follow;
             state.fold_focus = None;
+            state.selection = None;
         }
         SlashCommand::New => {
             for request in state.permissions.drain() {

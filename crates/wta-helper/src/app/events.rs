@@ -97,6 +97,12 @@ pub enum Mouse {
     WheelUp,
     /// Wheel towards newer content.
     WheelDown,
+    /// Left button pressed at this screen cell (0-based column, row).
+    Down { col: u16, row: u16 },
+    /// Pointer moved with the left button held.
+    Drag { col: u16, row: u16 },
+    /// Left button released.
+    Up { col: u16, row: u16 },
 }
 
 /// An input to the reducer.

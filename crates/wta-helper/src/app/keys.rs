@@ -9,6 +9,7 @@ use super::effects::Effect;
 use super::events::{Key, KeyCode, Mods};
 use super::proposal_card;
 use super::reducer::{page_size, scroll_down, scroll_up};
+use super::selection;
 use super::state::{AppState, Scroll, Setup};
 
 pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) {
@@ -37,8 +38,17 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
     editor_key(state, key, now, fx);
 }
 
-/// Copy selection → cancel turn → clear draft → arm → quit.
+/// Copy selection (transcript, then editor) → cancel turn → clear draft →
+/// arm → quit.
 fn ctrl_c(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
+    if let Some(text) = selection::take_text(state) {
+        // A selection the view has not drawn yet has no text to copy; the
+        // press still only clears it.
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
+            fx.push(Effect::CopyToClipboard(text));
+        }
+        return;
+    }
     if let Some(selection) = state.input.selection() {
         fx.push(Effect::CopyToClipboard(selection.to_owned()));
         state.input.clear_selection();
@@ -211,6 +221,8 @@ fn fold_key(state: &mut AppState, key: Key) -> bool {
         KeyCode::Enter if key.mods == Mods::NONE && position.is_some() => {
             if let Some(id) = state.fold_focus {
                 state.transcript.toggle(id);
+                // Lines below the fold moved: a selection would cover other text.
+                state.selection = None;
             }
         }
         KeyCode::Esc if state.fold_focus.is_some() => state.fold_focus = None,

@@ -28,6 +28,7 @@ mod keys;
 pub mod permission;
 pub mod proposal_card;
 pub mod reducer;
+pub mod selection;
 pub mod slash;
 pub mod state;
 pub mod transcript;
@@ -38,6 +39,7 @@ pub use effects::Effect;
 pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse};
 pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQueue, Stale};
 pub use reducer::update;
+pub use selection::{SelectedText, Selection, TextPoint, TranscriptArea};
 pub use state::{
     Activity, AppState, Picker, PickerItem, PickerKind, Scroll, Setup, TargetPane, Viewport,
     YoloState,
@@ -46,3 +48,5 @@ pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
 
 #[cfg(test)]
 mod reducer_tests;
+#[cfg(test)]
+mod selection_tests;

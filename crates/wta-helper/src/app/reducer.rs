@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::effects::Effect;
 use super::events::{Event, Mouse};
 use super::state::{AppState, Scroll};
-use super::{domain_events, keys};
+use super::{domain_events, keys, selection};
 
 /// Lines one wheel notch scrolls.
 pub const WHEEL_LINES: usize = 3;
@@ -21,10 +21,15 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
         Event::Paste(text) => keys::on_paste(state, &text),
         Event::Mouse(Mouse::WheelUp) => scroll_up(state, WHEEL_LINES),
         Event::Mouse(Mouse::WheelDown) => scroll_down(state, WHEEL_LINES),
+        Event::Mouse(Mouse::Down { col, row }) => selection::on_down(state, col, row),
+        Event::Mouse(Mouse::Drag { col, row }) => selection::on_drag(state, col, row),
+        Event::Mouse(Mouse::Up { .. }) => selection::on_up(state),
         Event::Resize { .. } => {
-            // Wrapped heights change with width: a pinned line number no
-            // longer points at the same text, so return to following.
+            // Wrapped heights change with width: a pinned line number (or a
+            // selected one) no longer points at the same text, so return to
+            // following and drop the selection.
             state.scroll = Scroll::Follow;
+            state.selection = None;
         }
         Event::Tick => on_tick(state),
         Event::Domain(event) => domain_events::on_domain(state, event, now, &mut effects),
@@ -47,10 +52,7 @@ pub fn page_size(state: &AppState) -> usize {
 pub fn scroll_up(state: &mut AppState, lines: usize) {
     let viewport = state.viewport.get();
     let bottom_top = viewport.total_lines.saturating_sub(viewport.rows);
-    let top = match state.scroll {
-        Scroll::Follow => bottom_top,
-        Scroll::Pinned { top } => top.min(bottom_top),
-    };
+    let top = viewport.top(state.scroll);
     if bottom_top == 0 {
         return;
     }

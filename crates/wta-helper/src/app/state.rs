@@ -1,7 +1,8 @@
 //! `AppState`: everything one agent pane shows, as plain data. Views read
-//! it; only the reducer writes it (except `viewport`, see below).
+//! it; only the reducer writes it (except what the view measures:
+//! `viewport`, `transcript_area` and `selected_text`).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 use super::debug::DebugLog;
@@ -9,6 +10,7 @@ use super::domain::{AgentChoice, AuthMethod, ConfigOption, ConnectionState, Mode
 use super::input::InputEditor;
 use super::permission::PermissionQueue;
 use super::proposal_card::ProposalQueue;
+use super::selection::{SelectedText, Selection, TranscriptArea};
 use super::slash::{self, ArgSources, Completion};
 use super::transcript::{ItemId, Transcript};
 
@@ -32,6 +34,18 @@ pub enum Scroll {
 pub struct Viewport {
     pub total_lines: usize,
     pub rows: usize,
+}
+
+impl Viewport {
+    /// The transcript line at the top of the view for this scroll position
+    /// (the view draws from here; mouse rows map through it).
+    pub fn top(&self, scroll: Scroll) -> usize {
+        let bottom_top = self.total_lines.saturating_sub(self.rows);
+        match scroll {
+            Scroll::Follow => bottom_top,
+            Scroll::Pinned { top } => top.min(bottom_top),
+        }
+    }
 }
 
 /// The target pane confirmed actions go to.
@@ -117,6 +131,12 @@ pub struct AppState {
     pub debug: DebugLog,
     pub scroll: Scroll,
     pub viewport: Cell<Viewport>,
+    /// Where the view last drew the transcript (written by the view).
+    pub transcript_area: Cell<Option<TranscriptArea>>,
+    /// Mouse selection in the transcript; Ctrl+C copies it.
+    pub selection: Option<Selection>,
+    /// The text `selection` covers as last drawn (written by the view).
+    pub selected_text: RefCell<Option<SelectedText>>,
     /// Highlighted foldable entry (Tab cycles, Enter toggles).
     pub fold_focus: Option<ItemId>,
     /// Highlighted row of the slash popup.
