@@ -86,7 +86,10 @@ fn up_with_the_demo_agent_works_offline() {
     l.tmux.wait_for_text(&agent, "Ready", T);
     l.say(&agent, "hello");
     let screen = l.tmux.wait_for_text(&agent, "You said", T);
-    assert!(screen.contains("demo agent"), "it says it is a demo:\n{screen}");
+    assert!(
+        screen.contains("demo agent"),
+        "it says it is a demo:\n{screen}"
+    );
 }
 
 #[test]
@@ -250,4 +253,37 @@ fn a_stale_socket_of_a_dead_master_is_replaced_and_panes_work_again() {
     l.tmux.wait_for_text(&agent, "Ready", T);
     l.say(&agent, "echo after the restart");
     l.tmux.wait_for_text(&agent, "after the restart", T);
+}
+
+#[test]
+fn the_tmux_config_bindings_load_and_toggle_the_agent_pane() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "custom:test"]);
+    let (shell, agent) = (
+        up["shell_pane"].as_str().unwrap().to_owned(),
+        up["agent_pane"].as_str().unwrap().to_owned(),
+    );
+    l.tmux.wait_for_text(&agent, "Ready", T);
+    let out = l.wta(&["tmux-config"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let file = l.env.path("wta.tmux.conf");
+    std::fs::write(&file, &text).unwrap();
+    l.tmux.tmux(&["source-file", file.to_str().unwrap()]);
+    let keys = l.tmux.tmux(&["list-keys", "-T", "prefix", "a"]);
+    assert!(keys.contains("pane toggle"), "{keys}");
+    // Run exactly what the binding runs, with formats expanded for the shell pane.
+    let line = text.lines().find(|l| l.starts_with("bind-key a ")).unwrap();
+    let command = line
+        .split_once("run-shell -b ")
+        .unwrap()
+        .1
+        .trim()
+        .trim_matches('"')
+        .replace("\\\"", "\"");
+    let window = l.tmux.display(&shell, "#{window_id}");
+    l.tmux.tmux(&["run-shell", "-t", &shell, &command]);
+    assert_ne!(l.tmux.display(&agent, "#{window_id}"), window, "hidden");
+    l.tmux.tmux(&["run-shell", "-t", &shell, &command]);
+    assert_eq!(l.tmux.display(&agent, "#{window_id}"), window, "back");
 }
