@@ -57,7 +57,30 @@ struct Builder<'p> {
     rest: &'p [Span<'static>],
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
+    /// A builder whose first line is started; the width leaves room for the
+    /// longer prefix plus one column.
+    fn start(width: usize, first: &'a [Span<'static>], rest: &'a [Span<'static>]) -> Self {
+        let width = width.max(spans_width(first).max(spans_width(rest)) + 1);
+        let mut b = Builder {
+            lines: Vec::new(),
+            current: Vec::new(),
+            used: 0,
+            width,
+            first,
+            rest,
+        };
+        b.start_line();
+        b
+    }
+
+    /// The wrapped lines, the current one included.
+    fn finish(mut self) -> Vec<Line<'static>> {
+        self.lines
+            .push(Line::from(std::mem::take(&mut self.current)));
+        self.lines
+    }
+
     fn prefix(&self) -> &[Span<'static>] {
         if self.lines.is_empty() {
             self.first
@@ -116,16 +139,7 @@ pub fn wrap(
     first: &[Span<'static>],
     rest: &[Span<'static>],
 ) -> Vec<Line<'static>> {
-    let width = width.max(spans_width(first).max(spans_width(rest)) + 1);
-    let mut b = Builder {
-        lines: Vec::new(),
-        current: Vec::new(),
-        used: 0,
-        width,
-        first,
-        rest,
-    };
-    b.start_line();
+    let mut b = Builder::start(width, first, rest);
     let mut pending_space: Option<Vec<Piece>> = None;
     for token in tokenize(spans) {
         if token.space {
@@ -151,8 +165,7 @@ pub fn wrap(
             b.push_broken(&token.pieces);
         }
     }
-    b.lines.push(Line::from(std::mem::take(&mut b.current)));
-    b.lines
+    b.finish()
 }
 
 /// Hard-wraps one line of preformatted text (code, output) between characters.
@@ -163,19 +176,9 @@ pub fn wrap_chars(
     first: &[Span<'static>],
     rest: &[Span<'static>],
 ) -> Vec<Line<'static>> {
-    let width = width.max(spans_width(first).max(spans_width(rest)) + 1);
-    let mut b = Builder {
-        lines: Vec::new(),
-        current: Vec::new(),
-        used: 0,
-        width,
-        first,
-        rest,
-    };
-    b.start_line();
+    let mut b = Builder::start(width, first, rest);
     b.push_broken(&[(style, text.to_owned())]);
-    b.lines.push(Line::from(std::mem::take(&mut b.current)));
-    b.lines
+    b.finish()
 }
 
 /// Cuts text to `width` columns, ending with `…` when something was cut.
