@@ -1,6 +1,6 @@
 //! crossterm input → app events. Key releases and repeats of modifiers are
-//! dropped; mouse input other than the wheel is ignored (the terminal or
-//! tmux keeps its own selection).
+//! dropped; of the mouse the app uses the wheel (scrolling) and the left
+//! button (transcript selection), with 0-based screen cells.
 
 use ratatui::crossterm::event as ct;
 use wta_helper::app::{Event, Key, KeyCode, Mods, Mouse};
@@ -15,6 +15,18 @@ pub fn from_crossterm(event: ct::Event) -> Option<Event> {
         ct::Event::Mouse(m) => match m.kind {
             ct::MouseEventKind::ScrollUp => Some(Event::Mouse(Mouse::WheelUp)),
             ct::MouseEventKind::ScrollDown => Some(Event::Mouse(Mouse::WheelDown)),
+            ct::MouseEventKind::Down(ct::MouseButton::Left) => Some(Event::Mouse(Mouse::Down {
+                col: m.column,
+                row: m.row,
+            })),
+            ct::MouseEventKind::Drag(ct::MouseButton::Left) => Some(Event::Mouse(Mouse::Drag {
+                col: m.column,
+                row: m.row,
+            })),
+            ct::MouseEventKind::Up(ct::MouseButton::Left) => Some(Event::Mouse(Mouse::Up {
+                col: m.column,
+                row: m.row,
+            })),
             _ => None,
         },
         ct::Event::Resize(cols, rows) => Some(Event::Resize { cols, rows }),
@@ -99,6 +111,32 @@ mod tests {
         assert_eq!(
             from_crossterm(ct::Event::Mouse(wheel)),
             Some(Event::Mouse(Mouse::WheelUp))
+        );
+        let mouse = |kind| {
+            from_crossterm(ct::Event::Mouse(ct::MouseEvent {
+                kind,
+                column: 7,
+                row: 3,
+                modifiers: ct::KeyModifiers::NONE,
+            }))
+        };
+        let left = ct::MouseButton::Left;
+        assert_eq!(
+            mouse(ct::MouseEventKind::Down(left)),
+            Some(Event::Mouse(Mouse::Down { col: 7, row: 3 }))
+        );
+        assert_eq!(
+            mouse(ct::MouseEventKind::Drag(left)),
+            Some(Event::Mouse(Mouse::Drag { col: 7, row: 3 }))
+        );
+        assert_eq!(
+            mouse(ct::MouseEventKind::Up(left)),
+            Some(Event::Mouse(Mouse::Up { col: 7, row: 3 }))
+        );
+        assert_eq!(
+            mouse(ct::MouseEventKind::Down(ct::MouseButton::Right)),
+            None,
+            "only the left button selects"
         );
     }
 }

@@ -78,6 +78,8 @@ impl View {
         };
 
         let (chat, debug_area) = split_debug(state, main);
+        // Only a drawn transcript can be selected with the mouse.
+        state.transcript_area.set(None);
         if state.setup.is_some() {
             setup::render(state, frame, chat);
         } else if state.transcript.is_empty() {

@@ -16,6 +16,7 @@ mod layout;
 pub mod markdown;
 mod popup;
 mod proposal_card;
+mod selection;
 mod setup;
 mod status;
 mod table;

@@ -1,15 +1,18 @@
 //! The transcript viewport. Wrapped lines are cached per entry keyed by
 //! (revision, width, focus), so a frame costs one height sum over the
 //! entries plus drawing only the visible rows, however long the chat is.
+//! It writes back what the reducer maps the mouse through: the geometry
+//! (`viewport`, `transcript_area`) and the text a selection covers.
 
 use std::collections::HashMap;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use wta_helper::app::{AppState, ItemId, Scroll, Viewport};
+use wta_helper::app::{AppState, ItemId, SelectedText, TranscriptArea, Viewport};
 
 use crate::items::render_entry;
+use crate::selection;
 
 #[derive(Debug)]
 struct Cached {
@@ -62,32 +65,61 @@ impl TranscriptCache {
             total_lines: total,
             rows,
         });
-        let bottom_top = total.saturating_sub(rows);
-        let top = match state.scroll {
-            Scroll::Follow => bottom_top,
-            Scroll::Pinned { top } => top.min(bottom_top),
-        } + skip_first;
+        state.transcript_area.set(Some(TranscriptArea {
+            x: area.x,
+            y: area.y,
+            width: area.width,
+            height: area.height,
+        }));
+        let top = state.viewport.get().top(state.scroll);
         let buf = frame.buffer_mut();
-        let mut line_no = 0usize;
-        let mut y = 0usize;
-        for (id, height) in heights {
-            if line_no + height <= top {
-                line_no += height;
-                continue;
-            }
-            let Some(cached) = self.entries.get(&id) else {
-                continue;
-            };
-            let from = top.saturating_sub(line_no);
-            for line in &cached.lines[from..] {
-                if y >= rows {
-                    return;
-                }
-                buf.set_line(area.x, area.y + y as u16, line, area.width);
-                y += 1;
-            }
-            line_no += height;
+        for (y, line) in self
+            .lines_from(&heights, top + skip_first)
+            .take(rows)
+            .enumerate()
+        {
+            buf.set_line(area.x, area.y + y as u16, line, area.width);
         }
+        let drawn = state.selection.filter(|s| s.dragged).map(|selection| {
+            selection::highlight(
+                &selection,
+                top,
+                self.lines_from(&heights, top + skip_first).take(rows),
+                buf,
+                area,
+            );
+            let (start, end) = selection.range();
+            let lines = self
+                .lines_from(&heights, start.line + skip_first)
+                .take(end.line + 1 - start.line);
+            SelectedText {
+                selection,
+                text: selection::text(&selection, start.line, lines),
+            }
+        });
+        state.selected_text.replace(drawn);
+    }
+
+    /// Cached lines in order, starting at raw line `first` (counting the
+    /// leading separator blank).
+    fn lines_from<'a>(
+        &'a self,
+        heights: &'a [(ItemId, usize)],
+        first: usize,
+    ) -> impl Iterator<Item = &'a Line<'static>> + 'a {
+        let mut line_no = 0usize;
+        heights.iter().flat_map(move |(id, height)| {
+            let start = line_no;
+            line_no += height;
+            let lines: &[Line<'static>] = if start + height <= first {
+                &[]
+            } else {
+                self.entries
+                    .get(id)
+                    .map_or(&[][..], |c| &c.lines[first.saturating_sub(start)..])
+            };
+            lines.iter()
+        })
     }
 
     /// Drops cached entries that no longer exist (after `/clear`).
