@@ -154,6 +154,18 @@ impl Rig {
     /// Starts a thread that waits for `needle` on the target's screen, then
     /// runs `then` against the server's socket.
     fn when_screen_shows(&self, needle: &'static str, then: Vec<&'static str>) {
+        self.when_shown_and_running(needle, None, then);
+    }
+
+    /// Like [`Rig::when_screen_shows`], also waiting until `program` is the
+    /// pane's foreground command: a Ctrl+C that lands between two commands of
+    /// a list ends the list with the last status (fish: 0), not 130.
+    fn when_shown_and_running(
+        &self,
+        needle: &'static str,
+        program: Option<&'static str>,
+        then: Vec<&'static str>,
+    ) {
         let socket = self.server.socket().to_path_buf();
         let pane = self.target.as_str().to_owned();
         std::thread::spawn(move || {
@@ -168,6 +180,9 @@ impl Rig {
             };
             let _ = wait_until("screen text", T, || {
                 tmux(&["capture-pane", "-p", "-t", &pane]).contains(needle)
+                    && program.is_none_or(|p| {
+                        tmux(&["display", "-p", "-t", &pane, "#{pane_current_command}"]).trim() == p
+                    })
             });
             let mut args = then.clone();
             for a in args.iter_mut() {
@@ -344,7 +359,11 @@ async fn rig_with_timeout(sh: Sh, t: Duration) -> Rig {
 
 async fn ctrl_c_reports_130_interrupted(sh: Sh) {
     let rig = rig(sh, true, |_| {}).await;
-    rig.when_screen_shows("\ngo-now", vec!["send-keys", "-t", "{pane}", "C-c"]);
+    rig.when_shown_and_running(
+        "\ngo-now",
+        Some("sleep"),
+        vec!["send-keys", "-t", "{pane}", "C-c"],
+    );
     let l = rig.run_one("echo go-now; sleep 300").await;
     assert_eq!(
         (l.status, l.exit_code, l.interrupted),
