@@ -143,11 +143,22 @@ fn connection_from_another_uid_is_rejected() {
         "{}",
         String::from_utf8_lossy(&ok.stderr)
     );
-    let log = std::fs::read_to_string(env.path("state/wta/master.log")).unwrap_or_default();
-    assert!(
-        log.contains("refused a connection from another user"),
-        "{log}"
-    );
+    // The log is written by a background thread: wait for the line.
+    let log_path = env.path("state/wta/master.log");
+    wta_testkit::wait_until(
+        "the refusal in the master log",
+        Duration::from_secs(10),
+        || {
+            std::fs::read_to_string(&log_path)
+                .is_ok_and(|log| log.contains("refused a connection from another user"))
+        },
+    )
+    .unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}",
+            std::fs::read_to_string(&log_path).unwrap_or_default()
+        )
+    });
 }
 
 #[test]
