@@ -24,7 +24,7 @@ pub use error::ShellError;
 pub use last_command::{LAST_COMMAND_OPTION, LastCommand, read_last_command, record_last_command};
 pub use launch::{ScriptSource, ShellLaunch, integrated, user_shell};
 pub use output::{CappedOutput, Rendered, render};
-pub use pane_state::{INTEGRATION_STATE_OPTION, announced_for};
+pub use pane_state::{INTEGRATION_EXPECTED_OPTION, INTEGRATION_STATE_OPTION, announced_for};
 pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
 pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};
 pub use sink::{EXIT_STATUS_OPTION, SinkStats, gated_command, run_pipe_sink, sh_quote};

@@ -14,6 +14,10 @@ use wta_host::parent_pid;
 /// Pane option with the watcher's integration verdict: `present` or `absent`.
 pub const INTEGRATION_STATE_OPTION: &str = "@wta_integration_state";
 
+/// Set (to `1`) by whoever starts a shell with WTA integration loaded: until
+/// its first marks arrive, that shell is still starting, not integration-less.
+pub const INTEGRATION_EXPECTED_OPTION: &str = "@wta_integration_expected";
+
 /// True when `mark` was written by the pane's shell: the pane's own process,
 /// or a direct child of it (a gated pane's wrapper keeps `pane_pid` and runs
 /// the shell as its child, see [`crate::gated_command`]).

@@ -287,3 +287,33 @@ fn the_tmux_config_bindings_load_and_toggle_the_agent_pane() {
     l.tmux.tmux(&["run-shell", "-t", &shell, &command]);
     assert_eq!(l.tmux.display(&agent, "#{window_id}"), window, "back");
 }
+
+#[test]
+fn a_command_for_a_shell_still_loading_its_rc_is_refused_not_typed_blind() {
+    let mut l = Launch::new();
+    // The user's rc takes its time (think pyenv or nvm): no prompt yet.
+    std::fs::write(l.env.path("home/.bashrc"), "sleep 600\n").unwrap();
+    let up = l.up(&["--agent", "custom:test"]);
+    let (shell, agent) = (
+        up["shell_pane"].as_str().unwrap().to_owned(),
+        up["agent_pane"].as_str().unwrap().to_owned(),
+    );
+    l.tmux.wait_for_text(&agent, "Ready", T);
+    l.say(&agent, "propose-run echo typed-too-early");
+    l.tmux.wait_for_text(&agent, " Run ", T);
+    let shown = std::time::Instant::now();
+    wait_until("the card accepts keys", T, || {
+        shown.elapsed().as_millis() > 700
+    })
+    .unwrap();
+    l.tmux.tmux(&["send-keys", "-t", &agent, "Enter"]);
+    let squeezed = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    wait_until("the refusal", T, || {
+        squeezed(&l.tmux.capture(&agent)).contains("isstillstarting")
+    })
+    .unwrap_or_else(|e| panic!("{e}:\n{}", l.tmux.capture(&agent)));
+    assert!(
+        !l.tmux.capture(&shell).contains("typed-too-early"),
+        "nothing was typed into the starting shell"
+    );
+}

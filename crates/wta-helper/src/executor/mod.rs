@@ -295,6 +295,11 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             Ok(Ok(())) => {
                 follow::follow_run(watcher, &self.config.tmux, self.config.limits(info.pid)).await
             }
+            Ok(Err(SubmitRefusal::NotAtPrompt)) if self.still_starting(watcher, &info).await => {
+                unavailable(format!(
+                    "the shell in {pane} is still starting (no prompt yet); nothing was sent"
+                ))
+            }
             Ok(Err(SubmitRefusal::IntegrationAbsent | SubmitRefusal::NotAtPrompt))
                 if self.no_integration_at_shell(watcher, &info).await =>
             {
@@ -342,6 +347,22 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             .run(&["send-keys", "-t", info.id.as_str(), "C-l"])
             .await;
         let _ = follow::wait_idle(watcher, Duration::from_secs(1)).await;
+    }
+
+    /// True for a shell started with integration (the launcher or this
+    /// executor set `@wta_integration_expected`) that has not shown a mark
+    /// yet: its rc files are still running, so typed text would wait in the
+    /// terminal and run later, unobserved.
+    async fn still_starting(&self, watcher: &PaneWatcher, info: &PaneInfo) -> bool {
+        if watcher.tracker().lock().await.integration != wta_shell::Integration::Unknown {
+            return false;
+        }
+        let format = format!("#{{{}}}", wta_shell::INTEGRATION_EXPECTED_OPTION);
+        self.config
+            .tmux
+            .run(&["display", "-p", "-t", info.id.as_str(), &format])
+            .await
+            .is_ok_and(|v| v.trim() == "1")
     }
 
     /// True when the pane's shell shows no integration and is in the

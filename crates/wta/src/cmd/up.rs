@@ -96,10 +96,13 @@ fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<PaneInfo> {
         cmd = cmd.arg(a);
     }
     let out = host.run(&cmd)?;
-    format::parse_panes(&out)?
+    let pane = format::parse_panes(&out)?
         .into_iter()
         .next()
-        .context("tmux new-session printed no pane")
+        .context("tmux new-session printed no pane")?;
+    // Until its first prompt, this shell is starting, not integration-less.
+    host.set_pane_option(&pane.id, wta_shell::INTEGRATION_EXPECTED_OPTION, "1")?;
+    Ok(pane)
 }
 
 fn session_exists(host: &TmuxHost, name: &str) -> bool {
