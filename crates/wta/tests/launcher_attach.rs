@@ -26,9 +26,18 @@ struct Started<'a> {
 
 impl Drop for Started<'_> {
     fn drop(&mut self) {
+        let socket = std::process::Command::new("tmux")
+            .args(["-L", &self.inner, "display", "-p", "#{socket_path}"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default();
         let _ = std::process::Command::new("tmux")
             .args(["-L", &self.inner, "kill-server"])
             .status();
+        // tmux leaves the socket file behind; it is ours to remove.
+        if !socket.is_empty() {
+            let _ = std::fs::remove_file(&socket);
+        }
         let locks = std::fs::read_dir(self.env.path("runtime/wta"))
             .into_iter()
             .flatten()
