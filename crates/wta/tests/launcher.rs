@@ -95,12 +95,7 @@ fn up_with_the_demo_agent_works_offline() {
 #[test]
 fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
     let mut l = Launch::new();
-    let up = l.up(&["--agent", "custom:test"]);
-    let (shell, agent) = (
-        up["shell_pane"].as_str().unwrap().to_owned(),
-        up["agent_pane"].as_str().unwrap().to_owned(),
-    );
-    l.tmux.wait_for_text(&agent, "Ready", T);
+    let (_, shell, agent) = l.up_ready("custom:test");
     l.say(&agent, "echo remember this line");
     l.tmux.wait_for_text(&agent, "remember this line", T);
     let helper = l.pane_pid(&agent);
@@ -139,12 +134,7 @@ fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
 #[test]
 fn close_leaves_no_helper_or_agent_process() {
     let mut l = Launch::new();
-    let up = l.up(&["--agent", "custom:test"]);
-    let (shell, agent) = (
-        up["shell_pane"].as_str().unwrap().to_owned(),
-        up["agent_pane"].as_str().unwrap().to_owned(),
-    );
-    l.tmux.wait_for_text(&agent, "Ready", T);
+    let (_, shell, agent) = l.up_ready("custom:test");
     let helper = l.pane_pid(&agent);
     let agent_pid = agent_pid(&l, &agent);
     let closed = l.pane(&["close", "--pane", &shell]);
@@ -258,12 +248,7 @@ fn a_stale_socket_of_a_dead_master_is_replaced_and_panes_work_again() {
 #[test]
 fn the_tmux_config_bindings_load_and_toggle_the_agent_pane() {
     let mut l = Launch::new();
-    let up = l.up(&["--agent", "custom:test"]);
-    let (shell, agent) = (
-        up["shell_pane"].as_str().unwrap().to_owned(),
-        up["agent_pane"].as_str().unwrap().to_owned(),
-    );
-    l.tmux.wait_for_text(&agent, "Ready", T);
+    let (_, shell, agent) = l.up_ready("custom:test");
     let out = l.wta(&["tmux-config"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -293,12 +278,7 @@ fn a_command_for_a_shell_still_loading_its_rc_is_refused_not_typed_blind() {
     let mut l = Launch::new();
     // The user's rc takes its time (think pyenv or nvm): no prompt yet.
     std::fs::write(l.env.path("home/.bashrc"), "sleep 600\n").unwrap();
-    let up = l.up(&["--agent", "custom:test"]);
-    let (shell, agent) = (
-        up["shell_pane"].as_str().unwrap().to_owned(),
-        up["agent_pane"].as_str().unwrap().to_owned(),
-    );
-    l.tmux.wait_for_text(&agent, "Ready", T);
+    let (_, shell, agent) = l.up_ready("custom:test");
     l.say(&agent, "propose-run echo typed-too-early");
     l.tmux.wait_for_text(&agent, " Run ", T);
     let shown = std::time::Instant::now();

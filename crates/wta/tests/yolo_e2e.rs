@@ -24,6 +24,18 @@ fn env() -> Env {
     ))
 }
 
+/// A ready agent pane started with `--auto-approve-tools` (yolo by default).
+fn global_yolo_pane(env: Env) -> Pane {
+    let pane = Pane::open_with(
+        env,
+        "custom:test",
+        TmuxServer::start(),
+        &["--auto-approve-tools"],
+    );
+    pane.wait_ready();
+    pane
+}
+
 /// Waits until the status line says the pane is ready for a prompt (a prompt
 /// typed while a turn runs is refused by design).
 fn ready(pane: &Pane) {
@@ -126,13 +138,7 @@ fn a_failed_disable_fails_closed_with_a_fresh_session() {
 
 #[test]
 fn the_global_default_applies_to_new_sessions_and_new_clears_the_override() {
-    let pane = Pane::open_with(
-        env(),
-        "custom:test",
-        TmuxServer::start(),
-        &["--auto-approve-tools"],
-    );
-    pane.wait_ready();
+    let pane = global_yolo_pane(env());
     pane.wait_for("yolo on");
     allow_all(&pane, "on");
     say(&pane, "/yolo off");
@@ -174,13 +180,7 @@ fn yolo_in_one_pane_never_leaks_into_another() {
 fn the_policy_file_blocks_both_paths() {
     let env = env();
     std::fs::write(&env.policy, "allow_yolo_mode = false\n").unwrap();
-    let pane = Pane::open_with(
-        env,
-        "custom:test",
-        TmuxServer::start(),
-        &["--auto-approve-tools"],
-    );
-    pane.wait_ready();
+    let pane = global_yolo_pane(env);
     pane.wait_for("yolo blocked");
     allow_all(&pane, "off");
     say(&pane, "/yolo on");
@@ -220,13 +220,7 @@ fn squeezed(text: &str) -> String {
 
 #[test]
 fn yolo_never_bypasses_a_terminal_action_card_or_the_silent_cancel() {
-    let pane = Pane::open_with(
-        env(),
-        "custom:test",
-        TmuxServer::start(),
-        &["--auto-approve-tools"],
-    );
-    pane.wait_ready();
+    let pane = global_yolo_pane(env());
     pane.wait_for("yolo on");
     // The card still waits for the user; nothing runs until then.
     say(&pane, "propose-run echo yolo-$((6*7))");

@@ -88,6 +88,17 @@ impl Launch {
         v
     }
 
+    /// `wta up` for `agent`, then waits for its pane to be Ready; returns
+    /// the `up` JSON, the shell pane and the agent pane.
+    pub fn up_ready(&mut self, agent: &str) -> (Value, String, String) {
+        let up = self.up(&["--agent", agent]);
+        let shell = up["shell_pane"].as_str().unwrap().to_owned();
+        let pane = up["agent_pane"].as_str().unwrap().to_owned();
+        self.tmux
+            .wait_for_text(&pane, "Ready", std::time::Duration::from_secs(20));
+        (up, shell, pane)
+    }
+
     /// `wta pane ARGS --json`.
     pub fn pane(&self, args: &[&str]) -> Value {
         let mut all = vec!["pane"];
