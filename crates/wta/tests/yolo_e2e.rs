@@ -169,11 +169,24 @@ fn yolo_in_one_pane_never_leaks_into_another() {
     .unwrap();
     first.tmux.type_line(&second, "permission");
     first.tmux.wait_for_text(&second, "reject_once", T);
+    let shown = Instant::now();
     let screen = first.tmux.capture(&second);
-    assert!(
-        !screen.contains("Yolo approved") && screen.contains("yolo off"),
-        "{screen}"
-    );
+    assert!(!screen.contains("Yolo approved"), "{screen}");
+    // The card is the user's to answer: the agent records what was picked.
+    wait_until("the card accepts keys", T, || shown.elapsed() > GRACE * 2).unwrap();
+    first.tmux.tmux(&["send-keys", "-t", &second, "n"]);
+    first
+        .tmux
+        .wait_for_text(&second, "permission: selected opt-1-reject_once", T);
+    // Read the status line once Ready: while a card waits, the longer
+    // activity text can leave no room for the low-priority "yolo off".
+    wait_until("the second pane to say yolo off", T, || {
+        last_line_with(&first.tmux.capture(&second), "Ready")
+            .is_some_and(|l| l.contains("yolo off"))
+    })
+    .unwrap();
+    // The first pane kept its own override.
+    assert!(last_line_with(&first.screen(), "yolo").is_some_and(|l| l.contains("yolo on")));
 }
 
 #[test]
