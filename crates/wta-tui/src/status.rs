@@ -1,5 +1,5 @@
 //! The status line: activity (with spinner), agent and model on the left;
-//! scroll state, target pane and cwd, yolo, and usage/cost on the right,
+//! scroll state, yolo, target pane and cwd, and usage/cost on the right,
 //! dropped from the far right first when the pane is narrow.
 
 use ratatui::Frame;
@@ -73,14 +73,14 @@ fn right(state: &AppState) -> Vec<Vec<Span<'static>>> {
     if matches!(state.scroll, Scroll::Pinned { .. }) {
         segments.push(vec![Span::styled("↑ history", theme::accent())]);
     }
-    if state.yolo.on {
-        segments.push(vec![Span::styled(
-            "yolo on",
-            theme::attention().add_modifier(Modifier::BOLD),
-        )]);
+    // Yolo is a safety setting: its state outranks the target and usage.
+    segments.push(vec![if state.yolo.on {
+        Span::styled("yolo on", theme::attention().add_modifier(Modifier::BOLD))
     } else if state.yolo.blocked {
-        segments.push(vec![Span::styled("yolo blocked", theme::dim())]);
-    }
+        Span::styled("yolo blocked by policy", theme::dim())
+    } else {
+        Span::styled("yolo off", theme::dim())
+    }]);
     if let Some(target) = &state.target {
         let mut spans = vec![Span::styled(target.pane.clone(), theme::accent())];
         if let Some(cwd) = &target.cwd {
@@ -93,9 +93,6 @@ fn right(state: &AppState) -> Vec<Vec<Span<'static>>> {
     }
     if let Some(usage) = &state.usage {
         segments.push(vec![Span::styled(usage_text(usage), theme::dim())]);
-    }
-    if !state.yolo.on && !state.yolo.blocked {
-        segments.push(vec![Span::styled("yolo off", theme::dim())]);
     }
     segments
 }
@@ -130,7 +127,6 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         used += w;
         chosen.push(segment);
     }
-    // Display order: the pane first, then yolo, usage; history hint leads.
     for (i, segment) in chosen.into_iter().enumerate() {
         if i > 0 {
             right_spans.push(Span::styled(" · ", theme::dim()));

@@ -330,3 +330,31 @@ fn multi_line_input_with_cursor() {
     f.typed("second line that is long enough to wrap around in a narrow pane");
     insta::assert_snapshot!("input_40x10", f.render(40, 10));
 }
+
+/// The status line keeps the yolo state in view when space is short: it is a
+/// safety setting and outranks the target pane, which drops first.
+#[test]
+fn yolo_state_outranks_the_target_pane_in_a_crowded_status_line() {
+    for (on, blocked, label) in [
+        (false, false, "yolo off"),
+        (true, false, "yolo on"),
+        (false, true, "yolo blocked by policy"),
+    ] {
+        let mut f = Fixture::ready();
+        f.domain(DomainEvent::TargetPane {
+            pane: "%12".into(),
+            cwd: Some("/check/a/very/long/checkout/path/work/main/crates/wta".into()),
+        });
+        f.domain(DomainEvent::Yolo { on, blocked });
+        f.prompt("clean");
+        f.domain(DomainEvent::PermissionRequest(permission(
+            1,
+            "Run",
+            "cargo clean",
+        )));
+        let screen = f.render(80, 10);
+        let status = screen.lines().last().unwrap();
+        assert!(status.contains("Waiting for permission"), "{status}");
+        assert!(status.contains(label), "{label}: {status}");
+    }
+}
