@@ -4,6 +4,8 @@
 
 use std::time::Instant;
 
+use wta_agent::yolo::ALLOW_ALL;
+
 use super::domain::{ConnectionState, PermissionAnswer};
 use super::effects::Effect;
 use super::slash::{self, COMMANDS, SlashCommand, Submission};
@@ -251,6 +253,11 @@ pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>)
             open_picker(state, kind, &title, items);
         }
         PickerKind::ConfigValue { option } => {
+            // `allow_all` is yolo's layer 1: it goes through `/yolo`, so the
+            // policy gate and the session state apply to it too.
+            if option == ALLOW_ALL && matches!(item.id.as_str(), "on" | "off") {
+                return yolo(state, Some(item.id == "on"), fx);
+            }
             if let Some(o) = state.config_options.iter_mut().find(|o| o.id == option) {
                 o.current = item.id.clone();
             }

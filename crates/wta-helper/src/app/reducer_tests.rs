@@ -349,6 +349,36 @@ fn permission_queue_is_fifo_with_arrows_enter_and_n() {
     assert!(p.state.permissions.is_empty());
 }
 
+/// `allow_all` picked in `/config` is `/yolo`: the policy gate applies and
+/// the session state follows, instead of a raw `set_config_option`.
+#[test]
+fn allow_all_in_config_goes_through_yolo_and_its_policy() {
+    for blocked in [false, true] {
+        let mut p = Pane::ready();
+        p.domain(DomainEvent::Yolo { on: false, blocked });
+        p.domain(DomainEvent::ConfigOptions(vec![ConfigOption {
+            id: "allow_all".into(),
+            name: "Allow all".into(),
+            current: "off".into(),
+            values: vec![("off".into(), "Off".into()), ("on".into(), "On".into())],
+        }]));
+        p.state.input.set_text("/config");
+        p.state.popup_dismissed = true;
+        p.code(KeyCode::Enter);
+        p.code(KeyCode::Enter);
+        p.code(KeyCode::Down);
+        let effects = p.code(KeyCode::Enter);
+        if blocked {
+            assert_eq!(effects, [], "the policy blocks the /config path too");
+            assert!(!p.state.yolo.on);
+            assert!(p.last_system().unwrap().1.contains("policy"));
+        } else {
+            assert_eq!(effects, [Effect::SetYolo(true)]);
+            assert!(p.state.yolo.on);
+        }
+    }
+}
+
 #[test]
 fn pickers_choose_agent_model_and_config_values() {
     let mut p = Pane::ready();
