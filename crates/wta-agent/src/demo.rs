@@ -333,7 +333,7 @@ fn execution_text(command: &str, e: &ExecutionLine) -> String {
         ExecutionStatus::Completed => format!("`{command}` completed with exit code 0.\n"),
         ExecutionStatus::Failed => format!(
             "`{command}` failed with exit code {code}. A real agent would now read the error and \
-             propose a fix.\n"
+             suggest a fix.\n"
         ),
         ExecutionStatus::Inserted => {
             format!("`{command}` was typed into your shell without Enter; nothing ran.\n")

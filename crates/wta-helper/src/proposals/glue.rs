@@ -104,11 +104,13 @@ impl ProposalGlue {
             .insert(session.to_owned())
             .then(context::base_prompt);
         let (conn, session, text) = (conn.clone(), session.to_owned(), text.to_owned());
+        let delegate = self.delegate.clone();
         tokio::task::spawn_blocking(move || {
-            let terminal = match &host {
+            let mut terminal = match &host {
                 Some(host) => context::gather(host, target.as_ref()),
                 None => context::TerminalContext::default(),
             };
+            terminal.delegate_agent = delegate;
             let block = context::turn_block(&channel, &terminal);
             conn.start_prompt(&session, &context::compose(base.as_deref(), &block, &text));
         });
