@@ -60,6 +60,11 @@ pub struct WtaMeta {
     /// `"http-v1"` asks for a session MCP endpoint (DESIGN §4.5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal_mcp: Option<String>,
+    /// On `session/new`: `/restart` asks for a fresh private agent process for
+    /// this helper instead of the one shared per `AgentKey` (which may hang);
+    /// the helper's sessions on its previous instance are closed.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub fresh_agent: bool,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -104,7 +109,8 @@ impl WtaMeta {
 pub enum SessionState {
     /// Bound to a live helper and a live agent.
     Active,
-    /// Its agent process died; the next request fails with `agent_exited`.
+    /// Its agent process died; requests on it fail with `agent_exited` (the
+    /// helper opens a new session, which starts the agent again).
     AgentExited,
 }
 

@@ -8,12 +8,15 @@
 //! - `outbound`: bounded per-helper outbound notifications (a slow helper never
 //!   blocks an agent or another helper).
 //! - [`logging`]: tracing to the state dir, never to the terminal.
+//! - [`reaper`]: the `wta --agent-reaper` process that stops every agent
+//!   process group once the master is gone, even when it was SIGKILLed.
 
 mod error;
 pub mod logging;
 mod outbound;
 pub mod paths;
 mod pool;
+pub mod reaper;
 mod router;
 mod server;
 mod state;

@@ -1,6 +1,10 @@
 //! The agent pool: one process per `AgentKey`, started lazily and shared.
 //!
 //! Two helpers racing for the same key share one spawn (a `OnceCell` per key).
+//! Slots are keyed by [`PoolKey`]: the `AgentKey` plus a generation, 0 for the
+//! shared instance; `/restart` asks for a fresh generation, i.e. a new process
+//! private to the restarting helper, so other helpers on a hung shared
+//! instance are not disturbed.
 //! An instance's lifecycle task owns the child: when the process exits or its
 //! connection ends, the master is told ([`crate::state::Master::agent_gone`]) and
 //! the whole process group is stopped. The slot is then removed, so the next
@@ -37,6 +41,9 @@ const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
 pub(crate) struct AgentInstance {
     pub id: u64,
     pub key: AgentKey,
+    /// 0: the instance shared by every helper selecting `key`; otherwise a
+    /// private one started by `/restart`.
+    pub generation: u64,
     pub cx: ConnectionTo<Agent>,
     /// The agent's `initialize` result, replayed to every helper.
     pub init: Value,
@@ -65,6 +72,13 @@ impl AgentInstance {
 
 type Slot = Arc<OnceCell<Arc<AgentInstance>>>;
 
+/// A pool slot: which agent, and which generation of it (0 = shared).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct PoolKey {
+    pub agent: AgentKey,
+    pub generation: u64,
+}
+
 /// What [`Pool::retire_if_idle`] did.
 #[derive(Debug)]
 pub(crate) enum Retire {
@@ -80,24 +94,37 @@ pub(crate) enum Retire {
 
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
-    slots: Mutex<HashMap<AgentKey, Slot>>,
+    slots: Mutex<HashMap<PoolKey, Slot>>,
     next: AtomicU64,
+    next_generation: AtomicU64,
 }
 
 impl Pool {
-    /// The live instance for `spec.key`, starting one if needed.
+    /// A generation no instance has used yet (for a private `/restart` instance).
+    pub fn fresh_generation(&self) -> u64 {
+        self.next_generation.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// The live instance for `spec.key` in `generation` (0 = shared), starting
+    /// one if needed.
     pub async fn get(
         &self,
         master: &Arc<Master>,
         spec: &LaunchSpec,
+        generation: u64,
     ) -> Result<Arc<AgentInstance>, String> {
+        let key = PoolKey {
+            agent: spec.key.clone(),
+            generation,
+        };
         for _ in 0..3 {
-            let slot = self.lock().entry(spec.key.clone()).or_default().clone();
+            let slot = self.lock().entry(key.clone()).or_default().clone();
             let instance = slot
                 .get_or_try_init(|| {
                     start(
                         Arc::downgrade(master),
                         spec.clone(),
+                        generation,
                         self.next.fetch_add(1, Ordering::Relaxed),
                     )
                 })
@@ -105,7 +132,7 @@ impl Pool {
                 .clone();
             if !instance.is_alive() {
                 self.forget(&instance);
-            } else if self.claim(&spec.key, &instance) {
+            } else if self.claim(&key, &instance) {
                 return Ok(instance);
             }
             // Dead, or retired as idle while we waited: start a fresh one.
@@ -117,7 +144,7 @@ impl Pool {
     }
 
     /// Stamps `instance` as just handed out, if its slot still holds it.
-    fn claim(&self, key: &AgentKey, instance: &AgentInstance) -> bool {
+    fn claim(&self, key: &PoolKey, instance: &AgentInstance) -> bool {
         let slots = self.lock();
         let held = slots
             .get(key)
@@ -179,7 +206,7 @@ impl Pool {
             .collect()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<AgentKey, Slot>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PoolKey, Slot>> {
         self.slots.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -197,10 +224,14 @@ type Ready = Result<(ConnectionTo<Agent>, Value), String>;
 async fn start(
     master: Weak<Master>,
     spec: LaunchSpec,
+    generation: u64,
     id: u64,
 ) -> Result<Arc<AgentInstance>, String> {
     let process = spawn_agent(&spec, None).map_err(|e| e.to_string())?;
     let pgid = process.pgid;
+    if let Some(m) = master.upgrade() {
+        m.reaper.watch(pgid);
+    }
     let mut child = process.child;
     let transport = ByteStreams::new(process.stdin.compat_write(), process.stdout.compat());
     let (ready_tx, ready_rx) = oneshot::channel::<Ready>();
@@ -275,12 +306,16 @@ async fn start(
         tracing::info!(agent = %agent_label, instance = id, "agent stopped: {reason}");
         drop(conn);
         stop_agent(child, pgid, None).await;
+        if let Some(m) = lifecycle_master.upgrade() {
+            m.reaper.forget(pgid);
+        }
     });
 
     match ready_rx.await {
         Ok(Ok((cx, init))) => Ok(Arc::new(AgentInstance {
             id,
             key: spec.key,
+            generation,
             cx,
             init,
             alive,

@@ -49,7 +49,7 @@ fn forwarded_error(err: Error, instance: &AgentInstance) -> Error {
             FailureKind::AgentExited,
             Some(instance.agent_id()),
             format!(
-                "agent `{}` exited; the next request starts it again",
+                "agent `{}` exited and this session went with it; a new session starts the agent again",
                 instance.agent_id()
             ),
         )
@@ -243,9 +243,11 @@ fn parse_meta(params: &Value) -> Result<WtaMeta, Error> {
 
 /// Resolves the agent a request selects (`_meta.wta.agentId`, else the default)
 /// through the registry and returns a live instance of it.
+/// `generation` 0 is the instance shared per `AgentKey`; others are private (`/restart`).
 async fn agent_for(
     master: &Arc<Master>,
     agent_id: Option<&str>,
+    generation: u64,
 ) -> Result<Arc<AgentInstance>, Error> {
     let id = match agent_id {
         Some(text) => AgentId::parse(text).map_err(|e| agent_error(&e, None))?,
@@ -255,13 +257,17 @@ async fn agent_for(
         .registry
         .resolve(&id)
         .map_err(|e| agent_error(&e, Some(&id)))?;
-    master.pool.get(master, &spec).await.map_err(|message| {
-        failure(
-            FailureKind::AgentStartFailed,
-            Some(&id),
-            format!("cannot start agent `{id}`: {message}"),
-        )
-    })
+    master
+        .pool
+        .get(master, &spec, generation)
+        .await
+        .map_err(|message| {
+            failure(
+                FailureKind::AgentStartFailed,
+                Some(&id),
+                format!("cannot start agent `{id}`: {message}"),
+            )
+        })
 }
 
 async fn initialize(
@@ -279,7 +285,7 @@ async fn initialize(
             "agentInfo": {"name": "wta-master", "version": env!("CARGO_PKG_VERSION")}
         }));
     }
-    let instance = agent_for(master, meta.agent_id.as_deref()).await?;
+    let instance = agent_for(master, meta.agent_id.as_deref(), 0).await?;
     tracing::info!(helper = helper.id, agent = %instance.agent_id(), pid = ?helper.pid, "helper initialized");
     let mut result = instance.init.clone();
     if let Some(obj) = result.as_object_mut() {
@@ -318,14 +324,27 @@ async fn open_session(
         .clone()
         .or_else(|| current.as_ref().map(|i| i.agent_id().to_string()))
         .or_else(|| lock_meta(helper).agent_id);
-    let instance = match current {
-        Some(i) if i.is_alive() && selected.as_deref() == Some(i.agent_id().as_str()) => i,
-        _ => match agent_for(master, selected.as_deref()).await {
+    let same_agent = |i: &AgentInstance| selected.as_deref() == Some(i.agent_id().as_str());
+    let generation = match &current {
+        _ if meta.fresh_agent => Some(master.pool.fresh_generation()),
+        Some(i) if i.is_alive() && same_agent(i) => None,
+        // A private instance that died respawns private.
+        Some(i) if same_agent(i) => Some(i.generation),
+        _ => Some(0),
+    };
+    let instance = match (generation, &current) {
+        (None, Some(i)) => i.clone(),
+        _ => match agent_for(master, selected.as_deref(), generation.unwrap_or(0)).await {
             Ok(i) => i,
             Err(err) => return responder.respond_with_error(err),
         },
     };
     use_agent(master, helper, &instance);
+    if meta.fresh_agent
+        && let Some(old) = current.filter(|c| c.id != instance.id)
+    {
+        master.close_sessions_on(helper.id, old.id);
+    }
 
     let loading = session_id(&msg.params)
         .map(str::to_owned)

@@ -15,6 +15,7 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio_util::codec::{FramedRead, LinesCodec};
 use wta_agent::{Registry, RegistryPaths};
 
+use crate::reaper::Reaper;
 use crate::state::Master;
 use crate::{MasterError, paths};
 
@@ -28,6 +29,9 @@ pub const DEFAULT_OUTBOUND_CAP: usize = 4096;
 pub struct MasterConfig {
     pub socket: PathBuf,
     pub outbound_cap: usize,
+    /// The wta binary to run as `--agent-reaper` (see [`crate::reaper`]);
+    /// `None` runs without one (agent groups may then outlive a killed master).
+    pub reaper_program: Option<PathBuf>,
 }
 
 impl MasterConfig {
@@ -35,6 +39,7 @@ impl MasterConfig {
         Self {
             socket,
             outbound_cap: DEFAULT_OUTBOUND_CAP,
+            reaper_program: None,
         }
     }
 }
@@ -100,7 +105,12 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     let _lock = take_lock(&config.socket)?;
     let listener = bind(&config.socket)?;
     let registry = Registry::load(RegistryPaths::from_env()?)?;
-    let master = Master::new(registry, config.outbound_cap);
+    let reaper = match &config.reaper_program {
+        Some(program) => Reaper::spawn(program)
+            .map_err(|e| MasterError::io("cannot start the agent reaper", program, e))?,
+        None => Reaper::disabled(),
+    };
+    let master = Master::new(registry, config.outbound_cap, reaper);
     tracing::info!(socket = %config.socket.display(), pid = std::process::id(), "master listening");
 
     let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;

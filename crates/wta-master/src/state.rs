@@ -21,6 +21,7 @@ use wta_agent::{AgentId, Registry};
 
 use crate::outbound::{Admission, Gate};
 use crate::pool::{AgentInstance, Pool, Retire};
+use crate::reaper::Reaper;
 
 /// How long the master waits for `session/close` when a helper goes away.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -57,6 +58,8 @@ pub(crate) struct Routes {
 pub(crate) struct Master {
     pub registry: Registry,
     pub pool: Pool,
+    /// Stops agent groups left behind if this process dies.
+    pub reaper: Reaper,
     helpers: Mutex<HashMap<u64, Arc<HelperHandle>>>,
     routes: Mutex<Routes>,
     next_helper: AtomicU64,
@@ -68,10 +71,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Master {
-    pub fn new(registry: Registry, outbound_cap: usize) -> Arc<Self> {
+    pub fn new(registry: Registry, outbound_cap: usize, reaper: Reaper) -> Arc<Self> {
         Arc::new(Self {
             registry,
             pool: Pool::default(),
+            reaper,
             helpers: Mutex::default(),
             routes: Mutex::default(),
             next_helper: AtomicU64::new(1),
@@ -333,38 +337,71 @@ impl Master {
         for id in used {
             self.schedule_reap(id);
         }
-        for (session, instance) in sessions {
-            if !instance.is_alive() {
-                continue;
-            }
-            if let Ok(cancel) = UntypedMessage::new("session/cancel", json!({"sessionId": session}))
-            {
-                let _ = instance.cx.send_notification(cancel);
-            }
-            let can_close = instance
-                .init
-                .pointer("/agentCapabilities/sessionCapabilities/close")
-                .is_some();
-            if can_close {
-                tokio::spawn(async move {
-                    let Ok(close) =
-                        UntypedMessage::new("session/close", json!({"sessionId": session}))
-                    else {
-                        return;
-                    };
-                    let sent = instance.cx.send_request(close).block_task();
-                    if let Ok(Err(err)) = tokio::time::timeout(CLOSE_TIMEOUT, sent).await {
-                        tracing::debug!(session, "session/close failed: {}", err.message);
-                    }
-                });
-            }
-        }
+        cancel_and_close(sessions);
+    }
+
+    /// `/restart` moved `helper` to a fresh instance: its sessions on instance
+    /// `old` are unbound, cancelled and closed; `old` is reaped once unused.
+    pub fn close_sessions_on(self: &Arc<Self>, helper: u64, old: u64) {
+        let sessions: Vec<(String, Arc<AgentInstance>)> = {
+            let mut routes = lock(&self.routes);
+            let keys: Vec<(u64, String)> = routes
+                .by_helper
+                .iter()
+                .filter(|((h, _), instance)| *h == helper && instance.id == old)
+                .map(|(key, _)| key.clone())
+                .collect();
+            keys.into_iter()
+                .filter_map(|key| {
+                    let instance = routes.by_helper.remove(&key)?;
+                    routes.by_agent.remove(&(instance.id, key.1.clone()));
+                    Some((key.1, instance))
+                })
+                .collect()
+        };
+        tracing::info!(
+            helper,
+            instance = old,
+            sessions = sessions.len(),
+            "helper restarted its agent; closing its sessions on the previous instance"
+        );
+        self.schedule_reap(old);
+        cancel_and_close(sessions);
     }
 
     /// Stops every agent (master shutdown).
     pub fn stop_all_agents(&self) {
         for instance in self.pool.all() {
             instance.stop();
+        }
+    }
+}
+
+/// Sends `session/cancel`, then `session/close` where the agent supports it, for
+/// sessions no helper owns any more (must run inside the tokio runtime).
+fn cancel_and_close(sessions: Vec<(String, Arc<AgentInstance>)>) {
+    for (session, instance) in sessions {
+        if !instance.is_alive() {
+            continue;
+        }
+        if let Ok(cancel) = UntypedMessage::new("session/cancel", json!({"sessionId": session})) {
+            let _ = instance.cx.send_notification(cancel);
+        }
+        let can_close = instance
+            .init
+            .pointer("/agentCapabilities/sessionCapabilities/close")
+            .is_some();
+        if can_close {
+            tokio::spawn(async move {
+                let Ok(close) = UntypedMessage::new("session/close", json!({"sessionId": session}))
+                else {
+                    return;
+                };
+                let sent = instance.cx.send_request(close).block_task();
+                if let Ok(Err(err)) = tokio::time::timeout(CLOSE_TIMEOUT, sent).await {
+                    tracing::debug!(session, "session/close failed: {}", err.message);
+                }
+            });
         }
     }
 }

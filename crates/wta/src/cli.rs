@@ -51,6 +51,10 @@ pub struct Cli {
     /// Role: serve the built-in offline demo agent on stdin/stdout (agent id `demo`).
     #[arg(long, hide = true)]
     pub demo_agent: bool,
+
+    /// Role: the master's agent reaper (stops agent process groups once the master is gone).
+    #[arg(long, hide = true)]
+    pub agent_reaper: bool,
 }
 
 /// Which tmux server to talk to (default: the one this pane runs in).
@@ -123,6 +127,9 @@ pub enum Command {
 /// 2 for usage errors and a missing server, 1 for everything else.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.agent_reaper {
+        return cmd::master::agent_reaper();
+    }
     if cli.demo_agent {
         return cmd::master::demo_agent();
     }

@@ -171,7 +171,18 @@ fn master_killed_makes_helpers_exit_and_leaves_no_agent_group() {
     let mut b = env.helper("custom:other");
     let pids: HashSet<i32> = [a.agent_pid(), b.agent_pid()].into_iter().collect();
     assert_eq!(pids.len(), 2);
-    a.send("prompt stall");
+    // `a`'s agent runs a shell command: its group holds `sh -c` and `sleep`,
+    // grandchildren of the master that no parent-death signal reaches.
+    let a_pid = a.agent_pid();
+    a.send("prompt run sleep 313");
+    wta_testkit::wait_until("the agent's command runs", T, || {
+        acp_common::group_members(a_pid)
+            .iter()
+            .any(|(pid, cmd)| *pid != a_pid && cmd.contains("sleep 313"))
+    })
+    .expect("sleep 313 started in the agent's group");
+    b.send("prompt stall");
+    b.expect(T, |e| e["update"]["content"]["text"] == "stalling");
     master.kill9();
     for h in [&mut a, &mut b] {
         let code = h.proc.wait_exit(Duration::from_secs(2));
@@ -182,10 +193,16 @@ fn master_killed_makes_helpers_exit_and_leaves_no_agent_group() {
         );
     }
     for pid in pids {
-        // Each agent leads its own process group (pgid == pid).
-        wta_testkit::wait_until("agent group gone", Duration::from_secs(2), || {
+        // Each agent leads its own process group (pgid == pid); the reaper
+        // SIGTERMs what is left of it (SIGKILL after 2 s).
+        wta_testkit::wait_until("agent group gone", Duration::from_secs(4), || {
             !acp_common::group_exists(pid)
         })
-        .unwrap_or_else(|e| panic!("agent group {pid} survived its master: {e}"));
+        .unwrap_or_else(|e| {
+            panic!(
+                "agent group {pid} survived its master: {e}; left: {:?}",
+                acp_common::group_members(pid)
+            )
+        });
     }
 }

@@ -93,7 +93,7 @@ impl MasterConnection {
             owner_tab: options.owner_tab.clone(),
             target_pane: options.target_pane.clone(),
             client: options.client,
-            proposal_mcp: None,
+            ..WtaMeta::default()
         };
         let notify_events = events.clone();
         let permission_events = events.clone();
@@ -185,12 +185,33 @@ impl MasterConnection {
         cwd: &Path,
         agent: Option<&str>,
     ) -> Result<NewSessionResponse, ConnectionError> {
+        self.open_session(cwd, agent, false).await
+    }
+
+    /// `session/new` on a fresh agent process private to this helper (`/restart`):
+    /// the master starts a new instance even when a shared one runs (it may be
+    /// hung), and closes this helper's sessions on the previous one.
+    pub async fn restart_session(
+        &self,
+        cwd: &Path,
+        agent: Option<&str>,
+    ) -> Result<NewSessionResponse, ConnectionError> {
+        self.open_session(cwd, agent, true).await
+    }
+
+    async fn open_session(
+        &self,
+        cwd: &Path,
+        agent: Option<&str>,
+        fresh_agent: bool,
+    ) -> Result<NewSessionResponse, ConnectionError> {
         let mut params = json!({"cwd": cwd, "mcpServers": []});
-        if let Some(agent) = agent {
-            let meta = WtaMeta {
-                agent_id: Some(agent.to_owned()),
-                ..WtaMeta::default()
-            };
+        let meta = WtaMeta {
+            agent_id: agent.map(str::to_owned),
+            fresh_agent,
+            ..WtaMeta::default()
+        };
+        if meta != WtaMeta::default() {
             params["_meta"] = Value::Object(meta.to_meta());
         }
         let value = self.request("session/new", params).await?;

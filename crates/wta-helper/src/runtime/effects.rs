@@ -31,12 +31,7 @@ impl Runtime {
                 events.extend(self.open_session(None));
                 events
             }
-            Effect::Restart => {
-                self.abandon_turn();
-                let mut events = self.reset_session_yolo();
-                events.extend(self.open_session(Some(self.agent.clone())));
-                events
-            }
+            Effect::Restart => self.restart_agent_stack(),
             Effect::SwitchAgent(id) => {
                 self.abandon_turn();
                 let mut events = self.reset_session_yolo();

@@ -290,16 +290,33 @@ impl Runtime {
 
     /// `session/new` (raw, so the unstable `models` field survives).
     pub(super) fn open_session(&mut self, agent: Option<String>) -> Vec<DomainEvent> {
+        self.open_session_on(agent, false)
+    }
+
+    /// `/restart` (and yolo's fail-closed path): abandons the turn, drops the
+    /// session's yolo override and opens a session on a fresh agent process
+    /// private to this pane, so a hung shared agent cannot keep it stuck and
+    /// other panes on that agent are not disturbed.
+    pub(super) fn restart_agent_stack(&mut self) -> Vec<DomainEvent> {
+        self.abandon_turn();
+        let mut events = self.reset_session_yolo();
+        events.extend(self.open_session_on(Some(self.agent.clone()), true));
+        events
+    }
+
+    /// `session/new`; `fresh_agent` asks the master for a new private instance.
+    fn open_session_on(&mut self, agent: Option<String>, fresh_agent: bool) -> Vec<DomainEvent> {
         let Some(conn) = self.conn.clone() else {
             self.connect(agent);
             return Vec::new();
         };
         let mut params = json!({"cwd": self.config.cwd, "mcpServers": []});
-        if let Some(agent) = &agent {
-            let meta = WtaMeta {
-                agent_id: Some(agent.clone()),
-                ..WtaMeta::default()
-            };
+        let meta = WtaMeta {
+            agent_id: agent.clone(),
+            fresh_agent,
+            ..WtaMeta::default()
+        };
+        if meta != WtaMeta::default() {
             params["_meta"] = Value::Object(meta.to_meta());
         }
         let label = agent.unwrap_or_else(|| self.agent.clone());

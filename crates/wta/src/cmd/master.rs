@@ -1,5 +1,7 @@
-//! `wta --master <SOCKET>` (the daemon) and `wta --demo-agent` (the built-in
-//! offline demo agent on stdio). Both are roles, started by other wta processes.
+//! `wta --master <SOCKET>` (the daemon), `wta --agent-reaper` (the master's
+//! watchdog that stops agent process groups once the master is gone) and
+//! `wta --demo-agent` (the built-in offline demo agent on stdio). All are roles,
+//! started by other wta processes.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,7 +31,15 @@ pub fn run(socket: PathBuf) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(wta_master::run(wta_master::MasterConfig::new(socket))) {
+    let mut config = wta_master::MasterConfig::new(socket);
+    match std::env::current_exe() {
+        Ok(exe) => config.reaper_program = Some(exe),
+        Err(err) => {
+            eprintln!("wta master: cannot find the wta binary to start the agent reaper: {err}");
+            return ExitCode::from(1);
+        }
+    }
+    match runtime.block_on(wta_master::run(config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             tracing::error!("master failed: {err}");
@@ -37,6 +47,13 @@ pub fn run(socket: PathBuf) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The reaper role: reads agent groups from the master on stdin; at EOF stops
+/// the ones still running. No async runtime, no logging: it must stay tiny.
+pub fn agent_reaper() -> ExitCode {
+    wta_master::reaper::serve(std::io::stdin().lock());
+    ExitCode::SUCCESS
 }
 
 /// Serves the demo agent on stdin/stdout.

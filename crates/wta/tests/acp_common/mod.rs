@@ -252,6 +252,25 @@ pub fn process_exists(pid: i32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
+/// Pids of the processes in group `pgid` (from `/proc/*/stat`, field 5), with
+/// their command lines.
+pub fn group_members(pgid: i32) -> Vec<(i32, String)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|entry| {
+        let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parens.
+        let after = &stat[stat.rfind(')')? + 1..];
+        let pgrp: i32 = after.split_whitespace().nth(2)?.parse().ok()?;
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        (pgrp == pgid).then_some((pid, cmdline))
+    })
+    .collect()
+}
+
 pub fn group_exists(pgid: i32) -> bool {
     nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_ok()
 }
