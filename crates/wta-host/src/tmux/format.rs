@@ -1,8 +1,11 @@
 //! tmux format strings and the parsers of their output.
 //!
 //! Fields are separated by US (`\x1f`) and records end with RS (`\x1e`) plus
-//! tmux's newline. The raw `pane_current_path` (it may hold tabs and newlines)
-//! is always the last field and split with `splitn`. Names arrive with control
+//! tmux's newline. The raw `pane_current_path` can hold any byte but NUL
+//! (tabs, newlines, even RS and newline together), so it is the last field of
+//! a pane record and is preceded by its length in bytes (`#{n:…}`): the parser
+//! takes exactly that many bytes and never searches the path for a separator.
+//! Names arrive with control
 //! characters escaped by tmux and titles with them stripped, so neither can
 //! hold a separator; OSC 7 paths cannot either (a terminal parser drops C0
 //! controls inside OSC strings).
@@ -62,9 +65,12 @@ fn join_format(fields: &[&str], last: Option<&str>) -> String {
     out
 }
 
-/// The `-F` format for panes; the raw current path is last.
+/// The `-F` format for panes: [`PANE_FIELDS`], the byte length of the raw
+/// current path, then the path itself.
 pub fn pane_format() -> String {
-    join_format(&PANE_FIELDS, Some("pane_current_path"))
+    let mut fields = PANE_FIELDS.to_vec();
+    fields.push("n:pane_current_path");
+    join_format(&fields, Some("pane_current_path"))
 }
 
 /// The `-F` format for sessions.
@@ -120,23 +126,83 @@ fn id<T>(
     parse(field).map_err(|e| HostError::Parse(e.to_string()))
 }
 
+/// One pane record: the [`PANE_FIELDS`] (lossy UTF-8) and the raw path bytes.
+struct PaneRecord<'a> {
+    fields: Vec<std::borrow::Cow<'a, str>>,
+    path: &'a [u8],
+}
+
+/// Splits `list-panes -F pane_format()` output into records. Each record is
+/// read front to back: the fixed fields up to their US, the path length, then
+/// exactly that many path bytes and the RS (and newline) that end the record.
+/// Output that went through a lossy UTF-8 conversion can hold a path longer
+/// than tmux counted; then the path runs to the first RS (+ newline or end)
+/// after the counted length.
+fn pane_records(output: &[u8]) -> Result<Vec<PaneRecord<'_>>, HostError> {
+    const RS: u8 = 0x1e;
+    let want = PANE_FIELDS.len() + 2;
+    let mut records = Vec::new();
+    let mut pos = 0;
+    while pos < output.len() {
+        if output[pos] == b'\n' {
+            pos += 1;
+            continue;
+        }
+        let mut fields = Vec::with_capacity(PANE_FIELDS.len());
+        let mut len_field = None;
+        for _ in 0..=PANE_FIELDS.len() {
+            let Some(end) = output[pos..].iter().position(|&b| b == US as u8) else {
+                let got = fields.len() + 1;
+                return Err(HostError::Parse(format!(
+                    "a pane record has {got} fields, expected {want}"
+                )));
+            };
+            let field = &output[pos..pos + end];
+            pos += end + 1;
+            if fields.len() < PANE_FIELDS.len() {
+                fields.push(String::from_utf8_lossy(field));
+            } else {
+                len_field = Some(field);
+            }
+        }
+        let len_text = String::from_utf8_lossy(len_field.unwrap_or_default());
+        let len: usize = num(&len_text, "the length of pane_current_path")?;
+        let ends_here = |at: usize| {
+            output.get(at) == Some(&RS) && matches!(output.get(at + 1), None | Some(b'\n'))
+        };
+        let path_end = pos
+            .checked_add(len)
+            .filter(|&at| at <= output.len())
+            .and_then(|at| (at..output.len()).find(|&i| ends_here(i)))
+            .ok_or_else(|| {
+                HostError::Parse(format!(
+                    "a pane record's path is shorter than its length ({len} bytes)"
+                ))
+            })?;
+        records.push(PaneRecord {
+            fields,
+            path: &output[pos..path_end],
+        });
+        pos = path_end + 1;
+    }
+    Ok(records)
+}
+
 /// Parses `list-panes -F pane_format()` output. Panes of linked windows appear
 /// once per session in tmux's output; only the first listing is kept.
 pub fn parse_panes(output: &str) -> Result<Vec<PaneInfo>, HostError> {
+    parse_pane_bytes(output.as_bytes())
+}
+
+/// [`parse_panes`] on raw tmux output (the path keeps bytes that are not UTF-8).
+pub fn parse_pane_bytes(output: &[u8]) -> Result<Vec<PaneInfo>, HostError> {
     let mut seen = std::collections::HashSet::new();
     let mut panes = Vec::new();
-    for record in records(output) {
-        let f: Vec<&str> = record.splitn(PANE_FIELDS.len() + 1, US).collect();
-        if f.len() != PANE_FIELDS.len() + 1 {
-            return Err(HostError::Parse(format!(
-                "a pane record has {} fields, expected {}",
-                f.len(),
-                PANE_FIELDS.len() + 1
-            )));
-        }
+    for record in pane_records(output)? {
+        let f: Vec<&str> = record.fields.iter().map(AsRef::as_ref).collect();
         let pid: u32 = num(f[11], "pane_pid")?;
-        let osc7 = f[21];
-        let cwd = osc7_path(osc7).unwrap_or_else(|| PathBuf::from(f[22]));
+        let cwd =
+            osc7_path(f[21]).unwrap_or_else(|| PathBuf::from(bytes_to_os(record.path.to_vec())));
         let pane = PaneInfo {
             session: id(SessionId::parse, f[0])?,
             session_name: f[1].to_owned(),
@@ -253,10 +319,91 @@ fn bytes_to_os(bytes: Vec<u8>) -> std::ffi::OsString {
 mod tests {
     use super::*;
 
+    /// A pane record as tmux prints it: the path (last) preceded by its length.
     fn record(fields: &[&str]) -> String {
-        let mut s = fields.join("\x1f");
+        let (path, rest) = fields.split_last().unwrap();
+        let mut s = rest.join("\x1f");
+        s.push_str(&format!("\x1f{}\x1f{path}", path.len()));
         s.push_str(RECORD_END);
         s
+    }
+
+    fn raw_record(fields: &[&str], path: &[u8]) -> Vec<u8> {
+        let mut v = fields.join("\x1f").into_bytes();
+        v.extend_from_slice(format!("\x1f{}\x1f", path.len()).as_bytes());
+        v.extend_from_slice(path);
+        v.extend_from_slice(RECORD_END.as_bytes());
+        v
+    }
+
+    #[test]
+    fn record_separators_inside_the_path_stay_in_the_path() {
+        // The audit's case: a cwd holding RS + newline broke every record.
+        let hostile = "/tmp/a\x1e\nb\x1f\x1e";
+        let mut out = record(&pane_fields("%3", "s", "t", "", hostile));
+        out += &record(&pane_fields("%4", "s", "t", "", "/next"));
+        let panes = parse_panes(&out).unwrap();
+        assert_eq!(panes.len(), 2);
+        assert_eq!(panes[0].cwd, PathBuf::from(hostile));
+        assert_eq!(panes[1].id.as_str(), "%4");
+        assert_eq!(panes[1].cwd, PathBuf::from("/next"));
+    }
+
+    #[test]
+    fn a_path_that_is_not_utf8_is_kept_byte_for_byte() {
+        use std::os::unix::ffi::OsStrExt;
+        let mut fields = pane_fields("%3", "s", "t", "", "");
+        fields.pop();
+        let path = b"/tmp/bad\xff\x1e\nz";
+        let mut out = raw_record(&fields, path);
+        out.extend(raw_record(&fields, b"/"));
+        let panes = parse_pane_bytes(&out).unwrap();
+        assert_eq!(panes[0].cwd.as_os_str().as_bytes(), path);
+        // Through a lossy conversion the path grows; it still ends at its RS.
+        let lossy = String::from_utf8_lossy(&out).into_owned();
+        let panes = parse_panes(&lossy).unwrap();
+        assert_eq!(panes.len(), 1, "the duplicate id is dropped");
+        assert_eq!(panes[0].cwd, PathBuf::from("/tmp/bad\u{fffd}\x1e\nz"));
+    }
+
+    #[test]
+    fn a_length_that_overruns_the_output_is_an_error() {
+        let mut fields = pane_fields("%3", "s", "t", "", "");
+        fields.pop();
+        let mut out = fields.join("\x1f");
+        out.push_str("\x1f999\x1f/short\x1e\n");
+        assert!(parse_panes(&out).is_err());
+        out = fields.join("\x1f");
+        out.push_str("\x1fnot-a-number\x1f/\x1e\n");
+        assert!(parse_panes(&out).is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_path_bytes_round_trip(
+            paths in proptest::collection::vec(
+                proptest::collection::vec(1u8..=255, 0..40), 1..4)
+        ) {
+            use std::os::unix::ffi::OsStrExt;
+            let mut fields = pane_fields("%0", "s", "t", "", "");
+            fields.pop();
+            let mut out = Vec::new();
+            let ids: Vec<String> = (0..paths.len()).map(|i| format!("%{i}")).collect();
+            for (path, id) in paths.iter().zip(&ids) {
+                fields[6] = id;
+                out.extend(raw_record(&fields, path));
+            }
+            let panes = parse_pane_bytes(&out).unwrap();
+            proptest::prop_assert_eq!(panes.len(), paths.len());
+            for (pane, path) in panes.iter().zip(&paths) {
+                proptest::prop_assert_eq!(pane.cwd.as_os_str().as_bytes(), &path[..]);
+            }
+        }
+
+        #[test]
+        fn arbitrary_output_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            let _ = parse_pane_bytes(&bytes);
+        }
     }
 
     fn pane_fields<'a>(

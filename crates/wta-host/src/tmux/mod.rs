@@ -68,6 +68,13 @@ impl TmuxHost {
 
     /// Like [`TmuxHost::run`], writing `input` to tmux's stdin (for `load-buffer -`).
     pub fn run_with_input(&self, cmd: &Cmd, input: Option<&[u8]>) -> Result<String, HostError> {
+        self.run_raw(cmd, input)
+            .map(|out| String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// Runs one tmux command and returns stdout as raw bytes (for output that
+    /// may hold paths which are not UTF-8).
+    pub fn run_raw(&self, cmd: &Cmd, input: Option<&[u8]>) -> Result<Vec<u8>, HostError> {
         let mut command = Command::new(&self.binary);
         command.args(self.location.args()).args(cmd.argv());
         command.stdin(if input.is_some() {
@@ -86,7 +93,7 @@ impl TmuxHost {
         }
         let out = child.wait_with_output().map_err(HostError::Spawn)?;
         if out.status.success() {
-            return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
+            return Ok(out.stdout);
         }
         let message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
         Err(self.classify(cmd, message))
@@ -275,21 +282,18 @@ impl TerminalHost for TmuxHost {
     }
 
     fn list_panes(&self) -> Result<Vec<PaneInfo>, HostError> {
-        format::parse_panes(
-            &self.run(
-                &Cmd::new("list-panes")
-                    .arg("-a")
-                    .arg("-F")
-                    .arg(&format::pane_format()),
-            )?,
-        )
+        let cmd = Cmd::new("list-panes")
+            .arg("-a")
+            .arg("-F")
+            .arg(&format::pane_format());
+        format::parse_pane_bytes(&self.run_raw(&cmd, None)?)
     }
 
     fn window_panes(&self, window: &WindowId) -> Result<Vec<PaneInfo>, HostError> {
         let cmd = Cmd::new("list-panes")
             .args(["-t", window.as_str(), "-F"])
             .arg(&format::pane_format());
-        format::parse_panes(&self.run(&cmd)?)
+        format::parse_pane_bytes(&self.run_raw(&cmd, None)?)
     }
 
     fn pane(&self, pane: &PaneId) -> Result<PaneInfo, HostError> {
