@@ -16,6 +16,7 @@ pub mod lines;
 pub mod mcp_forms;
 pub mod payload;
 mod payload_rules;
+pub mod private_dir;
 pub mod prompt;
 pub mod status;
 

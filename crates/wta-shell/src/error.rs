@@ -30,6 +30,8 @@ pub enum ShellError {
         "no tracked command has finished in pane {pane} yet (run `wta listen -t {pane}` or start a helper to track it)"
     )]
     NoTrackedCommand { pane: String },
+    #[error(transparent)]
+    UnsafeDir(#[from] wta_protocol::private_dir::UnsafeDir),
     #[error("state file {path}: {message}")]
     StateFile { path: PathBuf, message: String },
 }

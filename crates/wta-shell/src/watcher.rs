@@ -9,7 +9,7 @@
 //! Integration verdicts go to the pane ([`crate::pane_state`]). It also submits
 //! commands (see [`submit`]).
 
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -85,7 +85,8 @@ pub(crate) fn tmux_stdout(args: &[&str], out: std::process::Output) -> Result<St
 pub struct WatchOptions {
     /// argv before the socket path, e.g. `["/usr/bin/wta", "pipe-sink"]`.
     pub sink_argv: Vec<String>,
-    /// Private directory for the watcher socket (created 0700).
+    /// Private directory for the watcher socket: created 0700, refused when it
+    /// exists and is not ours with mode 0700 ([`wta_protocol::private_dir`]).
     pub runtime_dir: PathBuf,
     pub config: TrackerConfig,
 }
@@ -163,14 +164,8 @@ impl PaneWatcher {
             .and_then(IntegrationMark::parse)
             .is_some_and(|m| announced_for(&m, pane_pid));
 
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&opts.runtime_dir)
-            .map_err(|source| ShellError::Socket {
-                path: opts.runtime_dir.clone(),
-                source,
-            })?;
+        // Created 0700, and refused if someone else made it first or loosened it.
+        wta_protocol::private_dir::ensure_private_dir(&opts.runtime_dir)?;
         let nonce = format!(
             "{:x}{:x}",
             std::process::id(),

@@ -447,6 +447,30 @@ async fn foreign_pipe_is_refused_not_replaced() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runtime_dir_that_is_not_private_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = TmuxServer::start();
+    let pane = server.first_pane().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let rt = dir.path().join("rt");
+    std::fs::create_dir(&rt).unwrap();
+    std::fs::set_permissions(&rt, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let opts = WatchOptions {
+        sink_argv: sink_argv(),
+        runtime_dir: rt.clone(),
+        config: cfg(),
+    };
+    let err = PaneWatcher::attach(tmux, &pane, opts).await.unwrap_err();
+    assert!(matches!(err, wta_shell::ShellError::UnsafeDir(_)), "{err}");
+    assert!(err.to_string().contains("mode is 755"), "{err}");
+    assert_eq!(server.display(&pane, "#{pane_pipe}"), "0");
+    assert_eq!(std::fs::read_dir(&rt).unwrap().count(), 0, "no socket made");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pane_death_ends_the_run_with_its_status() {
     let mut p = open(Shell::Bash, cfg(), true).await;
     let after = p.last_id().await;

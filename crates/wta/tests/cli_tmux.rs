@@ -354,3 +354,27 @@ fn active_pane_reports_announced_integration_and_osc7_cwd() {
     assert_eq!(active["integration"]["shell"], "bash");
     assert_eq!(active["cwd"], "/tmp/osc seven");
 }
+
+#[test]
+fn a_cwd_holding_record_separators_does_not_break_the_listing() {
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let hostile = dir.path().join("rs\x1e\nnl\x1ftab\t");
+    std::fs::create_dir(&hostile).unwrap();
+    let pane = server
+        .tmux(&[
+            "new-window",
+            "-d",
+            "-c",
+            hostile.to_str().unwrap(),
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "sleep 60",
+        ])
+        .trim()
+        .to_owned();
+    let all = ok_json(wta_named(&server, &["lsp", "-a", "--json"]));
+    assert_eq!(ids(&all), [server.first_pane().to_owned(), pane.clone()]);
+    assert_eq!(all[1]["cwd"], hostile.to_str().unwrap());
+}

@@ -153,3 +153,29 @@ fn listen_reports_commands_and_records_the_last_one() {
     let status = wait_for_value("listen exits", T, || child.try_wait().ok().flatten()).unwrap();
     assert!(status.success());
 }
+
+#[test]
+fn listen_refuses_a_runtime_dir_that_is_not_private() {
+    let server = TmuxServer::start();
+    let xdg = tempfile::tempdir().unwrap();
+    let shared = xdg.path().join("wta");
+    std::fs::create_dir(&shared).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let socket = server.socket().to_string_lossy().into_owned();
+    let out = wta()
+        .env("XDG_RUNTIME_DIR", xdg.path())
+        .args(["-S", &socket, "listen", "-t", server.first_pane()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to use") && err.contains("mode is 777"),
+        "{err}"
+    );
+    // Nothing was attached to the pane and the directory was left as it was.
+    assert_eq!(server.display(server.first_pane(), "#{pane_pipe}"), "0");
+    let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o777);
+}

@@ -4,7 +4,6 @@
 //! never types into the pane. Each finished command is also recorded for
 //! `wta capture-pane --last-command`.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -35,18 +34,6 @@ fn json_line(value: &impl serde::Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn runtime_dir() -> PathBuf {
-    match std::env::var("XDG_RUNTIME_DIR") {
-        Ok(dir) if dir.starts_with('/') => PathBuf::from(dir).join("wta"),
-        _ => {
-            let uid = std::fs::metadata("/proc/self")
-                .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
-                .unwrap_or(0);
-            PathBuf::from(format!("/tmp/wta-{uid}"))
-        }
-    }
-}
-
 pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
     let pane = match &args.target {
@@ -59,7 +46,7 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
     let opts = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
-        runtime_dir: runtime_dir(),
+        runtime_dir: wta_protocol::private_dir::private_runtime_dir()?.join("listen"),
         config: TrackerConfig::default(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
