@@ -363,8 +363,20 @@ async fn a_failed_open_stops_the_choice_and_a_long_run_times_out_still_running()
         &results[0].outcome,
         ActionOutcome::Unavailable { .. }
     ));
+    // The send never ran: `cancelled`, naming the action that stopped it.
+    let second = rig.line(&results[1]);
+    assert_eq!(second.status, ExecutionStatus::Cancelled, "{second:?}");
     assert!(
-        matches!(&results[1].outcome, ActionOutcome::Unavailable { reason } if reason.contains("earlier action"))
+        second.reason.as_deref().is_some_and(
+            |r| r.starts_with("not run because action 1 failed: cannot open a new panel")
+        ),
+        "{second:?}"
+    );
+    assert_eq!((&results[0].dispatch, &results[1].dispatch), (&None, &None));
+    assert!(
+        !rig.server
+            .capture(rig.target.as_str())
+            .contains("must-not-run")
     );
     let results = rig
         .run(vec![send("echo started; sleep 5")], ConfirmMode::Run)
@@ -382,4 +394,189 @@ async fn a_failed_open_stops_the_choice_and_a_long_run_times_out_still_running()
         "sleep",
         "never killed"
     );
+}
+
+/// The lifecycle: a run is dispatched to the trusted target with an
+/// execution id drawn then and bound to the tracker run it opened; the
+/// execution line carries that id; each dispatch draws a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dispatched_run_is_bound_to_its_pane_run_and_execution_id() {
+    let rig = rig(true, |_| {}).await;
+    let first = rig.run(vec![send("echo bound-1")], ConfirmMode::Run).await;
+    let second = rig.run(vec![send("echo bound-2")], ConfirmMode::Run).await;
+    let mut runs = Vec::new();
+    for r in [&first[0], &second[0]] {
+        let d = r.dispatch.as_ref().unwrap_or_else(|| panic!("{r:?}"));
+        assert_eq!(d.pane, rig.target);
+        assert_eq!(d.execution, r.execution);
+        let line = r
+            .execution_line(wta_protocol::ProposalId::from_bytes([9; 16]))
+            .unwrap();
+        assert_eq!(line.execution_id, d.execution);
+        assert_eq!(line.status, ExecutionStatus::Completed);
+        runs.push(d.run.expect("bound to the tracker run our Enter opened"));
+    }
+    assert_ne!(first[0].execution, second[0].execution);
+    assert!(runs[0].0 < runs[1].0, "{runs:?}");
+}
+
+/// One deadline for the whole confirmed choice: the second command gets
+/// only what the first left, and the third, which would run after a
+/// command still running, is cancelled naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_execution_deadline_covers_the_whole_choice() {
+    let limit = Duration::from_secs(4);
+    let rig = rig(true, |c| c.run_timeout = limit).await;
+    let started = std::time::Instant::now();
+    let results = rig
+        .run(
+            vec![
+                send("sleep 2.5; echo one"),
+                send("echo two; sleep 30"),
+                send("echo three-never"),
+            ],
+            ConfirmMode::Run,
+        )
+        .await;
+    let elapsed = started.elapsed();
+    let lines: Vec<_> = results.iter().map(|r| rig.line(r)).collect();
+    assert_eq!(lines[0].status, ExecutionStatus::Completed, "{lines:?}");
+    assert_eq!(
+        (lines[1].status, lines[1].still_running),
+        (ExecutionStatus::TimedOut, Some(true)),
+        "{lines:?}"
+    );
+    assert_eq!(lines[1].output.as_deref(), Some("two"));
+    // Per-send timeouts would follow the second command for the full 4 s.
+    let second_ms = lines[1].duration_ms.unwrap();
+    assert!(second_ms < 3000, "followed {second_ms} ms: {lines:?}");
+    assert!(
+        elapsed < limit + Duration::from_millis(1500),
+        "the choice took {elapsed:?} with a {limit:?} limit"
+    );
+    assert!(
+        lines[1]
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("execution time limit (4 s)")),
+        "{lines:?}"
+    );
+    assert_eq!(lines[2].status, ExecutionStatus::Cancelled, "{lines:?}");
+    assert!(
+        lines[2]
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("not run because action 2 is still running in")),
+        "{lines:?}"
+    );
+    assert_eq!(results[2].dispatch, None);
+    assert_eq!(
+        rig.server
+            .display(rig.target.as_str(), "#{pane_current_command}"),
+        "sleep",
+        "never killed"
+    );
+    assert!(
+        !rig.server
+            .capture(rig.target.as_str())
+            .contains("three-never")
+    );
+}
+
+/// `open` starts its shell behind the same gate as `open_and_send`: the new
+/// pane is followed from its first prompt, so its integration is known
+/// (the watcher's verdict is on the pane) without any keypress.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_is_gated_and_followed_from_its_first_prompt() {
+    let rig = rig(true, |_| {}).await;
+    let results = rig
+        .run(
+            vec![
+                Action::Open {
+                    target: OpenTarget::Tab,
+                    cwd: None,
+                    title: None,
+                    direction: None,
+                },
+                Action::Open {
+                    target: OpenTarget::Panel,
+                    cwd: None,
+                    title: None,
+                    direction: Some(Direction::Right),
+                },
+            ],
+            ConfirmMode::Open,
+        )
+        .await;
+    for r in &results {
+        let ActionOutcome::Opened { pane } = &r.outcome else {
+            panic!("{results:?}");
+        };
+        let id = PaneId::parse(pane).unwrap();
+        assert_eq!(r.dispatch.as_ref().map(|d| &d.pane), Some(&id));
+        assert_eq!(
+            futures::executor::block_on(rig.exec.pane_state(&id)),
+            Some(State::Idle),
+            "followed and at its first prompt: {}",
+            rig.server.capture(pane)
+        );
+        wait_until("the watcher's integration verdict", T, || {
+            rig.server.display(pane, "#{@wta_integration_state}") == "present"
+        })
+        .unwrap_or_else(|e| panic!("{e}: {}", rig.server.capture(pane)));
+        // The shell runs under the gate wrapper, not in place of it.
+        assert_eq!(rig.server.display(pane, "#{pane_current_command}"), "bash");
+    }
+}
+
+/// A pane showing a full-screen program refuses Run and Insert with a
+/// visible reason; nothing is typed (the program would echo it); the rest
+/// of the choice is cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_screen_pane_refuses_and_nothing_is_typed() {
+    let rig = rig(true, |_| {}).await;
+    let pane = rig.target.as_str();
+    // An alternate-screen program that echoes whatever reaches it.
+    rig.server.type_line(pane, "printf '\\033[?1049h'; cat");
+    wait_until("the alternate screen", T, || {
+        rig.server
+            .display(pane, "#{alternate_on} #{pane_current_command}")
+            == "1 cat"
+    })
+    .unwrap_or_else(|e| panic!("{e}: {}", rig.server.capture(pane)));
+    let results = rig
+        .run(
+            vec![send("echo nope-run"), send("echo nope-second")],
+            ConfirmMode::Run,
+        )
+        .await;
+    let ActionOutcome::Unavailable { reason } = &results[0].outcome else {
+        panic!("{results:?}");
+    };
+    assert_eq!(
+        reason,
+        &format!("{pane} shows a full-screen program (cat); nothing was sent")
+    );
+    assert!(
+        results[0]
+            .outcome
+            .display(1)
+            .contains("full-screen program (cat)")
+    );
+    assert_eq!(results[0].dispatch, None);
+    assert_eq!(rig.line(&results[1]).status, ExecutionStatus::Cancelled);
+    let inserted = rig
+        .run(vec![send("echo nope-insert")], ConfirmMode::Insert)
+        .await;
+    assert!(
+        matches!(&inserted[0].outcome, ActionOutcome::Unavailable { reason }
+            if reason.ends_with("shows a full-screen program (cat); nothing was typed")),
+        "{inserted:?}"
+    );
+    // Keys reach the pane in order: once our marker is echoed, anything
+    // typed before it would be on the screen too.
+    rig.server
+        .tmux(&["send-keys", "-t", pane, "-l", "marker-typed-after"]);
+    let screen = rig.server.wait_for_text(pane, "marker-typed-after", T);
+    assert!(!screen.contains("nope"), "{screen}");
 }

@@ -52,8 +52,11 @@ pub(crate) async fn wait_idle(watcher: &mut PaneWatcher, limit: Duration) -> Res
 /// How a run is followed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
-    /// Overall: still running after this is `timed_out` (never killed).
-    pub timeout: Duration,
+    /// The proposal's execution deadline, shared by all the actions of the
+    /// confirmed choice: still running then is `timed_out` (never killed).
+    pub deadline: Instant,
+    /// The proposal's whole execution limit, for the timed-out note.
+    pub limit: Duration,
     /// Output bytes kept.
     pub cap: usize,
     /// A full-screen program, or a job blocked on the terminal with no
@@ -61,6 +64,14 @@ pub(crate) struct Limits {
     pub interactive_after: Duration,
     /// The pane's shell, whose terminal's foreground job is probed.
     pub shell_pid: Option<u32>,
+}
+
+/// How following a submitted command ended, and which tracker run was ours.
+#[derive(Debug)]
+pub(crate) struct Followed {
+    pub outcome: ActionOutcome,
+    /// The run the first `C` after our Enter opened (`None` if none did).
+    pub run: Option<RunId>,
 }
 
 /// Whether `pane` is gone or dead (so a run that lost its watcher ended
@@ -93,16 +104,27 @@ const PROBE: Duration = Duration::from_millis(200);
 
 /// After a successful submit: follows our run to its end, or reports why
 /// it did not start, or stops early with what is known when it is
-/// interactive, or times out with the partial output (never killing it).
+/// interactive, or times out at the proposal's deadline with the partial
+/// output (never killing it).
 pub(crate) async fn follow_run(
     watcher: &mut PaneWatcher,
     tmux: &TmuxTarget,
     limits: Limits,
+) -> Followed {
+    let mut run = None;
+    let outcome = follow(watcher, tmux, limits, &mut run).await;
+    Followed { outcome, run }
+}
+
+async fn follow(
+    watcher: &mut PaneWatcher,
+    tmux: &TmuxTarget,
+    limits: Limits,
+    ours: &mut Option<RunId>,
 ) -> ActionOutcome {
     let pane = watcher.pane.clone();
     let cap = limits.cap;
-    let deadline = Instant::now() + limits.timeout;
-    let mut ours: Option<RunId> = None;
+    let deadline = limits.deadline;
     let mut watch = Watch {
         last_total: 0,
         quiet_since: Instant::now(),
@@ -111,18 +133,18 @@ pub(crate) async fn follow_run(
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return timed_out(watcher, ours, cap, None, limits.timeout).await;
+            return timed_out(watcher, *ours, cap, None, limits.limit).await;
         }
         let event = match tokio::time::timeout(left.min(PROBE), watcher.next_event()).await {
             Err(_) => {
-                if let Some(id) = ours
+                if let Some(id) = *ours
                     && let Some(why) = interactive(watcher, id, &mut watch, limits).await
                 {
-                    return timed_out(watcher, ours, cap, Some(why), limits.timeout).await;
+                    return timed_out(watcher, *ours, cap, Some(why), limits.limit).await;
                 }
                 continue;
             }
-            Ok(None) => return ended(watcher, tmux, ours, cap, "the watcher stopped").await,
+            Ok(None) => return ended(watcher, tmux, *ours, cap, "the watcher stopped").await,
             Ok(Some(event)) => event,
         };
         match event {
@@ -136,10 +158,10 @@ pub(crate) async fn follow_run(
                     .chain(t.finished(id))
                     .any(|r| r.id == id && r.submitted.is_some())
                 {
-                    ours = Some(id);
+                    *ours = Some(id);
                 }
             }
-            WatchEvent::Effect(Effect::RunFinished { id }) if ours == Some(id) => {
+            WatchEvent::Effect(Effect::RunFinished { id }) if *ours == Some(id) => {
                 return report_last(watcher, id, cap).await.map_or_else(
                     || ActionOutcome::Unavailable {
                         reason: format!("the run in {pane} ended but its record was replaced"),
@@ -168,7 +190,7 @@ pub(crate) async fn follow_run(
                     reason: format!("{pane} closed before the command started"),
                 };
             }
-            WatchEvent::Ended { reason } => return ended(watcher, tmux, ours, cap, &reason).await,
+            WatchEvent::Ended { reason } => return ended(watcher, tmux, *ours, cap, &reason).await,
             WatchEvent::Effect(_) => {}
         }
     }
@@ -245,8 +267,9 @@ async fn timed_out(
                         .to_owned()
                 }
                 None => format!(
-                    "still running after {} s; it was not stopped",
-                    limit.as_secs_f64()
+                    "still running when the proposal's execution time limit ({}) ran out; \
+                     it was not stopped",
+                    super::lifecycle::secs(limit)
                 ),
             });
             ActionOutcome::TimedOut(report)

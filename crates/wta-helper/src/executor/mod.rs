@@ -10,32 +10,45 @@
 //!   opened to its `D`. A shell without integration gets the text and
 //!   `completion_unavailable`.
 //! - `send` + Insert: clear the line and type the text without Enter.
-//! - `open`: a tab or panel (direction, cwd, title) with an integrated shell.
-//! - `open_and_send`: the same, started behind a `wait-for` gate with a
-//!   watcher attached first, then, once its first prompt shows (bounded),
+//! - `open`: a tab or panel (direction, cwd, title) with an integrated shell
+//!   started behind a `wait-for` gate with a watcher attached first, so its
+//!   first prompt is seen (see [`open`]).
+//! - `open_and_send`: the same, then, once that prompt shows (bounded),
 //!   submit and follow. `delegate: true` starts the configured delegate
 //!   agent CLI with the task as its last argument instead.
 //!
-//! A failed action stops the choice: later actions report why they did not run.
+//! Each action goes through the [`lifecycle`]: confirmed → dispatched (its
+//! execution id is drawn then, bound to the pane and the tracker run) →
+//! terminal status. One deadline covers the whole confirmed choice
+//! ([`ExecutorConfig::run_timeout`]); later actions get what is left. An
+//! action that could not be done, or whose command is still running, stops
+//! the choice: later actions are `cancelled` with a reason naming it.
 
 mod follow;
+pub mod lifecycle;
+mod open;
 pub mod outcome;
 pub mod settings;
 mod tty_wait;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::sync::Mutex;
-use wta_host::{NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost};
+use tokio::time::Instant;
+use wta_host::{PaneInfo, TerminalHost};
 use wta_protocol::limits::{DEFAULT_EXECUTION_OUTPUT_BYTES, DEFAULT_EXECUTION_TIMEOUT};
-use wta_protocol::{Action, Choice, Direction, OpenTarget, PaneId};
-use wta_shell::{PaneWatcher, State, SubmitRefusal, TmuxTarget, WatchOptions, gated_command};
+use wta_protocol::{Action, Choice, ExecutionId, ExecutionLine, PaneId, ProposalId};
+use wta_shell::{PaneWatcher, RunId, State, SubmitRefusal, TmuxTarget, WatchOptions};
 
+pub use lifecycle::{Dispatch, Phase};
 pub use outcome::{ActionOutcome, RunReport, bound_text};
 pub use settings::ExecutionSettings;
+
+use lifecycle::{Event, Stop};
+use open::OpenSpec;
 
 use crate::proposals::ConfirmMode;
 
@@ -72,7 +85,10 @@ pub struct ExecutorConfig {
     pub shell: Launch,
     pub delegate: Option<DelegateLaunch>,
     pub ready_timeout: Duration,
-    /// How long a run is followed before `timed_out` (it keeps running).
+    /// The per-proposal execution timeout: one deadline, from confirmation,
+    /// for all the actions of the confirmed choice. A run still going then
+    /// is `timed_out` (it keeps running); actions not started are
+    /// `cancelled`.
     pub run_timeout: Duration,
     /// Bytes of rendered output kept per run.
     pub output_cap: usize,
@@ -104,9 +120,10 @@ impl ExecutorConfig {
         self
     }
 
-    fn limits(&self, shell_pid: u32) -> follow::Limits {
+    fn limits(&self, shell_pid: u32, deadline: Instant) -> follow::Limits {
         follow::Limits {
-            timeout: self.run_timeout,
+            deadline,
+            limit: self.run_timeout,
             cap: self.output_cap,
             interactive_after: self.interactive_after,
             shell_pid: Some(shell_pid).filter(|p| *p > 0),
@@ -119,6 +136,90 @@ impl ExecutorConfig {
 pub struct ActionResult {
     pub action: u64,
     pub outcome: ActionOutcome,
+    /// Names the action's execution line: drawn when it dispatched (then
+    /// also in `dispatch`), else when it settled without dispatching.
+    pub execution: ExecutionId,
+    /// Where the action went; `None` when it never dispatched.
+    pub dispatch: Option<Dispatch>,
+}
+
+impl ActionResult {
+    /// The execution line for this result (see
+    /// [`ActionOutcome::execution_line`]).
+    pub fn execution_line(&self, proposal: ProposalId) -> Option<ExecutionLine> {
+        self.outcome
+            .execution_line(proposal, self.execution, self.action)
+    }
+}
+
+/// One action on its way through the [`lifecycle`], and the proposal's
+/// execution deadline it shares with the rest of its choice.
+pub(crate) struct Progress {
+    phase: Phase,
+    deadline: Instant,
+}
+
+impl Progress {
+    fn apply(&mut self, event: Event) {
+        let phase = std::mem::replace(&mut self.phase, Phase::Confirmed);
+        let (phase, effect) = lifecycle::step(phase, event);
+        if let Some(lifecycle::Effect::Ignored(why)) = effect {
+            tracing::debug!("execution lifecycle: event ignored: {why}");
+        }
+        self.phase = phase;
+    }
+
+    /// Keys are going to `pane` (or it was opened): the execution id is drawn now.
+    fn dispatch(&mut self, pane: &PaneId) {
+        self.apply(Event::Dispatch {
+            execution: new_execution_id(),
+            pane: pane.clone(),
+        });
+    }
+
+    fn run_opened(&mut self, run: Option<RunId>) {
+        if let Some(run) = run {
+            self.apply(Event::RunOpened(run));
+        }
+    }
+
+    fn settle(mut self, action: u64, event: Event) -> ActionResult {
+        self.apply(event);
+        let (dispatch, outcome) = match self.phase {
+            Phase::Settled { dispatch, outcome } => (dispatch, outcome),
+            // Not reachable: `Ended` and `Cancel` settle every unsettled phase.
+            Phase::Dispatched(d) => (Some(d), unavailable("the action ended without a result")),
+            Phase::Confirmed => (None, unavailable("the action ended without a result")),
+        };
+        let execution = dispatch
+            .as_ref()
+            .map_or_else(new_execution_id, |d| d.execution);
+        ActionResult {
+            action,
+            outcome,
+            execution,
+            dispatch,
+        }
+    }
+}
+
+/// A fresh execution id: 16 bytes from the OS CSPRNG, or, if that fails,
+/// the process, the clock and a counter (unique, not secret: the id only
+/// correlates lines of one proposal).
+fn new_execution_id() -> ExecutionId {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let bytes = crate::proposals::service::random_bytes().unwrap_or_else(|_| {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&(nanos ^ u64::from(std::process::id())).to_le_bytes());
+        b[8..].copy_from_slice(&n.to_le_bytes());
+        b
+    });
+    ExecutionId::from_bytes(bytes)
 }
 
 /// Executes confirmed choices. One execution at a time (watchers are
@@ -139,10 +240,6 @@ fn unavailable(reason: impl Into<String>) -> ActionOutcome {
     ActionOutcome::Unavailable {
         reason: reason.into(),
     }
-}
-
-fn succeeded(outcome: &ActionOutcome) -> bool {
-    !matches!(outcome, ActionOutcome::Unavailable { .. })
 }
 
 impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
@@ -179,7 +276,8 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
     }
 
     /// Carries out `choice` as confirmed with `mode`; `report` sees each
-    /// result as soon as it is known (for execution lines), in order.
+    /// result as soon as it is known (for execution lines), in order. The
+    /// proposal's execution deadline starts now and covers every action.
     pub async fn execute(
         &self,
         target: &PaneId,
@@ -187,36 +285,51 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         mode: ConfirmMode,
         mut report: impl FnMut(&ActionResult),
     ) -> Vec<ActionResult> {
+        let deadline = Instant::now() + self.config.run_timeout;
         let mut results = Vec::new();
-        let mut failed: Option<String> = None;
+        let mut stop: Option<Stop> = None;
         for (i, action) in choice.actions.iter().enumerate() {
-            let outcome = match &failed {
-                Some(why) => {
-                    unavailable(format!("not run because an earlier action failed: {why}"))
+            let number = i as u64 + 1;
+            let mut progress = Progress {
+                phase: Phase::Confirmed,
+                deadline,
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            let event = match lifecycle::may_start(stop.as_ref(), left, self.config.run_timeout) {
+                Err(reason) => Event::Cancel { reason },
+                Ok(()) => {
+                    let outcome = self.action(target, action, mode, &mut progress).await;
+                    if matches!(progress.phase, Phase::Confirmed)
+                        && let Some(pane) = sent_to(&outcome)
+                    {
+                        // Text went out on a path that does not record its
+                        // dispatch (typed without integration).
+                        progress.dispatch(&pane);
+                    }
+                    Event::Ended(outcome)
                 }
-                None => self.action(target, action, mode).await,
             };
-            if failed.is_none()
-                && !succeeded(&outcome)
-                && let ActionOutcome::Unavailable { reason } = &outcome
-            {
-                failed = Some(reason.clone());
+            let result = progress.settle(number, event);
+            if stop.is_none() {
+                stop = lifecycle::stops(number, &result.outcome);
             }
-            let result = ActionResult {
-                action: i as u64 + 1,
-                outcome,
-            };
             report(&result);
             results.push(result);
         }
         results
     }
 
-    async fn action(&self, target: &PaneId, action: &Action, mode: ConfirmMode) -> ActionOutcome {
+    async fn action(
+        &self,
+        target: &PaneId,
+        action: &Action,
+        mode: ConfirmMode,
+        progress: &mut Progress,
+    ) -> ActionOutcome {
         match action {
             Action::Send { input } => match mode {
-                ConfirmMode::Run => self.run_in(target, input).await,
-                ConfirmMode::Insert => self.insert_in(target, input).await,
+                ConfirmMode::Run => self.run_in(target, input, progress).await,
+                ConfirmMode::Insert => self.insert_in(target, input, progress).await,
                 ConfirmMode::Open => unavailable("Open does not type commands; use Run or Insert"),
             },
             Action::Open {
@@ -225,29 +338,13 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
                 title,
                 direction,
             } => {
-                let launch = Some(PaneCommand::Argv(self.config.shell.argv.clone()));
-                let env = self.config.shell.env.clone();
                 let open = OpenSpec {
                     place: *place,
                     direction: *direction,
                     cwd: cwd.clone(),
                     title: title.clone(),
                 };
-                match self.open(target, &open, launch, env).await {
-                    Ok(pane) => {
-                        if let (Some(title), OpenTarget::Panel) = (title, place) {
-                            let _ = self
-                                .config
-                                .tmux
-                                .run(&["select-pane", "-t", pane.id.as_str(), "-T", title])
-                                .await;
-                        }
-                        ActionOutcome::Opened {
-                            pane: pane.id.as_str().to_owned(),
-                        }
-                    }
-                    Err(reason) => unavailable(reason),
-                }
+                self.open_shell(target, &open, progress).await
             }
             Action::OpenAndSend {
                 target: place,
@@ -262,16 +359,17 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
                     title: None,
                 };
                 if *delegate {
-                    self.delegate(target, &open, input).await
+                    self.delegate(target, &open, input, progress).await
                 } else {
-                    self.open_and_send(target, &open, input, mode).await
+                    self.open_and_send(target, &open, input, mode, progress)
+                        .await
                 }
             }
         }
     }
 
     /// Run: submit `input` + Enter to a watched pane and follow the run.
-    async fn run_in(&self, pane: &PaneId, input: &str) -> ActionOutcome {
+    async fn run_in(&self, pane: &PaneId, input: &str, progress: &mut Progress) -> ActionOutcome {
         if let Err(reason) = self.ensure_watched(pane).await {
             return unavailable(reason);
         }
@@ -293,7 +391,11 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         self.wake_prompt(watcher, &info).await;
         match watcher.submit(input).await {
             Ok(Ok(())) => {
-                follow::follow_run(watcher, &self.config.tmux, self.config.limits(info.pid)).await
+                progress.dispatch(pane);
+                let limits = self.config.limits(info.pid, progress.deadline);
+                let followed = follow::follow_run(watcher, &self.config.tmux, limits).await;
+                progress.run_opened(followed.run);
+                followed.outcome
             }
             Ok(Err(SubmitRefusal::NotAtPrompt)) if self.still_starting(watcher, &info).await => {
                 unavailable(format!(
@@ -379,7 +481,12 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
 
     /// Insert: type without Enter. Refused while a command runs or a
     /// full-screen program shows; nothing runs either way.
-    async fn insert_in(&self, pane: &PaneId, input: &str) -> ActionOutcome {
+    async fn insert_in(
+        &self,
+        pane: &PaneId,
+        input: &str,
+        progress: &mut Progress,
+    ) -> ActionOutcome {
         let info = match self.pane_info(pane).await {
             Ok(info) => info,
             Err(reason) => return unavailable(reason),
@@ -402,6 +509,7 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
                 ));
             }
         }
+        progress.dispatch(pane);
         match self.type_text(pane, input, false).await {
             Ok(()) => ActionOutcome::Inserted {
                 pane: pane.as_str().to_owned(),
@@ -422,157 +530,6 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             .await
             .map_err(|e| e.to_string())?
             .map_err(|e| e.to_string())
-    }
-
-    async fn open_and_send(
-        &self,
-        target: &PaneId,
-        open: &OpenSpec,
-        input: &str,
-        mode: ConfirmMode,
-    ) -> ActionOutcome {
-        // The shell waits on a gate until its watcher is attached, so its
-        // first prompt (and integration marks) cannot be missed.
-        let gate = format!("wta-exec-{}", unique());
-        let argv: Vec<&str> = self.config.shell.argv.iter().map(String::as_str).collect();
-        let line = gated_command(&gate, &argv);
-        let command = Some(PaneCommand::Argv(vec!["/bin/sh".into(), "-c".into(), line]));
-        let (pane, shell_pid) = match self
-            .open(target, open, command, self.config.shell.env.clone())
-            .await
-        {
-            Ok(pane) => (pane.id, pane.pid),
-            Err(reason) => return unavailable(reason),
-        };
-        let attached = PaneWatcher::attach(
-            self.config.tmux.clone(),
-            pane.as_str(),
-            self.config.watch.clone(),
-        )
-        .await;
-        let mut watcher = match attached {
-            Ok(w) => w,
-            Err(e) => {
-                let _ = self.config.tmux.run(&["wait-for", "-S", &gate]).await;
-                return unavailable(format!("cannot follow the new pane {pane}: {e}"));
-            }
-        };
-        if let Err(e) = watcher.release_gate(&gate).await {
-            return unavailable(format!("cannot start the shell in {pane}: {e}"));
-        }
-        if let Err(reason) = follow::wait_idle(&mut watcher, self.config.ready_timeout).await {
-            self.watchers
-                .lock()
-                .await
-                .insert(pane.as_str().to_owned(), watcher);
-            return unavailable(reason);
-        }
-        let outcome = match mode {
-            ConfirmMode::Insert => match self.type_text(&pane, input, false).await {
-                Ok(()) => ActionOutcome::Inserted {
-                    pane: pane.as_str().to_owned(),
-                },
-                Err(reason) => unavailable(reason),
-            },
-            ConfirmMode::Run | ConfirmMode::Open => match watcher.submit(input).await {
-                Ok(Ok(())) => {
-                    follow::follow_run(
-                        &mut watcher,
-                        &self.config.tmux,
-                        self.config.limits(shell_pid),
-                    )
-                    .await
-                }
-                Ok(Err(refusal)) => unavailable(format!("{pane}: {refusal}; nothing was sent")),
-                Err(err) => unavailable(format!("{pane}: {err}")),
-            },
-        };
-        self.watchers
-            .lock()
-            .await
-            .insert(pane.as_str().to_owned(), watcher);
-        outcome
-    }
-
-    async fn delegate(&self, target: &PaneId, open: &OpenSpec, task: &str) -> ActionOutcome {
-        let Some(delegate) = self.config.delegate.clone() else {
-            return unavailable(
-                "no delegate agent is configured (set `delegate_agent` in ~/.config/wta/config.toml)",
-            );
-        };
-        let mut argv = delegate.launch.argv.clone();
-        argv.push(task.to_owned());
-        match self
-            .open(
-                target,
-                open,
-                Some(PaneCommand::Argv(argv)),
-                delegate.launch.env,
-            )
-            .await
-        {
-            Ok(pane) => ActionOutcome::Delegated {
-                pane: pane.id.as_str().to_owned(),
-                agent: delegate.agent,
-            },
-            Err(reason) => unavailable(reason),
-        }
-    }
-
-    /// Opens a tab (after the caller's) or a panel beside the target pane.
-    async fn open(
-        &self,
-        target: &PaneId,
-        open: &OpenSpec,
-        command: Option<PaneCommand>,
-        env: Vec<(String, String)>,
-    ) -> Result<PaneInfo, String> {
-        let cwd = open.cwd.as_ref().map(PathBuf::from);
-        let host = self.host.clone();
-        let result = match open.place {
-            OpenTarget::Tab => {
-                let spec = NewTab {
-                    session: None,
-                    command,
-                    cwd,
-                    title: open.title.clone(),
-                    env,
-                    focus: false,
-                };
-                tokio::task::spawn_blocking(move || host.new_tab(&spec)).await
-            }
-            OpenTarget::Panel => {
-                let direction = match open.direction {
-                    Some(Direction::Right) => SplitDirection::Right,
-                    Some(Direction::Left) => SplitDirection::Left,
-                    Some(Direction::Up) => SplitDirection::Up,
-                    Some(Direction::Down) => SplitDirection::Down,
-                    Some(Direction::Auto) | None => {
-                        let size = self.pane_info(target).await?.size;
-                        // Cells are about twice as tall as wide.
-                        if size.cols >= size.rows.saturating_mul(2) {
-                            SplitDirection::Right
-                        } else {
-                            SplitDirection::Down
-                        }
-                    }
-                };
-                let spec = Split {
-                    target: target.clone(),
-                    direction,
-                    percent: None,
-                    command,
-                    cwd,
-                    env,
-                    full: false,
-                    focus: false,
-                };
-                tokio::task::spawn_blocking(move || host.split(&spec)).await
-            }
-        };
-        result
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("cannot open a new {}: {e}", open.place_name()))
     }
 
     async fn pane_info(&self, pane: &PaneId) -> Result<PaneInfo, String> {
@@ -599,20 +556,13 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
     }
 }
 
-/// Where and how to open a pane.
-struct OpenSpec {
-    place: OpenTarget,
-    direction: Option<Direction>,
-    cwd: Option<String>,
-    title: Option<String>,
-}
-
-impl OpenSpec {
-    fn place_name(&self) -> &'static str {
-        match self.place {
-            OpenTarget::Tab => "tab",
-            OpenTarget::Panel => "panel",
+/// The pane an outcome says text was typed into, if any.
+fn sent_to(outcome: &ActionOutcome) -> Option<PaneId> {
+    match outcome {
+        ActionOutcome::CompletionUnavailable { pane } | ActionOutcome::Inserted { pane } => {
+            PaneId::parse(pane).ok()
         }
+        _ => None,
     }
 }
 

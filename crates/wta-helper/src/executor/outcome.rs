@@ -78,7 +78,8 @@ pub enum ActionOutcome {
     TimedOut(RunReport),
     /// Insert: typed without Enter, nothing ran.
     Inserted { pane: String },
-    /// A tab or panel was opened (its shell is behind nothing: `open` only).
+    /// A tab or panel was opened (`open` only); its shell was started
+    /// behind the readiness gate and is followed from its first prompt.
     Opened { pane: String },
     /// A delegate agent was started in a new tab or panel with the task.
     Delegated { pane: String, agent: String },
@@ -87,6 +88,9 @@ pub enum ActionOutcome {
     CompletionUnavailable { pane: String },
     /// Nothing was sent, or the run could not be followed; says why.
     Unavailable { reason: String },
+    /// Never dispatched: an earlier action of the choice stopped it, or the
+    /// proposal's execution time was used up. The reason names which.
+    Cancelled { reason: String },
 }
 
 impl ActionOutcome {
@@ -161,6 +165,7 @@ impl ActionOutcome {
                 "sent to {pane}; its shell has no WTA integration, so the result is unknown"
             ),
             Self::Unavailable { reason } => format!("not run: {reason}"),
+            Self::Cancelled { reason } => format!("cancelled: {reason}"),
         }
     }
 
@@ -198,6 +203,11 @@ impl ActionOutcome {
             }
             Self::Unavailable { reason } => {
                 let mut l = line(ExecutionStatus::Unavailable);
+                l.reason = Some(reason.clone());
+                l
+            }
+            Self::Cancelled { reason } => {
+                let mut l = line(ExecutionStatus::Cancelled);
                 l.reason = Some(reason.clone());
                 l
             }
@@ -349,6 +359,22 @@ mod tests {
         );
         let opened = ActionOutcome::Opened { pane: "%4".into() };
         assert!(opened.execution_line(p, e, 1).is_none());
+        let cancelled = ActionOutcome::Cancelled {
+            reason: "not run because action 1 failed: x".into(),
+        };
+        let l = cancelled.execution_line(p, e, 2).unwrap();
+        assert_eq!(
+            (l.status, l.action, l.reason.as_deref()),
+            (
+                ExecutionStatus::Cancelled,
+                2,
+                Some("not run because action 1 failed: x")
+            )
+        );
+        assert_eq!(
+            cancelled.display(2),
+            "Action 2: cancelled: not run because action 1 failed: x"
+        );
     }
 
     /// The lines the executor builds match the protocol's golden fixtures

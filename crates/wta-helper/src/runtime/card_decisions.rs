@@ -12,13 +12,11 @@
 use std::sync::Arc;
 
 use wta_host::{TerminalHost, TmuxHost};
-use wta_protocol::ExecutionId;
 use wta_shell::{TmuxTarget, TrackerConfig, WatchOptions};
 
 use super::engine::{Done, Runtime};
 use crate::app::{AcceptedProposal, DomainEvent, Effect};
 use crate::executor::{DelegateLaunch, ExecutionSettings, Executor, ExecutorConfig, Launch};
-use crate::proposals::service::random_bytes;
 use crate::proposals::{Approval, ProposalEvent, runtime_dir};
 
 /// The runtime's card-side state: the executor, once the host is known.
@@ -172,9 +170,10 @@ impl Runtime {
         tokio::spawn(async move {
             let sink = confirmed.executions;
             let choice = confirmed.claimed.choice;
+            // Each result carries the execution id drawn when its action
+            // dispatched (bound to the target pane and the tracker run).
             let report = |result: &crate::executor::ActionResult| {
-                let execution = ExecutionId::from_bytes(random_bytes().unwrap_or([0; 16]));
-                if let Some(line) = result.outcome.execution_line(id, execution, result.action) {
+                if let Some(line) = result.execution_line(id) {
                     sink.send(line);
                 }
                 let _ = tx.send(Done::Event(DomainEvent::Notice(
