@@ -2,9 +2,12 @@
 //!
 //! It stands where the TUI will stand, for tests and scripting. Commands:
 //! `prompt <text>`, `cancel`, `allow <option-id>` (answers the oldest pending
-//! permission), `deny` (cancels it), `new`, `config <id> <value>`, `sessions`.
+//! permission), `deny` (cancels it), `new`, `restart` (a new session on a fresh
+//! agent process of its own, like `/restart`), `config <id> <value>`, `sessions`.
 //! Events: `ready`, `update`, `permission`, `prompt_done`, `error`, `lagged`,
-//! `agent_exited`, `client_request`, `sessions`, `master_closed`. This driver has
+//! `agent_exited`, `agent_restarted`, `client_request`, `sessions`, `master_closed`.
+//! A prompt for a session that died with its agent first opens a new session
+//! (the master starts the agent again) and says so with `agent_restarted`. This driver has
 //! no terminals or files to offer, so `fs/*` and `terminal/*` are refused with
 //! an error saying so.
 
@@ -60,17 +63,21 @@ where
     let _ =
         out_tx.send(json!({"event": "ready", "agentId": conn.agent_id(), "sessionId": session}));
     let mut pending: VecDeque<PermissionRequest> = VecDeque::new();
+    let mut lost = false;
     let mut lines = input.lines();
     let exit = loop {
         tokio::select! {
             biased;
             event = events.recv() => match event {
                 None | Some(HelperEvent::MasterClosed) => break DriverExit::MasterClosed,
-                Some(event) => write_line(&mut output, &on_event(event, &mut pending)).await,
+                Some(event) => {
+                    lost |= died_with_agent(&event, &session);
+                    write_line(&mut output, &on_event(event, &mut pending)).await;
+                }
             },
             Some(line) = out_rx.recv() => write_line(&mut output, &line).await,
             line = lines.next_line() => match line {
-                Ok(Some(line)) => on_command(line.trim(), &conn, &mut session, &cwd, &mut pending, &out_tx).await,
+                Ok(Some(line)) => on_command(line.trim(), &conn, (&mut session, &mut lost), &cwd, &mut pending, &out_tx).await,
                 _ => break DriverExit::InputClosed,
             },
         }
@@ -89,6 +96,18 @@ async fn write_line<O: AsyncWrite + Unpin>(output: &mut O, value: &Value) {
     line.push('\n');
     let _ = output.write_all(line.as_bytes()).await;
     let _ = output.flush().await;
+}
+
+/// Whether `event` says `session` went with its agent process.
+fn died_with_agent(event: &HelperEvent, session: &str) -> bool {
+    match event {
+        HelperEvent::AgentExited(n) => n.session_ids.iter().any(|s| s == session),
+        HelperEvent::PromptFinished {
+            session_id,
+            result: Err(ConnectionError::AgentExited { .. }),
+        } => session_id == session,
+        _ => false,
+    }
 }
 
 fn on_event(event: HelperEvent, pending: &mut VecDeque<PermissionRequest>) -> Value {
@@ -132,7 +151,7 @@ fn on_event(event: HelperEvent, pending: &mut VecDeque<PermissionRequest>) -> Va
 async fn on_command(
     line: &str,
     conn: &Arc<MasterConnection>,
-    session: &mut String,
+    (session, lost): (&mut String, &mut bool),
     cwd: &std::path::Path,
     pending: &mut VecDeque<PermissionRequest>,
     out: &mpsc::UnboundedSender<Value>,
@@ -145,6 +164,24 @@ async fn on_command(
         });
     };
     match word {
+        "prompt" if *lost => {
+            // The session died with its agent: a new one first, then the prompt.
+            match conn.new_session(cwd, None).await {
+                Ok(r) => {
+                    *session = r.session_id.to_string();
+                    *lost = false;
+                    let _ = out.send(
+                        json!({"event": "agent_restarted", "agentId": conn.agent_id(),
+                        "sessionId": *session,
+                        "message": "the agent was started again; this is a new session"}),
+                    );
+                    conn.start_prompt(session, rest);
+                }
+                Err(err) => {
+                    let _ = out.send(error_event(&err));
+                }
+            }
+        }
         "prompt" => conn.start_prompt(session, rest),
         "cancel" => {
             if let Err(err) = conn.cancel(session) {
@@ -165,11 +202,17 @@ async fn on_command(
                 let _ = out.send(error_event(&err));
             }
         }
-        "new" => {
+        "new" | "restart" => {
             // Sequential on purpose: the next command must use the new session.
-            match conn.new_session(cwd, None).await {
+            let opened = if word == "new" {
+                conn.new_session(cwd, None).await
+            } else {
+                conn.restart_session(cwd, conn.agent_id()).await
+            };
+            match opened {
                 Ok(r) => {
                     *session = r.session_id.to_string();
+                    *lost = false;
                     let _ = out.send(json!({"event": "ready", "agentId": conn.agent_id(), "sessionId": *session}));
                 }
                 Err(err) => {

@@ -266,3 +266,70 @@ fn a_helper_that_stops_reading_blocks_no_one_and_later_learns_how_much_it_missed
         }
     }
 }
+
+#[test]
+fn restart_gives_the_pane_a_fresh_agent_and_leaves_other_panes_on_the_old_one() {
+    let env = Env::new();
+    let _master = env.start_master();
+    let mut a = env.helper("custom:test");
+    let mut b = env.helper("custom:test");
+    let old = a.agent_pid();
+    assert_eq!(b.agent_pid(), old, "both panes share one agent process");
+    let old_session = a.session.clone();
+
+    // `a`'s turn hangs; /restart must not wait for the hung agent.
+    a.send("prompt stall");
+    a.expect(T, |e| e["update"]["content"]["text"] == "stalling");
+    a.send("restart");
+    let ready = a.expect(T, |e| e["event"] == "ready" || e["event"] == "error");
+    assert_eq!(ready["event"], "ready", "{ready}");
+    a.session = ready["sessionId"].as_str().expect("sessionId").to_owned();
+    assert_ne!(a.session, old_session);
+    // The hung turn ends (cancelled by the master closing the old session).
+    let old_turn_done =
+        |e: &Value| e["event"] == "prompt_done" && e["sessionId"] == old_session.as_str();
+    if !a.seen.iter().any(old_turn_done) {
+        a.expect(T, old_turn_done);
+    }
+    let fresh = a.agent_pid();
+    assert_ne!(
+        fresh, old,
+        "restart starts a new agent process for this pane"
+    );
+    let events = a.turn("echo on the fresh agent", T);
+    assert_eq!(Helper::chunks(&events), ["on the fresh agent"]);
+
+    // The other pane keeps its session on the old process, undisturbed.
+    assert_eq!(b.agent_pid(), old);
+    let events = b.turn("echo still here", T);
+    assert_eq!(Helper::chunks(&events), ["still here"]);
+    assert!(
+        b.seen
+            .iter()
+            .all(|e| e["event"] != "error" && e["event"] != "agent_exited"),
+        "{:?}",
+        b.seen
+    );
+    // `a`'s session on the old agent was closed for it.
+    let listed = listed_sessions(&env);
+    assert!(!listed.contains(&old_session), "{listed:?}");
+    assert!(listed.contains(&a.session) && listed.contains(&b.session));
+
+    // A second helper selecting the agent still gets the shared instance.
+    let mut c = env.helper("custom:test");
+    assert_eq!(
+        c.agent_pid(),
+        old,
+        "a restart does not replace the shared agent"
+    );
+    c.proc.kill9();
+
+    // Once no pane uses the old process, it is stopped; `a`'s keeps running.
+    b.proc.kill9();
+    wait_group_gone(old, "the old agent is stopped once unused");
+    assert!(
+        group_exists(fresh),
+        "the restarted pane's agent was stopped"
+    );
+    assert_eq!(a.agent_pid(), fresh);
+}

@@ -104,7 +104,7 @@ fn eight_helpers_stream_a_thousand_chunks_each_without_loss_or_crosstalk() {
 }
 
 #[test]
-fn agent_killed_mid_turn_fails_typed_within_two_seconds_and_then_respawns() {
+fn agent_killed_mid_turn_fails_typed_within_two_seconds_and_the_next_prompt_respawns_it() {
     let env = Env::new();
     let _master = env.start_master();
     let mut h = env.helper("custom:test");
@@ -137,21 +137,29 @@ fn agent_killed_mid_turn_fails_typed_within_two_seconds_and_then_respawns() {
     })
     .expect("agent reaped");
 
-    // The dead session answers with the typed error at once.
-    let events = h.turn("echo still there?", Duration::from_secs(2));
+    // The next prompt opens a new session first (the agent starts again, the
+    // helper says so), then runs on the new process.
+    let old_session = h.session.clone();
+    let events = h.turn("echo still there?", T);
+    let restarted = events
+        .iter()
+        .find(|e| e["event"] == "agent_restarted")
+        .unwrap_or_else(|| panic!("no agent_restarted line: {events:?}"));
+    assert_eq!(restarted["agentId"], "custom:test", "{restarted}");
+    h.session = restarted["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert_ne!(h.session, old_session);
+    assert_eq!(Helper::chunks(&events), ["still there?"], "{events:?}");
     assert_eq!(
-        events.last().map(|e| e["kind"].clone()),
-        Some("agent_exited".into()),
+        events.last().map(|e| e["event"].clone()),
+        Some("prompt_done".into()),
         "{events:?}"
     );
-
-    // A new session respawns the agent; the other agent never noticed.
-    h.send("new");
-    let ready = h.expect(T, |e| e["event"] == "ready" || e["event"] == "error");
-    assert_eq!(ready["event"], "ready", "{ready}");
-    h.session = ready["sessionId"].as_str().unwrap_or_default().to_owned();
     let new_pid = h.agent_pid();
     assert_ne!(new_pid, pid);
+    // The other agent never noticed.
     assert_eq!(other.agent_pid(), other_pid);
     let events = h.turn("echo back", T);
     assert_eq!(Helper::chunks(&events), ["back"]);

@@ -14,7 +14,9 @@ pub enum ConnectionError {
     },
     #[error("the wta master closed the connection; this pane's agent session has ended")]
     MasterClosed,
-    #[error("agent `{agent}` exited; its session is gone (use /restart to start a fresh one)")]
+    #[error(
+        "agent `{agent}` exited; its session is gone (the next prompt starts it again in a new session)"
+    )]
     AgentExited { agent: String },
     #[error("{message}")]
     Master {

@@ -86,7 +86,10 @@ impl Runtime {
         }
     }
 
-    fn send_prompt(&mut self, text: String) -> Vec<DomainEvent> {
+    pub(super) fn send_prompt(&mut self, text: String) -> Vec<DomainEvent> {
+        if self.session.is_none() && self.conn.is_some() && self.session_lost {
+            return self.reopen_then_prompt(text);
+        }
         match (&self.conn, &self.session) {
             (Some(conn), Some(session)) => {
                 let (conn, session) = (conn.clone(), session.clone());

@@ -11,7 +11,9 @@
 //! Invariants: updates and permission requests of any session other than the
 //! current one are dropped (a stale permission is cancelled); each permission
 //! request is answered exactly once ([`Permissions`]); a master EOF is final
-//! ([`RuntimeExit::MasterClosed`]).
+//! ([`RuntimeExit::MasterClosed`]). A session that died with its agent is
+//! replaced by the next prompt: a new session first (which starts the agent
+//! again), a visible line saying so, then the prompt.
 
 use std::path::PathBuf;
 
@@ -124,6 +126,11 @@ pub struct Runtime {
     pub(super) proposals: crate::proposals::ProposalGlue,
     /// Recommendation cards: decisions and the executor (`card_decisions.rs`).
     pub(super) cards: super::card_decisions::Cards,
+    /// The current session died with its agent process: the next prompt opens
+    /// a new session first.
+    pub(super) session_lost: bool,
+    /// A prompt waiting for that new session.
+    pub(super) pending_prompt: Option<String>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -168,6 +175,8 @@ impl Runtime {
             exit: None,
             proposals,
             cards: super::card_decisions::Cards::default(),
+            session_lost: false,
+            pending_prompt: None,
         }
     }
 
@@ -381,11 +390,9 @@ impl Runtime {
                         events.push(traffic(Direction::In, format!("session/prompt → {stop}")));
                         events.push(DomainEvent::TurnEnded(map::stop_reason(stop)));
                     }
-                    Err(err @ ConnectionError::AgentExited { .. }) => {
-                        self.session = None;
-                        events.push(DomainEvent::Connection(ConnectionState::Failed(
-                            err.to_string(),
-                        )));
+                    Err(ConnectionError::AgentExited { agent }) => {
+                        events.extend(self.session_died(&agent, "it exited during the turn"));
+                        events.push(DomainEvent::TurnEnded(StopReason::Cancelled));
                     }
                     Err(err) => {
                         events.push(DomainEvent::Error(err.to_string()));
@@ -405,14 +412,11 @@ impl Runtime {
                 if !ours {
                     return Vec::new();
                 }
-                self.session = None;
-                self.turn = None;
-                self.permissions.cancel_session(None);
-                self.proposals.service().transport_lost();
-                vec![DomainEvent::Connection(ConnectionState::Failed(format!(
-                    "Agent `{}` exited ({}); its session is gone. Type /restart to start a fresh one.",
-                    n.agent_id, n.reason
-                )))]
+                let mut events = self.session_died(&n.agent_id, &n.reason);
+                if self.turn.take().is_some() {
+                    events.push(DomainEvent::TurnEnded(StopReason::Cancelled));
+                }
+                events
             }
             HelperEvent::MasterClosed => {
                 self.proposals.service().transport_lost();
@@ -420,6 +424,34 @@ impl Runtime {
                 Vec::new()
             }
         }
+    }
+
+    /// The current session went with its agent process: drop it and its
+    /// permission cards; the next prompt opens a new session.
+    fn session_died(&mut self, agent: &str, reason: &str) -> Vec<DomainEvent> {
+        self.session = None;
+        self.session_lost = true;
+        self.proposals.service().transport_lost();
+        let mut events: Vec<DomainEvent> = self
+            .permissions
+            .cancel_session(None)
+            .into_iter()
+            .map(DomainEvent::PermissionWithdrawn)
+            .collect();
+        events.push(DomainEvent::Error(format!(
+            "Agent `{agent}` exited ({reason}); its session is gone. Your next prompt starts it again in a new session (or type /restart)."
+        )));
+        events
+    }
+
+    /// A prompt for a session that died with its agent: open a new session
+    /// (the master starts the agent again); the prompt follows once it is open.
+    pub(super) fn reopen_then_prompt(&mut self, text: String) -> Vec<DomainEvent> {
+        self.session_lost = false;
+        self.pending_prompt = Some(text);
+        let mut events = self.reset_session_yolo();
+        events.extend(self.open_session(Some(self.agent.clone())));
+        events
     }
 
     fn on_permission(&mut self, p: PermissionRequest) -> Vec<DomainEvent> {
@@ -526,10 +558,13 @@ impl Runtime {
             Ok(reply) => reply,
             Err(err) => {
                 self.agent = agent.clone();
-                return vec![
-                    traffic(Direction::In, format!("session/new failed: {err}")),
-                    map::open_failure(&err, &agent, &self.auth),
-                ];
+                let mut events = vec![traffic(Direction::In, format!("session/new failed: {err}"))];
+                if self.pending_prompt.take().is_some() {
+                    self.session_lost = true;
+                    events.push(DomainEvent::TurnEnded(StopReason::Cancelled));
+                }
+                events.push(map::open_failure(&err, &agent, &self.auth));
+                return events;
             }
         };
         let line = traffic(Direction::In, format!("session/new → {reply}"));
@@ -560,6 +595,14 @@ impl Runtime {
             .collect();
         events.extend(facts.events);
         events.extend(self.session_yolo(reply.get("configOptions")));
+        self.session_lost = false;
+        if let Some(text) = self.pending_prompt.take() {
+            events.push(DomainEvent::Notice(format!(
+                "Agent `{}` was started again: this is a new session, it does not remember the previous conversation.",
+                self.agent
+            )));
+            events.extend(self.send_prompt(text));
+        }
         events
     }
 
