@@ -3,12 +3,15 @@
 //! Every line for a helper passes through an in-memory queue drained by a writer
 //! task. `pending` counts lines queued and not yet written to the socket. Before a
 //! *notification* is admitted, the router asks [`Gate::admit`]: over the cap it is
-//! dropped (one log line per stall) and, once the helper catches up, the helper is
-//! told with one `_wta/lagged` carrying the number dropped. Responses and requests
-//! are never dropped: an agent waiting on an answer must get one.
+//! dropped (one log line per stall). The stall ends as soon as the queue is down
+//! to half, whichever notices first: the writer after a write ([`Gate::drained`]),
+//! even when nothing else follows, or the next admission. Either way the helper
+//! is told exactly once with one `_wta/lagged` carrying the number dropped.
+//! Responses and requests are never dropped: an agent waiting on an answer must
+//! get one.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures::{SinkExt, StreamExt};
 use tokio::io::AsyncWriteExt;
@@ -29,8 +32,9 @@ pub(crate) enum Admission {
 pub(crate) struct Gate {
     cap: usize,
     pending: AtomicUsize,
-    stalled: AtomicBool,
-    dropped: AtomicU64,
+    /// `Some(dropped so far)` during a stall. A mutex, not two atomics, so the
+    /// stall ends exactly once and no drop is counted after it was reported.
+    stall: Mutex<Option<u64>>,
 }
 
 impl Gate {
@@ -38,34 +42,60 @@ impl Gate {
         Arc::new(Self {
             cap: cap.max(2),
             pending: AtomicUsize::new(0),
-            stalled: AtomicBool::new(false),
-            dropped: AtomicU64::new(0),
+            stall: Mutex::new(None),
         })
+    }
+
+    fn stall(&self) -> std::sync::MutexGuard<'_, Option<u64>> {
+        self.stall.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Decides for one notification. A stall ends once the queue is down to half.
     pub(crate) fn admit(&self) -> Admission {
         let pending = self.pending.load(Ordering::Acquire);
-        if self.stalled.load(Ordering::Acquire) {
-            if pending <= self.cap / 2 {
-                self.stalled.store(false, Ordering::Release);
-                let dropped = self.dropped.swap(0, Ordering::AcqRel);
-                return Admission::SendAfterLagged { dropped };
+        let mut stall = self.stall();
+        match stall.as_mut() {
+            Some(_) if pending <= self.cap / 2 => {
+                let dropped = stall.take().unwrap_or(0);
+                Admission::SendAfterLagged { dropped }
             }
-            self.dropped.fetch_add(1, Ordering::AcqRel);
-            return Admission::Drop {
-                first_of_stall: false,
-            };
+            Some(dropped) => {
+                *dropped += 1;
+                Admission::Drop {
+                    first_of_stall: false,
+                }
+            }
+            None if pending >= self.cap => {
+                *stall = Some(1);
+                Admission::Drop {
+                    first_of_stall: true,
+                }
+            }
+            None => Admission::Send,
         }
-        if pending >= self.cap {
-            self.stalled.store(true, Ordering::Release);
-            self.dropped.fetch_add(1, Ordering::AcqRel);
-            return Admission::Drop {
-                first_of_stall: true,
-            };
-        }
-        Admission::Send
     }
+
+    /// After a write: ends a stall once the queue is down to half and returns
+    /// how many notifications it dropped (the writer then sends `_wta/lagged`).
+    pub(crate) fn drained(&self) -> Option<u64> {
+        let pending = self.pending.load(Ordering::Acquire);
+        let mut stall = self.stall();
+        if stall.is_some() && pending <= self.cap / 2 {
+            stall.take()
+        } else {
+            None
+        }
+    }
+}
+
+/// The `_wta/lagged` line for `dropped` notifications.
+pub(crate) fn lagged_line(dropped: u64) -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "method": wta_agent::wire::METHOD_LAGGED,
+        "params": wta_agent::wire::LaggedNotification { dropped },
+    })
+    .to_string()
 }
 
 /// The outgoing half of a helper connection: a sink of JSON-RPC lines for the ACP
@@ -101,6 +131,16 @@ where
                 break;
             }
             writer_gate.pending.fetch_sub(n, Ordering::AcqRel);
+            if let Some(dropped) = writer_gate.drained() {
+                // The helper caught up: tell it now, even if no notification follows.
+                tracing::warn!(dropped, "helper caught up after a stall");
+                let mut line = lagged_line(dropped);
+                line.push('\n');
+                if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err()
+                {
+                    break;
+                }
+            }
         }
         let _ = writer.shutdown().await;
     });
@@ -142,5 +182,24 @@ mod tests {
         gate.pending.store(2, Ordering::Release);
         assert_eq!(gate.admit(), Admission::SendAfterLagged { dropped: 3 });
         assert_eq!(gate.admit(), Admission::Send);
+        assert_eq!(gate.drained(), None, "no stall, nothing to report");
+    }
+
+    #[test]
+    fn the_writer_ends_a_stall_once_drained_even_if_nothing_follows() {
+        let gate = Gate::new(4);
+        gate.pending.store(4, Ordering::Release);
+        for _ in 0..5 {
+            assert!(matches!(gate.admit(), Admission::Drop { .. }));
+        }
+        gate.pending.store(3, Ordering::Release);
+        assert_eq!(gate.drained(), None, "still over half the cap");
+        gate.pending.store(2, Ordering::Release);
+        assert_eq!(gate.drained(), Some(5));
+        assert_eq!(gate.drained(), None, "reported once");
+        assert_eq!(gate.admit(), Admission::Send, "no second report");
+        let line: serde_json::Value = serde_json::from_str(&lagged_line(5)).unwrap();
+        assert_eq!(line["method"], "_wta/lagged");
+        assert_eq!(line["params"]["dropped"], 5);
     }
 }

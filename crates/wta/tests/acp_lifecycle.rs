@@ -1,7 +1,8 @@
 //! Black-box lifecycle tests of the master's agent pool and outbound queues: idle
 //! agents are stopped (no process left behind once nothing uses them),
-//! `session/close` unbinds, and a helper that stops reading neither blocks another
-//! helper on the same agent nor loses count of what it missed (`_wta/lagged`).
+//! `session/close` unbinds, a helper that stops reading neither blocks another
+//! helper on the same agent nor loses count of what it missed (`_wta/lagged`),
+//! and `/restart` gives one pane a fresh agent without disturbing the others.
 //!
 //! Real `wta --master`, real headless helpers, a raw JSON-RPC client over the
 //! master socket (so "stops reading" really means nobody reads the socket), the
@@ -70,24 +71,29 @@ impl RawHelper {
         let deadline = Instant::now() + timeout;
         let mut before = Vec::new();
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(
-                !left.is_zero(),
-                "no response to request {id} in {timeout:?}"
-            );
-            self.reader
-                .get_ref()
-                .set_read_timeout(Some(left))
-                .expect("read timeout");
-            let mut line = String::new();
-            let n = self.reader.read_line(&mut line).expect("read from master");
-            assert!(n > 0, "master closed the connection");
-            let msg: Value = serde_json::from_str(&line).expect("json line");
+            let msg = self.next_before(deadline, &format!("a response to request {id}"));
             if msg.get("method").is_none() && msg["id"] == id {
                 return (msg, before);
             }
             before.push(msg);
         }
+    }
+
+    /// The next message, read by `deadline`.
+    fn next_before(&mut self, deadline: Instant, what: &str) -> Value {
+        let left = deadline.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "no {what} in time");
+        self.reader
+            .get_ref()
+            .set_read_timeout(Some(left))
+            .expect("read timeout");
+        let mut line = String::new();
+        let n = self
+            .reader
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("no {what}: {e}"));
+        assert!(n > 0, "master closed the connection");
+        serde_json::from_str(&line).expect("json line")
     }
 
     fn call(&mut self, method: &str, params: Value) -> Value {
@@ -226,10 +232,16 @@ fn a_helper_that_stops_reading_blocks_no_one_and_later_learns_how_much_it_missed
     let mine: Vec<String> = (0..300).map(|i| format!("R:{i};")).collect();
     assert_eq!(Helper::chunks(&events), mine);
 
-    // Resume reading: the stream's answer arrives, then a later update brings the
-    // lag report (it is sent once the queue has drained).
+    // Resume reading: the stream's answer arrives, and the lag report comes as
+    // soon as the queue has room, although the stream has ended and nothing
+    // else is sent to this helper.
     let (done, mut seen) = stalled.response(streaming, Duration::from_secs(60));
     assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    let deadline = Instant::now() + T;
+    while !seen.iter().any(is_lagged) {
+        let msg = stalled.next_before(deadline, "_wta/lagged after the stream ended");
+        seen.push(msg);
+    }
     let echo = stalled.prompt(&session, "echo after");
     let (done, after) = stalled.response(echo, T);
     assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
