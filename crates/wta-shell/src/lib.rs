@@ -7,6 +7,7 @@
 //! - [`pane_state`]: integration verdicts and announcements as seen on the pane.
 //! - [`launch`]: argv/env of a shell that loads the integration on start.
 //! - [`submit`]: the pure decision whether a command may be sent to a pane.
+//! - [`sink`], [`sink_wire`]: the pipe-pane sink and its framing (output and gaps).
 
 pub mod error;
 pub mod last_command;
@@ -16,6 +17,7 @@ pub mod pane_state;
 pub mod parser;
 pub mod scripts;
 pub mod sink;
+pub mod sink_wire;
 pub mod submit;
 pub mod tracker;
 pub mod watcher;

@@ -21,6 +21,8 @@ pub struct CappedOutput {
     head_cap: usize,
     tail_cap: usize,
     total: u64,
+    /// Bytes the pipe sink dropped inside this output (never seen at all).
+    lost: u64,
 }
 
 impl CappedOutput {
@@ -31,7 +33,23 @@ impl CappedOutput {
             head_cap,
             tail_cap,
             total: 0,
+            lost: 0,
         }
+    }
+
+    /// Records that `bytes` of output were dropped before reaching us, with a
+    /// visible note at that point of the text.
+    pub fn note_lost(&mut self, bytes: u64) {
+        self.lost = self.lost.saturating_add(bytes);
+        let note = format!(
+            "\r\n[… {bytes} bytes of output lost here: WTA's pane reader fell behind …]\r\n"
+        );
+        self.push(note.as_bytes());
+    }
+
+    /// Bytes dropped before reaching us (see [`CappedOutput::note_lost`]).
+    pub fn lost(&self) -> u64 {
+        self.lost
     }
 
     pub fn push(&mut self, mut bytes: &[u8]) {
@@ -60,8 +78,14 @@ impl CappedOutput {
         self.total
     }
 
-    /// Some bytes between head and tail were dropped.
+    /// The output is incomplete: bytes between head and tail were cut, or
+    /// bytes were lost before reaching us.
     pub fn truncated(&self) -> bool {
+        self.cut() || self.lost > 0
+    }
+
+    /// Bytes between head and tail were cut to respect the caps.
+    pub fn cut(&self) -> bool {
         self.total > (self.head.len() + self.tail.len()) as u64
     }
 
@@ -97,11 +121,11 @@ pub struct Rendered {
 /// Renders `out` at `width` columns: head, an omission line if truncated, tail.
 pub fn render(out: &CappedOutput, width: u16) -> Rendered {
     let width = width.clamp(10, 1000);
-    if !out.truncated() {
+    if !out.cut() {
         let (text, cut) = render_part(out.head(), width, Keep::Head);
         return Rendered {
             text,
-            truncated: cut,
+            truncated: cut || out.lost() > 0,
         };
     }
     let (head, _) = render_part(out.head(), width, Keep::Head);
@@ -244,6 +268,22 @@ mod tests {
         assert!(r.text.starts_with("line1\nline2\n"), "{}", r.text);
         assert!(r.text.contains("bytes of output omitted"));
         assert!(r.text.ends_with("line199\nline200"), "{}", r.text);
+    }
+
+    #[test]
+    fn lost_output_is_flagged_and_noted_where_it_happened() {
+        let mut c = CappedOutput::new(1000, 1000);
+        c.push(b"before\r\n");
+        c.note_lost(65536);
+        c.push(b"after\r\n");
+        assert!(c.truncated() && !c.cut());
+        assert_eq!(c.lost(), 65536);
+        let r = render(&c, 80);
+        assert!(r.truncated);
+        assert_eq!(
+            r.text,
+            "before\n\n[… 65536 bytes of output lost here: WTA's pane reader fell behind …]\nafter"
+        );
     }
 
     #[test]

@@ -150,6 +150,9 @@ pub struct Tracker {
     pub earlier: VecDeque<Run>,
     /// An OSC 633 `E` command line waiting for its `C`.
     pending_cmdline: Option<String>,
+    /// A submission typed without a verified prompt, and the state to go
+    /// back to if its timer finds that nothing happened.
+    unverified: Option<(SubmitId, Box<State>)>,
     next_run: u64,
     next_submit: u64,
     pub config: TrackerConfig,
@@ -179,6 +182,7 @@ impl Tracker {
             last: None,
             earlier: VecDeque::new(),
             pending_cmdline: None,
+            unverified: None,
             next_run: 1,
             next_submit: 1,
             config,
@@ -220,6 +224,15 @@ pub enum Event {
     Submitted {
         text: String,
     },
+    /// WTA typed `text` and Enter into a pane whose shell never showed a
+    /// prompt mark (no integration seen yet, or none at all). Like
+    /// [`Event::Submitted`], a `C` within the submit timeout opens the run;
+    /// none while the pane visibly reacted means the shell has no
+    /// integration (tmux-host.md §8.2, rule b); none and no change leaves
+    /// the state as it was. Ignored while a command runs or the pane is dead.
+    SubmittedUnverified {
+        text: String,
+    },
     /// The submit timer armed by [`Effect::StartSubmitTimer`] expired; `changed`
     /// tells whether the screen or the foreground process changed since the submit.
     SubmitTimerExpired {
@@ -243,6 +256,13 @@ pub enum Event {
     },
     /// The watcher stopped following the pane (pipe taken over).
     Detached,
+    /// The pipe sink dropped `bytes` of pane output here (the watcher fell
+    /// behind). A running command's output is flagged truncated with a note;
+    /// outside a command a mark may be among them, so the state is unknown
+    /// until the next prompt.
+    OutputLost {
+        bytes: u64,
+    },
 }
 
 /// Outputs of the state machine, for the I/O layer to act on.
@@ -311,7 +331,27 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
                 });
             }
         }
+        Event::SubmittedUnverified { text } => {
+            if !matches!(t.state, State::Running | State::Submitted { .. }) {
+                let id = SubmitId(t.next_submit);
+                t.next_submit += 1;
+                let before =
+                    std::mem::replace(&mut t.state, State::Submitted { id, text, at: now });
+                t.unverified = Some((id, Box::new(before)));
+                fx.push(Effect::StartSubmitTimer {
+                    id,
+                    after_ms: t.config.submit_timeout_ms,
+                });
+            }
+        }
         Event::SubmitTimerExpired { id, changed } => {
+            let unverified = match t.unverified.take() {
+                Some((uid, before)) if uid == id => Some(*before),
+                other => {
+                    t.unverified = other;
+                    None
+                }
+            };
             if matches!(&t.state, State::Submitted { id: sid, .. } if *sid == id) {
                 if changed {
                     t.state = State::Absent;
@@ -321,7 +361,9 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
                         why: NotStarted::IntegrationAbsent,
                     });
                 } else {
-                    t.state = State::Idle;
+                    // A verified submit came from Idle; an unverified one goes
+                    // back to what was known before it.
+                    t.state = unverified.unwrap_or(State::Idle);
                     fx.push(Effect::SubmitNotStarted {
                         id,
                         why: NotStarted::EnterLost,
@@ -346,6 +388,12 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
             PaneFate::Alive => {}
             PaneFate::Dead { status } => pane_died(&mut t, status, now, &mut fx),
             PaneFate::Gone => pane_died(&mut t, None, now, &mut fx),
+        },
+        Event::OutputLost { bytes } => match (&t.state, t.current.as_mut()) {
+            (State::Running, Some(run)) => run.output.note_lost(bytes),
+            // A C may be among the lost bytes: the submission's timer decides.
+            (State::Submitted { .. }, _) => {}
+            _ => t.state = State::Unknown,
         },
         Event::Detached => {
             close_run(&mut t, None, EndReason::Detached, now, &mut fx);

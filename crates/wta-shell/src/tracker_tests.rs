@@ -350,6 +350,114 @@ fn cmdline_normalisation() {
     assert!(!cmdline_matches("ls", "ls -l"));
 }
 
+#[test]
+fn an_unverified_submit_without_c_on_a_changed_pane_means_absent() {
+    // A plain shell opened outside WTA: no mark ever. WTA typed a command blind.
+    let t = fresh();
+    let (t, fx) = run(t, vec![Event::SubmittedUnverified { text: "ls".into() }]);
+    let id = match &t.state {
+        State::Submitted { id, text, .. } if text == "ls" => *id,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(fx, [Effect::StartSubmitTimer { id, after_ms: 1000 }]);
+    let (t, fx) = run(t, vec![Event::SubmitTimerExpired { id, changed: true }]);
+    assert_eq!(t.state, State::Absent);
+    assert_eq!(t.integration, Integration::Absent);
+    assert!(fx.contains(&Effect::IntegrationChanged {
+        integration: Integration::Absent
+    }));
+    assert!(fx.contains(&Effect::SubmitNotStarted {
+        id,
+        why: NotStarted::IntegrationAbsent
+    }));
+}
+
+#[test]
+fn an_unverified_submit_without_change_restores_what_was_known() {
+    let (t, _) = run(
+        fresh(),
+        vec![Event::SubmittedUnverified { text: "x".into() }],
+    );
+    let State::Submitted { id, .. } = t.state else {
+        panic!("{:?}", t.state)
+    };
+    let (t, fx) = run(t, vec![Event::SubmitTimerExpired { id, changed: false }]);
+    assert_eq!(t.state, State::Unknown, "never claimed Idle");
+    assert_eq!(t.integration, Integration::Unknown);
+    assert_eq!(
+        fx,
+        [Effect::SubmitNotStarted {
+            id,
+            why: NotStarted::EnterLost
+        }]
+    );
+}
+
+#[test]
+fn an_unverified_submit_answered_by_c_is_a_normal_run() {
+    let (t, _) = run(
+        fresh(),
+        vec![Event::SubmittedUnverified {
+            text: "make".into(),
+        }],
+    );
+    let State::Submitted { id, .. } = t.state else {
+        panic!("{:?}", t.state)
+    };
+    let (t, _) = run(t, toks(vec![c("9", "make"), d("9", 0)]));
+    let last = t.last.as_ref().unwrap();
+    assert_eq!(last.submitted.as_deref(), Some("make"));
+    assert!(last.cmdline_matches);
+    assert_eq!(t.integration, Integration::Present);
+    // The late timer changes nothing.
+    let (t2, fx) = run(
+        t.clone(),
+        vec![Event::SubmitTimerExpired { id, changed: true }],
+    );
+    assert_eq!((t2.state, fx), (t.state, vec![]));
+}
+
+#[test]
+fn an_unverified_submit_is_ignored_while_a_command_runs() {
+    let (t, _) = run(fresh(), toks(vec![a("1"), b("1"), c("1", "sleep 9")]));
+    let (t, fx) = run(t, vec![Event::SubmittedUnverified { text: "ls".into() }]);
+    assert_eq!(t.state, State::Running);
+    assert!(fx.is_empty());
+}
+
+#[test]
+fn lost_output_flags_the_running_command_and_unsettles_a_prompt() {
+    let (t, _) = run(
+        fresh(),
+        toks(vec![a("1"), b("1"), c("1", "seq 1 9999999"), text("1\r\n")]),
+    );
+    let (t, _) = run(
+        t,
+        vec![
+            Event::OutputLost { bytes: 4096 },
+            Event::Token(text("9999999\r\n")),
+            Event::Token(d("1", 0)),
+        ],
+    );
+    let last = t.last.as_ref().unwrap();
+    assert_eq!(last.exit, Some(0));
+    assert_eq!(last.output.lost(), 4096);
+    let rendered = last.render();
+    assert!(rendered.truncated);
+    assert!(
+        rendered.text.contains("4096 bytes of output lost"),
+        "{}",
+        rendered.text
+    );
+    assert!(rendered.text.ends_with("9999999"), "{}", rendered.text);
+    // At a prompt, lost bytes may hold the next C: the state is unknown.
+    let (t, _) = run(t, toks(vec![a("1"), b("1")]));
+    assert_eq!(t.state, State::Idle);
+    let (t, _) = run(t, vec![Event::OutputLost { bytes: 10 }]);
+    assert_eq!(t.state, State::Unknown);
+    assert!(crate::submit::decide_submit(&t.state, t.integration).is_err());
+}
+
 fn arb_event() -> impl Strategy<Value = Event> {
     let aid = prop_oneof![Just("1"), Just("2")];
     prop_oneof![
@@ -368,6 +476,8 @@ fn arb_event() -> impl Strategy<Value = Event> {
             fate: PaneFate::Alive
         }),
         Just(Event::Detached),
+        Just(Event::SubmittedUnverified { text: "cmd".into() }),
+        (1..100_000u64).prop_map(|bytes| Event::OutputLost { bytes }),
     ]
 }
 

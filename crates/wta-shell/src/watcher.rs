@@ -24,8 +24,9 @@ use crate::pane_state::{announced_for, publish};
 use crate::parser::Parser;
 use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
 use crate::sink::{EXIT_STATUS_OPTION, sh_quote};
+use crate::sink_wire::{Frame, FrameDecoder};
 use crate::submit::{SubmitRefusal, decide_submit, submit_commands};
-use crate::tracker::{Effect, Event, Millis, PaneFate, Tracker, TrackerConfig, step};
+use crate::tracker::{Effect, Event, Millis, PaneFate, State, Tracker, TrackerConfig, step};
 
 /// How long a silent stream waits before checking that the pane is alive.
 const LIVENESS_POLL: Duration = Duration::from_millis(500);
@@ -237,24 +238,67 @@ impl PaneWatcher {
     /// Sends `text` + Enter if and only if the shell is idle at a prompt.
     /// Typeahead is never sent: a running command refuses with `Busy`.
     pub async fn submit(&self, text: &str) -> Result<Result<(), SubmitRefusal>, ShellError> {
-        let mut guard = self.tracker.lock().await;
+        let guard = self.tracker.lock().await;
         if let Err(refusal) = decide_submit(&guard.state, guard.integration) {
             return Ok(Err(refusal));
         }
+        self.send_tracked(guard, text, false).await?;
+        Ok(Ok(()))
+    }
+
+    /// Types `text` + Enter into a pane whose shell never showed a prompt
+    /// mark (a plain shell opened outside WTA, or one whose integration is
+    /// absent), and tells the tracker ([`Event::SubmittedUnverified`]): a `C`
+    /// within the submit timeout still opens a run; none while the screen or
+    /// the foreground process changed makes the pane Absent (published like
+    /// any verdict). Refused only while a command runs or the pane is dead;
+    /// whether the pane shows a shell at all is the caller's judgement.
+    pub async fn submit_unverified(
+        &self,
+        text: &str,
+    ) -> Result<Result<(), SubmitRefusal>, ShellError> {
+        let guard = self.tracker.lock().await;
+        match &guard.state {
+            State::Running | State::Submitted { .. } => return Ok(Err(SubmitRefusal::Busy)),
+            State::Dead { .. } => return Ok(Err(SubmitRefusal::PaneDead)),
+            _ => {}
+        }
+        self.send_tracked(guard, text, true).await?;
+        Ok(Ok(()))
+    }
+
+    /// Sends `text` (leaving copy mode, clearing the line), steps the tracker
+    /// and arms the submit timer. An unverified submission compares the pane
+    /// with how it looked before anything was typed (the echo alone shows
+    /// the shell read it); a verified one with how it looked right after.
+    async fn send_tracked(
+        &self,
+        mut guard: tokio::sync::MutexGuard<'_, Tracker>,
+        text: &str,
+        unverified: bool,
+    ) -> Result<(), ShellError> {
+        let early = if unverified {
+            Some(self.snapshot().await)
+        } else {
+            None
+        };
         let in_mode = self.tmux.display(&self.pane, "#{pane_in_mode}").await? == "1";
         let buffer = format!("wta-{}", now_nanos());
         for cmd in submit_commands(&self.pane, text, in_mode, &buffer) {
             let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
             self.tmux.run(&args).await?;
         }
-        let before = self.snapshot().await;
-        let (next, fx) = step(
-            take(&mut guard),
-            Event::Submitted {
-                text: text.to_owned(),
-            },
-            self.now(),
-        );
+        let before = match early {
+            Some(before) => before,
+            None => self.snapshot().await,
+        };
+        let text = text.to_owned();
+        let event = if unverified {
+            Event::SubmittedUnverified { text }
+        } else {
+            Event::Submitted { text }
+        };
+        let (next, fx) = step(take(&mut guard), event, self.now());
         *guard = next;
         drop(guard);
         for effect in fx {
@@ -280,7 +324,7 @@ impl PaneWatcher {
                 });
             }
         }
-        Ok(Ok(()))
+        Ok(())
     }
 
     /// Releases a pane started with [`crate::gated_command`] and, one submit
@@ -462,6 +506,9 @@ impl Follow {
             let accepted = tokio::time::timeout(Duration::from_secs(2), listener.accept()).await;
             match accepted {
                 Ok(Ok((mut stream, _))) => {
+                    // Each sink connection starts a fresh frame stream.
+                    let mut decoder = FrameDecoder::new();
+                    let mut frames = Vec::new();
                     let peer_ok = stream
                         .peer_cred()
                         .map(|c| Some(c.uid()) == uid)
@@ -481,10 +528,27 @@ impl Follow {
                                 _ => break,
                             },
                         };
-                        let mut tokens = Vec::new();
-                        parser.feed(&buf[..n], &mut tokens);
-                        self.feed(tokens.into_iter().map(Event::Token).collect())
-                            .await;
+                        frames.clear();
+                        if let Err(e) = decoder.feed(&buf[..n], &mut frames) {
+                            tracing::warn!("pane {}: {e}", self.pane);
+                            break;
+                        }
+                        let mut events = Vec::new();
+                        for frame in frames.drain(..) {
+                            match frame {
+                                Frame::Data(bytes) => {
+                                    let mut tokens = Vec::new();
+                                    parser.feed(&bytes, &mut tokens);
+                                    events.extend(tokens.into_iter().map(Event::Token));
+                                }
+                                Frame::Gap(bytes) => {
+                                    // A sequence cut by the gap must not swallow what follows.
+                                    parser = Parser::new();
+                                    events.push(Event::OutputLost { bytes });
+                                }
+                            }
+                        }
+                        self.feed(events).await;
                     }
                 }
                 Ok(Err(e)) => return format!("watcher socket failed: {e}"),

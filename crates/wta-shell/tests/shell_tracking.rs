@@ -28,6 +28,30 @@ fn pipe_sink_entry() {
     }
 }
 
+const GAP_SINK_ENV: &str = "WTA_TEST_GAP_SINK_SOCKET";
+
+/// Not a test: a sink that reports a gap (as the real sink does when the
+/// watcher falls behind) inside a command, then drains the pane like a sink.
+#[test]
+fn gap_sink_entry() {
+    use std::io::Write;
+    use wta_shell::sink_wire::{Frame, encode};
+    if let Ok(socket) = std::env::var(GAP_SINK_ENV) {
+        let mut s = std::os::unix::net::UnixStream::connect(socket).unwrap();
+        let frames = [
+            Frame::Data(b"\x1b]133;A;aid=7\x07$ \x1b]133;B;aid=7\x07".to_vec()),
+            Frame::Data(b"\x1b]133;C;aid=7;cmdline_url=seq\x07first\r\n".to_vec()),
+            Frame::Gap(123_456),
+            Frame::Data(b"last\r\n\x1b]133;D;0;aid=7\x07".to_vec()),
+        ];
+        for frame in &frames {
+            s.write_all(&encode(frame)).unwrap();
+        }
+        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+        std::process::exit(0);
+    }
+}
+
 struct Pane {
     server: TmuxServer,
     watcher: PaneWatcher,
@@ -444,6 +468,95 @@ async fn foreign_pipe_is_refused_not_replaced() {
     );
     assert!(err.to_string().contains("refusing to replace"), "{err}");
     assert_eq!(server.display(&pane, "#{pane_pipe}"), "1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gap_reported_by_the_sink_flags_the_run_truncated() {
+    let server = TmuxServer::start();
+    let pane = server.first_pane().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let opts = WatchOptions {
+        sink_argv: wta_testkit::rerun_self_argv(GAP_SINK_ENV, "gap_sink_entry"),
+        runtime_dir: dir.path().join("rt"),
+        config: cfg(),
+    };
+    let watcher = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+    let tracker = watcher.tracker();
+    let run = tokio::task::block_in_place(|| {
+        wait_for_value("the run across the gap", T, || {
+            tracker.try_lock().ok()?.last.clone()
+        })
+    })
+    .unwrap();
+    assert_eq!((run.exit, run.end_reason), (Some(0), Some(EndReason::Mark)));
+    assert_eq!(run.output.lost(), 123_456);
+    let rendered = run.render();
+    assert!(rendered.truncated, "{rendered:?}");
+    assert_eq!(
+        rendered.text,
+        "first\n\n[… 123456 bytes of output lost here: WTA's pane reader fell behind …]\nlast"
+    );
+    watcher.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unverified_submit_to_a_plain_pane_makes_it_absent() {
+    // A plain bash opened outside WTA: its prompt was drawn before anyone
+    // watched, and it never prints a mark.
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pane = server
+        .tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "env PS1='plain$ ' bash --norc --noprofile",
+        ])
+        .trim()
+        .to_owned();
+    server.wait_for_text(&pane, "plain$", T);
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let opts = WatchOptions {
+        sink_argv: sink_argv(),
+        runtime_dir: dir.path().join("rt"),
+        config: cfg(),
+    };
+    let watcher = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+    let tracker = watcher.tracker();
+    assert_eq!(tracker.lock().await.state, State::Unknown);
+    assert_eq!(
+        watcher.submit("echo verified").await.unwrap(),
+        Err(SubmitRefusal::NotAtPrompt),
+        "the verified path refuses a pane it never saw at a prompt"
+    );
+    watcher
+        .submit_unverified("echo blind-$((6*7))")
+        .await
+        .unwrap()
+        .unwrap();
+    server.wait_for_text(&pane, "blind-42", T);
+    let state = tokio::task::block_in_place(|| {
+        wait_for_value("absent after the quiet submit", T, || {
+            let t = tracker.try_lock().ok()?;
+            (t.state == State::Absent).then(|| t.integration)
+        })
+    })
+    .unwrap();
+    assert_eq!(state, Integration::Absent);
+    tokio::task::block_in_place(|| {
+        wta_testkit::wait_until("absent published on the pane", T, || {
+            server.display(&pane, "#{@wta_integration_state}") == "absent"
+        })
+    })
+    .unwrap();
+    watcher.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
