@@ -4,9 +4,12 @@
 //! The decision itself is `wta_agent::yolo::decide` (pure, tested over the
 //! whole matrix); this file keeps the per-session state and carries it out:
 //! - Layer 1: an agent advertising a Select option with id exactly
-//!   `allow_all` (values `on`/`off`) gets `session/set_config_option` when a
-//!   session opens with yolo effective and on every `/yolo`. A failed disable
-//!   fails closed: the session is replaced so nothing keeps approving.
+//!   `allow_all` (values `on`/`off`) is reconciled both ways: when a session
+//!   opens, its `currentValue` is set to the effective value if it differs
+//!   (an agent that starts with `on` is turned off when yolo is off or
+//!   blocked), and on every `/yolo`. A failed disable fails closed: the
+//!   pane's agent stack is restarted; if the fresh session cannot turn it
+//!   off either, the pane drops its session rather than keep approving.
 //! - Layer 2: in the permission path, after the proposal preflight, an
 //!   AllowOnce option is selected silently and a visible line says so.
 //!
@@ -15,11 +18,11 @@
 
 use serde_json::Value;
 use wta_agent::wire::{METHOD_SESSION_STATE, SessionStateParams, YoloReport};
-use wta_agent::yolo::{self, Decision, OfferedOption, OptionKind, Request, YoloPolicy};
+use wta_agent::yolo::{self, ALLOW_ALL, Decision, OfferedOption, OptionKind, Request, YoloPolicy};
 
 use super::engine::{Call, Runtime};
 use super::map;
-use crate::app::{DomainEvent, PermissionOptionKind, PermissionRequest};
+use crate::app::{ConnectionState, DomainEvent, PermissionOptionKind, PermissionRequest};
 
 /// Yolo settings of one pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +34,9 @@ pub struct YoloControl {
     pub session_override: Option<bool>,
     /// The current session's agent offers a usable `allow_all` option.
     pub agent_allow_all: bool,
+    /// A failed disable already restarted the agent stack and no session
+    /// has opened with `allow_all` matching since: the next failure stops.
+    pub restarted_for_disable: bool,
 }
 
 impl YoloControl {
@@ -40,6 +46,7 @@ impl YoloControl {
             global,
             session_override: None,
             agent_allow_all: false,
+            restarted_for_disable: false,
         }
     }
 
@@ -86,14 +93,23 @@ impl YoloControl {
     }
 }
 
-/// True when `configOptions` holds a Select option with id exactly
-/// `allow_all` whose values include `on` and `off` (Copilot's shape).
+/// The current value of a Select option with id exactly `allow_all` whose
+/// values include `on` and `off` (Copilot's shape), when `configOptions`
+/// holds one.
+pub fn allow_all_value(config_options: Option<&Value>) -> Option<String> {
+    map::config_options(config_options)
+        .into_iter()
+        .find(|o| {
+            o.id == ALLOW_ALL
+                && o.values.iter().any(|(v, _)| v == "on")
+                && o.values.iter().any(|(v, _)| v == "off")
+        })
+        .map(|o| o.current)
+}
+
+/// True when the agent offers a usable `allow_all` option.
 pub fn offers_allow_all(config_options: Option<&Value>) -> bool {
-    map::config_options(config_options).iter().any(|o| {
-        o.id == "allow_all"
-            && o.values.iter().any(|(v, _)| v == "on")
-            && o.values.iter().any(|(v, _)| v == "off")
-    })
+    allow_all_value(config_options).is_some()
 }
 
 impl Runtime {
@@ -103,7 +119,7 @@ impl Runtime {
             return vec![DomainEvent::Error(why.to_owned()), self.yolo.event()];
         }
         self.yolo.session_override = Some(on);
-        self.after_yolo_change(Call::SetYolo(on))
+        self.after_yolo_change(Call::SetYolo(on), true)
     }
 
     /// A new session starts without the `/yolo` override.
@@ -113,27 +129,31 @@ impl Runtime {
     }
 
     /// A session just opened (`configOptions` of its `session/new` reply):
-    /// layer 1 applies the effective value when yolo is on.
+    /// layer 1 reconciles the agent's `allow_all` with the effective value,
+    /// both ways.
     pub(super) fn session_yolo(&mut self, config_options: Option<&Value>) -> Vec<DomainEvent> {
-        self.yolo.agent_allow_all = offers_allow_all(config_options);
-        let mut events = vec![self.yolo.event()];
-        if self.yolo.effective() {
-            events.extend(self.after_yolo_change(Call::SetYolo(true)));
-        } else {
-            self.report_yolo();
+        let current = allow_all_value(config_options);
+        self.yolo.agent_allow_all = current.is_some();
+        let wanted = if self.yolo.effective() { "on" } else { "off" };
+        let in_sync = current.as_deref().is_none_or(|v| v == wanted);
+        if in_sync {
+            self.yolo.restarted_for_disable = false;
         }
+        let mut events = vec![self.yolo.event()];
+        events.extend(self.after_yolo_change(Call::SetYolo(self.yolo.effective()), !in_sync));
         events
     }
 
-    fn after_yolo_change(&mut self, call: Call) -> Vec<DomainEvent> {
+    /// Applies the effective value: layer 2 at once, layer 1 when `sync`.
+    fn after_yolo_change(&mut self, call: Call, sync: bool) -> Vec<DomainEvent> {
         if self.yolo.effective() {
             self.proposals.service().agent_may_run_unasked();
         }
         self.report_yolo();
         let mut events = vec![self.yolo.event()];
-        if self.yolo.agent_allow_all {
+        if sync && self.yolo.agent_allow_all {
             let value = if self.yolo.effective() { "on" } else { "off" };
-            events.extend(self.set_config(call, "allow_all".into(), value.into()));
+            events.extend(self.set_config(call, ALLOW_ALL.into(), value.into()));
         }
         events
     }
@@ -158,14 +178,38 @@ impl Runtime {
     }
 
     /// Layer 1 could not turn `allow_all` off: the agent may keep approving on
-    /// its own, so this session is abandoned for a fresh one (fail closed).
+    /// its own (fail closed). The first time, the pane's agent stack is
+    /// restarted and the user's "off" carries over to the fresh session; if
+    /// that session cannot turn it off either, the pane drops its session
+    /// instead of restarting in a loop.
     pub(super) fn yolo_disable_failed(&mut self, err: &str) -> Vec<DomainEvent> {
         self.abandon_turn();
+        let off_asked = self.yolo.session_override == Some(false);
+        if self.yolo.restarted_for_disable {
+            if let Some(session) = self.session.take() {
+                self.close_session(session);
+            }
+            self.report_yolo();
+            return vec![
+                DomainEvent::Error(format!(
+                    "The restarted agent still refuses to turn off its allow_all option ({err}), so this pane closed its session rather than let the agent approve tools on its own."
+                )),
+                DomainEvent::Connection(ConnectionState::Failed(
+                    "No session: the agent keeps allow_all on. Use /agent to pick another agent, or /restart to try again.".into(),
+                )),
+            ];
+        }
+        self.yolo.restarted_for_disable = true;
         let mut events = vec![DomainEvent::Error(format!(
-            "The agent did not turn off its allow_all option ({err}). Restarting this pane's agent session so nothing keeps approving tools."
+            "The agent did not turn off its allow_all option ({err}). Restarting this pane's agent so nothing keeps approving tools."
         ))];
-        self.yolo.session_override = None;
-        events.extend(self.open_session(Some(self.agent.clone())));
+        events.extend(self.restart_agent_stack());
+        if off_asked {
+            // Session replacement drops the override; a failed "off" must
+            // not come back on through the global default.
+            self.yolo.session_override = Some(false);
+            events.push(self.yolo.event());
+        }
         events
     }
 
