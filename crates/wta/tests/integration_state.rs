@@ -146,3 +146,75 @@ fn a_gated_integrated_shell_is_present_from_its_marks_and_its_announcement() {
     assert_eq!(active_integration(&w)["state"], "present");
     assert_eq!(listed_state(&w), "present");
 }
+
+/// Issue 3 item 5 through the card executor: a plain bash opened outside WTA
+/// (its prompt drawn before anyone watched, no marks ever) gets a confirmed
+/// command typed without a verified prompt; no `C` follows while the screen
+/// changes, so the pane is reported absent instead of unknown forever.
+#[test]
+fn a_command_sent_to_a_plain_pre_existing_pane_makes_it_absent() {
+    use std::sync::Arc;
+    use wta_helper::executor::{ActionOutcome, Executor, ExecutorConfig, Launch};
+    use wta_helper::proposals::ConfirmMode;
+    use wta_host::{ServerLocation, TmuxHost};
+    use wta_protocol::{Action, Choice, PaneId};
+
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pane = server
+        .tmux(&[
+            "new-window",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "env PS1='plain$ ' bash --norc --noprofile",
+        ])
+        .trim()
+        .to_owned();
+    server.wait_for_text(&pane, "plain$", T);
+    let before = ok_json(wta_in_pane(&server, &pane, &["active-pane", "--json"]));
+    assert_eq!(before["integration"]["state"], "unknown");
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let watch = WatchOptions {
+        sink_argv: vec![wta_bin().to_owned(), "pipe-sink".into()],
+        runtime_dir: dir.path().join("run"),
+        config: TrackerConfig::default(),
+    };
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let config = ExecutorConfig::new(tmux, watch, Launch::default());
+    let target = PaneId::parse(&pane).unwrap();
+    let host = TmuxHost::new(
+        ServerLocation::Socket(server.socket().to_path_buf()),
+        Some(target.clone()),
+    );
+    let exec = Executor::new(Arc::new(host), config);
+    let choice = Choice {
+        choice: 1,
+        title: "t".into(),
+        rationale: String::new(),
+        actions: vec![Action::Send {
+            input: "echo plain-$((6*7))".into(),
+        }],
+    };
+    let results = rt.block_on(exec.execute(&target, &choice, ConfirmMode::Run, |_| {}));
+    assert_eq!(
+        results[0].outcome,
+        ActionOutcome::CompletionUnavailable { pane: pane.clone() }
+    );
+    server.wait_for_text(&pane, "plain-42", T);
+    let integration = wait_for_value("absent reported", T, || {
+        let out = wta_in_pane(&server, &pane, &["active-pane", "--json"]);
+        let i = ok_json(out)["integration"].clone();
+        (i["state"] != "unknown").then_some(i)
+    })
+    .unwrap();
+    assert_eq!(integration["state"], "absent", "{integration}");
+    drop(exec);
+}

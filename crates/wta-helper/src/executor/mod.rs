@@ -405,11 +405,15 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             Ok(Err(SubmitRefusal::IntegrationAbsent | SubmitRefusal::NotAtPrompt))
                 if self.no_integration_at_shell(watcher, &info).await =>
             {
-                match self.type_text(pane, input, true).await {
-                    Ok(()) => ActionOutcome::CompletionUnavailable {
+                // Typed without a verified prompt, but through the watcher: no
+                // `C` within its timeout on a pane that reacted makes the pane
+                // Absent (published for `wta active-pane`), instead of unknown forever.
+                match watcher.submit_unverified(input).await {
+                    Ok(Ok(())) => ActionOutcome::CompletionUnavailable {
                         pane: pane.as_str().to_owned(),
                     },
-                    Err(reason) => unavailable(reason),
+                    Ok(Err(refusal)) => unavailable(format!("{pane}: {refusal}; nothing was sent")),
+                    Err(err) => unavailable(format!("{pane}: {err}")),
                 }
             }
             Ok(Err(refusal)) => unavailable(format!("{pane}: {refusal}; nothing was sent")),
