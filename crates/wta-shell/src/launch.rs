@@ -13,6 +13,13 @@
 //! launcher, so an upgraded binary brings its script) or from a script file
 //! written next to the rc files ([`ScriptSource::Embedded`], no extra
 //! process per shell start; used by the card executor and tests).
+//!
+//! A shell WTA opens also starts behind a readiness gate ([`gated_argv`]):
+//! it waits on a `tmux wait-for` channel until a watcher has attached its
+//! pipe, so the first prompt's marks are never missed (tmux-host.md §3.4).
+//! Whoever opens the pane either releases the gate itself after attaching,
+//! or leaves the channel name in [`GATE_OPTION`] for the pane's future
+//! watcher, which releases it on attach ([`crate::PaneWatcher::attach`]).
 
 use std::path::{Path, PathBuf};
 
@@ -33,6 +40,35 @@ pub enum ScriptSource<'a> {
     Binary(&'a Path),
     /// Source the script this crate embeds, written under the launch dir.
     Embedded,
+}
+
+/// Pane option naming the `wait-for` channel a gated pane waits on, for the
+/// watcher that will follow it (it releases the gate when it attaches).
+pub const GATE_OPTION: &str = "@wta_gate";
+
+/// A fresh gate channel name.
+pub fn new_gate_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("wta-ready-{}-{nanos:x}", std::process::id())
+}
+
+/// The pane command that waits on tmux channel `gate`, then `exec`s `argv`
+/// (so the shell is the pane's own process, as without a gate). `tmux` in
+/// the pane reaches its server through `$TMUX`; if it cannot, the shell
+/// simply starts at once. Release with `tmux wait-for -S <gate>`.
+pub fn gated_argv(gate: &str, argv: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = vec![
+        "/bin/sh".into(),
+        "-c".into(),
+        r#"tmux wait-for "$1" 2>/dev/null; shift; exec "$@""#.into(),
+        "wta-gate".into(),
+        gate.into(),
+    ];
+    out.extend(argv.iter().cloned());
+    out
 }
 
 /// The user's shell: `$SHELL`, else `/bin/sh`.
@@ -173,6 +209,29 @@ mod tests {
             integrated("/bin/dash", src, dir.path()).unwrap().argv,
             ["/bin/dash"]
         );
+    }
+
+    #[test]
+    fn the_gate_waits_then_execs_the_argv_verbatim() {
+        let argv = vec!["bash".to_owned(), "--rcfile".into(), "/a b/it's".into()];
+        let gated = gated_argv("g-1", &argv);
+        assert_eq!(&gated[..2], ["/bin/sh", "-c"]);
+        assert_eq!(
+            &gated[3..],
+            ["wta-gate", "g-1", "bash", "--rcfile", "/a b/it's"]
+        );
+        // Without a tmux server the wait fails and the program still runs, with
+        // its arguments intact.
+        let out = std::process::Command::new(&gated[0])
+            .args(&gated[1..3])
+            .args(["wta-gate", "g", "printf", "%s|", "a b", "it's"])
+            .env_remove("TMUX")
+            .env("PATH", "/usr/bin:/bin")
+            .env("TMUX_TMPDIR", "/nonexistent")
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "a b|it's|");
+        assert_ne!(new_gate_name(), "");
     }
 
     #[test]

@@ -24,7 +24,9 @@ pub mod watcher;
 
 pub use error::ShellError;
 pub use last_command::{LAST_COMMAND_OPTION, LastCommand, read_last_command, record_last_command};
-pub use launch::{ScriptSource, ShellLaunch, integrated, user_shell};
+pub use launch::{
+    GATE_OPTION, ScriptSource, ShellLaunch, gated_argv, integrated, new_gate_name, user_shell,
+};
 pub use output::{CappedOutput, Rendered, render};
 pub use pane_state::{INTEGRATION_EXPECTED_OPTION, INTEGRATION_STATE_OPTION, announced_for};
 pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};

@@ -7,7 +7,8 @@
 //! death with `pane_dead_status` (falling back to the `@wta_exit_status` a
 //! gated wrapper records, since tmux 3.3a sometimes never records the former).
 //! Integration verdicts go to the pane ([`crate::pane_state`]). It also submits
-//! commands (see [`submit`]).
+//! commands (see [`submit`]). A pane whose shell waits on a readiness gate
+//! named in [`GATE_OPTION`] is released once the pipe is attached.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use tokio::sync::{Mutex, mpsc};
 
 use crate::error::ShellError;
 use crate::last_command::{LastCommand, record_last_command};
+use crate::launch::GATE_OPTION;
 use crate::pane_state::{announced_for, publish};
 use crate::parser::Parser;
 use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
@@ -154,12 +156,15 @@ impl PaneWatcher {
         let info = tmux
             .display(
                 pane,
-                &format!("#{{pane_width}}\x1f#{{pane_pid}}\x1f#{{{INTEGRATION_OPTION}}}"),
+                &format!(
+                    "#{{pane_width}}\x1f#{{pane_pid}}\x1f#{{{GATE_OPTION}}}\x1f#{{{INTEGRATION_OPTION}}}"
+                ),
             )
             .await?;
-        let mut parts = info.split('\x1f');
+        let mut parts = info.splitn(4, '\x1f');
         let width = parts.next().and_then(|w| w.parse().ok()).unwrap_or(80);
         let pane_pid: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let gate = parts.next().filter(|g| !g.is_empty()).map(str::to_owned);
         let announced = parts
             .next()
             .and_then(IntegrationMark::parse)
@@ -209,7 +214,7 @@ impl PaneWatcher {
         };
         follow.arm().await?;
         let task = tokio::spawn(follow.run(listener));
-        Ok(PaneWatcher {
+        let watcher = PaneWatcher {
             pane: pane.to_owned(),
             tmux,
             tracker,
@@ -217,7 +222,16 @@ impl PaneWatcher {
             started,
             task,
             socket,
-        })
+        };
+        if let Some(gate) = gate {
+            // The pane's shell waits for a watcher: ours is attached now.
+            watcher
+                .tmux
+                .run(&["set", "-p", "-u", "-t", pane, GATE_OPTION])
+                .await?;
+            watcher.release_gate(&gate).await?;
+        }
+        Ok(watcher)
     }
 
     /// The shared tracker (lock briefly; the watcher feeds it).

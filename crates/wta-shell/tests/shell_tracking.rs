@@ -423,6 +423,54 @@ async fn typeahead_never_sent(sh: Shell) {
     assert!(!p.server.capture(&p.pane).contains("typed-ahead"));
 }
 
+/// A pane opened with the gate left in `@wta_gate` (as `wta up` does for the
+/// helper): attaching the watcher alone releases it, and the first prompt's
+/// marks are seen with no key pressed.
+async fn gate_named_on_the_pane_is_released_by_attach(sh: Shell) {
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let argv = shell_argv(sh, dir.path(), true);
+    let gate = wta_shell::new_gate_name();
+    let mut cmd = vec!["new-window", "-d", "-P", "-F", "#{pane_id}", "--"];
+    let gated = wta_shell::gated_argv(&gate, &argv);
+    cmd.extend(gated.iter().map(String::as_str));
+    let pane = server.tmux(&cmd).trim().to_owned();
+    server.tmux(&["set", "-p", "-t", &pane, wta_shell::GATE_OPTION, &gate]);
+    // Still gated: no shell has started.
+    assert_eq!(server.display(&pane, "#{pane_current_command}"), "sh");
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let opts = WatchOptions {
+        sink_argv: sink_argv(),
+        runtime_dir: dir.path().join("rt"),
+        config: cfg(),
+    };
+    let watcher = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+    let p = Pane {
+        server,
+        watcher,
+        pane,
+        dir,
+    };
+    p.wait_state("first prompt", |s| *s == State::Idle).await;
+    assert_eq!(
+        p.watcher.tracker().lock().await.integration,
+        Integration::Present
+    );
+    assert_eq!(
+        p.server.display(&p.pane, "#{@wta_gate}"),
+        "",
+        "gate used up"
+    );
+    // The shell replaced the gate's sh: it is the pane's own process.
+    let pid = p.server.display(&p.pane, "#{pane_pid}");
+    assert_eq!(
+        p.server.display(&p.pane, "#{@wta_integration}"),
+        format!("{} {pid}", sh.name())
+    );
+}
+
 macro_rules! per_shell {
     ($($name:ident),* $(,)?) => {
         mod bash { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Bash).await } )* }
@@ -445,6 +493,7 @@ per_shell!(
     absent_without_integration,
     other_pane_never_attached,
     typeahead_never_sent,
+    gate_named_on_the_pane_is_released_by_attach,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
