@@ -39,7 +39,7 @@ pub use effects::Effect;
 pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse};
 pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQueue, Stale};
 pub use reducer::update;
-pub use selection::{SelectedText, Selection, TextPoint, TranscriptArea};
+pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};
 pub use state::{
     Activity, AppState, Picker, PickerItem, PickerKind, Scroll, Setup, TargetPane, Viewport,
     YoloState,

@@ -21,7 +21,7 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
         Event::Paste(text) => keys::on_paste(state, &text),
         Event::Mouse(Mouse::WheelUp) => scroll_up(state, WHEEL_LINES),
         Event::Mouse(Mouse::WheelDown) => scroll_down(state, WHEEL_LINES),
-        Event::Mouse(Mouse::Down { col, row }) => selection::on_down(state, col, row),
+        Event::Mouse(Mouse::Down { col, row }) => selection::on_down(state, col, row, now),
         Event::Mouse(Mouse::Drag { col, row }) => selection::on_drag(state, col, row),
         Event::Mouse(Mouse::Up { .. }) => selection::on_up(state),
         Event::Resize { .. } => {

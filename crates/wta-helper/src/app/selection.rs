@@ -3,13 +3,42 @@
 //! transcript, as in `Scroll::Pinned`, and display column), so scrolling
 //! moves the highlight with the text instead of leaving it on screen rows.
 //!
-//! The reducer only knows geometry: the view writes where it drew the
-//! transcript ([`TranscriptArea`]) and the text the current selection covers
-//! ([`SelectedText`]) back into `AppState`, the same way it writes
-//! `Viewport`. This module never renders and never reads the clock.
+//! A double click selects by words and a triple click by lines ([`Unit`]);
+//! dragging after either extends in that unit. The reducer only knows
+//! geometry: the view expands word ends over the text it drew, writes where
+//! it drew the transcript ([`TranscriptArea`]) and the text the current
+//! selection covers ([`SelectedText`]) back into `AppState`, the same way it
+//! writes `Viewport`. This module never renders and never reads the clock
+//! (time is the reducer's `now`).
+
+use std::time::{Duration, Instant};
 
 use super::reducer::{scroll_down, scroll_up};
 use super::state::AppState;
+
+/// Presses on the same cell closer than this make a double or triple click.
+pub const MULTI_CLICK: Duration = Duration::from_millis(500);
+
+/// What a selection extends over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unit {
+    /// Cells, from a single click and drag.
+    #[default]
+    Char,
+    /// Whole words at both ends (double click); the view finds the ends.
+    Word,
+    /// Whole lines (triple click).
+    Line,
+}
+
+/// The last left-button press, to count double and triple clicks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Click {
+    pub at: Instant,
+    pub point: TextPoint,
+    /// 1, 2 or 3.
+    pub count: u8,
+}
 
 /// A cell of the wrapped transcript. Ordered by line, then column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -25,9 +54,10 @@ pub struct TextPoint {
 pub struct Selection {
     pub anchor: TextPoint,
     pub head: TextPoint,
-    /// The pointer moved with the button held. A click that never dragged
-    /// selects nothing.
+    /// The pointer moved with the button held, or the press was a double or
+    /// triple click. A single click that never dragged selects nothing.
     pub dragged: bool,
+    pub unit: Unit,
 }
 
 impl Selection {
@@ -41,11 +71,16 @@ impl Selection {
     }
 
     /// Selected display columns `[from, to)` of `line`, or `None` when the
-    /// line is outside the selection. `to` may exceed the line's width.
+    /// line is outside the selection. `to` may exceed the line's width. For
+    /// [`Unit::Word`] these are the cells before the view widens the ends to
+    /// whole words.
     pub fn columns(&self, line: usize) -> Option<(usize, usize)> {
         let (start, end) = self.range();
         if !self.dragged || line < start.line || line > end.line {
             return None;
+        }
+        if self.unit == Unit::Line {
+            return Some((0, usize::MAX));
         }
         let from = if line == start.line { start.col } else { 0 };
         let to = if line == end.line {
@@ -85,21 +120,44 @@ pub struct SelectedText {
 }
 
 /// Left button pressed: starts a selection inside the transcript; anywhere
-/// else it clears the current one.
-pub(crate) fn on_down(state: &mut AppState, col: u16, row: u16) {
+/// else it clears the current one. A second or third press on the same cell
+/// within [`MULTI_CLICK`] selects the word or the line under it.
+pub(crate) fn on_down(state: &mut AppState, col: u16, row: u16, now: Instant) {
     let inside = state
         .transcript_area
         .get()
         .is_some_and(|area| area.contains(col, row));
-    state.selection = if inside {
-        point_at(state, col, row).map(|point| Selection {
-            anchor: point,
-            head: point,
-            dragged: false,
-        })
-    } else {
-        None
+    let Some(point) = point_at(state, col, row).filter(|_| inside) else {
+        state.selection = None;
+        state.last_click = None;
+        return;
     };
+    let count = match state.last_click {
+        Some(last)
+            if last.point == point
+                && now.saturating_duration_since(last.at) <= MULTI_CLICK
+                && last.count < 3 =>
+        {
+            last.count + 1
+        }
+        _ => 1,
+    };
+    state.last_click = Some(Click {
+        at: now,
+        point,
+        count,
+    });
+    let unit = match count {
+        1 => Unit::Char,
+        2 => Unit::Word,
+        _ => Unit::Line,
+    };
+    state.selection = Some(Selection {
+        anchor: point,
+        head: point,
+        dragged: unit != Unit::Char,
+        unit,
+    });
 }
 
 /// Pointer moved with the button held: extends the selection. Dragging past

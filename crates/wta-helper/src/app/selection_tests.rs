@@ -202,3 +202,53 @@ fn resize_and_clear_drop_the_selection() {
     update(&mut state, Event::Key(Key::plain(KeyCode::Enter)), now);
     assert_eq!(state.selection, None);
 }
+
+fn click(state: &mut AppState, at: Instant, col: u16, row: u16) {
+    mouse(state, at, Mouse::Down { col, row });
+    mouse(state, at, Mouse::Up { col, row });
+}
+
+#[test]
+fn double_and_triple_clicks_select_words_then_lines_and_a_fourth_starts_over() {
+    let (mut state, t0) = pane();
+    let ms = |n| t0 + std::time::Duration::from_millis(n);
+    click(&mut state, ms(0), 4, 3);
+    assert_eq!(state.selection, None, "a single click selects nothing");
+    click(&mut state, ms(200), 4, 3);
+    let word = state.selection.expect("a double click selects");
+    assert_eq!((word.unit, word.dragged), (Unit::Word, true));
+    assert_eq!(word.range(), (point(91, 4), point(91, 4)));
+    click(&mut state, ms(400), 4, 3);
+    let line = state.selection.expect("a triple click selects");
+    assert_eq!(line.unit, Unit::Line);
+    assert_eq!(line.columns(91), Some((0, usize::MAX)));
+    click(&mut state, ms(600), 4, 3);
+    assert_eq!(
+        state.selection, None,
+        "the fourth press is a new single click"
+    );
+}
+
+#[test]
+fn slow_or_distant_second_clicks_stay_single() {
+    let (mut state, t0) = pane();
+    click(&mut state, t0, 4, 3);
+    click(&mut state, t0 + MULTI_CLICK + MULTI_CLICK, 4, 3);
+    assert_eq!(state.selection, None, "too slow");
+    let t1 = t0 + MULTI_CLICK * 4;
+    click(&mut state, t1, 4, 3);
+    click(&mut state, t1, 5, 3);
+    assert_eq!(state.selection, None, "another cell");
+}
+
+#[test]
+fn dragging_after_a_double_click_extends_by_words() {
+    let (mut state, t0) = pane();
+    click(&mut state, t0, 4, 3);
+    mouse(&mut state, t0, Mouse::Down { col: 4, row: 3 });
+    mouse(&mut state, t0, Mouse::Drag { col: 9, row: 5 });
+    mouse(&mut state, t0, Mouse::Up { col: 9, row: 5 });
+    let s = state.selection.expect("selected");
+    assert_eq!(s.unit, Unit::Word);
+    assert_eq!(s.range(), (point(91, 4), point(93, 9)));
+}

@@ -10,7 +10,7 @@ use super::domain::{AgentChoice, AuthMethod, ConfigOption, ConnectionState, Mode
 use super::input::InputEditor;
 use super::permission::PermissionQueue;
 use super::proposal_card::ProposalQueue;
-use super::selection::{SelectedText, Selection, TranscriptArea};
+use super::selection::{Click, SelectedText, Selection, TranscriptArea};
 use super::slash::{self, ArgSources, Completion};
 use super::transcript::{ItemId, Transcript};
 
@@ -137,6 +137,8 @@ pub struct AppState {
     pub selection: Option<Selection>,
     /// The text `selection` covers as last drawn (written by the view).
     pub selected_text: RefCell<Option<SelectedText>>,
+    /// The last press in the transcript (double and triple clicks).
+    pub last_click: Option<Click>,
     /// Highlighted foldable entry (Tab cycles, Enter toggles).
     pub fold_focus: Option<ItemId>,
     /// Highlighted row of the slash popup.
