@@ -288,3 +288,67 @@ fn helper_socket_dir_is_the_master_runtime_dir() {
         wta_master::paths::runtime_dir()
     );
 }
+
+/// `SO_PEERCRED`: a client of another uid is dropped before its request is
+/// read, even with the directory and socket opened up to it. Nothing is
+/// answered, no card shows, and the channel stays usable by its owner.
+#[test]
+fn a_client_of_another_user_is_refused_and_consumes_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("a_client_of_another_user_is_refused needs root to switch to `nobody`; skipped");
+        return;
+    }
+    let mut fx = Fixture::new();
+    let channel = fx.turn().to_string();
+    // Open the path up so only the peer-uid check stands between `nobody`
+    // and the helper.
+    let dir = fx.xdg.path().join("wta");
+    for d in [fx.xdg.path(), dir.as_path()] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o711)).unwrap();
+    }
+    let socket = fx._server.path().to_path_buf();
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid",
+            "nobody",
+            "--regid",
+            "nogroup",
+            "--clear-groups",
+            "--",
+        ])
+        .arg(env!("CARGO_BIN_EXE_wta"))
+        .args(["propose-terminal-actions", "--channel", &channel])
+        .args(["--payload-json", GOOD])
+        .env("XDG_RUNTIME_DIR", fx.xdg.path())
+        .env("HOME", "/nonexistent")
+        .env_remove("TMUX")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing answered to another user");
+    // Connected, then dropped: before or after its request was written.
+    assert!(
+        [
+            "cannot send the proposal",
+            "closed the connection without answering",
+            "lost the agent pane's answer",
+        ]
+        .iter()
+        .any(|m| stderr.contains(m)),
+        "reached the socket and was dropped: {stderr}"
+    );
+    // The owner's request on the same channel is the first and only card:
+    // the refused one neither consumed the channel nor showed a card.
+    let mut child = fx.cli(&channel, GOOD).spawn().unwrap();
+    let mut reader = None;
+    let v: Value = serde_json::from_str(&read_line(&mut child, &mut reader)).unwrap();
+    assert_eq!(v["status"], "accepted", "{v}");
+    let card = fx.accepted();
+    assert_eq!(v["proposal_id"], card.id.to_string());
+    fx.service.cancel_card(card.id);
+    assert!(child.wait().unwrap().success());
+}
