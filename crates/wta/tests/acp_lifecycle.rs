@@ -12,129 +12,16 @@
 
 mod acp_common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
+use acp_common::raw::{RawHelper, chunk_text, listed_sessions};
 use acp_common::{Env, Helper, group_exists};
 use serde_json::{Value, json};
 
 const T: Duration = Duration::from_secs(20);
 
-/// A helper speaking raw JSON-RPC lines on the master socket. It reads only when
-/// told to, so the master sees a peer that really stops reading.
-struct RawHelper {
-    writer: UnixStream,
-    reader: BufReader<UnixStream>,
-    next_id: u64,
-}
-
-impl RawHelper {
-    fn connect(socket: &Path, agent: &str) -> (Self, String) {
-        let writer = UnixStream::connect(socket).expect("connect master");
-        let reader = BufReader::new(writer.try_clone().expect("clone socket"));
-        let mut raw = Self {
-            writer,
-            reader,
-            next_id: 0,
-        };
-        let init = raw.call(
-            "initialize",
-            json!({"protocolVersion": 1, "clientCapabilities": {},
-                   "_meta": {"wta": {"agentId": agent}}}),
-        );
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
-        let new = raw.call(
-            "session/new",
-            json!({"cwd": std::env::temp_dir(), "mcpServers": []}),
-        );
-        let session = new["result"]["sessionId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("session/new failed: {new}"))
-            .to_owned();
-        (raw, session)
-    }
-
-    /// Writes a request and returns its id without reading anything.
-    fn send(&mut self, method: &str, params: Value) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.writer, "{line}").expect("write request");
-        self.writer.flush().expect("flush");
-        id
-    }
-
-    /// Reads lines until the response to `id`; returns (response, messages before it).
-    fn response(&mut self, id: u64, timeout: Duration) -> (Value, Vec<Value>) {
-        let deadline = Instant::now() + timeout;
-        let mut before = Vec::new();
-        loop {
-            let msg = self.next_before(deadline, &format!("a response to request {id}"));
-            if msg.get("method").is_none() && msg["id"] == id {
-                return (msg, before);
-            }
-            before.push(msg);
-        }
-    }
-
-    /// The next message, read by `deadline`.
-    fn next_before(&mut self, deadline: Instant, what: &str) -> Value {
-        let left = deadline.saturating_duration_since(Instant::now());
-        assert!(!left.is_zero(), "no {what} in time");
-        self.reader
-            .get_ref()
-            .set_read_timeout(Some(left))
-            .expect("read timeout");
-        let mut line = String::new();
-        let n = self
-            .reader
-            .read_line(&mut line)
-            .unwrap_or_else(|e| panic!("no {what}: {e}"));
-        assert!(n > 0, "master closed the connection");
-        serde_json::from_str(&line).expect("json line")
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.send(method, params);
-        self.response(id, T).0
-    }
-
-    fn prompt(&mut self, session: &str, text: &str) -> u64 {
-        self.send(
-            "session/prompt",
-            json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}),
-        )
-    }
-}
-
 fn is_lagged(msg: &Value) -> bool {
     matches!(msg["method"].as_str(), Some("_wta/lagged" | "wta/lagged"))
-}
-
-fn chunk_text(msg: &Value) -> Option<&str> {
-    (msg["method"] == "session/update"
-        && msg["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
-        .then(|| msg["params"]["update"]["content"]["text"].as_str())
-        .flatten()
-}
-
-fn listed_sessions(env: &Env) -> Vec<String> {
-    let out = env
-        .command()
-        .args(["--json", "sessions", "list", "--master-socket"])
-        .arg(&env.socket)
-        .output()
-        .expect("run wta sessions list");
-    assert!(out.status.success(), "{out:?}");
-    let list: Value = serde_json::from_slice(&out.stdout).expect("sessions json");
-    list["sessions"]
-        .as_array()
-        .expect("sessions array")
-        .iter()
-        .map(|s| s["sessionId"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 fn wait_group_gone(pgid: i32, what: &str) {
@@ -298,8 +185,11 @@ fn restart_gives_the_pane_a_fresh_agent_and_leaves_other_panes_on_the_old_one() 
     a.session = ready["sessionId"].as_str().expect("sessionId").to_owned();
     assert_ne!(a.session, old_session);
     // The hung turn ends (cancelled by the master closing the old session).
-    let old_turn_done =
-        |e: &Value| e["event"] == "prompt_done" && e["sessionId"] == old_session.as_str();
+    let old_turn_done = |e: &Value| {
+        e["event"] == "prompt_done"
+            && e["sessionId"] == old_session.as_str()
+            && e["stopReason"] == "cancelled"
+    };
     if !a.seen.iter().any(old_turn_done) {
         a.expect(T, old_turn_done);
     }

@@ -7,6 +7,7 @@
 
 pub mod propose;
 pub mod script;
+pub mod switches;
 mod turn;
 
 use std::collections::HashMap;
@@ -33,6 +34,8 @@ struct State {
     sessions: Mutex<HashMap<String, Session>>,
     next: AtomicU64,
     options: Options,
+    record: switches::Recorder,
+    history: switches::History,
 }
 
 /// Agent-wide switches from the process's argv (set per `custom:` entry in a
@@ -65,6 +68,7 @@ where
 {
     let state: Shared = Arc::new(State {
         options: Options::from_args(),
+        record: switches::Recorder::from_args(),
         ..State::default()
     });
     Agent
@@ -95,11 +99,14 @@ fn handle_request(
     cx: ConnectionTo<Client>,
 ) -> agent_client_protocol::Result<()> {
     let params = msg.params;
+    state
+        .record
+        .line(&format!("{} {}", msg.method, session_id(&params)));
     match msg.method.as_str() {
         "initialize" => responder.respond(json!({
             "protocolVersion": 1,
             "agentCapabilities": {
-                "loadSession": false,
+                "loadSession": switches::load_session(),
                 "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
                 "sessionCapabilities": {"close": {}}
             },
@@ -116,7 +123,28 @@ fn handle_request(
             };
             let options = config_options(&session, state.options);
             lock(state).insert(id.clone(), session);
+            state.history.started(&id);
             responder.respond(json!({"sessionId": id, "configOptions": options}))
+        }
+        "session/load" if switches::load_session() => {
+            let id = session_id(&params);
+            let Some(prompts) = state.history.replay(&id) else {
+                return responder.respond_with_error(unknown_session(&id));
+            };
+            // Like real agents: the history comes back as updates, then the answer.
+            for text in prompts {
+                let update = json!({"sessionId": id, "update": {"sessionUpdate": "user_message_chunk",
+                    "content": {"type": "text", "text": text}}});
+                cx.send_notification(UntypedMessage::new("session/update", update)?)?;
+            }
+            let session = Session {
+                allow_all: "off".into(),
+                mode: "agent".into(),
+                ..Session::default()
+            };
+            let options = config_options(&session, state.options);
+            lock(state).insert(id, session);
+            responder.respond(json!({"configOptions": options}))
         }
         "session/close" => {
             let id = session_id(&params);
@@ -169,6 +197,7 @@ fn handle_request(
                 None => return responder.respond_with_error(unknown_session(&id)),
             }
             let (text, context) = request_and_context(&params);
+            state.history.prompted(&id, &text);
             if text.trim() == "state" {
                 // This session's config as the agent holds it (what layer 1 set).
                 let line = match lock(state).get(&id) {
@@ -196,6 +225,9 @@ fn handle_request(
 }
 
 fn handle_notification(state: &Shared, msg: &UntypedMessage) {
+    state
+        .record
+        .line(&format!("{} {}", msg.method, session_id(&msg.params)));
     if msg.method == "session/cancel" {
         let id = session_id(&msg.params);
         if let Some(s) = lock(state).get(&id) {

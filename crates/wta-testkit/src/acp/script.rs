@@ -21,6 +21,8 @@ pub enum Script {
     Terminal(String),
     /// `run <command>`: run it ourselves (`sh -c`) and report a tool call.
     Run(String),
+    /// `read <path>`: ask the client for the file (`fs/read_text_file`).
+    ReadFile(String),
     /// `fail [code] [message]`: answer the prompt with a JSON-RPC error.
     Fail { code: i32, message: String },
     /// `stall`: never finish until the client cancels.
@@ -94,6 +96,7 @@ pub fn parse(text: &str) -> Script {
         }
         "terminal" if !rest.is_empty() => Script::Terminal(rest.to_owned()),
         "run" if !rest.is_empty() => Script::Run(rest.to_owned()),
+        "read" if !rest.is_empty() => Script::ReadFile(rest.to_owned()),
         "fail" => {
             let (first, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             match first.parse::<i32>() {
@@ -213,6 +216,8 @@ mod tests {
             Script::Terminal("echo hi".into())
         );
         assert_eq!(parse("run ls -l"), Script::Run("ls -l".into()));
+        assert_eq!(parse("read /tmp/x"), Script::ReadFile("/tmp/x".into()));
+        assert_eq!(parse("read"), Script::Echo("read".into()));
         assert_eq!(
             parse("fail -32000 need auth"),
             Script::Fail {

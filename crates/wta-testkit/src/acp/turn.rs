@@ -108,6 +108,22 @@ impl Turn {
                 self.chunk(&text)?;
             }
             Script::Run(command) => self.run_command(&command).await?,
+            Script::ReadFile(path) => {
+                let answer = self
+                    .request(
+                        "fs/read_text_file",
+                        json!({"sessionId": self.session, "path": path}),
+                    )
+                    .await;
+                let text = match answer {
+                    Ok(v) => format!(
+                        "read: {}",
+                        v.get("content").and_then(Value::as_str).unwrap_or_default()
+                    ),
+                    Err(err) => format!("read: error {}", err.message),
+                };
+                self.chunk(&text)?;
+            }
             Script::Fail { code, message } => {
                 return Err(agent_client_protocol::Error::new(code, message));
             }

@@ -1,16 +1,10 @@
 //! `wta-test-agent`: the scripted ACP test agent on stdin/stdout.
-//! Behaviour per prompt text: see `wta_testkit::acp::script`.
-
-use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+//! Behaviour per prompt text: see `wta_testkit::acp::script`; per argv switch:
+//! `wta_testkit::acp::switches` and the options in `wta_testkit::acp`.
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let result = wta_testkit::acp::serve(
-        tokio::io::stdout().compat_write(),
-        tokio::io::stdin().compat(),
-    )
-    .await;
-    if let Err(err) = result {
+    if let Err(err) = wta_testkit::acp::switches::run_binary().await {
         eprintln!("wta-test-agent: {err}");
         std::process::exit(1);
     }
