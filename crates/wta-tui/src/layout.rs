@@ -11,6 +11,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 use wta_helper::app::AppState;
 
 use crate::transcript::TranscriptCache;
@@ -99,7 +100,7 @@ impl View {
                 popup::render(state, frame, overlay_area);
             }
         }
-        let rule = Line::from(Span::styled("─".repeat(area.width as usize), theme::dim()));
+        let rule = rule(state, area.width as usize);
         frame
             .buffer_mut()
             .set_line(rule_area.x, rule_area.y, &rule, rule_area.width);
@@ -111,6 +112,43 @@ impl View {
     pub fn cached_entries(&self) -> usize {
         self.transcript.len()
     }
+}
+
+/// The rule above the prompt box; it names a queued message when there is
+/// one (first line, cut to fit).
+fn rule(state: &AppState, width: usize) -> Line<'static> {
+    let Some(queued) = &state.queued else {
+        return Line::from(Span::styled("─".repeat(width), theme::dim()));
+    };
+    let first = queued.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let more = if queued.trim().lines().count() > 1 {
+        " …"
+    } else {
+        ""
+    };
+    let label = "─ queued: ";
+    let room_with =
+        |hint: &str| width.saturating_sub(label.width() + hint.width() + more.width() + 1);
+    // The longest hint that still leaves the message some room.
+    let want = first.trim().width().min(16);
+    let hint = [
+        " · sent when the turn ends · Esc takes it back ",
+        " · Esc takes it back ",
+        " ",
+    ]
+    .into_iter()
+    .find(|h| room_with(h) >= want)
+    .unwrap_or(" ");
+    let room = room_with(hint);
+    let text = crate::wrap::truncate(first.trim(), room);
+    let used = label.width() + text.width() + more.width() + hint.width();
+    Line::from(vec![
+        Span::styled("─ ", theme::dim()),
+        Span::styled("queued: ", theme::accent()),
+        Span::raw(format!("{text}{more}")),
+        Span::styled(hint, theme::dim()),
+        Span::styled("─".repeat(width.saturating_sub(used)), theme::dim()),
+    ])
 }
 
 fn split_debug(state: &AppState, main: Rect) -> (Rect, Option<Rect>) {

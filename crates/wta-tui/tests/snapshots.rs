@@ -358,3 +358,15 @@ fn yolo_state_outranks_the_target_pane_in_a_crowded_status_line() {
         assert!(status.contains(label), "{label}: {status}");
     }
 }
+
+#[test]
+fn a_message_typed_during_a_turn_waits_above_the_prompt() {
+    let mut f = Fixture::ready();
+    f.prompt("build it");
+    f.chunk("Building…");
+    f.typed("then run the tests and tell me what failed");
+    f.send(Event::Key(Key::plain(KeyCode::Enter)));
+    f.typed("next draft");
+    insta::assert_snapshot!("queued_80x10", f.render(80, 10));
+    insta::assert_snapshot!("queued_40x10", f.render(40, 10));
+}

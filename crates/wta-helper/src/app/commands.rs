@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use wta_agent::yolo::ALLOW_ALL;
 
-use super::domain::{ConnectionState, PermissionAnswer};
+use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
 use super::slash::{self, COMMANDS, SlashCommand, Submission};
 use super::state::{AppState, Picker, PickerItem, PickerKind, Scroll};
@@ -42,16 +42,62 @@ fn info(state: &mut AppState, text: &str) {
 }
 
 fn send_prompt(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Effect>) {
-    if state.transcript.turn_running() {
-        return warn(
-            state,
-            "The agent is still answering. Press Ctrl+C or /stop to cancel it first; your draft is kept.",
-        );
-    }
     if state.connection != ConnectionState::Ready || state.setup.is_some() {
         return warn(state, "Not connected to an agent yet; your draft is kept.");
     }
+    let card_open = !state.permissions.is_empty() || !state.proposals.is_empty();
+    if state.transcript.turn_running() && card_open {
+        // Enter may have been meant for the card that just appeared.
+        return warn(state, "Answer the card first; your draft is kept.");
+    }
     state.input.submit();
+    if state.transcript.turn_running() {
+        // Sent when the turn ends; a second message joins the first.
+        state.queued = Some(match state.queued.take() {
+            Some(earlier) => format!("{earlier}\n\n{text}"),
+            None => text,
+        });
+        return;
+    }
+    start_turn(state, text, now, fx);
+}
+
+/// The turn ended: a queued message goes out now when the agent finished
+/// its answer; after a cancel or a refusal it returns to the editor instead,
+/// so nothing is sent the user did not see through.
+pub(crate) fn turn_ended(
+    state: &mut AppState,
+    stop: StopReason,
+    now: Instant,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(queued) = state.queued.take() else {
+        return;
+    };
+    match stop {
+        StopReason::EndTurn | StopReason::MaxTokens | StopReason::MaxTurnRequests
+            if state.connection == ConnectionState::Ready =>
+        {
+            start_turn(state, queued, now, fx);
+        }
+        _ => {
+            unqueue(state, queued);
+            info(state, "The turn did not finish: your queued message is back in the editor.");
+        }
+    }
+}
+
+/// Puts a queued message back in the editor, ahead of any draft.
+pub(crate) fn unqueue(state: &mut AppState, queued: String) {
+    let draft = state.input.text().to_owned();
+    if draft.is_empty() {
+        state.input.set_text(&queued);
+    } else {
+        state.input.set_text(&format!("{queued}\n{draft}"));
+    }
+}
+
+fn start_turn(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Effect>) {
     state.transcript.begin_turn(&text);
     state.turn_started = Some(now);
     state.scroll = Scroll::Follow;

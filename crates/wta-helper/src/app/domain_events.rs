@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
 use super::events::DomainEvent;
-use super::proposal_card;
+use super::{commands, proposal_card};
 use super::state::{AppState, Setup, TargetPane, YoloState};
 use super::transcript::SystemLevel;
 
@@ -44,6 +44,7 @@ pub(crate) fn on_domain(
         DomainEvent::TurnEnded(stop) => {
             state.transcript.end_turn(stop);
             state.turn_started = None;
+            commands::turn_ended(state, stop, now, fx);
         }
         DomainEvent::Error(text) => state.transcript.push_system(SystemLevel::Error, &text),
         DomainEvent::Notice(text) => state.transcript.push_system(SystemLevel::Info, &text),
@@ -99,4 +100,7 @@ fn fail_open_turn(state: &mut AppState, fx: &mut Vec<Effect>) {
     }
     state.transcript.end_turn(StopReason::Cancelled);
     state.turn_started = None;
+    if let Some(queued) = state.queued.take() {
+        commands::unqueue(state, queued);
+    }
 }

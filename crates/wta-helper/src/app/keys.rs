@@ -256,6 +256,11 @@ fn editor_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>
             input.insert_char('\n');
         }
         KeyCode::Enter => commands::submit(state, now, fx),
+        KeyCode::Esc if input.is_empty() => {
+            if let Some(queued) = state.queued.take() {
+                commands::unqueue(state, queued);
+            }
+        }
         KeyCode::Esc => input.clear(),
         KeyCode::Left if word => input.word_left(select),
         KeyCode::Right if word => input.word_right(select),

@@ -97,18 +97,61 @@ fn enter_sends_the_prompt_and_opens_a_turn() {
 }
 
 #[test]
-fn prompts_are_refused_while_a_turn_runs_or_before_connecting() {
+fn prompts_typed_during_a_turn_are_queued_and_sent_when_it_ends() {
+    let mut p = Pane::ready();
+    p.typed("one");
+    assert_eq!(p.code(KeyCode::Enter), [Effect::SendPrompt("one".into())]);
+    p.typed("two");
+    assert!(p.code(KeyCode::Enter).is_empty(), "queued, not sent");
+    p.typed("three");
+    assert!(p.code(KeyCode::Enter).is_empty());
+    assert_eq!(p.state.queued.as_deref(), Some("two\n\nthree"), "one message");
+    assert!(p.state.input.is_empty(), "the editor is free for the next draft");
+    p.typed("draft");
+    assert_eq!(
+        p.domain(DomainEvent::TurnEnded(StopReason::EndTurn)),
+        [Effect::SendPrompt("two\n\nthree".into())]
+    );
+    assert!(p.state.transcript.turn_running(), "the queued message opened a turn");
+    assert_eq!(p.state.input.text(), "draft", "the draft is untouched");
+    assert_eq!(p.state.queued, None);
+}
+
+#[test]
+fn a_cancelled_turn_gives_the_queued_message_back_and_esc_takes_it_back() {
     let mut p = Pane::ready();
     p.typed("one");
     p.code(KeyCode::Enter);
     p.typed("two");
-    assert!(p.code(KeyCode::Enter).is_empty());
-    assert_eq!(p.state.input.text(), "two", "draft kept");
+    p.code(KeyCode::Enter);
+    p.typed("draft");
+    assert!(p.domain(DomainEvent::TurnEnded(StopReason::Cancelled)).is_empty());
+    assert_eq!(p.state.input.text(), "two\ndraft", "back in the editor, first");
+    assert_eq!(p.last_system().map(|s| s.0), Some(SystemLevel::Info));
+
+    p.code(KeyCode::Esc);
+    p.typed("again");
+    p.code(KeyCode::Enter);
+    p.typed("later");
+    p.code(KeyCode::Enter);
+    assert_eq!(p.state.queued.as_deref(), Some("later"));
+    p.code(KeyCode::Esc);
+    assert_eq!(p.state.input.text(), "later", "Esc on an empty editor unqueues");
+    assert_eq!(p.state.queued, None);
+    // A lost connection also returns it.
+    p.code(KeyCode::Enter);
+    p.domain(DomainEvent::Connection(ConnectionState::Failed("gone".into())));
+    assert_eq!(p.state.input.text(), "later");
+}
+
+#[test]
+fn prompts_are_refused_before_connecting() {
     let mut fresh = Pane::ready();
     fresh.state.connection = ConnectionState::Connecting;
     fresh.typed("x");
     assert!(fresh.code(KeyCode::Enter).is_empty());
     assert_eq!(fresh.last_system().map(|s| s.0), Some(SystemLevel::Warn));
+    assert_eq!(fresh.state.input.text(), "x", "draft kept");
 }
 
 #[test]

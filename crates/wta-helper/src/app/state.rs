@@ -137,6 +137,10 @@ pub struct AppState {
     pub selection: Option<Selection>,
     /// The text `selection` covers as last drawn (written by the view).
     pub selected_text: RefCell<Option<SelectedText>>,
+    /// A message typed while the agent was answering, sent when the turn
+    /// ends (back to the editor if it was cancelled; Esc on an empty editor
+    /// takes it back too).
+    pub queued: Option<String>,
     /// The last press in the transcript (double and triple clicks).
     pub last_click: Option<Click>,
     /// Highlighted foldable entry (Tab cycles, Enter toggles).
