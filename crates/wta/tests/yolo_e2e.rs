@@ -1,6 +1,7 @@
 //! Yolo mode end to end (issue 8): real tmux, real master and helper TUI, the
-//! scripted test agent in three shapes (Copilot-like with `allow_all`,
-//! without it, and one that refuses to turn it off).
+//! scripted test agent in several shapes (Copilot-like with `allow_all`,
+//! without it, one that refuses to turn it off, one whose sessions start
+//! with it on, and one that does both).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -20,8 +21,39 @@ fn env() -> Env {
     let a = agent.to_string_lossy();
     Env::with_config(&format!(
         "[custom_agents.noall]\nargv = [{a:?}, \"--no-allow-all\"]\n\n\
-         [custom_agents.stubborn]\nargv = [{a:?}, \"--refuse-allow-all-off\"]\n"
+         [custom_agents.stubborn]\nargv = [{a:?}, \"--refuse-allow-all-off\"]\n\n\
+         [custom_agents.starts_on]\nargv = [{a:?}, \"--allow-all-starts-on\"]\n\n\
+         [custom_agents.stuck_on]\nargv = [{a:?}, \"--allow-all-starts-on\", \"--refuse-allow-all-off\"]\n"
     ))
+}
+
+/// The agent process's pid, asked on a cleared transcript.
+fn agent_pid(pane: &Pane) -> u32 {
+    say(pane, "/clear");
+    wait_until("a cleared transcript", T, || {
+        !pane.screen().contains("› pid")
+    })
+    .unwrap();
+    say(pane, "pid");
+    // The reply is `pid <digits>`; the prompt echo `› pid` has none.
+    let reply = |screen: &str| {
+        screen.lines().find_map(|line| {
+            let digits: String = line
+                .split("pid ")
+                .nth(1)?
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse::<u32>().ok()
+        })
+    };
+    let mut pid = None;
+    wait_until("the agent's pid", T, || {
+        pid = reply(&pane.screen());
+        pid.is_some()
+    })
+    .unwrap();
+    pid.unwrap()
 }
 
 /// A ready agent pane started with `--auto-approve-tools` (yolo by default).
@@ -117,23 +149,83 @@ fn without_allow_all_the_fallback_approves_allow_once_but_never_allow_always() {
 }
 
 #[test]
-fn a_failed_disable_fails_closed_with_a_fresh_session() {
+fn a_failed_disable_fails_closed_with_a_fresh_agent() {
     let pane = Pane::open_in(env(), "custom:stubborn");
     pane.wait_ready();
+    let before = agent_pid(&pane);
     say(&pane, "/yolo on");
     allow_all(&pane, "on");
     say(&pane, "/yolo off");
     let screen = pane.wait_for("did not turn off");
-    assert!(
-        screen.contains("Restarting this pane's agent session"),
-        "{screen}"
-    );
-    // The new session never had allow_all on, and the pane asks again.
+    assert!(screen.contains("Restarting this pane's agent"), "{screen}");
+    // A fresh agent process, whose session never had allow_all on; the pane asks again.
+    ready(&pane);
+    assert_ne!(agent_pid(&pane), before, "the agent stack was restarted");
     allow_all(&pane, "off");
     assert!(last_line_with(&pane.screen(), "yolo").is_some_and(|l| l.contains("yolo off")));
     say(&pane, "permission");
     answer_card(&pane, "n");
     pane.wait_for("permission: selected opt-1-reject_once");
+}
+
+#[test]
+fn a_failed_disable_stays_off_even_when_yolo_is_on_by_default() {
+    let pane = Pane::open_with(
+        env(),
+        "custom:stubborn",
+        TmuxServer::start(),
+        &["--auto-approve-tools"],
+    );
+    pane.wait_ready();
+    pane.wait_for("yolo on");
+    allow_all(&pane, "on");
+    say(&pane, "/yolo off");
+    pane.wait_for("did not turn off");
+    // The replacement keeps the user's "off" instead of the global default.
+    allow_all(&pane, "off");
+    assert!(last_line_with(&pane.screen(), "yolo").is_some_and(|l| l.contains("yolo off")));
+    say(&pane, "permission");
+    answer_card(&pane, "n");
+    pane.wait_for("permission: selected opt-1-reject_once");
+}
+
+#[test]
+fn an_agent_starting_with_allow_all_on_is_turned_off_unless_yolo_is_on() {
+    // Yolo off: reconciled to off when the session opens.
+    let pane = Pane::open_in(env(), "custom:starts_on");
+    pane.wait_ready();
+    allow_all(&pane, "off");
+    say(&pane, "permission");
+    answer_card(&pane, "n");
+    pane.wait_for("permission: selected opt-1-reject_once");
+    // Blocked by policy, even with the global default on: off as well.
+    let blocked = env();
+    std::fs::write(&blocked.policy, "allow_yolo_mode = false\n").unwrap();
+    let pane = Pane::open_with(
+        blocked,
+        "custom:starts_on",
+        TmuxServer::start(),
+        &["--auto-approve-tools"],
+    );
+    pane.wait_ready();
+    pane.wait_for("yolo blocked by policy");
+    allow_all(&pane, "off");
+}
+
+#[test]
+fn an_agent_that_keeps_allow_all_on_loses_its_session_after_one_restart() {
+    let pane = Pane::open_in(env(), "custom:stuck_on");
+    let screen = pane.wait_for("closed its session");
+    assert!(screen.contains("did not turn off"), "{screen}");
+    assert_eq!(
+        screen.matches("did not turn off").count(),
+        1,
+        "one restart, not a loop:\n{screen}"
+    );
+    pane.wait_for("Disconnected");
+    // Nothing reaches the agent without a session.
+    pane.submit("permission");
+    pane.wait_for("Not connected");
 }
 
 #[test]

@@ -46,6 +46,8 @@ struct Options {
     no_allow_all: bool,
     /// `--refuse-allow-all-off`: fail `set_config_option allow_all=off`.
     refuse_allow_all_off: bool,
+    /// `--allow-all-starts-on`: new sessions start with `allow_all=on`.
+    allow_all_starts_on: bool,
 }
 
 impl Options {
@@ -54,6 +56,7 @@ impl Options {
         Self {
             no_allow_all: args.iter().any(|a| a == "--no-allow-all"),
             refuse_allow_all_off: args.iter().any(|a| a == "--refuse-allow-all-off"),
+            allow_all_starts_on: args.iter().any(|a| a == "--allow-all-starts-on"),
         }
     }
 }
@@ -116,8 +119,9 @@ fn handle_request(
         "session/new" => {
             let n = state.next.fetch_add(1, Ordering::Relaxed);
             let id = format!("test-{}-{n}", std::process::id());
+            let starts_on = state.options.allow_all_starts_on && !state.options.no_allow_all;
             let session = Session {
-                allow_all: "off".into(),
+                allow_all: if starts_on { "on" } else { "off" }.into(),
                 mode: "agent".into(),
                 ..Session::default()
             };
