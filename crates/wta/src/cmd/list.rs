@@ -188,3 +188,39 @@ pub fn info(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use wta_host::{FakeHost, NewTab};
+
+    use super::*;
+
+    #[test]
+    fn a_session_is_named_by_id_or_by_name() {
+        let host = FakeHost::new();
+        assert_eq!(resolve_session(&host, "$4").unwrap().as_str(), "$4");
+        assert_eq!(resolve_session(&host, "main").unwrap().as_str(), "$0");
+        match resolve_session(&host, "nope") {
+            Err(HostError::SessionNotFound(name)) => assert_eq!(name, "nope"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_pane_target_stands_for_its_window() {
+        let host = FakeHost::new();
+        let tab = host.new_tab(&NewTab::default()).unwrap();
+        assert_eq!(window_of(&host, tab.id.as_str()).unwrap(), tab.window);
+        assert_eq!(window_of(&host, "@7").unwrap().as_str(), "@7");
+        assert!(matches!(
+            window_of(&host, "%99"),
+            Err(HostError::PaneNotFound(p)) if p.contains("%99")
+        ));
+        assert!(matches!(
+            window_of(&host, "main"),
+            Err(HostError::InvalidArgument(_))
+        ));
+    }
+}
