@@ -6,7 +6,8 @@
 //! [`DomainEvent`]s for the reducer. It never blocks: every ACP call or tmux
 //! call runs in a spawned task whose result comes back as an [`Input`].
 //! Effects that need a connection while there is none say so as an event;
-//! their execution lives in `effects.rs`, the inbound side here.
+//! their execution lives in `effects.rs`, the session lifecycle (open,
+//! restart, replace a dead session) in `session.rs`, the inbound side here.
 //!
 //! Invariants: updates and permission requests of any session other than the
 //! current one are dropped (a stale permission is cancelled); each permission
@@ -17,16 +18,16 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
-use wta_agent::wire::{SessionsListResponse, WtaMeta};
+use wta_agent::wire::SessionsListResponse;
 use wta_host::TmuxHost;
 use wta_protocol::{PaneId, WindowId};
 
 use super::map::{self, ModelControl};
 use super::permissions::Permissions;
 use super::status::{self, Probe};
-use crate::app::{AgentChoice, AuthMethod, ConnectionState, Direction, DomainEvent, StopReason};
+use crate::app::{AgentChoice, AuthMethod, Direction, DomainEvent, StopReason};
 use crate::connection::{
     ClientRequest, ConnectOptions, ConnectionError, HelperEvent, MasterConnection,
     PermissionRequest,
@@ -297,59 +298,6 @@ impl Runtime {
         });
     }
 
-    /// `session/new` (raw, so the unstable `models` field survives).
-    pub(super) fn open_session(&mut self, agent: Option<String>) -> Vec<DomainEvent> {
-        self.open_session_on(agent, false)
-    }
-
-    /// `/restart` (and yolo's fail-closed path): abandons the turn, drops the
-    /// session's yolo override and opens a session on a fresh agent process
-    /// private to this pane, so a hung shared agent cannot keep it stuck and
-    /// other panes on that agent are not disturbed.
-    pub(super) fn restart_agent_stack(&mut self) -> Vec<DomainEvent> {
-        self.abandon_turn();
-        let mut events = self.reset_session_yolo();
-        events.extend(self.open_session_on(Some(self.agent.clone()), true));
-        events
-    }
-
-    /// `session/new`; `fresh_agent` asks the master for a new private instance.
-    fn open_session_on(&mut self, agent: Option<String>, fresh_agent: bool) -> Vec<DomainEvent> {
-        let Some(conn) = self.conn.clone() else {
-            self.connect(agent);
-            return Vec::new();
-        };
-        let mut params = json!({"cwd": self.config.cwd, "mcpServers": []});
-        let meta = WtaMeta {
-            agent_id: agent.clone(),
-            fresh_agent,
-            ..WtaMeta::default()
-        };
-        if meta != WtaMeta::default() {
-            params["_meta"] = Value::Object(meta.to_meta());
-        }
-        let label = agent.unwrap_or_else(|| self.agent.clone());
-        let line = format!("session/new {params}");
-        self.spawn(async move {
-            Done::SessionOpened {
-                agent: label,
-                result: conn.raw_request("session/new", params).await,
-            }
-        });
-        vec![traffic(Direction::Out, line)]
-    }
-
-    /// Ends the running turn and its permission requests (before a new session).
-    pub(super) fn abandon_turn(&mut self) {
-        if let (Some(conn), Some(turn)) = (&self.conn, &self.turn)
-            && let Err(err) = conn.cancel(turn)
-        {
-            tracing::debug!("cancel before a new session: {err}");
-        }
-        self.permissions.cancel_session(None);
-        self.proposals.session_replaced();
-    }
-
     /// Applies one input; the returned events go to the reducer in order.
     pub fn handle(&mut self, input: Input) -> Vec<DomainEvent> {
         match input {
@@ -424,34 +372,6 @@ impl Runtime {
                 Vec::new()
             }
         }
-    }
-
-    /// The current session went with its agent process: drop it and its
-    /// permission cards; the next prompt opens a new session.
-    fn session_died(&mut self, agent: &str, reason: &str) -> Vec<DomainEvent> {
-        self.session = None;
-        self.session_lost = true;
-        self.proposals.service().transport_lost();
-        let mut events: Vec<DomainEvent> = self
-            .permissions
-            .cancel_session(None)
-            .into_iter()
-            .map(DomainEvent::PermissionWithdrawn)
-            .collect();
-        events.push(DomainEvent::Error(format!(
-            "Agent `{agent}` exited ({reason}); its session is gone. Your next prompt starts it again in a new session (or type /restart)."
-        )));
-        events
-    }
-
-    /// A prompt for a session that died with its agent: open a new session
-    /// (the master starts the agent again); the prompt follows once it is open.
-    pub(super) fn reopen_then_prompt(&mut self, text: String) -> Vec<DomainEvent> {
-        self.session_lost = false;
-        self.pending_prompt = Some(text);
-        let mut events = self.reset_session_yolo();
-        events.extend(self.open_session(Some(self.agent.clone())));
-        events
     }
 
     fn on_permission(&mut self, p: PermissionRequest) -> Vec<DomainEvent> {
@@ -546,80 +466,6 @@ impl Runtime {
                 vec![DomainEvent::ProposalAccepted(card)]
             }
             Done::Event(event) => vec![event],
-        }
-    }
-
-    fn session_opened(
-        &mut self,
-        agent: String,
-        result: Result<Value, ConnectionError>,
-    ) -> Vec<DomainEvent> {
-        let reply = match result {
-            Ok(reply) => reply,
-            Err(err) => {
-                self.agent = agent.clone();
-                let mut events = vec![traffic(Direction::In, format!("session/new failed: {err}"))];
-                if self.pending_prompt.take().is_some() {
-                    self.session_lost = true;
-                    events.push(DomainEvent::TurnEnded(StopReason::Cancelled));
-                }
-                events.push(map::open_failure(&err, &agent, &self.auth));
-                return events;
-            }
-        };
-        let line = traffic(Direction::In, format!("session/new → {reply}"));
-        let Some(facts) = map::session_started(&agent, &reply) else {
-            return vec![
-                line,
-                DomainEvent::Connection(ConnectionState::Failed(
-                    "The agent answered session/new without a session id. Type /restart to try again."
-                        .into(),
-                )),
-            ];
-        };
-        let mut events = vec![line];
-        if self.turn.take().is_some() {
-            events.push(DomainEvent::TurnEnded(StopReason::Cancelled));
-        }
-        if let Some(old) = self.session.take()
-            && old != facts.session_id
-        {
-            self.close_session(old);
-        }
-        self.agent = agent;
-        self.session = Some(facts.session_id);
-        self.model_control = facts.model_control;
-        self.config_ids = map::config_options(reply.get("configOptions"))
-            .into_iter()
-            .map(|o| o.id)
-            .collect();
-        events.extend(facts.events);
-        events.extend(self.session_yolo(reply.get("configOptions")));
-        self.session_lost = false;
-        if let Some(text) = self.pending_prompt.take() {
-            events.push(DomainEvent::Notice(format!(
-                "Agent `{}` was started again: this is a new session, it does not remember the previous conversation.",
-                self.agent
-            )));
-            events.extend(self.send_prompt(text));
-        }
-        events
-    }
-
-    /// `session/close` for a replaced session, when the agent supports it.
-    pub(super) fn close_session(&self, session: String) {
-        let Some(conn) = self.conn.clone() else {
-            return;
-        };
-        let supported = conn
-            .init
-            .pointer("/agentCapabilities/sessionCapabilities/close")
-            .is_some();
-        if supported {
-            self.call(Call::CloseSession, async move {
-                conn.raw_request("session/close", json!({"sessionId": session}))
-                    .await
-            });
         }
     }
 }

@@ -20,6 +20,7 @@ mod effects;
 mod engine;
 pub mod map;
 pub mod permissions;
+mod session;
 pub mod status;
 pub mod yolo;
 
