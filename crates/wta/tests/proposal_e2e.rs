@@ -57,7 +57,9 @@ fn integrated_pane_in(shell: &str) -> Pane {
         }
         other => panic!("no fixture for {other}"),
     };
-    let tmux = TmuxServer::start_with(&command);
+    // Panes the helper opens get the server's environment: keep them off
+    // the real user's rc files too.
+    let tmux = TmuxServer::start_with_env(&command, &[("HOME", home.as_os_str())]);
     let first = tmux.first_pane().to_owned();
     wait_until("the target shell announces its integration", T, || {
         tmux.try_tmux(&["show-options", "-p", "-v", "-t", &first, "@wta_integration"])
@@ -68,6 +70,10 @@ fn integrated_pane_in(shell: &str) -> Pane {
     pane.wait_ready();
     pane
 }
+
+/// What an unarmed card says (the proposal was not pre-approved by the
+/// agent's permission flow), squeezed: the canonical path must never show it.
+const UNARMED_NOTE: &str = "notpre-approved";
 
 /// The pane's text with all whitespace removed: the chat wraps long lines
 /// (JSON lines even mid-word), so needles are compared without it.
@@ -84,6 +90,19 @@ impl Pane {
             squeezed(&screen).contains(&want).then_some(screen)
         })
         .unwrap_or_else(|e| panic!("{e}; screen was:\n{}", self.screen()))
+    }
+
+    /// [`Pane::wait_card`] for a proposal that came through the canonical
+    /// permission request: the card must be armed (pre-approved), so it
+    /// shows no unarmed note. An unarmed proposal also gets a card and runs,
+    /// so without this check arming could break unnoticed.
+    fn wait_armed_card(&self, button: &str) -> String {
+        let screen = self.wait_card(button);
+        assert!(
+            !squeezed(&screen).contains(UNARMED_NOTE),
+            "the canonical proposal must arrive armed:\n{screen}"
+        );
+        screen
     }
 
     /// Waits for the recommendation card (its buttons), checks that no
@@ -111,7 +130,7 @@ impl Pane {
 fn run_that_succeeds_reports_completed_and_the_agent_says_so() {
     let pane = integrated_pane();
     pane.submit("propose-run echo wta-ok-$((40+2))");
-    let card = pane.wait_card(" Run ");
+    let card = pane.wait_armed_card(" Run ");
     assert!(card.contains("echo wta-ok-$((40+2))"), "{card}");
     pane.keys(&["Enter"]);
     pane.tmux.wait_for_text(&pane.shell, "wta-ok-42", T);
@@ -129,7 +148,7 @@ fn run_that_exits_2_reports_failed_with_exactly_its_error_output() {
     pane.tmux.type_line(&pane.shell, "echo before-the-run");
     pane.tmux.wait_for_text(&pane.shell, "before-the-run\n$", T);
     pane.submit("propose-run (echo boom-$((1+1)) >&2; echo second >&2; exit 2)");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     pane.tmux.wait_for_text(&pane.shell, "second", T);
     pane.wait_squeezed("action 1: it failed with exit 2: boom-2.");
@@ -150,7 +169,7 @@ fn run_that_exits_2_reports_failed_with_exactly_its_error_output() {
 fn a_codex_shaped_request_is_armed_too() {
     let pane = integrated_pane();
     pane.submit("propose-run-codex echo codex-$((2+3))");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     pane.tmux.wait_for_text(&pane.shell, "codex-5", T);
     pane.wait_squeezed("action 1: the command succeeded");
@@ -160,7 +179,7 @@ fn a_codex_shaped_request_is_armed_too() {
 fn insert_types_without_running_and_reports_inserted() {
     let pane = integrated_pane();
     pane.submit("propose-run echo ins-$((5+5))");
-    pane.wait_card(" Insert ");
+    pane.wait_armed_card(" Insert ");
     pane.keys(&["Right"]);
     pane.keys(&["Enter"]);
     pane.wait_squeezed("action 1: inserted; nothing ran.");
@@ -179,13 +198,53 @@ fn open_tab_opens_a_window_and_the_agent_sees_confirmed() {
     };
     assert_eq!(windows().lines().count(), 1);
     pane.submit("propose-open tab");
-    pane.wait_card(" Open ");
+    pane.wait_armed_card(" Open ");
     pane.keys(&["Enter"]);
     let screen = pane.wait_squeezed(
         "the user confirmed choice 1. [CLI: validation accepted, final confirmed; exit 0]",
     );
     assert_eq!(windows().lines().count(), 2, "{screen}");
     pane.wait_squeezed("Action 1: opened %");
+    // The tab's shell started behind the readiness gate with a watcher: its
+    // first prompt marks were seen, so its integration verdict is on the
+    // pane without anyone pressing a key there.
+    let window = pane.tmux.display(&pane.shell, "#{window_id}");
+    let tab = pane
+        .tmux
+        .tmux(&["list-panes", "-a", "-F", "#{window_id} #{pane_id}"])
+        .lines()
+        .find_map(|l| {
+            l.split_once(' ')
+                .filter(|(w, _)| *w != window)
+                .map(|(_, p)| p.to_owned())
+        })
+        .unwrap();
+    wait_until(
+        "the new tab's shell is followed from its first prompt",
+        T,
+        || pane.tmux.display(&tab, "#{@wta_integration_state}") == "present",
+    )
+    .unwrap_or_else(|e| panic!("{e}: {}", pane.tmux.capture(&tab)));
+}
+
+#[test]
+fn an_action_after_a_failed_one_is_reported_cancelled() {
+    let pane = integrated_pane();
+    let payload = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Panel then run","rationale":"two actions","actions":[{"type":"open","target":"panel","cwd":"/nonexistent-wta-dir"},{"type":"send","input":"echo never-$((2*5))"}]}]}"#;
+    pane.submit(&format!("propose {payload}"));
+    pane.wait_armed_card(" Run ");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_squeezed(
+        "action 2: cancelled: not run because action 1 failed: cannot open a new panel",
+    );
+    pane.wait_squeezed(
+        "[CLI: validation accepted, final confirmed, execution unavailable, execution cancelled; exit 0]",
+    );
+    assert!(
+        squeezed(&screen).contains(r#""status":"cancelled""#),
+        "{screen}"
+    );
+    assert!(!pane.shell_screen().contains("never-10"));
 }
 
 #[test]
@@ -195,7 +254,7 @@ fn open_panel_with_cwd_splits_the_target_in_that_directory() {
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.canonicalize().unwrap();
     pane.submit(&format!("propose-open panel {}", dir.display()));
-    let card = pane.wait_card(" Open ");
+    let card = pane.wait_armed_card(" Open ");
     assert!(
         squeezed(&card).contains(&squeezed(&dir.display().to_string())),
         "{card}"
@@ -233,7 +292,7 @@ fn open_panel_with_cwd_splits_the_target_in_that_directory() {
 fn esc_cancels_and_nothing_is_sent() {
     let pane = integrated_pane();
     pane.submit("propose-run echo never-$((3*3))");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Escape"]);
     pane.wait_squeezed(
         "the proposal ended: cancelled. [CLI: validation accepted, final cancelled; exit 0]",
@@ -262,7 +321,7 @@ fn an_unarmed_proposal_still_gets_a_card_and_runs() {
     let pane = integrated_pane();
     pane.submit("propose-run-unarmed echo unarmed-$((6*7))");
     let card = pane.wait_card(" Run ");
-    assert!(card.contains("not pre-approved"), "{card}");
+    assert!(squeezed(&card).contains(UNARMED_NOTE), "{card}");
     pane.keys(&["Enter"]);
     pane.tmux.wait_for_text(&pane.shell, "unarmed-42", T);
     pane.wait_squeezed("action 1: the command succeeded");
@@ -273,7 +332,7 @@ fn a_multi_action_choice_reports_per_action() {
     let pane = integrated_pane();
     let payload = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Panel then run","rationale":"two actions","actions":[{"type":"open","target":"panel","direction":"down"},{"type":"send","input":"echo multi-$((2*5))"}]}]}"#;
     pane.submit(&format!("propose {payload}"));
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     pane.tmux.wait_for_text(&pane.shell, "multi-10", T);
     let screen = pane.wait_squeezed(
@@ -288,12 +347,12 @@ fn a_multi_action_choice_reports_per_action() {
 fn each_turn_gets_its_own_channel_and_result() {
     let pane = integrated_pane();
     pane.submit("propose-run echo first-$((1+1))");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     pane.tmux.wait_for_text(&pane.shell, "first-2", T);
     pane.wait_squeezed("action 1: the command succeeded");
     pane.submit("propose-run (echo second-fails >&2; exit 3)");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     pane.wait_squeezed("action 1: it failed with exit 3: second-fails.");
     let shell = pane.shell_screen();
@@ -309,12 +368,12 @@ fn each_turn_gets_its_own_channel_and_result() {
 fn success_then_failure_in(shell: &str) {
     let pane = integrated_pane_in(shell);
     pane.submit("propose-run sh -c 'echo ok-$((40+2))'");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     pane.tmux.wait_for_text(&pane.shell, "ok-42", T);
     pane.wait_squeezed("action 1: the command succeeded.");
     pane.submit("propose-run sh -c 'echo bad-$((1+1)) >&2; exit 2'");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     let screen = pane.wait_squeezed("action 1: it failed with exit 2: bad-2.");
     assert!(
@@ -347,7 +406,7 @@ fn wait_foreground(pane: &Pane, command: &str) {
 fn ctrl_c_in_the_target_is_reported_as_failed_130_interrupted() {
     let pane = integrated_pane();
     pane.submit("propose-run sleep 30");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     wait_foreground(&pane, "sleep");
     pane.tmux.tmux(&["send-keys", "-t", &pane.shell, "C-c"]);
@@ -363,7 +422,7 @@ fn ctrl_c_in_the_target_is_reported_as_failed_130_interrupted() {
 fn killing_the_target_mid_run_reports_unavailable() {
     let pane = integrated_pane();
     pane.submit("propose-run sleep 30");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["Enter"]);
     wait_foreground(&pane, "sleep");
     pane.tmux.tmux(&["kill-pane", "-t", &pane.shell]);
@@ -385,7 +444,7 @@ fn killing_the_target_mid_run_reports_unavailable() {
 fn cancelling_the_turn_makes_the_card_stale_and_nothing_runs() {
     let pane = integrated_pane();
     pane.submit("propose-run echo after-cancel-$((7*7))");
-    pane.wait_card(" Run ");
+    pane.wait_armed_card(" Run ");
     pane.keys(&["C-c"]);
     pane.wait_for("cannot run: the proposal was cancelled");
     pane.wait_squeezed(r#""status":"cancelled","proposal_id":"#);
