@@ -356,7 +356,10 @@ impl PaneWatcher {
         );
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(after_ms)).await;
-            let changed = snapshot(&tmux, &pane).await != before;
+            // Only the screen counts: the foreground command always changes
+            // when the gate's `sh` gives way to the shell, even when a slow rc
+            // file has drawn nothing yet.
+            let changed = snapshot(&tmux, &pane).await.1 != before.1;
             let mut t = tracker.lock().await;
             let (next, fx) = step(take(&mut t), Event::StartQuiet { changed }, now_ms(started));
             *t = next;

@@ -378,3 +378,67 @@ fn a_cwd_holding_record_separators_does_not_break_the_listing() {
     assert_eq!(ids(&all), [server.first_pane().to_owned(), pane.clone()]);
     assert_eq!(all[1]["cwd"], hostile.to_str().unwrap());
 }
+
+/// `wta new-tab` / `wta split-pane` without `-c` open the user's shell with
+/// WTA shell integration behind a readiness gate, and follow it to its first
+/// prompt: when the command returns, that prompt's marks have been seen and
+/// recorded on the pane (`@wta_integration_state`), with no key pressed.
+fn new_panes_start_integrated_behind_the_gate(shell: &str) {
+    let home = tempfile::tempdir().unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    let env = [("HOME", home.path().as_os_str())];
+    let server = TmuxServer::start_with_env("bash --norc --noprofile", &env);
+    let first = server.first_pane().to_owned();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(wta_bin())
+            .env("TMUX", server.tmux_env())
+            .env("TMUX_PANE", &first)
+            .env("SHELL", shell)
+            .env("HOME", home.path())
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .args(args)
+            .output()
+            .unwrap();
+        ok_json(out)["pane"].as_str().unwrap().to_owned()
+    };
+    let tab = run(&["new-tab", "--json"]);
+    let split = run(&["split-pane", "-V", "--json"]);
+    let name = std::path::Path::new(shell)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    for pane in [&tab, &split] {
+        // Checked at once: the command returned only after the first prompt.
+        assert_eq!(
+            server.display(pane, "#{@wta_integration_state}"),
+            "present",
+            "{pane}:\n{}",
+            server.capture(pane)
+        );
+        // The gate exec'd the shell: it is the pane's own process.
+        let pid = server.display(pane, "#{pane_pid}");
+        assert_eq!(
+            server.display(pane, "#{@wta_integration}"),
+            format!("{name} {pid}")
+        );
+        assert_eq!(server.display(pane, "#{pane_current_command}"), name);
+        // The listing watcher detached again.
+        assert_eq!(server.display(pane, "#{pane_pipe}"), "0");
+    }
+}
+
+#[test]
+fn new_tab_and_split_pane_bash_first_prompt_is_seen() {
+    new_panes_start_integrated_behind_the_gate("/bin/bash");
+}
+
+#[test]
+fn new_tab_and_split_pane_zsh_first_prompt_is_seen() {
+    new_panes_start_integrated_behind_the_gate("/usr/bin/zsh");
+}
+
+#[test]
+fn new_tab_and_split_pane_fish_first_prompt_is_seen() {
+    new_panes_start_integrated_behind_the_gate("/usr/bin/fish");
+}

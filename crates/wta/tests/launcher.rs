@@ -78,6 +78,26 @@ fn up_opens_an_integrated_shell_and_a_working_agent_pane() {
     assert_eq!(again["shell_pane"], shell);
 }
 
+/// Issue 3 item 8 for `wta up`: the shell starts behind a readiness gate that
+/// the agent pane's helper releases once its watcher follows the shell, so
+/// the helper sees the first prompt's marks (and records `present`) without
+/// any key being pressed.
+#[test]
+fn up_shell_first_prompt_is_seen_by_the_agent_pane() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "custom:test", "--session", "gated"]);
+    let shell = up["shell_pane"].as_str().unwrap().to_owned();
+    wait_until("the helper saw the first prompt's marks", T, || {
+        l.tmux.display(&shell, "#{@wta_integration_state}") == "present"
+    })
+    .unwrap_or_else(|e| panic!("{e}:\n{}", l.tmux.capture(&shell)));
+    // The helper took the gate (the fallback would leave no watcher) and
+    // still follows the pane.
+    assert_eq!(l.tmux.display(&shell, "#{@wta_gate}"), "");
+    assert_eq!(l.tmux.display(&shell, "#{pane_pipe}"), "1");
+    assert_eq!(l.tmux.display(&shell, "#{pane_current_command}"), "bash");
+}
+
 #[test]
 fn up_with_the_demo_agent_works_offline() {
     let mut l = Launch::new();

@@ -1,10 +1,14 @@
 //! Commands that open panes: new-tab and split-pane. Both print the new
 //! pane's id (or its JSON), run `-c` through `/bin/sh -c` in the `-d`
 //! directory, and keep the pane after its command exits so `pane-status`
-//! and `wait-for` can report the exit status.
+//! and `wait-for` can report the exit status. Without `-c` the pane runs the
+//! user's shell with WTA shell integration, behind a readiness gate: the
+//! command follows the new pane until its first prompt (recording the
+//! integration verdict on it), so that prompt is never missed.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
 use serde::Serialize;
@@ -12,7 +16,52 @@ use wta_host::{HostError, NewTab, PaneCommand, PaneInfo, Split, SplitDirection, 
 use wta_protocol::{PaneId, SessionId, WindowId};
 
 use super::Ctx;
+use crate::launch::shell::{self, GatedShell};
 use crate::output;
+
+/// How long a new pane's shell may take to show its first prompt before the
+/// command returns anyway (the shell keeps starting).
+const READY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The pane command and environment (`-c` as given, else the integrated
+/// shell), and the gate that shell waits on, if any.
+fn command_for(command: Option<&String>) -> anyhow::Result<(Option<PaneCommand>, GatedShell)> {
+    match command {
+        Some(line) => Ok((
+            Some(PaneCommand::Shell(line.clone())),
+            GatedShell {
+                argv: Vec::new(),
+                env: Vec::new(),
+                gate: None,
+            },
+        )),
+        None => {
+            let shell = shell::gated_user_shell()?;
+            Ok((Some(PaneCommand::Argv(shell.argv.clone())), shell))
+        }
+    }
+}
+
+/// Releases a gate whose pane may exist even though tmux reported an error.
+fn release(host: &wta_host::TmuxHost, gate: Option<&str>) {
+    if let Some(gate) = gate {
+        let _ = host.run(&wta_host::tmux::Cmd::new("wait-for").args(["-S", gate]));
+    }
+}
+
+/// Follows a gated pane to its first prompt; a failure is reported but
+/// does not fail the command (the pane exists and its shell runs).
+fn settle(host: &wta_host::TmuxHost, pane: &PaneInfo, gate: Option<String>) {
+    let Some(gate) = gate else { return };
+    // Seen, no integration (recorded on the pane) or not yet (a slow rc
+    // file): either way the pane is ready to hand back.
+    if let Err(e) = shell::first_prompt(host, &pane.id, &gate, READY_TIMEOUT) {
+        eprintln!(
+            "wta: {}: the shell's first prompt was not tracked: {e:#}",
+            pane.id
+        );
+    }
+}
 
 #[derive(Debug, Args)]
 pub struct NewTabArgs {
@@ -84,15 +133,20 @@ fn print_opened(ctx: &Ctx, pane: PaneInfo) -> anyhow::Result<ExitCode> {
 
 pub fn new_tab(ctx: &Ctx, args: &NewTabArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
+    let (command, GatedShell { env, gate, .. }) = command_for(args.command.as_ref())?;
     let spec = NewTab {
         session: args.session.clone(),
-        command: args.command.clone().map(PaneCommand::Shell),
+        command,
         cwd: args.cwd.clone(),
         title: args.title.clone(),
-        env: Vec::new(),
+        env,
         focus: args.focus,
     };
-    print_opened(ctx, host.new_tab(&spec)?)
+    let pane = host
+        .new_tab(&spec)
+        .inspect_err(|_| release(&host, gate.as_deref()))?;
+    settle(&host, &pane, gate);
+    print_opened(ctx, pane)
 }
 
 /// Side by side when neither flag is given and the pane is wide
@@ -118,15 +172,20 @@ pub fn split_pane(ctx: &Ctx, args: &SplitPaneArgs) -> anyhow::Result<ExitCode> {
         None => host.caller_pane().ok_or(HostError::NoCallerPane)?,
     };
     let info = host.pane(&target)?;
+    let (command, GatedShell { env, gate, .. }) = command_for(args.command.as_ref())?;
     let spec = Split {
         direction: direction(args, &info),
         target,
         percent: args.percent,
-        command: args.command.clone().map(PaneCommand::Shell),
+        command,
         cwd: args.cwd.clone(),
-        env: Vec::new(),
+        env,
         full: false,
         focus: args.focus,
     };
-    print_opened(ctx, host.split(&spec)?)
+    let pane = host
+        .split(&spec)
+        .inspect_err(|_| release(&host, gate.as_deref()))?;
+    settle(&host, &pane, gate);
+    print_opened(ctx, pane)
 }

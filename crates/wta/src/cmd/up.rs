@@ -1,10 +1,12 @@
 //! `wta up`: from any terminal, a tmux session with a shell (shell
-//! integration loaded) and the agent pane beside it; the master is started
-//! on demand; then attach (or switch, inside tmux).
+//! integration loaded, started behind a readiness gate that the agent pane's
+//! helper releases once it follows the shell) and the agent pane beside it;
+//! the master is started on demand; then attach (or switch, inside tmux).
 
 use std::io::IsTerminal;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitCode};
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
@@ -67,11 +69,14 @@ fn terminal_size() -> (u16, u16) {
     (get("COLUMNS", 200), get("LINES", 50))
 }
 
-fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<PaneInfo> {
-    let dir = agent_pane::launcher_dir();
-    agent_pane::ensure_runtime_dir(&dir)?;
-    let wta = std::env::current_exe().context("cannot find the running wta binary")?;
-    let launch = shell::integrated(&shell::user_shell(), &wta, &dir)?;
+/// How long `wta up` waits for the agent pane's helper to take the shell's
+/// readiness gate before releasing it itself.
+const GATE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Creates the session; its shell waits on a readiness gate (named in the
+/// pane's `@wta_gate`) for the helper's watcher, so its first prompt is seen.
+fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<(PaneInfo, Option<String>)> {
+    let launch = shell::gated_user_shell()?;
     let (cols, rows) = terminal_size();
     let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
     let mut cmd = Cmd::new("new-session")
@@ -100,9 +105,18 @@ fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<PaneInfo> {
         .into_iter()
         .next()
         .context("tmux new-session printed no pane")?;
-    // Until its first prompt, this shell is starting, not integration-less.
-    host.set_pane_option(&pane.id, wta_shell::INTEGRATION_EXPECTED_OPTION, "1")?;
-    Ok(pane)
+    if let Some(gate) = &launch.gate {
+        let released = |e: HostError| {
+            let _ = host.run(&Cmd::new("wait-for").args(["-S", gate]));
+            e
+        };
+        host.set_pane_option(&pane.id, wta_shell::GATE_OPTION, gate)
+            .map_err(released)?;
+        // Until its first prompt, this shell is starting, not integration-less.
+        host.set_pane_option(&pane.id, wta_shell::INTEGRATION_EXPECTED_OPTION, "1")
+            .map_err(released)?;
+    }
+    Ok((pane, launch.gate))
 }
 
 fn session_exists(host: &TmuxHost, name: &str) -> bool {
@@ -134,8 +148,11 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
     };
     master::ensure(&master_socket)?;
     let created = !session_exists(&host, &args.session);
+    let mut gate = None;
     let shell = if created {
-        create_session(&host, &args.session)?
+        let (pane, name) = create_session(&host, &args.session)?;
+        gate = name;
+        pane
     } else {
         let window = host.run(
             &Cmd::new("display-message")
@@ -154,7 +171,21 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         auto_approve_tools: args.open.auto_approve_tools,
         master: master_socket.clone(),
     };
-    let outcome = agent_pane::open(&host, &shell, &spec)?;
+    let outcome = agent_pane::open(&host, &shell, &spec);
+    if let Some(gate) = &gate {
+        // The helper's watcher releases the shell; never leave it waiting.
+        let taken = match &outcome {
+            Ok(_) => shell::wait_gate_taken(&host, &shell.id, gate, GATE_TIMEOUT)?,
+            Err(_) => shell::wait_gate_taken(&host, &shell.id, gate, Duration::ZERO)?,
+        };
+        if !taken {
+            eprintln!(
+                "wta: the agent pane did not start following {} in time; its first prompt may not be tracked",
+                shell.id
+            );
+        }
+    }
+    let outcome = outcome?;
     let agent_pane = match &outcome {
         agent_pane::Outcome::Opened(p)
         | agent_pane::Outcome::Focused(p)
