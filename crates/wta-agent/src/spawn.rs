@@ -1,9 +1,12 @@
 //! Starting and stopping agent processes.
 //!
 //! Each agent runs in its own process group (`setpgid(0,0)`) with
-//! `PR_SET_PDEATHSIG=SIGKILL`, so a killed master does not leave its direct child
-//! behind, and a clean stop can signal the whole group (codex-acp's node wrapper
-//! and claude-code-acp ignore stdin EOF; their children must go too).
+//! `PR_SET_PDEATHSIG=SIGKILL` (Linux), so a killed master does not leave its
+//! direct child behind, and a clean stop can signal the whole group (codex-acp's
+//! node wrapper and claude-code-acp ignore stdin EOF; their children must go
+//! too). The rest of a group whose master died (what the agent started, or the
+//! agent itself on macOS) is stopped by the master's reaper process
+//! (`wta_master::reaper`), which is told each [`AgentProcess::pgid`].
 //! Stopping: close stdin, wait up to 1 s, SIGTERM the group, wait up to 2 s, SIGKILL.
 
 use std::path::Path;
@@ -77,6 +80,7 @@ pub fn spawn_agent(spec: &LaunchSpec, cwd: Option<&Path>) -> Result<AgentProcess
     })
 }
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
 #[allow(unsafe_code)]
 fn set_parent_death_signal(cmd: &mut Command) {
     // SAFETY: the closure runs in the forked child before exec and only makes the
@@ -87,6 +91,10 @@ fn set_parent_death_signal(cmd: &mut Command) {
         });
     }
 }
+
+/// No parent-death signal outside Linux: the master's reaper stops the group.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn set_parent_death_signal(_cmd: &mut Command) {}
 
 /// True while any process of group `pgid` exists.
 pub fn group_alive(pgid: i32) -> bool {

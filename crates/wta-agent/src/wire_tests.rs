@@ -135,3 +135,32 @@ fn table_cells_fill_every_column() {
     });
     assert_eq!(info.table_cells()[6], "on");
 }
+
+#[test]
+fn fresh_agent_flag_is_optional_and_omitted_when_false() {
+    let params = json!({"_meta": {"wta": {"agentId": "copilot", "freshAgent": true}}});
+    let meta = WtaMeta::from_params(&params).unwrap().unwrap();
+    assert!(meta.fresh_agent);
+    assert!(
+        !WtaMeta::from_params(&json!({"_meta": {"wta": {}}}))
+            .unwrap()
+            .unwrap()
+            .fresh_agent
+    );
+    let plain = WtaMeta {
+        agent_id: Some("copilot".into()),
+        ..WtaMeta::default()
+    };
+    assert_eq!(
+        serde_json::to_value(&plain).unwrap(),
+        json!({"agentId": "copilot"})
+    );
+    let fresh = WtaMeta {
+        fresh_agent: true,
+        ..plain
+    };
+    assert_eq!(
+        serde_json::to_value(&fresh).unwrap(),
+        json!({"agentId": "copilot", "freshAgent": true})
+    );
+}
