@@ -8,7 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use wta_helper::executor::{
-    ActionOutcome, ActionResult, DelegateLaunch, Executor, ExecutorConfig, Launch,
+    ActionOutcome, ActionResult, DelegateLaunch, ExecutionSettings, Executor, ExecutorConfig,
+    Launch,
 };
 use wta_helper::proposals::ConfirmMode;
 use wta_host::TmuxHost;
@@ -426,7 +427,10 @@ async fn a_dispatched_run_is_bound_to_its_pane_run_and_execution_id() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_execution_deadline_covers_the_whole_choice() {
     let limit = Duration::from_secs(4);
-    let rig = rig(true, |c| c.run_timeout = limit).await;
+    // As configured in config.toml.
+    let settings = ExecutionSettings::from_toml("[execution]\ntimeout_secs = 4\n").unwrap();
+    let rig = rig(true, |c| *c = c.clone().with_settings(settings)).await;
+    assert_eq!(settings.timeout, limit);
     let started = std::time::Instant::now();
     let results = rig
         .run(

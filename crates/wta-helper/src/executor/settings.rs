@@ -1,6 +1,7 @@
 //! Execution-result settings from the `[execution]` table of
-//! `~/.config/wta/config.toml`: how long a confirmed command is followed,
-//! how much of its output goes back to the agent, and how soon a program
+//! `~/.config/wta/config.toml`: the per-proposal execution timeout (one
+//! deadline for all the actions of a confirmed choice), how much of each
+//! command's output goes back to the agent, and how soon a program
 //! waiting on the terminal is reported as interactive. Pure parsing; a bad
 //! value is an error naming the key, and the caller keeps the defaults.
 
@@ -23,8 +24,10 @@ pub const MAX_TIMEOUT_SECS: u64 = 24 * 3600;
 /// The effective execution settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExecutionSettings {
-    /// `timeout_secs`: a run still going after this ends as `timed_out`
-    /// with `still_running: true` (it is never killed).
+    /// `timeout_secs`: the per-proposal execution timeout, counted from
+    /// confirmation across all the choice's actions. A run still going then
+    /// ends as `timed_out` with `still_running: true` (it is never killed);
+    /// actions not started yet are `cancelled`.
     pub timeout: Duration,
     /// `output_max_bytes`: rendered output kept per run (head and tail).
     pub output_cap: usize,
