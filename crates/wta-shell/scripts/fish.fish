@@ -10,8 +10,16 @@ if status is-interactive; and not set -q __wta_loaded
     if set -q TMUX_PANE; and command -sq tmux
         command tmux set -p -t $TMUX_PANE @wta_integration "fish $fish_pid" >/dev/null 2>&1
     end
-    set -g __wta_native_marks 0
-    string match -qr '^[0-3]\.' -- $version; or set -g __wta_native_marks 1
+    # fish >= 4 emits OSC 133 A/B/C/D by itself: adding ours would mark twice.
+    function __wta_fish_has_native_marks --argument-names v
+        not string match -qr '^[0-3]\.' -- $v
+    end
+    # Preset __wta_native_marks (0 or 1) to override the version check, e.g.
+    # for a fish 3 whose prompt plugin already emits the marks.
+    if not set -q __wta_native_marks
+        set -g __wta_native_marks 0
+        __wta_fish_has_native_marks $version; and set -g __wta_native_marks 1
+    end
 
     function __wta_osc7 --on-event fish_prompt
         printf '\e]7;file://%s%s\e\\' $hostname (string escape --style=url -- $PWD | string replace -a '%2F' '/')
