@@ -391,9 +391,11 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
         },
         Event::OutputLost { bytes } => match (&t.state, t.current.as_mut()) {
             (State::Running, Some(run)) => run.output.note_lost(bytes),
-            // A C may be among the lost bytes: the submission's timer decides.
-            (State::Submitted { .. }, _) => {}
-            _ => t.state = State::Unknown,
+            // A C (or the next A/B) may be among the lost bytes.
+            (State::Idle | State::Prompt | State::Finished, _) => t.state = State::Unknown,
+            // Submitted: the submission's timer decides; Unknown and Absent
+            // stay as they are.
+            _ => {}
         },
         Event::Detached => {
             close_run(&mut t, None, EndReason::Detached, now, &mut fx);

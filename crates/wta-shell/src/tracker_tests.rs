@@ -456,6 +456,13 @@ fn lost_output_flags_the_running_command_and_unsettles_a_prompt() {
     let (t, _) = run(t, vec![Event::OutputLost { bytes: 10 }]);
     assert_eq!(t.state, State::Unknown);
     assert!(crate::submit::decide_submit(&t.state, t.integration).is_err());
+    // A verdict of no integration is not undone by a gap.
+    let absent = Tracker {
+        state: State::Absent,
+        ..fresh()
+    };
+    let (t, _) = run(absent, vec![Event::OutputLost { bytes: 10 }]);
+    assert_eq!(t.state, State::Absent);
 }
 
 fn arb_event() -> impl Strategy<Value = Event> {

@@ -226,11 +226,14 @@ impl PaneWatcher {
         };
         if let Some(gate) = gate {
             // The pane's shell waits for a watcher: ours is attached now.
-            watcher
+            let _ = watcher
                 .tmux
                 .run(&["set", "-p", "-u", "-t", pane, GATE_OPTION])
-                .await?;
-            watcher.release_gate(&gate).await?;
+                .await;
+            if let Err(e) = watcher.release_gate(&gate).await {
+                watcher.stop().await;
+                return Err(e);
+            }
         }
         Ok(watcher)
     }

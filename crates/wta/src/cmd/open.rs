@@ -65,7 +65,7 @@ fn settle(host: &wta_host::TmuxHost, pane: &PaneInfo, gate: Option<String>) {
 
 #[derive(Debug, Args)]
 pub struct NewTabArgs {
-    /// Command to run in the new tab (via /bin/sh -c). Default: your shell.
+    /// Command to run in the new tab (via /bin/sh -c). Default: your shell, with WTA shell integration (the command returns once its first prompt shows, at most 5 s).
     #[arg(short = 'c', long = "command", value_name = "CMD")]
     pub command: Option<String>,
     /// Working directory of the new tab.
@@ -96,7 +96,7 @@ pub struct SplitPaneArgs {
     /// Pane to split. Default: the caller's pane.
     #[arg(short = 't', long = "target", value_name = "PANE")]
     pub target: Option<PaneId>,
-    /// Command to run in the new pane (via /bin/sh -c). Default: your shell.
+    /// Command to run in the new pane (via /bin/sh -c). Default: your shell, with WTA shell integration (the command returns once its first prompt shows, at most 5 s).
     #[arg(short = 'c', long = "command", value_name = "CMD")]
     pub command: Option<String>,
     /// Working directory of the new pane.
