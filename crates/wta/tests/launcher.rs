@@ -82,20 +82,39 @@ fn up_opens_an_integrated_shell_and_a_working_agent_pane() {
 /// the agent pane's helper releases once its watcher follows the shell, so
 /// the helper sees the first prompt's marks (and records `present`) without
 /// any key being pressed.
-#[test]
-fn up_shell_first_prompt_is_seen_by_the_agent_pane() {
+fn up_shell_first_prompt_is_seen_by_the_agent_pane(shell: &str) {
     let mut l = Launch::new();
-    let up = l.up(&["--agent", "custom:test", "--session", "gated"]);
-    let shell = up["shell_pane"].as_str().unwrap().to_owned();
+    let up = l.up_with_shell(shell, &["--agent", "custom:test", "--session", "gated"]);
+    let pane = up["shell_pane"].as_str().unwrap().to_owned();
     wait_until("the helper saw the first prompt's marks", T, || {
-        l.tmux.display(&shell, "#{@wta_integration_state}") == "present"
+        l.tmux.display(&pane, "#{@wta_integration_state}") == "present"
     })
-    .unwrap_or_else(|e| panic!("{e}:\n{}", l.tmux.capture(&shell)));
+    .unwrap_or_else(|e| panic!("{e}:\n{}", l.tmux.capture(&pane)));
     // The helper took the gate (the fallback would leave no watcher) and
     // still follows the pane.
-    assert_eq!(l.tmux.display(&shell, "#{@wta_gate}"), "");
-    assert_eq!(l.tmux.display(&shell, "#{pane_pipe}"), "1");
-    assert_eq!(l.tmux.display(&shell, "#{pane_current_command}"), "bash");
+    assert_eq!(l.tmux.display(&pane, "#{@wta_gate}"), "");
+    assert_eq!(l.tmux.display(&pane, "#{pane_pipe}"), "1");
+    let name = std::path::Path::new(shell)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    assert_eq!(l.tmux.display(&pane, "#{pane_current_command}"), name);
+}
+
+#[test]
+fn up_bash_first_prompt_is_seen_by_the_agent_pane() {
+    up_shell_first_prompt_is_seen_by_the_agent_pane("/bin/bash");
+}
+
+#[test]
+fn up_zsh_first_prompt_is_seen_by_the_agent_pane() {
+    up_shell_first_prompt_is_seen_by_the_agent_pane("/usr/bin/zsh");
+}
+
+#[test]
+fn up_fish_first_prompt_is_seen_by_the_agent_pane() {
+    up_shell_first_prompt_is_seen_by_the_agent_pane("/usr/bin/fish");
 }
 
 #[test]

@@ -62,9 +62,14 @@ impl Launch {
     }
 
     pub fn wta(&self, args: &[&str]) -> Output {
+        self.wta_with_shell("/bin/bash", args)
+    }
+
+    /// `wta ARGS` for a user whose `$SHELL` is `shell`.
+    pub fn wta_with_shell(&self, shell: &str, args: &[&str]) -> Output {
         self.env
             .command()
-            .env("SHELL", "/bin/bash")
+            .env("SHELL", shell)
             .arg("-L")
             .arg(self.tmux.name())
             .args(args)
@@ -74,9 +79,14 @@ impl Launch {
 
     /// `wta up --detach --json ARGS`; remembers the master to stop it on drop.
     pub fn up(&mut self, args: &[&str]) -> Value {
+        self.up_with_shell("/bin/bash", args)
+    }
+
+    /// [`Launch::up`] for a user whose `$SHELL` is `shell`.
+    pub fn up_with_shell(&mut self, shell: &str, args: &[&str]) -> Value {
         let mut all = vec!["up", "--detach", "--json"];
         all.extend_from_slice(args);
-        let out = self.wta(&all);
+        let out = self.wta_with_shell(shell, &all);
         assert!(
             out.status.success(),
             "wta up failed: {}",
