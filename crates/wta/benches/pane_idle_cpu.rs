@@ -1,8 +1,9 @@
-//! Idle CPU of an open agent pane (DESIGN §7, issue 5): a real master and
-//! helper in a private tmux server with an attached client (so the pane is
-//! visible and its status line keeps refreshing), one finished turn in the
-//! transcript, then 10 s of idling. CPU = utime+stime from /proc before and
-//! after. Budget: < 1 %. Exits non-zero over budget.
+//! Idle CPU and memory of an open agent pane (DESIGN §7, issue 5): a real
+//! master and helper in a private tmux server with an attached client (so
+//! the pane is visible and its status line keeps refreshing), one finished
+//! turn in the transcript, then 10 s of idling. CPU = utime+stime from /proc
+//! before and after; memory = VmRSS after. Budgets: helper < 1 % CPU,
+//! helper RSS ≤ 20 MiB, master RSS ≤ 30 MiB. Exits non-zero over budget.
 //!
 //! Run: `cargo bench -p wta --bench pane_idle_cpu` (WTA_BENCH_IDLE_SECS to change 10 s).
 
@@ -17,6 +18,20 @@ use pane_tui_common::{Pane, cpu_ticks};
 use wta_testkit::TmuxServer;
 
 const BUDGET_PERCENT: f64 = 1.0;
+const HELPER_RSS_MIB: f64 = 20.0;
+const MASTER_RSS_MIB: f64 = 30.0;
+
+/// Resident set size of `pid` in MiB (`VmRSS` of /proc/<pid>/status).
+fn rss_mib(pid: i32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    kib / 1024.0
+}
 
 fn percent(ticks_before: u64, ticks_after: u64, wall: Duration) -> f64 {
     let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
@@ -58,12 +73,18 @@ fn main() {
         m1 - m0,
         wall.as_secs_f64()
     );
+    let (helper_rss, master_rss) = (rss_mib(helper), rss_mib(master));
+    println!(
+        "pane_idle_rss: helper {helper_rss:.1} MiB ({:.2}x of {HELPER_RSS_MIB} MiB), master {master_rss:.1} MiB ({:.2}x of {MASTER_RSS_MIB} MiB)",
+        helper_rss / HELPER_RSS_MIB,
+        master_rss / MASTER_RSS_MIB
+    );
     assert!(
         pane.screen().contains("Ready"),
         "the pane stayed up:\n{}",
         pane.screen()
     );
-    if helper_pct >= BUDGET_PERCENT {
+    if helper_pct >= BUDGET_PERCENT || helper_rss > HELPER_RSS_MIB || master_rss > MASTER_RSS_MIB {
         eprintln!("pane_idle_cpu: over budget");
         std::process::exit(1);
     }
