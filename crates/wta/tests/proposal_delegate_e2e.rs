@@ -6,6 +6,7 @@
 mod pane_tui_common;
 
 use pane_tui_common::{Env, Pane, T};
+use wta_helper::app::permission::PERMISSION_GRACE;
 use wta_testkit::{wait_for_value, wait_until};
 
 const PAYLOAD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Hand it to the delegate","rationale":"It is a long task.","actions":[{"type":"open_and_send","target":"tab","input":"fix the flaky tests","delegate":true}]}]}"#;
@@ -29,7 +30,7 @@ fn a_confirmed_delegate_choice_starts_the_configured_agent_with_the_task() {
     );
     let shown = std::time::Instant::now();
     wait_until("the card accepts keys", T, || {
-        shown.elapsed().as_millis() > 600
+        shown.elapsed() > PERMISSION_GRACE * 2
     })
     .unwrap();
     pane.keys(&["Enter"]);
@@ -44,7 +45,7 @@ fn a_confirmed_delegate_choice_starts_the_configured_agent_with_the_task() {
             })
             .map(str::to_owned)
     })
-    .unwrap();
+    .unwrap_or_else(|e| panic!("{e}; agent pane:\n{}", pane.screen()));
     assert_ne!(
         pane.tmux.display(&delegated, "#{window_id}"),
         pane.tmux.display(&pane.pane, "#{window_id}"),
