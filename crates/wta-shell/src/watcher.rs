@@ -111,6 +111,8 @@ pub struct PaneWatcher {
     tmux: TmuxTarget,
     tracker: Arc<Mutex<Tracker>>,
     events: mpsc::Receiver<WatchEvent>,
+    /// For timer verdicts; weak so the channel still closes when the follow task ends.
+    timer_tx: mpsc::WeakSender<WatchEvent>,
     started: Instant,
     task: tokio::task::JoinHandle<()>,
     socket: PathBuf,
@@ -200,6 +202,7 @@ impl PaneWatcher {
         }
         let tracker = Arc::new(Mutex::new(tracker));
         let (tx, events) = mpsc::channel(1024);
+        let timer_tx = tx.downgrade();
         let started = Instant::now();
         let mut sink_cmd: Vec<String> = opts.sink_argv.iter().map(|a| sh_quote(a)).collect();
         sink_cmd.push(sh_quote(&socket.to_string_lossy()));
@@ -220,6 +223,7 @@ impl PaneWatcher {
             tmux,
             tracker,
             events,
+            timer_tx,
             started,
             task,
             socket,
@@ -321,24 +325,14 @@ impl PaneWatcher {
         drop(guard);
         for effect in fx {
             if let Effect::StartSubmitTimer { id, after_ms } = effect {
-                let tracker = self.tracker.clone();
-                let tmux = self.tmux.clone();
-                let pane = self.pane.clone();
-                let started = self.started;
+                let timer = self.timer();
                 let before = before.clone();
                 tokio::spawn(async move {
                     tokio::time::sleep(Duration::from_millis(after_ms)).await;
-                    let after = snapshot(&tmux, &pane).await;
-                    let changed = after != before;
-                    let mut t = tracker.lock().await;
-                    let (next, fx) = step(
-                        take(&mut t),
-                        Event::SubmitTimerExpired { id, changed },
-                        now_ms(started),
-                    );
-                    *t = next;
-                    drop(t);
-                    publish_changes(&tmux, &pane, &fx).await;
+                    let changed = snapshot(&timer.tmux, &timer.pane).await != before;
+                    timer
+                        .conclude(Event::SubmitTimerExpired { id, changed })
+                        .await;
                 });
             }
         }
@@ -352,25 +346,26 @@ impl PaneWatcher {
         let before = self.snapshot().await;
         self.tmux.run(&["wait-for", "-S", gate]).await?;
         let after_ms = self.tracker.lock().await.config.submit_timeout_ms;
-        let (tracker, tmux, pane, started) = (
-            self.tracker.clone(),
-            self.tmux.clone(),
-            self.pane.clone(),
-            self.started,
-        );
+        let timer = self.timer();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(after_ms)).await;
             // Only the screen counts: the foreground command always changes
             // when the gate's `sh` gives way to the shell, even when a slow rc
             // file has drawn nothing yet.
-            let changed = snapshot(&tmux, &pane).await.1 != before.1;
-            let mut t = tracker.lock().await;
-            let (next, fx) = step(take(&mut t), Event::StartQuiet { changed }, now_ms(started));
-            *t = next;
-            drop(t);
-            publish_changes(&tmux, &pane, &fx).await;
+            let changed = snapshot(&timer.tmux, &timer.pane).await.1 != before.1;
+            timer.conclude(Event::StartQuiet { changed }).await;
         });
         Ok(())
+    }
+
+    fn timer(&self) -> Timer {
+        Timer {
+            tracker: self.tracker.clone(),
+            tmux: self.tmux.clone(),
+            pane: self.pane.clone(),
+            started: self.started,
+            tx: self.timer_tx.clone(),
+        }
     }
 
     async fn snapshot(&self) -> (String, String) {
@@ -392,6 +387,35 @@ impl PaneWatcher {
                 .await;
         }
         let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+/// What a timer task needs to step the tracker and report like the stream does.
+struct Timer {
+    tracker: Arc<Mutex<Tracker>>,
+    tmux: TmuxTarget,
+    pane: String,
+    started: Instant,
+    tx: mpsc::WeakSender<WatchEvent>,
+}
+
+impl Timer {
+    /// Steps the tracker with a timer's event, publishes verdicts on the pane
+    /// and hands the effects to the watcher's reader (e.g. a submission that
+    /// never started), unless the watcher is gone.
+    async fn conclude(self, event: Event) {
+        let fx = {
+            let mut t = self.tracker.lock().await;
+            let (next, fx) = step(take(&mut t), event, now_ms(self.started));
+            *t = next;
+            fx
+        };
+        publish_changes(&self.tmux, &self.pane, &fx).await;
+        if let Some(tx) = self.tx.upgrade() {
+            for effect in fx {
+                let _ = tx.try_send(WatchEvent::Effect(effect));
+            }
+        }
     }
 }
 

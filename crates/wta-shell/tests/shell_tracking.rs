@@ -605,6 +605,23 @@ async fn an_unverified_submit_to_a_plain_pane_makes_it_absent() {
         })
     })
     .unwrap();
+    // The reader hears it too (the executor stops waiting for a run).
+    let mut watcher = watcher;
+    let why = tokio::time::timeout(T, async {
+        loop {
+            match watcher.next_event().await {
+                Some(wta_shell::WatchEvent::Effect(wta_shell::Effect::SubmitNotStarted {
+                    why,
+                    ..
+                })) => break Some(why),
+                None => break None,
+                Some(_) => {}
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(why, Some(wta_shell::NotStarted::IntegrationAbsent));
     watcher.stop().await;
 }
 
