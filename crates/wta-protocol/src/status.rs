@@ -119,9 +119,12 @@ pub enum ExecutionStatus {
     /// Still running (or interactive) when the execution timeout hit; never
     /// killed implicitly.
     TimedOut,
-    /// The proposal was cancelled before this action was dispatched.
+    /// Never dispatched: an earlier action of the confirmed choice could
+    /// not be done or is still running, or the proposal's execution time
+    /// was used up; `reason` names which.
     Cancelled,
-    /// The pane went away, or the dispatch failed.
+    /// The pane could not be used (nothing was sent), went away, or the run
+    /// could not be followed.
     Unavailable,
     /// Insert: the text was typed without Enter; nothing ran.
     Inserted,
