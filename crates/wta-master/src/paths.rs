@@ -2,10 +2,12 @@
 //!
 //! Runtime dir: `$XDG_RUNTIME_DIR/wta/` (an empty value counts as unset), else
 //! `/tmp/wta-<uid>/`. It must be a real directory (checked with `lstat`, so a
-//! symlink planted by another user is refused), owned by us, mode 0700.
+//! symlink planted by another user is refused), owned by us, mode 0700; the
+//! checks are `wta_protocol::private_dir`'s, shared with the other sides.
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use wta_protocol::private_dir;
 
 use crate::MasterError;
 
@@ -15,12 +17,10 @@ fn non_empty_env(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// `$XDG_RUNTIME_DIR/wta` or `/tmp/wta-<uid>` (not created).
+/// `$XDG_RUNTIME_DIR/wta` or `/tmp/wta-<uid>` (not created); the one
+/// definition every side shares is [`wta_protocol::private_dir`].
 pub fn runtime_dir() -> PathBuf {
-    match non_empty_env("XDG_RUNTIME_DIR") {
-        Some(dir) => dir.join("wta"),
-        None => PathBuf::from(format!("/tmp/wta-{}", nix::unistd::getuid())),
-    }
+    private_dir::runtime_dir()
 }
 
 /// `$XDG_STATE_HOME/wta` or `~/.local/state/wta` (not created).
@@ -73,42 +73,22 @@ pub fn socket_for_tmux(tmux_socket: &Path) -> PathBuf {
     runtime_dir().join(format!("master-{safe}-{hash:08x}.sock"))
 }
 
-/// Creates `dir` (mode 0700) if missing, then insists it is a private directory of ours.
+/// Creates `dir` (mode 0700) if missing, then insists it is a private
+/// directory of ours ([`private_dir::ensure_private_dir`]).
 pub fn ensure_private_dir(dir: &Path) -> Result<(), MasterError> {
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(err) => return Err(MasterError::io("cannot create", dir, err)),
-    }
-    check_private_dir(dir)
+    private_dir::ensure_private_dir(dir).map_err(unsafe_dir)
 }
 
-/// The `lstat` check alone: a directory, not a symlink, owned by our uid, no group/other bits.
+/// The checks alone ([`private_dir::check_private_dir`]).
 pub fn check_private_dir(dir: &Path) -> Result<(), MasterError> {
-    let meta =
-        std::fs::symlink_metadata(dir).map_err(|e| MasterError::io("cannot inspect", dir, e))?;
-    let unsafe_dir = |reason: String| MasterError::UnsafeDir {
-        path: dir.to_path_buf(),
-        reason,
-    };
-    if meta.file_type().is_symlink() {
-        return Err(unsafe_dir("it is a symlink".into()));
+    private_dir::check_private_dir(dir).map_err(unsafe_dir)
+}
+
+fn unsafe_dir(e: private_dir::UnsafeDir) -> MasterError {
+    MasterError::UnsafeDir {
+        path: e.path,
+        reason: e.reason,
     }
-    if !meta.is_dir() {
-        return Err(unsafe_dir("it is not a directory".into()));
-    }
-    let uid = nix::unistd::getuid().as_raw();
-    if meta.uid() != uid {
-        return Err(unsafe_dir(format!(
-            "it is owned by uid {}, not {uid}",
-            meta.uid()
-        )));
-    }
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        return Err(unsafe_dir(format!("its mode is {mode:o}; it must be 700")));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -140,6 +120,8 @@ mod socket_name_tests {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     #[test]

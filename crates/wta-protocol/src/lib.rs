@@ -1,4 +1,5 @@
-//! WTA wire types: serde only, no I/O, no async runtime.
+//! WTA wire types: serde only, no async runtime; the only I/O is the private
+//! runtime-dir check (`private_dir`) every side shares.
 //!
 //! Every type that crosses a process boundary lives here so that each side
 //! (CLI, helper, master) agrees on one definition, and golden tests pin it.

@@ -224,10 +224,17 @@ pub fn launcher_dir() -> PathBuf {
     wta_master::paths::runtime_dir().join("launch")
 }
 
-/// Makes sure `dir`'s parent (the private runtime dir) exists with mode 0700.
+/// Makes sure `dir`'s parent (the private runtime dir) exists with mode 0700
+/// and is ours, then creates `dir` in it (0700 too; the private parent
+/// already keeps every other user out).
 pub fn ensure_runtime_dir(dir: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
     let runtime = wta_master::paths::runtime_dir();
     wta_master::paths::ensure_private_dir(&runtime)
         .with_context(|| format!("cannot prepare {}", runtime.display()))?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("cannot create {}", dir.display()))
 }
