@@ -560,12 +560,10 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
     }
 }
 
-/// The pane an outcome says text was typed into, if any.
+/// The pane text was sent to without being followed (no integration).
 fn sent_to(outcome: &ActionOutcome) -> Option<PaneId> {
     match outcome {
-        ActionOutcome::CompletionUnavailable { pane } | ActionOutcome::Inserted { pane } => {
-            PaneId::parse(pane).ok()
-        }
+        ActionOutcome::CompletionUnavailable { pane } => PaneId::parse(pane).ok(),
         _ => None,
     }
 }
