@@ -455,8 +455,8 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         let _ = follow::wait_idle(watcher, Duration::from_secs(1)).await;
     }
 
-    /// True for a shell started with integration (the launcher or this
-    /// executor set `@wta_integration_expected`) that has not shown a mark
+    /// True for a shell started with integration (`wta up` sets
+    /// `@wta_integration_expected` on its shell pane) that has not shown a mark
     /// yet: its rc files are still running, so typed text would wait in the
     /// terminal and run later, unobserved.
     async fn still_starting(&self, watcher: &PaneWatcher, info: &PaneInfo) -> bool {

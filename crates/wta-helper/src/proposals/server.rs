@@ -6,13 +6,14 @@
 //! is made 0600, and every peer's uid must be ours (`SO_PEERCRED`). A peer
 //! that sends nothing within [`REQUEST_TIMEOUT`] is dropped.
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 use wta_protocol::limits::{MAX_REQUEST_LINE_BYTES, PROTOCOL_VERSION};
+use wta_protocol::private_dir;
 use wta_protocol::{FrameReader, ProposalRequest, ProtocolError, ResponseLine, ValidationLine};
 
 use super::service::ProposalService;
@@ -80,40 +81,17 @@ fn io(what: &'static str, path: &Path, source: std::io::Error) -> ServerError {
     }
 }
 
-/// `$XDG_RUNTIME_DIR/wta` or `/tmp/wta-<uid>`: the same directory as
-/// `wta_master::paths::runtime_dir` (a test in the `wta` crate pins that).
+/// `$XDG_RUNTIME_DIR/wta` or `/tmp/wta-<uid>`: the one runtime dir every
+/// side shares ([`wta_protocol::private_dir::runtime_dir`]).
 pub fn runtime_dir() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("wta"),
-        None => PathBuf::from(format!("/tmp/wta-{}", nix::unistd::getuid())),
-    }
+    private_dir::runtime_dir()
 }
 
 fn ensure_private_dir(dir: &Path) -> Result<(), ServerError> {
-    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(source) => return Err(io("create", dir, source)),
-    }
-    let meta = std::fs::symlink_metadata(dir).map_err(|e| io("inspect", dir, e))?;
-    let unsafe_dir = |reason: String| ServerError::UnsafeDir {
-        path: dir.to_path_buf(),
-        reason,
-    };
-    if !meta.is_dir() || meta.file_type().is_symlink() {
-        return Err(unsafe_dir("it is not a plain directory".into()));
-    }
-    let uid = nix::unistd::getuid().as_raw();
-    if meta.uid() != uid {
-        return Err(unsafe_dir(format!("it is owned by uid {}", meta.uid())));
-    }
-    if meta.permissions().mode() & 0o077 != 0 {
-        return Err(unsafe_dir(format!(
-            "its mode is {:o}; it must be 700",
-            meta.permissions().mode() & 0o777
-        )));
-    }
-    Ok(())
+    private_dir::ensure_private_dir(dir).map_err(|e| ServerError::UnsafeDir {
+        path: e.path,
+        reason: e.reason,
+    })
 }
 
 async fn accept_loop(service: ProposalService, listener: UnixListener) {
