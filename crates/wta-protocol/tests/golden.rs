@@ -181,7 +181,10 @@ fn golden_execution_lines() {
             ExecutionStatus::CompletionUnavailable => {
                 line.reason = Some("pane has no shell integration".into());
             }
-            ExecutionStatus::Cancelled | ExecutionStatus::Inserted => {}
+            ExecutionStatus::Cancelled => {
+                line.reason = Some("not run because action 1 failed: exit code 2".into());
+            }
+            ExecutionStatus::Inserted => {}
         }
         assert_golden(&ResponseLine::Execution(line), json);
     }
