@@ -82,7 +82,10 @@ pub(crate) fn turn_ended(
         }
         _ => {
             unqueue(state, queued);
-            info(state, "The turn did not finish: your queued message is back in the editor.");
+            info(
+                state,
+                "The turn did not finish: your queued message is back in the editor.",
+            );
         }
     }
 }

@@ -7,9 +7,9 @@ use std::time::Instant;
 use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
 use super::events::DomainEvent;
-use super::{commands, proposal_card};
 use super::state::{AppState, Setup, TargetPane, YoloState};
 use super::transcript::SystemLevel;
+use super::{commands, proposal_card};
 
 pub(crate) fn on_domain(
     state: &mut AppState,

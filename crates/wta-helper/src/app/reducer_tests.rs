@@ -105,14 +105,24 @@ fn prompts_typed_during_a_turn_are_queued_and_sent_when_it_ends() {
     assert!(p.code(KeyCode::Enter).is_empty(), "queued, not sent");
     p.typed("three");
     assert!(p.code(KeyCode::Enter).is_empty());
-    assert_eq!(p.state.queued.as_deref(), Some("two\n\nthree"), "one message");
-    assert!(p.state.input.is_empty(), "the editor is free for the next draft");
+    assert_eq!(
+        p.state.queued.as_deref(),
+        Some("two\n\nthree"),
+        "one message"
+    );
+    assert!(
+        p.state.input.is_empty(),
+        "the editor is free for the next draft"
+    );
     p.typed("draft");
     assert_eq!(
         p.domain(DomainEvent::TurnEnded(StopReason::EndTurn)),
         [Effect::SendPrompt("two\n\nthree".into())]
     );
-    assert!(p.state.transcript.turn_running(), "the queued message opened a turn");
+    assert!(
+        p.state.transcript.turn_running(),
+        "the queued message opened a turn"
+    );
     assert_eq!(p.state.input.text(), "draft", "the draft is untouched");
     assert_eq!(p.state.queued, None);
 }
@@ -125,8 +135,15 @@ fn a_cancelled_turn_gives_the_queued_message_back_and_esc_takes_it_back() {
     p.typed("two");
     p.code(KeyCode::Enter);
     p.typed("draft");
-    assert!(p.domain(DomainEvent::TurnEnded(StopReason::Cancelled)).is_empty());
-    assert_eq!(p.state.input.text(), "two\ndraft", "back in the editor, first");
+    assert!(
+        p.domain(DomainEvent::TurnEnded(StopReason::Cancelled))
+            .is_empty()
+    );
+    assert_eq!(
+        p.state.input.text(),
+        "two\ndraft",
+        "back in the editor, first"
+    );
     assert_eq!(p.last_system().map(|s| s.0), Some(SystemLevel::Info));
 
     p.code(KeyCode::Esc);
@@ -136,11 +153,17 @@ fn a_cancelled_turn_gives_the_queued_message_back_and_esc_takes_it_back() {
     p.code(KeyCode::Enter);
     assert_eq!(p.state.queued.as_deref(), Some("later"));
     p.code(KeyCode::Esc);
-    assert_eq!(p.state.input.text(), "later", "Esc on an empty editor unqueues");
+    assert_eq!(
+        p.state.input.text(),
+        "later",
+        "Esc on an empty editor unqueues"
+    );
     assert_eq!(p.state.queued, None);
     // A lost connection also returns it.
     p.code(KeyCode::Enter);
-    p.domain(DomainEvent::Connection(ConnectionState::Failed("gone".into())));
+    p.domain(DomainEvent::Connection(ConnectionState::Failed(
+        "gone".into(),
+    )));
     assert_eq!(p.state.input.text(), "later");
 }
 
