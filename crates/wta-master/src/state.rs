@@ -313,22 +313,7 @@ impl Master {
         let Some(handle) = lock(&self.helpers).remove(&helper) else {
             return;
         };
-        let sessions: Vec<(String, Arc<AgentInstance>)> = {
-            let mut routes = lock(&self.routes);
-            let keys: Vec<(u64, String)> = routes
-                .by_helper
-                .keys()
-                .filter(|(h, _)| *h == helper)
-                .cloned()
-                .collect();
-            keys.into_iter()
-                .filter_map(|key| {
-                    let instance = routes.by_helper.remove(&key)?;
-                    routes.by_agent.remove(&(instance.id, key.1.clone()));
-                    Some((key.1, instance))
-                })
-                .collect()
-        };
+        let sessions = self.unbind_where(|h, _| h == helper);
         tracing::info!(helper, sessions = sessions.len(), pid = ?handle.pid, "helper disconnected");
         let mut used: Vec<u64> = sessions.iter().map(|(_, i)| i.id).collect();
         used.extend(lock(&handle.agent).as_ref().map(|i| i.id));
@@ -340,25 +325,32 @@ impl Master {
         cancel_and_close(sessions);
     }
 
+    /// Removes the routes of every session whose owning helper and agent
+    /// instance match `which`; returns them (session id, instance).
+    fn unbind_where(
+        &self,
+        which: impl Fn(u64, &AgentInstance) -> bool,
+    ) -> Vec<(String, Arc<AgentInstance>)> {
+        let mut routes = lock(&self.routes);
+        let keys: Vec<(u64, String)> = routes
+            .by_helper
+            .iter()
+            .filter(|((h, _), instance)| which(*h, instance))
+            .map(|(key, _)| key.clone())
+            .collect();
+        keys.into_iter()
+            .filter_map(|key| {
+                let instance = routes.by_helper.remove(&key)?;
+                routes.by_agent.remove(&(instance.id, key.1.clone()));
+                Some((key.1, instance))
+            })
+            .collect()
+    }
+
     /// `/restart` moved `helper` to a fresh instance: its sessions on instance
     /// `old` are unbound, cancelled and closed; `old` is reaped once unused.
     pub fn close_sessions_on(self: &Arc<Self>, helper: u64, old: u64) {
-        let sessions: Vec<(String, Arc<AgentInstance>)> = {
-            let mut routes = lock(&self.routes);
-            let keys: Vec<(u64, String)> = routes
-                .by_helper
-                .iter()
-                .filter(|((h, _), instance)| *h == helper && instance.id == old)
-                .map(|(key, _)| key.clone())
-                .collect();
-            keys.into_iter()
-                .filter_map(|key| {
-                    let instance = routes.by_helper.remove(&key)?;
-                    routes.by_agent.remove(&(instance.id, key.1.clone()));
-                    Some((key.1, instance))
-                })
-                .collect()
-        };
+        let sessions = self.unbind_where(|h, instance| h == helper && instance.id == old);
         tracing::info!(
             helper,
             instance = old,

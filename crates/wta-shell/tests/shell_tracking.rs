@@ -127,15 +127,9 @@ async fn open(shell: Shell, config: TrackerConfig, integrate: bool) -> Pane {
         ])
         .trim()
         .to_owned();
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
-    let opts = WatchOptions {
-        sink_argv: sink_argv(),
-        runtime_dir: dir.path().join("rt"),
-        config,
-    };
-    let watcher = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+    let watcher = attach(&server, &pane, sink_argv(), dir.path().join("rt"), config)
+        .await
+        .unwrap();
     watcher.release_gate(&gate).await.unwrap();
     let p = Pane {
         server,
@@ -218,6 +212,26 @@ impl Pane {
 
 fn cfg() -> TrackerConfig {
     TrackerConfig::default()
+}
+
+/// Attaches a watcher to `pane` of `server` with the given sink, runtime dir
+/// and tracker config.
+async fn attach(
+    server: &TmuxServer,
+    pane: &str,
+    sink_argv: Vec<String>,
+    runtime_dir: std::path::PathBuf,
+    config: TrackerConfig,
+) -> Result<PaneWatcher, wta_shell::ShellError> {
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let opts = WatchOptions {
+        sink_argv,
+        runtime_dir,
+        config,
+    };
+    PaneWatcher::attach(tmux, pane, opts).await
 }
 
 async fn exit_zero(sh: Shell) {
@@ -438,15 +452,9 @@ async fn gate_named_on_the_pane_is_released_by_attach(sh: Shell) {
     server.tmux(&["set", "-p", "-t", &pane, wta_shell::GATE_OPTION, &gate]);
     // Still gated: no shell has started.
     assert_eq!(server.display(&pane, "#{pane_current_command}"), "sh");
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
-    let opts = WatchOptions {
-        sink_argv: sink_argv(),
-        runtime_dir: dir.path().join("rt"),
-        config: cfg(),
-    };
-    let watcher = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+    let watcher = attach(&server, &pane, sink_argv(), dir.path().join("rt"), cfg())
+        .await
+        .unwrap();
     let p = Pane {
         server,
         watcher,
@@ -502,15 +510,9 @@ async fn foreign_pipe_is_refused_not_replaced() {
     let pane = server.first_pane().to_owned();
     server.tmux(&["pipe-pane", "-O", "-t", &pane, "exec cat > /dev/null"]);
     let dir = tempfile::tempdir().unwrap();
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
-    let opts = WatchOptions {
-        sink_argv: sink_argv(),
-        runtime_dir: dir.path().join("rt"),
-        config: cfg(),
-    };
-    let err = PaneWatcher::attach(tmux, &pane, opts).await.unwrap_err();
+    let err = attach(&server, &pane, sink_argv(), dir.path().join("rt"), cfg())
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, wta_shell::ShellError::ForeignPipe { .. }),
         "{err}"
@@ -524,15 +526,15 @@ async fn a_gap_reported_by_the_sink_flags_the_run_truncated() {
     let server = TmuxServer::start();
     let pane = server.first_pane().to_owned();
     let dir = tempfile::tempdir().unwrap();
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
-    let opts = WatchOptions {
-        sink_argv: wta_testkit::rerun_self_argv(GAP_SINK_ENV, "gap_sink_entry"),
-        runtime_dir: dir.path().join("rt"),
-        config: cfg(),
-    };
-    let watcher = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+    let watcher = attach(
+        &server,
+        &pane,
+        wta_testkit::rerun_self_argv(GAP_SINK_ENV, "gap_sink_entry"),
+        dir.path().join("rt"),
+        cfg(),
+    )
+    .await
+    .unwrap();
     let tracker = watcher.tracker();
     let run = tokio::task::block_in_place(|| {
         wait_for_value("the run across the gap", T, || {
@@ -557,27 +559,11 @@ async fn an_unverified_submit_to_a_plain_pane_makes_it_absent() {
     // watched, and it never prints a mark.
     let server = TmuxServer::start();
     let dir = tempfile::tempdir().unwrap();
-    let pane = server
-        .tmux(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "env PS1='plain$ ' bash --norc --noprofile",
-        ])
-        .trim()
-        .to_owned();
+    let pane = server.new_window("env PS1='plain$ ' bash --norc --noprofile");
     server.wait_for_text(&pane, "plain$", T);
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
-    let opts = WatchOptions {
-        sink_argv: sink_argv(),
-        runtime_dir: dir.path().join("rt"),
-        config: cfg(),
-    };
-    let watcher = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+    let watcher = attach(&server, &pane, sink_argv(), dir.path().join("rt"), cfg())
+        .await
+        .unwrap();
     let tracker = watcher.tracker();
     assert_eq!(tracker.lock().await.state, State::Unknown);
     assert_eq!(
@@ -634,15 +620,9 @@ async fn a_runtime_dir_that_is_not_private_is_refused() {
     let rt = dir.path().join("rt");
     std::fs::create_dir(&rt).unwrap();
     std::fs::set_permissions(&rt, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
-    let opts = WatchOptions {
-        sink_argv: sink_argv(),
-        runtime_dir: rt.clone(),
-        config: cfg(),
-    };
-    let err = PaneWatcher::attach(tmux, &pane, opts).await.unwrap_err();
+    let err = attach(&server, &pane, sink_argv(), rt.clone(), cfg())
+        .await
+        .unwrap_err();
     assert!(matches!(err, wta_shell::ShellError::UnsafeDir(_)), "{err}");
     assert!(err.to_string().contains("mode is 755"), "{err}");
     assert_eq!(server.display(&pane, "#{pane_pipe}"), "0");

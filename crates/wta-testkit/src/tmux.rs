@@ -142,6 +142,13 @@ impl TmuxServer {
             .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// Opens a detached window running `command`; returns its pane id.
+    pub fn new_window(&self, command: &str) -> String {
+        self.tmux(&["new-window", "-d", "-P", "-F", "#{pane_id}", command])
+            .trim()
+            .to_owned()
+    }
+
     /// `capture-pane -p -J` of `pane`, trailing blank lines removed.
     pub fn capture(&self, pane: &str) -> String {
         let text = self

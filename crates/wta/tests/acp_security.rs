@@ -88,10 +88,7 @@ fn runtime_dir_is_0700_and_socket_0600_and_loose_dirs_are_refused() {
 
 #[test]
 fn connection_from_another_uid_is_rejected() {
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!(
-            "connection_from_another_uid_is_rejected needs root to switch to `nobody`; skipped"
-        );
+    if wta_testkit::as_nobody(acp_common::WTA).is_none() {
         return;
     }
     let env = Env::new();
@@ -109,16 +106,8 @@ fn connection_from_another_uid_is_rejected() {
     std::fs::set_permissions(&env.socket, std::fs::Permissions::from_mode(0o666))
         .expect("chmod socket");
     let as_nobody = |args: &[&str]| {
-        std::process::Command::new("setpriv")
-            .args([
-                "--reuid",
-                "nobody",
-                "--regid",
-                "nogroup",
-                "--clear-groups",
-                "--",
-            ])
-            .arg(acp_common::WTA)
+        wta_testkit::as_nobody(acp_common::WTA)
+            .expect("root")
             .args(args)
             .env("HOME", "/nonexistent")
             .env("XDG_RUNTIME_DIR", "")

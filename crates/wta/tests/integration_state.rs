@@ -51,19 +51,8 @@ fn watched_bash(rc: Option<&str>) -> Watched {
         ])
         .trim()
         .to_owned();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let opts = WatchOptions {
-        sink_argv: vec![wta_bin().to_owned(), "pipe-sink".into()],
-        runtime_dir: dir.path().join("run"),
-        config: TrackerConfig::default(),
-    };
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
+    let rt = runtime();
+    let (tmux, opts) = watch_setup(&server, dir.path());
     let watcher = rt.block_on(async {
         let w = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
         w.release_gate(gate).await.unwrap();
@@ -76,6 +65,28 @@ fn watched_bash(rc: Option<&str>) -> Watched {
         watcher: Some(watcher),
         _dir: dir,
     }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Where `server` is, and how to watch one of its panes with the real
+/// `wta pipe-sink` and a runtime dir under `dir`.
+fn watch_setup(server: &TmuxServer, dir: &std::path::Path) -> (TmuxTarget, WatchOptions) {
+    let tmux = TmuxTarget {
+        socket: server.socket().to_path_buf(),
+    };
+    let opts = WatchOptions {
+        sink_argv: vec![wta_bin().to_owned(), "pipe-sink".into()],
+        runtime_dir: dir.join("run"),
+        config: TrackerConfig::default(),
+    };
+    (tmux, opts)
 }
 
 impl Drop for Watched {
@@ -161,33 +172,13 @@ fn a_command_sent_to_a_plain_pre_existing_pane_makes_it_absent() {
 
     let server = TmuxServer::start();
     let dir = tempfile::tempdir().unwrap();
-    let pane = server
-        .tmux(&[
-            "new-window",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "env PS1='plain$ ' bash --norc --noprofile",
-        ])
-        .trim()
-        .to_owned();
+    let pane = server.new_window("env PS1='plain$ ' bash --norc --noprofile");
     server.wait_for_text(&pane, "plain$", T);
     let before = ok_json(wta_in_pane(&server, &pane, &["active-pane", "--json"]));
     assert_eq!(before["integration"]["state"], "unknown");
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let watch = WatchOptions {
-        sink_argv: vec![wta_bin().to_owned(), "pipe-sink".into()],
-        runtime_dir: dir.path().join("run"),
-        config: TrackerConfig::default(),
-    };
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
+    let rt = runtime();
+    let (tmux, watch) = watch_setup(&server, dir.path());
     let config = ExecutorConfig::new(tmux, watch, Launch::default());
     let target = PaneId::parse(&pane).unwrap();
     let host = TmuxHost::new(

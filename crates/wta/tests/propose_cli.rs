@@ -295,10 +295,9 @@ fn helper_socket_dir_is_the_master_runtime_dir() {
 #[test]
 fn a_client_of_another_user_is_refused_and_consumes_nothing() {
     use std::os::unix::fs::PermissionsExt;
-    if !nix::unistd::geteuid().is_root() {
-        eprintln!("a_client_of_another_user_is_refused needs root to switch to `nobody`; skipped");
+    let Some(mut as_nobody) = wta_testkit::as_nobody(env!("CARGO_BIN_EXE_wta")) else {
         return;
-    }
+    };
     let mut fx = Fixture::new();
     let channel = fx.turn().to_string();
     // Open the path up so only the peer-uid check stands between `nobody`
@@ -309,16 +308,7 @@ fn a_client_of_another_user_is_refused_and_consumes_nothing() {
     }
     let socket = fx._server.path().to_path_buf();
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).unwrap();
-    let out = Command::new("setpriv")
-        .args([
-            "--reuid",
-            "nobody",
-            "--regid",
-            "nogroup",
-            "--clear-groups",
-            "--",
-        ])
-        .arg(env!("CARGO_BIN_EXE_wta"))
+    let out = as_nobody
         .args(["propose-terminal-actions", "--channel", &channel])
         .args(["--payload-json", GOOD])
         .env("XDG_RUNTIME_DIR", fx.xdg.path())

@@ -100,6 +100,16 @@ fn last_line_with<'a>(screen: &'a str, needle: &str) -> Option<&'a str> {
     screen.lines().rev().find(|l| l.contains(needle))
 }
 
+/// Yolo is off for the pane's session: the agent's `allow_all` is off, the
+/// status line says so, and a tool permission shows the card again.
+fn asks_again(pane: &Pane) {
+    allow_all(pane, "off");
+    assert!(last_line_with(&pane.screen(), "yolo").is_some_and(|l| l.contains("yolo off")));
+    say(pane, "permission");
+    answer_card(pane, "n");
+    pane.wait_for("permission: selected opt-1-reject_once");
+}
+
 /// Waits for the permission card, then answers it with `key` after the grace period.
 fn answer_card(pane: &Pane, key: &str) {
     pane.wait_for("reject_once");
@@ -127,10 +137,7 @@ fn yolo_on_sets_allow_all_and_no_card_reaches_the_ui_then_off_asks_again() {
 
     say(&pane, "/yolo off");
     pane.wait_for("yolo off");
-    allow_all(&pane, "off");
-    say(&pane, "permission");
-    answer_card(&pane, "n");
-    pane.wait_for("permission: selected opt-1-reject_once");
+    asks_again(&pane);
 }
 
 #[test]
@@ -161,11 +168,7 @@ fn a_failed_disable_fails_closed_with_a_fresh_agent() {
     // A fresh agent process, whose session never had allow_all on; the pane asks again.
     ready(&pane);
     assert_ne!(agent_pid(&pane), before, "the agent stack was restarted");
-    allow_all(&pane, "off");
-    assert!(last_line_with(&pane.screen(), "yolo").is_some_and(|l| l.contains("yolo off")));
-    say(&pane, "permission");
-    answer_card(&pane, "n");
-    pane.wait_for("permission: selected opt-1-reject_once");
+    asks_again(&pane);
 }
 
 #[test]
@@ -182,11 +185,7 @@ fn a_failed_disable_stays_off_even_when_yolo_is_on_by_default() {
     say(&pane, "/yolo off");
     pane.wait_for("did not turn off");
     // The replacement keeps the user's "off" instead of the global default.
-    allow_all(&pane, "off");
-    assert!(last_line_with(&pane.screen(), "yolo").is_some_and(|l| l.contains("yolo off")));
-    say(&pane, "permission");
-    answer_card(&pane, "n");
-    pane.wait_for("permission: selected opt-1-reject_once");
+    asks_again(&pane);
 }
 
 #[test]
@@ -194,10 +193,7 @@ fn an_agent_starting_with_allow_all_on_is_turned_off_unless_yolo_is_on() {
     // Yolo off: reconciled to off when the session opens.
     let pane = Pane::open_in(env(), "custom:starts_on");
     pane.wait_ready();
-    allow_all(&pane, "off");
-    say(&pane, "permission");
-    answer_card(&pane, "n");
-    pane.wait_for("permission: selected opt-1-reject_once");
+    asks_again(&pane);
     // Blocked by policy, even with the global default on: off as well.
     let blocked = env();
     std::fs::write(&blocked.policy, "allow_yolo_mode = false\n").unwrap();
