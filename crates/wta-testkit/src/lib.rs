@@ -6,14 +6,17 @@
 //! - [`wait_until`]: poll a condition with a deadline; tests never sleep bare.
 //! - [`rerun_self_argv`]: run this test binary again as one entry-point test.
 //! - [`as_nobody`]: run a program as another user, for peer-uid checks.
+//! - [`squeezed`]: compare pane text regardless of where it wrapped.
 
 pub mod acp;
 mod nobody;
 mod rerun;
+mod screen;
 mod tmux;
 mod wait;
 
 pub use nobody::as_nobody;
 pub use rerun::rerun_self_argv;
+pub use screen::squeezed;
 pub use tmux::TmuxServer;
 pub use wait::{wait_for_value, wait_until};

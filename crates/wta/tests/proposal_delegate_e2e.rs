@@ -7,13 +7,9 @@ mod pane_tui_common;
 
 use pane_tui_common::{Env, Pane, T};
 use wta_helper::app::permission::PERMISSION_GRACE;
-use wta_testkit::{wait_for_value, wait_until};
+use wta_testkit::{squeezed, wait_for_value, wait_until};
 
 const PAYLOAD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Hand it to the delegate","rationale":"It is a long task.","actions":[{"type":"open_and_send","target":"tab","input":"fix the flaky tests","delegate":true}]}]}"#;
-
-fn squeezed(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
-}
 
 #[test]
 fn a_confirmed_delegate_choice_starts_the_configured_agent_with_the_task() {

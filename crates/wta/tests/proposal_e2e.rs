@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use pane_tui_common::{Env, Pane, T, WTA};
 use wta_helper::app::permission::PERMISSION_GRACE;
-use wta_testkit::{TmuxServer, wait_for_value, wait_until};
+use wta_testkit::{TmuxServer, squeezed, wait_for_value, wait_until};
 
 /// A private server whose first pane runs bash with PS1 `$ ` and WTA's
 /// integration, plus master and helper for the scripted agent.
@@ -74,12 +74,6 @@ fn integrated_pane_in(shell: &str) -> Pane {
 /// What an unarmed card says (the proposal was not pre-approved by the
 /// agent's permission flow), squeezed: the canonical path must never show it.
 const UNARMED_NOTE: &str = "notpre-approved";
-
-/// The pane's text with all whitespace removed: the chat wraps long lines
-/// (JSON lines even mid-word), so needles are compared without it.
-fn squeezed(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
-}
 
 impl Pane {
     /// Waits until the squeezed agent pane contains `needle` (squeezed too).

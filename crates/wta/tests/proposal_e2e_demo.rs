@@ -12,13 +12,9 @@ use std::time::{Duration, Instant};
 
 use launch_common::Launch;
 use wta_helper::app::permission::PERMISSION_GRACE;
-use wta_testkit::{wait_for_value, wait_until};
+use wta_testkit::{squeezed, wait_for_value, wait_until};
 
 const T: Duration = Duration::from_secs(20);
-
-fn squeezed(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
-}
 
 #[test]
 fn demo_agent_runs_a_command_through_the_card_and_reports_its_result() {

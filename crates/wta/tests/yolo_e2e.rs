@@ -11,7 +11,7 @@ mod pane_tui_common;
 use std::time::Instant;
 
 use pane_tui_common::{Env, Pane, T};
-use wta_testkit::{TmuxServer, wait_until};
+use wta_testkit::{TmuxServer, squeezed, wait_until};
 
 /// Keys sent within this of a card's appearance go to the editor (by design).
 const GRACE: std::time::Duration = std::time::Duration::from_millis(300);
@@ -312,11 +312,6 @@ fn sessions_list_reports_yolo() {
     })
     .unwrap();
     assert_eq!(sessions["sessions"][0]["yolo"]["blockedByPolicy"], false);
-}
-
-/// The pane's text without whitespace (the chat wraps long lines anywhere).
-fn squeezed(text: &str) -> String {
-    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 #[test]
