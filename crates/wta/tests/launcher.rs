@@ -9,7 +9,7 @@ mod launch_common;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use launch_common::Launch;
+use launch_common::{Env, Launch, stop_master, user_env};
 use serde_json::Value;
 use wta_testkit::{wait_for_value, wait_until};
 
@@ -335,4 +335,76 @@ fn a_command_for_a_shell_still_loading_its_rc_is_refused_not_typed_blind() {
         !l.tmux.capture(&shell).contains("typed-too-early"),
         "nothing was typed into the starting shell"
     );
+}
+
+/// Ends what `wta up` started on the default server of a private
+/// `TMUX_TMPDIR`: the tmux server (by its socket) and the master (by pid).
+struct DefaultServer {
+    socket: PathBuf,
+    master_lock: Option<PathBuf>,
+}
+
+impl DefaultServer {
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for DefaultServer {
+    fn drop(&mut self) {
+        if let Some(lock) = &self.master_lock {
+            stop_master(lock);
+        }
+        self.tmux(&["kill-server"]);
+    }
+}
+
+/// A fresh machine: no tmux server ever ran, so tmux's socket directory does
+/// not exist. `wta up` (no -L, no $TMUX) starts the default server itself.
+/// `TMUX_TMPDIR` points at an empty temp dir, so that default server is ours.
+#[test]
+fn up_starts_the_default_server_where_tmux_never_ran() {
+    let env = Env::new();
+    let tmpdir = tempfile::tempdir().unwrap();
+    let uid = nix::unistd::getuid();
+    let mut server = DefaultServer {
+        socket: tmpdir.path().join(format!("tmux-{uid}/default")),
+        master_lock: None,
+    };
+    assert!(!server.socket.parent().unwrap().exists());
+    let out = env
+        .command()
+        .envs(user_env(&env))
+        .env("TMUX_TMPDIR", tmpdir.path())
+        .env_remove("TMUX_PANE")
+        .args(["up", "--detach", "--json", "--agent", "demo"])
+        .output()
+        .unwrap();
+    if let Ok(v) = serde_json::from_slice::<Value>(&out.stdout) {
+        server.master_lock = v["master_socket"]
+            .as_str()
+            .map(|s| PathBuf::from(s).with_extension("lock"));
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "wta up failed: {stderr}");
+    let up: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(up["tmux_socket"], server.socket.to_string_lossy().as_ref());
+    let agent = up["agent_pane"].as_str().unwrap().to_owned();
+    wait_until("the demo agent pane to be ready", T, || {
+        server
+            .tmux(&["capture-pane", "-p", "-t", &agent])
+            .contains("Ready")
+    })
+    .unwrap_or_else(|e| {
+        panic!(
+            "{e}:\n{}",
+            server.tmux(&["capture-pane", "-p", "-t", &agent])
+        )
+    });
 }

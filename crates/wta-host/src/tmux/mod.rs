@@ -92,10 +92,13 @@ impl TmuxHost {
             stdin.write_all(bytes).map_err(HostError::Spawn)?;
         }
         let out = child.wait_with_output().map_err(HostError::Spawn)?;
-        if out.status.success() {
+        let message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+        // tmux 3.3 exits 0 when it cannot create a server's socket and only
+        // says so on stderr; nothing on stdout plus an error line is a failure.
+        let silent_error = out.stdout.is_empty() && message.starts_with("error ");
+        if out.status.success() && !silent_error {
             return Ok(out.stdout);
         }
-        let message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
         Err(self.classify(cmd, message))
     }
 
@@ -530,5 +533,18 @@ mod tests {
             Some(HostError::NoServer { .. })
         ));
         assert!(classify_message("something else", &loc).is_none());
+    }
+
+    /// tmux exits 0 when it cannot create a server's socket; the error on
+    /// its stderr must still come back as one.
+    #[test]
+    fn a_server_that_could_not_start_is_an_error_not_empty_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("missing/default");
+        let host = TmuxHost::new(ServerLocation::Socket(socket.clone()), None);
+        let cmd = Cmd::new("new-session").args(["-d", "-P", "-F", "#{pane_id}", "true"]);
+        let err = host.run(&cmd).unwrap_err().to_string();
+        assert!(err.contains("error creating"), "{err}");
+        assert!(!socket.exists());
     }
 }

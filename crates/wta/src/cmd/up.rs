@@ -46,13 +46,16 @@ struct Up {
 }
 
 /// Flags, else `$TMUX`, else tmux's default server (which may not run yet).
+/// The default is named (`-L default`), not given as a path: on a machine
+/// where tmux never ran, its socket directory does not exist, and only a
+/// named server makes tmux create it (with `-S` tmux 3.3 exits 0 and starts
+/// nothing).
 fn host_for_up(ctx: &Ctx) -> anyhow::Result<TmuxHost> {
     match ctx.host() {
         Ok(host) => Ok(host),
-        Err(HostError::NoServerNamed) => Ok(TmuxHost::new(
-            ServerLocation::Socket(wta_host::tmux::socket_dir().join("default")),
-            None,
-        )),
+        Err(HostError::NoServerNamed) => {
+            Ok(TmuxHost::new(ServerLocation::Name("default".into()), None))
+        }
         Err(e) => Err(e.into()),
     }
 }
