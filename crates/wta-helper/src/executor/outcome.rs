@@ -13,7 +13,10 @@ const TAIL_LINE_CHARS: usize = 200;
 
 fn timing(r: &RunReport) -> String {
     r.duration_ms.map_or_else(String::new, |ms| {
-        if ms < 10_000 {
+        if ms == 0 {
+            // Start and end were seen in one read: too fast to time here.
+            String::new()
+        } else if ms < 10_000 {
             format!(" after {ms} ms")
         } else {
             format!(" after {} s", ms / 1000)

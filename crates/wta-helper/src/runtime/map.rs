@@ -10,6 +10,7 @@
 
 use serde_json::Value;
 
+use super::proposal_row;
 use crate::app::{
     AuthMethod, ConfigOption, DomainEvent, ModelChoice, PermissionOption, PermissionOptionKind,
     PermissionRequest, PermissionRequestId, PlanEntry, PlanStatus, StopReason, ToolCall,
@@ -168,22 +169,37 @@ fn tool_call(call: &Value) -> ToolCall {
         exit_code: exit_code(call),
         ..ToolCall::default()
     };
+    if let Some(title) = proposal_title(Some(&out.title), out.target.as_deref()) {
+        (out.title, out.target) = (title, None);
+    }
     if let Some(text) = tool_output(call) {
-        out.set_output(&text);
+        out.set_output(&proposal_row::output(&text).unwrap_or(text));
     }
     out
 }
 
 fn tool_call_update(call: &Value) -> ToolCallUpdate {
-    ToolCallUpdate {
+    let mut update = ToolCallUpdate {
         id: ToolCallId(str_at(call, "toolCallId").unwrap_or_default().to_owned()),
         title: str_at(call, "title").map(str::to_owned),
         kind: str_at(call, "kind").map(tool_kind),
         status: str_at(call, "status").and_then(tool_status),
         target: tool_target(call),
-        output: tool_output(call),
+        output: tool_output(call).map(|text| proposal_row::output(&text).unwrap_or(text)),
         exit_code: exit_code(call),
+    };
+    if let Some(title) = proposal_title(update.title.as_deref(), update.target.as_deref()) {
+        (update.title, update.target) = (Some(title), None);
     }
+    update
+}
+
+/// A tool call running the proposal CLI reads as what it proposes (its
+/// title or command holds the raw invocation).
+fn proposal_title(title: Option<&str>, target: Option<&str>) -> Option<String> {
+    target
+        .and_then(proposal_row::title)
+        .or_else(|| title.and_then(proposal_row::title))
 }
 
 fn plan(update: &Value) -> Vec<PlanEntry> {

@@ -4,6 +4,7 @@
 //! - [`map`]: pure wire JSON → `DomainEvent` mapping (session updates,
 //!   permission requests, `session/new` replies, setup-screen errors).
 //! - [`permissions`]: responders keyed by `PermissionRequestId`, answered once.
+//! - `proposal_row`: a proposal CLI tool call reads as what it proposes.
 //! - [`client_fs`]: ACP `fs/*` requests served for the agent.
 //! - [`status`]: the status-line probe (target cwd, own visibility) and the
 //!   `/sessions` table.
@@ -20,6 +21,7 @@ mod effects;
 mod engine;
 pub mod map;
 pub mod permissions;
+mod proposal_row;
 mod session;
 pub mod status;
 pub mod yolo;

@@ -1,0 +1,158 @@
+//! How a tool call that runs the proposal CLI reads in the transcript: what
+//! it proposes instead of the raw invocation (a channel id and a JSON payload
+//! over several lines), and its answer lines as words instead of JSON. Pure.
+
+use serde_json::Value;
+use wta_protocol::invocation::looks_like_proposal;
+use wta_protocol::{Invocation, classify_invocation};
+
+/// Longest title shown for a proposal row, in characters.
+const MAX_TITLE_CHARS: usize = 120;
+
+/// A title for a tool call whose command runs the proposal CLI; `None` for
+/// any other command.
+pub fn title(command: &str) -> Option<String> {
+    if !looks_like_proposal(command) {
+        return None;
+    }
+    // An agent may wrap the command (`bash -lc …`): try it from the CLI on.
+    let from_cli = command.find("\"$WTA_CLI_PATH\"").map(|i| &command[i..]);
+    let canonical =
+        std::iter::once(command)
+            .chain(from_cli)
+            .find_map(|c| match classify_invocation(c) {
+                Invocation::Canonical(c) => Some(c),
+                _ => None,
+            });
+    Some(match canonical {
+        Some(c) => match choice_titles(&c.payload) {
+            Some(titles) => format!("Propose: {}", cut(&titles, MAX_TITLE_CHARS)),
+            None => "Propose terminal actions".to_owned(),
+        },
+        None => "Proposal command not in the canonical form (refused)".to_owned(),
+    })
+}
+
+/// The choices' titles, `a / b / c`, when the payload is readable.
+fn choice_titles(payload: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(payload).ok()?;
+    let titles: Vec<&str> = value
+        .get("choices")?
+        .as_array()?
+        .iter()
+        .filter_map(|c| c.get("title")?.as_str())
+        .collect();
+    (!titles.is_empty()).then(|| titles.join(" / "))
+}
+
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+/// The CLI's answer lines in words, when every line of `output` is one of
+/// them (`{"phase":…}`); `None` leaves any other output as it is.
+pub fn output(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let words: Option<Vec<String>> = lines.iter().map(|l| line_words(l)).collect();
+    words.map(|w| w.join("\n"))
+}
+
+fn line_words(line: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    let status = v.get("status")?.as_str()?.replace('_', " ");
+    let reason = v
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(|r| format!(": {r}"))
+        .unwrap_or_default();
+    Some(match v.get("phase")?.as_str()? {
+        "validation" if status == "accepted" => "accepted: the card is on screen".to_owned(),
+        "validation" => format!("refused ({status}){reason}"),
+        "final" => format!("the user's decision: {status}{reason}"),
+        "execution" => {
+            let action = v.get("action").and_then(Value::as_u64).unwrap_or(1);
+            let exit = v
+                .get("exit_code")
+                .and_then(Value::as_i64)
+                .map(|c| format!(", exit {c}"))
+                .unwrap_or_default();
+            format!("action {action}: {status}{exit}{reason}")
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use wta_protocol::{Channel, HelperId, TurnNonce, build_invocation};
+
+    use super::*;
+
+    const PAYLOAD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Run the tests","actions":[{"type":"send","input":"cargo test"}]},{"choice":2,"title":"Build it's release","actions":[{"type":"send","input":"cargo build"}]}]}"#;
+
+    fn invocation() -> String {
+        let channel = Channel::new(
+            HelperId::from_bytes([1; 16]),
+            TurnNonce::from_bytes([2; 16]),
+        );
+        build_invocation(&channel, PAYLOAD)
+    }
+
+    #[test]
+    fn a_canonical_invocation_reads_as_what_it_proposes() {
+        let command = invocation();
+        assert_eq!(
+            title(&command).as_deref(),
+            Some("Propose: Run the tests / Build it's release")
+        );
+        let wrapped = format!("/bin/bash -lc {command}");
+        assert_eq!(
+            title(&wrapped),
+            title(&command),
+            "codex wraps it in bash -lc"
+        );
+    }
+
+    #[test]
+    fn other_commands_keep_their_title_and_bent_ones_say_so() {
+        assert_eq!(title("cargo test"), None);
+        let piped = format!("{} | cat", invocation());
+        assert_eq!(
+            title(&piped).as_deref(),
+            Some("Proposal command not in the canonical form (refused)")
+        );
+    }
+
+    #[test]
+    fn answer_lines_read_as_words_and_other_output_is_left_alone() {
+        let lines = [
+            r#"{"phase":"validation","status":"accepted","proposal_id":"11111111111111111111111111111111","retryable":false}"#,
+            r#"{"phase":"final","status":"confirmed","proposal_id":"11111111111111111111111111111111","choice":1}"#,
+            r#"{"phase":"execution","status":"failed","proposal_id":"1","execution_id":"2","action":1,"exit_code":2,"output":"x"}"#,
+        ];
+        assert_eq!(
+            output(&lines.join("\n")).as_deref(),
+            Some(
+                "accepted: the card is on screen\nthe user's decision: confirmed\naction 1: failed, exit 2"
+            )
+        );
+        let refused = r#"{"phase":"validation","status":"invalid_schema","reason":"choices: 1 to 3","retryable":true}"#;
+        assert_eq!(
+            output(refused).as_deref(),
+            Some("refused (invalid schema): choices: 1 to 3")
+        );
+        assert_eq!(
+            output("hello\n{\"phase\":\"final\",\"status\":\"x\"}"),
+            None
+        );
+        assert_eq!(output(""), None);
+    }
+}
