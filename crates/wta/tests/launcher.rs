@@ -338,10 +338,11 @@ fn a_command_for_a_shell_still_loading_its_rc_is_refused_not_typed_blind() {
 }
 
 /// Ends what `wta up` started on the default server of a private
-/// `TMUX_TMPDIR`: the tmux server (by its socket) and the master (by pid).
+/// `TMUX_TMPDIR`: the tmux server (by its socket) and any master whose lock
+/// is in the test's runtime dir (by the pid it holds).
 struct DefaultServer {
     socket: PathBuf,
-    master_lock: Option<PathBuf>,
+    runtime: PathBuf,
 }
 
 impl DefaultServer {
@@ -358,8 +359,13 @@ impl DefaultServer {
 
 impl Drop for DefaultServer {
     fn drop(&mut self) {
-        if let Some(lock) = &self.master_lock {
-            stop_master(lock);
+        let locks = std::fs::read_dir(self.runtime.join("wta"))
+            .into_iter()
+            .flatten();
+        for lock in locks.flatten().map(|e| e.path()) {
+            if lock.extension().is_some_and(|x| x == "lock") {
+                stop_master(&lock);
+            }
         }
         self.tmux(&["kill-server"]);
     }
@@ -373,9 +379,9 @@ fn up_starts_the_default_server_where_tmux_never_ran() {
     let env = Env::new();
     let tmpdir = tempfile::tempdir().unwrap();
     let uid = nix::unistd::getuid();
-    let mut server = DefaultServer {
+    let server = DefaultServer {
         socket: tmpdir.path().join(format!("tmux-{uid}/default")),
-        master_lock: None,
+        runtime: env.path("runtime"),
     };
     assert!(!server.socket.parent().unwrap().exists());
     let out = env
@@ -386,11 +392,6 @@ fn up_starts_the_default_server_where_tmux_never_ran() {
         .args(["up", "--detach", "--json", "--agent", "demo"])
         .output()
         .unwrap();
-    if let Ok(v) = serde_json::from_slice::<Value>(&out.stdout) {
-        server.master_lock = v["master_socket"]
-            .as_str()
-            .map(|s| PathBuf::from(s).with_extension("lock"));
-    }
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "wta up failed: {stderr}");
     let up: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -149,7 +149,6 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             id.as_str().to_owned()
         }
     };
-    master::ensure(&master_socket)?;
     let created = !session_exists(&host, &args.session);
     let mut gate = None;
     let shell = if created {
@@ -167,6 +166,8 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| HostError::Parse(e.to_string()))?;
         agent_pane::shell_pane_of(&host, &window)?
     };
+    // Only once the shell exists: a failed `up` leaves no master behind.
+    master::ensure(&master_socket)?;
     let spec = OpenSpec {
         agent: Some(agent.clone()),
         side: args.open.side(),
