@@ -8,6 +8,20 @@ use ratatui::backend::TestBackend;
 use wta_helper::app::*;
 use wta_tui::View;
 
+/// A pane whose session has started.
+fn connected(now: Instant) -> AppState {
+    let mut state = AppState::new("demo");
+    update(
+        &mut state,
+        Event::Domain(DomainEvent::SessionStarted {
+            agent: "demo".into(),
+            model: None,
+        }),
+        now,
+    );
+    state
+}
+
 fn rows(terminal: &Terminal<TestBackend>) -> Vec<String> {
     let buffer = terminal.backend().buffer();
     (0..buffer.area.height)
@@ -22,15 +36,7 @@ fn rows(terminal: &Terminal<TestBackend>) -> Vec<String> {
 #[test]
 fn reading_history_is_not_disturbed_by_streaming_and_following_resumes() {
     let now = Instant::now();
-    let mut state = AppState::new("demo");
-    update(
-        &mut state,
-        Event::Domain(DomainEvent::SessionStarted {
-            agent: "demo".into(),
-            model: None,
-        }),
-        now,
-    );
+    let mut state = connected(now);
     state.input.set_text("count");
     update(&mut state, Event::Key(Key::plain(KeyCode::Enter)), now);
     let numbers: String = (1..=60).map(|i| format!("line {i}\n\n")).collect();
@@ -85,15 +91,7 @@ fn reading_history_is_not_disturbed_by_streaming_and_following_resumes() {
 #[test]
 fn live_thought_shows_its_latest_lines_then_folds_to_one() {
     let now = Instant::now();
-    let mut state = AppState::new("demo");
-    update(
-        &mut state,
-        Event::Domain(DomainEvent::SessionStarted {
-            agent: "demo".into(),
-            model: None,
-        }),
-        now,
-    );
+    let mut state = connected(now);
     state.input.set_text("think");
     update(&mut state, Event::Key(Key::plain(KeyCode::Enter)), now);
     let thought = "step one\nstep two\nstep three\nstep four";
