@@ -81,14 +81,17 @@ fn card_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) 
             state.permissions.move_selection(1);
             return true;
         }
-        (KeyCode::Enter, Mods::NONE) => state.permissions.answer_selected(now),
+        // With a draft in the editor, Enter and Esc belong to the draft.
+        (KeyCode::Enter, Mods::NONE) if state.input.is_empty() => {
+            state.permissions.answer_selected(now)
+        }
         (KeyCode::Char('y' | 'Y'), _) if state.input.is_empty() => {
             state.permissions.answer_kind(true, now)
         }
         (KeyCode::Char('n' | 'N'), _) if state.input.is_empty() => {
             state.permissions.answer_kind(false, now)
         }
-        (KeyCode::Esc, _) => state.permissions.answer_kind(false, now),
+        (KeyCode::Esc, _) if state.input.is_empty() => state.permissions.answer_kind(false, now),
         (KeyCode::Char(d @ '1'..='9'), Mods::NONE) if state.input.is_empty() => {
             let index = d as usize - '1' as usize;
             let count = state

@@ -363,8 +363,10 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
             queue.select(d as usize - '1' as usize);
             return true;
         }
-        (KeyCode::Enter, Mods::NONE) => queue.confirm(now),
-        (KeyCode::Esc, _) => queue.cancel(now),
+        // With a draft in the editor, Enter and Esc belong to the draft:
+        // only an explicit answer on an empty prompt may dispatch or cancel.
+        (KeyCode::Enter, Mods::NONE) if state.input.is_empty() => queue.confirm(now),
+        (KeyCode::Esc, _) if state.input.is_empty() => queue.cancel(now),
         _ => return false,
     };
     match outcome {

@@ -123,6 +123,34 @@ fn keys_in_the_grace_period_go_to_the_editor() {
     assert_eq!(f.state.input.text(), "13");
 }
 
+/// A reply being typed is never taken for an answer: with a draft in the
+/// editor, Enter and Esc act on the draft and the card stays.
+#[test]
+fn enter_and_esc_with_a_draft_never_answer_the_card() {
+    let mut f = F::new(three());
+    for c in "no, do not run that".chars() {
+        f.key_at(Key::ch(c), 1000);
+    }
+    assert!(
+        !f.key(KeyCode::Enter)
+            .iter()
+            .any(|e| matches!(e, Effect::ConfirmProposal { .. }))
+    );
+    assert_eq!(f.state.proposals.len(), 1, "the card is still up");
+    assert_eq!(f.state.input.text(), "no, do not run that", "draft kept");
+    f.key(KeyCode::Esc);
+    assert_eq!(
+        f.state.proposals.len(),
+        1,
+        "Esc cleared the draft, not the card"
+    );
+    assert!(f.state.input.is_empty());
+    assert!(matches!(
+        f.key(KeyCode::Enter).as_slice(),
+        [Effect::ConfirmProposal { .. }]
+    ));
+}
+
 #[test]
 fn arrows_digits_and_tab_choose_choice_and_button() {
     let mut f = F::new(three());

@@ -353,6 +353,25 @@ fn slash_popup_filters_navigates_and_runs() {
 }
 
 #[test]
+fn enter_and_esc_with_a_draft_never_answer_a_permission_card() {
+    let mut p = Pane::ready();
+    p.typed("go");
+    p.code(KeyCode::Enter);
+    p.domain(DomainEvent::PermissionRequest(permission(1)));
+    p.at(1000);
+    p.typed("wait");
+    assert!(p.code(KeyCode::Enter).is_empty(), "Enter kept the draft");
+    assert_eq!(p.state.permissions.len(), 1);
+    p.code(KeyCode::Esc);
+    assert_eq!(p.state.permissions.len(), 1, "Esc cleared the draft only");
+    assert!(p.state.input.is_empty());
+    assert!(matches!(
+        p.code(KeyCode::Esc).as_slice(),
+        [Effect::AnswerPermission { .. }]
+    ));
+}
+
+#[test]
 fn permission_card_ignores_keys_in_its_grace_period() {
     let mut p = Pane::ready();
     p.typed("go");
