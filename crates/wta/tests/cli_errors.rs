@@ -115,6 +115,13 @@ fn unknown_pane_is_named_and_bad_ids_are_usage_errors() {
     let missing_dir = wta_named(&server, &["new-tab", "-d", "/no/such/dir"]);
     assert_eq!(missing_dir.status.code(), Some(1));
     assert!(stderr(&missing_dir).contains("/no/such/dir does not exist"));
+    for timeout in ["1e20", "-1", "NaN", "inf"] {
+        let pane = server.first_pane().to_owned();
+        let flag = format!("--timeout={timeout}");
+        let out = wta_named(&server, &["wait-for", "-t", &pane, &flag]);
+        assert_eq!(out.status.code(), Some(2), "{timeout}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--timeout"), "{}", stderr(&out));
+    }
     let no_caller = wta_named(&server, &["kill-pane"]);
     assert!(
         stderr(&no_caller).contains("not inside a tmux pane"),

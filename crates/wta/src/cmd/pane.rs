@@ -36,7 +36,7 @@ pub struct WaitArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Give up after S seconds (exit status 124). 0 waits forever.
-    #[arg(long = "timeout", value_name = "S", default_value_t = 0.0)]
+    #[arg(long = "timeout", value_name = "S", default_value_t = 0.0, value_parser = parse_timeout)]
     pub timeout: f64,
 }
 
@@ -138,15 +138,35 @@ struct Waited {
     timed_out: bool,
 }
 
-pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
-    let host = ctx.host()?;
-    if !(args.timeout.is_finite() && args.timeout >= 0.0) {
-        return Err(HostError::InvalidArgument(format!(
-            "--timeout must be 0 or more seconds, got {}",
-            args.timeout
-        ))
-        .into());
+/// `--timeout` on the command line: a usage error unless [`timeout_limit`]
+/// accepts it.
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    timeout_limit(secs).map(|_| secs).map_err(|_| {
+        format!(
+            "{text:?}: give 0 (wait forever) or a number of seconds up to about 500 billion years"
+        )
+    })
+}
+
+/// `--timeout S` as a limit: 0 waits forever; negative, NaN, infinite or
+/// too large a number is refused (never a panic).
+fn timeout_limit(secs: f64) -> Result<Option<Duration>, HostError> {
+    if secs == 0.0 {
+        return Ok(None);
     }
+    Duration::try_from_secs_f64(secs).map(Some).map_err(|_| {
+        HostError::InvalidArgument(format!(
+            "--timeout must be 0 (wait forever) or a number of seconds, got {secs}"
+        ))
+    })
+}
+
+pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
+    let limit = timeout_limit(args.timeout)?;
+    let host = ctx.host()?;
     let pane = target(&host, &args.target)?;
     if host.caller_pane().as_ref() == Some(&pane) {
         return Err(HostError::InvalidArgument(format!(
@@ -157,7 +177,6 @@ pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
     // The first query also proves the pane exists (a typo fails at once).
     let mut status = host.pane_status(&pane)?;
     let start = Instant::now();
-    let limit = (args.timeout > 0.0).then(|| Duration::from_secs_f64(args.timeout));
     let mut pause = Duration::from_millis(10);
     // A dead pane's status arrives a moment after its pty closes; give
     // tmux a bounded grace to reap it.
@@ -203,4 +222,33 @@ pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(124));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn timeouts_are_checked_not_trusted() {
+        assert_eq!(timeout_limit(0.0).unwrap(), None);
+        assert_eq!(
+            timeout_limit(1.5).unwrap(),
+            Some(Duration::from_millis(1500))
+        );
+        for bad in [-1.0, f64::NAN, f64::INFINITY, 1e20] {
+            let err = timeout_limit(bad).unwrap_err().to_string();
+            assert!(err.contains("--timeout"), "{bad}: {err}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_number_is_a_limit_or_a_clear_refusal(secs in any::<f64>()) {
+            let _ = timeout_limit(secs);
+        }
+    }
 }
