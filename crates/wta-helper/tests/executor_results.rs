@@ -217,6 +217,28 @@ async fn exit_codes_and_exact_output(sh: Sh) {
     assert!(ok.duration_ms.is_some());
 }
 
+/// A multi-line `send` (pasted as one buffer) is one run: every line's
+/// output, the last line's exit status, no "different command" note.
+async fn a_multi_line_send_is_one_command(sh: Sh) {
+    let rig = rig(sh, true, |_| {}).await;
+    let l = rig.run_one("echo line-one\necho line-two; false").await;
+    assert_eq!(
+        (
+            l.status,
+            l.exit_code,
+            l.output.as_deref(),
+            l.reason.as_deref()
+        ),
+        (
+            ExecutionStatus::Failed,
+            Some(1),
+            Some("line-one\nline-two"),
+            None
+        ),
+        "{l:?}"
+    );
+}
+
 async fn unrelated_output_is_excluded(sh: Sh) {
     let rig = rig(sh, true, |_| {}).await;
     // Another pane printing continuously during the run.
@@ -473,6 +495,7 @@ macro_rules! per_shell {
 
 per_shell!(
     exit_codes_and_exact_output,
+    a_multi_line_send_is_one_command,
     unrelated_output_is_excluded,
     no_integration_is_completion_unavailable,
     insert_reports_inserted_and_runs_nothing,

@@ -87,8 +87,6 @@ pub enum EndReason {
     Mark,
     /// A prompt (`A`/`B`) came without a `D`: exit code unknown.
     PromptWithoutD,
-    /// Another `C` came without a `D`: exit code unknown.
-    CommandWithoutD,
     /// The pane died (its dead status, when tmux kept it).
     PaneDied { status: Option<i32> },
     /// The watcher lost the stream (pipe taken over): the end is unknown.
@@ -488,7 +486,11 @@ fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
         }
         MarkKind::CommandStart => {
             if t.state == State::Running {
-                close_run(t, None, EndReason::CommandWithoutD, now, fx);
+                // Another `C` from the same shell with no prompt between: bash
+                // runs each line of one accepted multi-line buffer with its
+                // own `C` and ends them all with one `D`. They are one run.
+                continue_run(t, mark.cmdline);
+                return;
             }
             let submitted = match std::mem::replace(&mut t.state, State::Running) {
                 State::Submitted { text, .. } => Some(text),
@@ -526,6 +528,23 @@ fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
         }
         MarkKind::CommandLine => {}
     }
+}
+
+/// Adds the next line's command line to the running run and checks the
+/// whole against what was submitted.
+fn continue_run(t: &mut Tracker, cmdline: Option<String>) {
+    let next = cmdline.or_else(|| t.pending_cmdline.take());
+    let (Some(run), Some(next)) = (t.current.as_mut(), next) else {
+        return;
+    };
+    let joined = match run.cmdline.take() {
+        Some(earlier) => format!("{earlier}\n{next}"),
+        None => next,
+    };
+    if let Some(submitted) = &run.submitted {
+        run.cmdline_matches = cmdline_matches(submitted, &joined);
+    }
+    run.cmdline = Some(joined);
 }
 
 /// Compares a submitted text with the shell's reported command line,

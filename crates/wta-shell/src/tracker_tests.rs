@@ -123,6 +123,40 @@ fn prompt_without_d_closes_with_unknown_exit() {
     );
 }
 
+/// bash runs each line of one accepted multi-line buffer with its own `C`
+/// and ends them with one `D` (measured: `C` line-one, `C` line-two, `D;1`):
+/// one run, the joined command line, the last exit status, all the output.
+#[test]
+fn a_multi_line_command_is_one_run_until_its_d() {
+    let (t, fx) = run(
+        fresh(),
+        vec![
+            Event::Token(b("1")),
+            Event::Submitted {
+                text: "echo one\necho two; false".into(),
+            },
+            Event::Token(c("1", "echo one")),
+            Event::Token(text("one\r\n")),
+            Event::Token(c("1", "echo two; false")),
+            Event::Token(text("two\r\n")),
+            Event::Token(d("1", 1)),
+        ],
+    );
+    let started = fx
+        .iter()
+        .filter(|e| matches!(e, Effect::RunStarted { .. }))
+        .count();
+    assert_eq!(started, 1, "{fx:?}");
+    let last = t.last.unwrap();
+    assert_eq!(last.cmdline.as_deref(), Some("echo one\necho two; false"));
+    assert!(last.cmdline_matches);
+    assert_eq!(
+        (last.exit, last.end_reason),
+        (Some(1), Some(EndReason::Mark))
+    );
+    assert_eq!(last.render().text, "one\ntwo");
+}
+
 #[test]
 fn nested_shell_marks_belong_to_the_outer_run() {
     let (t, _) = run(

@@ -251,7 +251,7 @@ fn end_reason_text(end: Option<EndReason>) -> String {
             Some(s) => format!("the pane closed while the command ran (status {s})"),
             None => "the pane closed while the command ran".to_owned(),
         },
-        Some(EndReason::PromptWithoutD | EndReason::CommandWithoutD) => {
+        Some(EndReason::PromptWithoutD) => {
             "the shell lost its integration mid-command; exit status unknown".to_owned()
         }
         Some(EndReason::Detached) => "another program took over the pane's output".to_owned(),
