@@ -516,6 +516,25 @@ fn pickers_choose_agent_model_and_config_values() {
     assert!(p.state.picker.is_none(), "no agents known: warning instead");
 }
 
+/// The setup screen waits for the user: no spinner, so no ticks (an idle
+/// pane on it must not redraw ten times a second).
+#[test]
+fn the_setup_screen_needs_no_ticks() {
+    let now = Instant::now();
+    let mut state = AppState::new("claude");
+    assert!(state.needs_tick(), "connecting shows a spinner");
+    update(
+        &mut state,
+        Event::Domain(DomainEvent::AgentMissing {
+            agent: "claude".into(),
+            install_hint: "npm install -g @zed-industries/claude-code-acp".into(),
+        }),
+        now,
+    );
+    assert_eq!(state.activity(), Activity::Setup);
+    assert!(!state.needs_tick());
+}
+
 #[test]
 fn setup_screen_runs_terminal_auth_or_authenticate() {
     let mut p = Pane::ready();

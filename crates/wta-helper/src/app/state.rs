@@ -216,7 +216,8 @@ impl AppState {
     /// so it uses no CPU.
     pub fn needs_tick(&self) -> bool {
         self.transcript.turn_running()
-            || self.connection == ConnectionState::Connecting
+            // The spinner: not while the setup screen waits for the user.
+            || (self.connection == ConnectionState::Connecting && self.setup.is_none())
             || self.quit_armed_at.is_some()
             || self.clock.is_some_and(|now| self.permissions.in_grace(now))
             || self.clock.is_some_and(|now| self.proposals.in_grace(now))
