@@ -193,13 +193,17 @@ async fn propose(
         &format!("I'll propose `{command}` for your shell; confirm it on the card.\n\n"),
     )?;
     let invocation = build_invocation(&channel, &payload_for(command));
-    let call = json!({"toolCallId": "demo-propose", "title": format!("`{invocation}`"),
+    // Tool call ids are unique within a session: one per proposal.
+    static PROPOSALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = PROPOSALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let id = format!("demo-propose-{n}");
+    let call = json!({"toolCallId": id, "title": format!("`{invocation}`"),
         "kind": "execute", "status": "pending",
         "rawInput": {"command": invocation, "description": "Propose a terminal action"}});
     update(
         cx,
         session,
-        json!({"sessionUpdate": "tool_call", "toolCallId": "demo-propose", "title": call["title"],
+        json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": call["title"],
         "kind": "execute", "status": "pending", "rawInput": call["rawInput"]}),
     )?;
     let answer = cx
@@ -215,7 +219,7 @@ async fn propose(
         update(
             cx,
             session,
-            json!({"sessionUpdate": "tool_call_update", "toolCallId": "demo-propose", "status": "failed"}),
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "failed"}),
         )?;
         return chunk(
             cx,
@@ -232,7 +236,7 @@ async fn propose(
     update(
         cx,
         session,
-        json!({"sessionUpdate": "tool_call_update", "toolCallId": "demo-propose", "status": status,
+        json!({"sessionUpdate": "tool_call_update", "toolCallId": id, "status": status,
         "content": [{"type": "content", "content": {"type": "text", "text": ran.stdout}}]}),
     )?;
     chunk(cx, session, &report(command, &ran))

@@ -182,7 +182,7 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
     ) -> ActionOutcome {
         let Some(delegate) = self.config.delegate.clone() else {
             return unavailable(
-                "no delegate agent is configured (set `delegate_agent` in ~/.config/wta/config.toml)",
+                "no delegate agent is configured (add a [delegate] table with its argv to ~/.config/wta/config.toml)",
             );
         };
         let mut argv = delegate.launch.argv.clone();
