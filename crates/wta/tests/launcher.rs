@@ -409,3 +409,23 @@ fn up_starts_the_default_server_where_tmux_never_ran() {
         )
     });
 }
+
+/// An agent id that cannot work is refused before anything is created; an
+/// agent that is only not installed still opens (its pane says how to install it).
+#[test]
+fn up_refuses_a_bad_agent_id_before_creating_anything() {
+    let l = Launch::new();
+    for (agent, says) in [
+        ("bogus", "not a valid agent id"),
+        ("custom:nope", "unknown agent `custom:nope`"),
+    ] {
+        let out = l.wta(&["up", "--detach", "--json", "--agent", agent]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{agent}");
+        assert!(stderr.contains(says), "{agent}: {stderr}");
+        assert!(
+            l.tmux.try_tmux(&["has-session", "-t", "=wta"]).is_none(),
+            "{agent}: no session was created"
+        );
+    }
+}

@@ -91,6 +91,11 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
         None => host.caller_pane().ok_or(HostError::NoCallerPane)?,
     };
     let caller = host.pane(&caller_id)?;
+    if let PaneAction::Open(o) | PaneAction::Toggle(o) = &args.action
+        && let Some(agent) = &o.open.agent
+    {
+        agent_pane::check_agent(agent)?;
+    }
     let spec = |o: &OpenArgs| OpenSpec {
         agent: o.agent.clone(),
         side: o.side(),

@@ -138,7 +138,10 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
     let master_socket = master::socket_for(&host.location().socket_path());
     let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
     let agent = match &args.open.agent {
-        Some(id) => id.clone(),
+        Some(id) => {
+            agent_pane::check_agent(id)?;
+            id.clone()
+        }
         None => {
             let id = registry.default_agent();
             if id.as_str() == wta_agent::registry::DEMO_ID {

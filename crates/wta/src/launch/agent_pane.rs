@@ -219,6 +219,18 @@ pub fn shell_pane_of(host: &TmuxHost, window: &WindowId) -> anyhow::Result<PaneI
         .with_context(|| format!("tab {window} has no shell pane"))
 }
 
+/// Refuses an agent id that cannot work here (malformed, unknown, not
+/// allowed) before anything is created. An agent that is only not installed
+/// passes: its pane shows how to install it.
+pub fn check_agent(id: &str) -> anyhow::Result<()> {
+    let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
+    let id = wta_agent::AgentId::parse(id)?;
+    match registry.resolve(&id) {
+        Ok(_) | Err(wta_agent::AgentError::NotInstalled { .. }) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// The runtime directory for launcher files (rc files for integrated shells).
 pub fn launcher_dir() -> PathBuf {
     wta_master::paths::runtime_dir().join("launch")
