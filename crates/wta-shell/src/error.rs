@@ -12,6 +12,11 @@ pub enum ShellError {
          plugin, owns it); refusing to replace it. Close it with `tmux pipe-pane -t {pane}` if it is not needed"
     )]
     ForeignPipe { pane: String },
+    #[error(
+        "pane {pane} is already followed by another WTA watcher (an agent pane beside it, or a \
+         `wta listen`); one watcher follows a pane at a time. Stop that one first (e.g. `wta pane close`)"
+    )]
+    FollowedByWta { pane: String },
     #[error("pane {pane} does not exist (any more)")]
     PaneGone { pane: String },
     #[error("tmux {command} failed: {stderr}")]

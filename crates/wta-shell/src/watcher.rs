@@ -140,10 +140,15 @@ async fn check_pipe_free(tmux: &TmuxTarget, pane: &str) -> Result<(), ShellError
     if pipe != "1" {
         return Ok(());
     }
-    if !owner.is_empty() && tokio::net::UnixStream::connect(owner).await.is_err() {
+    if owner.is_empty() {
+        return Err(ShellError::ForeignPipe {
+            pane: pane.to_owned(),
+        });
+    }
+    if tokio::net::UnixStream::connect(owner).await.is_err() {
         return Ok(()); // a dead WTA watcher's pipe
     }
-    Err(ShellError::ForeignPipe {
+    Err(ShellError::FollowedByWta {
         pane: pane.to_owned(),
     })
 }

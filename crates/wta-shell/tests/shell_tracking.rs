@@ -521,6 +521,28 @@ async fn foreign_pipe_is_refused_not_replaced() {
     assert_eq!(server.display(&pane, "#{pane_pipe}"), "1");
 }
 
+/// A pane another WTA watcher follows is named as such (not as a foreign
+/// tool whose pipe the user should close), and that watcher keeps it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_wta_watcher_is_refused_and_says_why() {
+    let server = TmuxServer::start();
+    let pane = server.first_pane().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let first = attach(&server, &pane, sink_argv(), dir.path().join("rt"), cfg())
+        .await
+        .unwrap();
+    let err = attach(&server, &pane, sink_argv(), dir.path().join("rt2"), cfg())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, wta_shell::ShellError::FollowedByWta { .. }),
+        "{err}"
+    );
+    assert!(!err.to_string().contains("tmux pipe-pane -t"), "{err}");
+    assert_eq!(server.display(&pane, "#{pane_pipe}"), "1");
+    first.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gap_reported_by_the_sink_flags_the_run_truncated() {
     let server = TmuxServer::start();
