@@ -68,6 +68,16 @@ fn string_request_ids_are_answered_with_the_same_ids() {
     let env = Env::new();
     let _master = env.start_master();
     let mut raw = RawHelper::open(&env.socket);
+    // The int 0 (falsy in many JSON-RPC stacks) is a valid id too.
+    raw.send_with_id(
+        &json!(0),
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {},
+               "_meta": {"wta": {"agentId": "custom:test"}}}),
+    );
+    let (zero, _) = raw.response(0, T);
+    assert_eq!(zero["id"], json!(0));
+    assert!(zero.get("result").is_some(), "{zero}");
     let init = json!("init-é");
     raw.send_with_id(
         &init,
