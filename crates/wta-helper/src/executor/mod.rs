@@ -550,13 +550,15 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             .map_err(|e| format!("cannot follow {pane}: {e}"))
     }
 
-    /// Stops every watcher (the helper is exiting).
+    /// Stops every watcher (the helper is exiting): each pane's pipe-pane
+    /// is turned off where it is still ours (so its sink sees EOF and
+    /// exits) and its socket removed, all panes at once. Waits for the
+    /// watchers lock: abort executions in flight first (one following a run
+    /// holds it until the run ends).
     pub async fn shutdown(&self) {
         let watchers: Vec<PaneWatcher> =
             self.watchers.lock().await.drain().map(|(_, w)| w).collect();
-        for w in watchers {
-            w.stop().await;
-        }
+        futures::future::join_all(watchers.into_iter().map(PaneWatcher::stop)).await;
     }
 }
 

@@ -8,9 +8,13 @@
 //! integration loaded (`wta_shell::launch`, rc files under the runtime dir),
 //! so `open_and_send` sees the new shell's first prompt behind its gate.
 //! Timeouts and output bounds come from `[execution]` in the config file.
+//!
+//! When the helper exits, [`Runtime::shutdown`] aborts the executor's tasks
+//! in flight (a followed run holds the watchers) and stops every watcher.
 
 use std::sync::Arc;
 
+use tokio::task::JoinHandle;
 use wta_host::{TerminalHost, TmuxHost};
 use wta_shell::{TmuxTarget, TrackerConfig, WatchOptions};
 
@@ -19,16 +23,49 @@ use crate::app::{AcceptedProposal, DomainEvent, Effect};
 use crate::executor::{DelegateLaunch, ExecutionSettings, Executor, ExecutorConfig, Launch};
 use crate::proposals::{Approval, ProposalEvent, runtime_dir};
 
-/// The runtime's card-side state: the executor, once the host is known.
+/// The runtime's card-side state: the executor, once the host is known,
+/// the task that starts following the target and the executions.
 #[derive(Default)]
 pub(crate) struct Cards {
     executor: Option<Arc<Executor<TmuxHost>>>,
+    watch: Option<JoinHandle<()>>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Cards {
+    /// Keeps `task` so shutdown can end it; forgets the finished ones.
+    fn keep(&mut self, task: JoinHandle<()>) {
+        self.tasks.retain(|t| !t.is_finished());
+        self.tasks.push(task);
+    }
+
+    /// Ends the executor's tasks, then stops every pane watcher it started.
+    /// The first watch is awaited, not aborted: stopped halfway through
+    /// attaching, its pipe would stay armed with nobody to turn it off.
+    async fn shutdown(&mut self) {
+        if let Some(watch) = self.watch.take() {
+            let _ = watch.await;
+        }
+        for task in self.tasks.drain(..) {
+            task.abort();
+            // Returns once the task is dropped, with any watchers lock it held
+            // (a followed run holds it until the run ends). Known gap: an
+            // execution aborted while attaching to a pane it just opened
+            // leaves that new pane's pipe armed.
+            let _ = task.await;
+        }
+        if let Some(executor) = self.executor.take() {
+            executor.shutdown().await;
+        }
+    }
 }
 
 impl std::fmt::Debug for Cards {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cards")
             .field("executor", &self.executor.is_some())
+            .field("watch", &self.watch.is_some())
+            .field("tasks", &self.tasks.len())
             .finish()
     }
 }
@@ -133,15 +170,24 @@ impl Runtime {
         self.cards.executor = Some(executor.clone());
         if let Some(target) = self.config.target_pane.clone() {
             let tx = self.done_tx.clone();
-            tokio::spawn(async move {
+            let task = tokio::spawn(async move {
                 if let Err(err) = executor.watch(&target).await {
                     let _ = tx.send(Done::Event(DomainEvent::Error(format!(
                         "Cannot follow {target}; confirmed commands cannot report results: {err}"
                     ))));
                 }
             });
+            self.cards.watch = Some(task);
         }
         events
+    }
+
+    /// The helper is exiting: stops every pane watcher the executor started
+    /// (pipe-pane off on the panes it still owns, sinks gone, sockets
+    /// removed) after ending the executions in flight. Callers bound it
+    /// with a timeout: it talks to tmux.
+    pub async fn shutdown(&mut self) {
+        self.cards.shutdown().await;
     }
 
     /// Hands a card decision to the proposal engine, then to the executor.
@@ -167,7 +213,7 @@ impl Runtime {
             )];
         };
         let tx = self.done_tx.clone();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             let sink = confirmed.executions;
             let choice = confirmed.claimed.choice;
             // Each result carries the execution id drawn when its action
@@ -183,6 +229,7 @@ impl Runtime {
             executor.execute(&target, &choice, mode, report).await;
             sink.finish();
         });
+        self.cards.keep(task);
         Vec::new()
     }
 }

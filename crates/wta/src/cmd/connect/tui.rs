@@ -7,6 +7,11 @@
 //! Redraws happen only after an event reached the reducer, so an idle pane
 //! sleeps in `select!` and costs no CPU. Nothing is printed outside the
 //! alternate screen while it is active; logs go to the state dir (tracing).
+//!
+//! Every way out of the loop (Ctrl+C twice, SIGTERM/SIGHUP — tmux hangs up a
+//! killed pane —, the terminal gone, the master gone, an error) restores the
+//! terminal, then stops the pane watchers the helper started, bounded by
+//! [`SHUTDOWN_GRACE`], so no pane keeps a pipe to a sink nobody reads.
 
 use std::collections::VecDeque;
 use std::io::{self, Stdout};
@@ -21,7 +26,7 @@ use crossterm::{cursor, execute, terminal};
 use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::time::MissedTickBehavior;
 use wta_helper::app::{AppState, Effect, Event, update};
 use wta_helper::runtime::{Input, Runtime, RuntimeConfig, RuntimeExit};
@@ -32,6 +37,8 @@ use wta_tui::View;
 const TICK: Duration = Duration::from_millis(100);
 /// Target-pane cwd refresh while the pane is visible.
 const STATUS_EVERY: Duration = Duration::from_secs(2);
+/// How long the exiting helper may spend stopping its pane watchers.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// How the loop ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,17 +111,49 @@ enum Wake {
     Signal,
 }
 
+/// SIGTERM and SIGHUP, watched from the start: once registered they no
+/// longer kill the process, so the exit path always gets to stop watchers.
+struct Signals {
+    term: Signal,
+    hup: Signal,
+}
+
+impl Signals {
+    fn watch() -> anyhow::Result<Self> {
+        Ok(Self {
+            term: signal(SignalKind::terminate()).context("cannot watch SIGTERM")?,
+            hup: signal(SignalKind::hangup()).context("cannot watch SIGHUP")?,
+        })
+    }
+}
+
 /// Runs the agent pane until the user quits or the master goes away.
 pub async fn run(config: RuntimeConfig) -> anyhow::Result<LoopExit> {
+    let mut signals = Signals::watch()?;
     let host = TmuxHost::discover(None, None).ok();
     let mut runtime = Runtime::new(config, host);
+    let exit = show(&mut runtime, &mut signals).await;
+    // The terminal is restored by now; the user's panes are cleaned up last.
+    if tokio::time::timeout(SHUTDOWN_GRACE, runtime.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "stopping the pane watchers took more than {SHUTDOWN_GRACE:?}; some may be left"
+        );
+    }
+    exit
+}
+
+/// The terminal part: holds the TUI screen and runs the loop.
+async fn show(runtime: &mut Runtime, signals: &mut Signals) -> anyhow::Result<LoopExit> {
     let mut state = AppState::new(runtime.agent());
     let guard = TerminalGuard::enter()?;
     install_panic_hook();
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))
         .context("cannot draw on this terminal")?;
     terminal.clear().context("cannot clear the terminal")?;
-    let exit = event_loop(&mut terminal, &mut runtime, &mut state).await;
+    let exit = event_loop(&mut terminal, runtime, &mut state, signals).await;
     drop(terminal);
     drop(guard);
     exit
@@ -124,6 +163,7 @@ async fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     runtime: &mut Runtime,
     state: &mut AppState,
+    signals: &mut Signals,
 ) -> anyhow::Result<LoopExit> {
     let mut view = View::new();
     let mut input = EventStream::new();
@@ -131,8 +171,6 @@ async fn event_loop(
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut status = tokio::time::interval(STATUS_EVERY);
     status.set_missed_tick_behavior(MissedTickBehavior::Skip);
-    let mut sigterm = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
-    let mut sighup = signal(SignalKind::hangup()).context("cannot watch SIGHUP")?;
 
     let mut queue: VecDeque<Event> = runtime.start().into_iter().map(Event::Domain).collect();
     let mut dirty = true;
@@ -157,8 +195,8 @@ async fn event_loop(
             event = runtime.next() => Wake::Runtime(Box::new(event)),
             _ = tick.tick(), if ticking => Wake::Tick,
             _ = status.tick(), if refreshing => Wake::Status,
-            _ = sigterm.recv() => Wake::Signal,
-            _ = sighup.recv() => Wake::Signal,
+            _ = signals.term.recv() => Wake::Signal,
+            _ = signals.hup.recv() => Wake::Signal,
         };
         match wake {
             Wake::Terminal(Some(Ok(event))) => {

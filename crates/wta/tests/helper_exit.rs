@@ -1,0 +1,191 @@
+//! When the agent pane's helper exits — `wta pane close`, its pane killed
+//! (tmux hangs it up), SIGTERM, the master gone, even while a confirmed
+//! command is being followed — it stops the watcher it started on the shell
+//! pane: `pipe-pane` off (`#{pane_pipe}` 0, `@wta_pipe` unset), the
+//! `wta pipe-sink` process gone, its socket removed. Real tmux (private
+//! server), `wta up` with the scripted test agent.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod launch_common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use launch_common::{Launch, stop_master};
+use wta_helper::app::permission::PERMISSION_GRACE;
+use wta_testkit::{wait_for_value, wait_until};
+
+const T: Duration = Duration::from_secs(20);
+/// The helper bounds its cleanup by 3 s; the sink then sees EOF at once.
+const RELEASED: Duration = Duration::from_secs(10);
+
+/// Running and not a zombie.
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        !s.rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// The process whose command line is `wta pipe-sink <socket>`.
+fn sink_of(socket: &str) -> Option<i32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+            let is_sink =
+                args.contains(&b"pipe-sink".as_slice()) && args.contains(&socket.as_bytes());
+            (is_sink && alive(pid)).then_some(pid)
+        })
+}
+
+/// The helper's watcher on the shell pane: its socket and sink process.
+/// Dropping it ends the sink if a failed test left it behind (tmux of this
+/// test started it).
+struct Watch {
+    socket: PathBuf,
+    sink: i32,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if alive(self.sink) && sink_of(&self.socket.to_string_lossy()) == Some(self.sink) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(self.sink),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+    }
+}
+
+/// Waits until the helper follows `shell` and finds its sink.
+fn followed(l: &Launch, shell: &str) -> Watch {
+    let socket = wait_for_value("the helper follows the shell pane", T, || {
+        let pipe = l.tmux.display(shell, "#{pane_pipe}");
+        let owner = l.tmux.display(shell, "#{@wta_pipe}");
+        (pipe == "1" && !owner.is_empty()).then_some(owner)
+    })
+    .unwrap();
+    let sink =
+        wait_for_value("the shell pane's pipe-sink process", T, || sink_of(&socket)).unwrap();
+    assert!(
+        PathBuf::from(&socket).exists(),
+        "the watcher's socket exists while it follows: {socket}"
+    );
+    Watch {
+        socket: PathBuf::from(socket),
+        sink,
+    }
+}
+
+/// The shell pane has no pipe, no owner mark, no sink and no socket left.
+fn assert_released(l: &Launch, shell: &str, watch: &Watch) {
+    wait_until("pipe-pane is off on the shell pane", RELEASED, || {
+        l.tmux.display(shell, "#{pane_pipe}") == "0"
+    })
+    .unwrap();
+    wait_until("the pipe-sink process is gone", RELEASED, || {
+        !alive(watch.sink)
+    })
+    .unwrap();
+    // The helper unsets the mark, then removes the socket.
+    wait_until("the watcher's socket is removed", RELEASED, || {
+        !watch.socket.exists()
+    })
+    .unwrap();
+    assert_eq!(
+        l.tmux.display(shell, "#{@wta_pipe}"),
+        "",
+        "owner mark unset"
+    );
+    assert_eq!(sink_of(&watch.socket.to_string_lossy()), None);
+}
+
+/// `wta up` with the test agent; returns the shell pane, the agent pane
+/// and the helper's watcher on the shell pane.
+fn up(l: &mut Launch) -> (String, String, Watch) {
+    let (_, shell, agent) = l.up_ready("custom:test");
+    let watch = followed(l, &shell);
+    (shell, agent, watch)
+}
+
+fn pane_gone(l: &Launch, pane: &str) -> bool {
+    l.tmux
+        .try_tmux(&["display", "-p", "-t", pane, "#{pane_id}"])
+        .is_none_or(|id| id.trim() != pane)
+}
+
+#[test]
+fn pane_close_stops_the_watcher_on_the_shell_pane() {
+    let mut l = Launch::new();
+    let (shell, agent, watch) = up(&mut l);
+    let helper = l.pane_pid(&agent);
+    l.pane(&["close", "--pane", &shell]);
+    assert_released(&l, &shell, &watch);
+    wait_until("the helper exits", T, || !alive(helper)).unwrap();
+}
+
+#[test]
+fn killing_the_agent_pane_stops_the_watcher_on_the_shell_pane() {
+    let mut l = Launch::new();
+    let (shell, agent, watch) = up(&mut l);
+    let helper = l.pane_pid(&agent);
+    l.tmux.tmux(&["kill-pane", "-t", &agent]);
+    assert_released(&l, &shell, &watch);
+    wait_until("the helper exits", T, || !alive(helper)).unwrap();
+}
+
+#[test]
+fn sigterm_to_the_helper_stops_the_watcher_on_the_shell_pane() {
+    let mut l = Launch::new();
+    let (shell, agent, watch) = up(&mut l);
+    let helper = l.pane_pid(&agent);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(helper),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert_released(&l, &shell, &watch);
+    wait_until("the agent pane closes", T, || pane_gone(&l, &agent)).unwrap();
+}
+
+#[test]
+fn the_master_going_away_stops_the_watcher_on_the_shell_pane() {
+    let mut l = Launch::new();
+    let (shell, agent, watch) = up(&mut l);
+    stop_master(l.master_lock.as_ref().unwrap());
+    assert_released(&l, &shell, &watch);
+    wait_until("the agent pane closes", T, || pane_gone(&l, &agent)).unwrap();
+}
+
+/// A confirmed command being followed holds the executor's watchers; the
+/// exiting helper still stops the watcher (the command keeps running).
+#[test]
+fn closing_while_a_confirmed_command_runs_stops_the_watcher() {
+    let mut l = Launch::new();
+    let (shell, agent, watch) = up(&mut l);
+    l.say(&agent, "propose-run sleep 30");
+    l.tmux.wait_for_text(&agent, " Run ", T);
+    let shown = std::time::Instant::now();
+    wait_until("the card accepts keys", T, || {
+        shown.elapsed() > PERMISSION_GRACE * 2
+    })
+    .unwrap();
+    l.tmux.tmux(&["send-keys", "-t", &agent, "Enter"]);
+    wait_until("sleep runs in the shell pane", T, || {
+        l.tmux.display(&shell, "#{pane_current_command}") == "sleep"
+    })
+    .unwrap_or_else(|e| panic!("{e}:\n{}", l.tmux.capture(&agent)));
+    l.pane(&["close", "--pane", &shell]);
+    assert_released(&l, &shell, &watch);
+    assert_eq!(
+        l.tmux.display(&shell, "#{pane_current_command}"),
+        "sleep",
+        "the user's command is left running"
+    );
+}
