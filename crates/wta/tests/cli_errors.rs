@@ -93,11 +93,13 @@ fn outside_tmux_with_no_server_is_one_line_and_exit_2() {
 fn unknown_pane_is_named_and_bad_ids_are_usage_errors() {
     let server = TmuxServer::start();
     for args in [
-        ["capture-pane", "-t", "%99"],
-        ["kill-pane", "-t", "%99"],
-        ["pane-status", "-t", "%99"],
+        &["capture-pane", "-t", "%99"][..],
+        &["capture-pane", "--last-command", "-t", "%99"],
+        &["listen", "-t", "%99"],
+        &["kill-pane", "-t", "%99"],
+        &["pane-status", "-t", "%99"],
     ] {
-        let out = wta_named(&server, &args);
+        let out = wta_named(&server, args);
         assert_eq!(out.status.code(), Some(1));
         assert!(
             stderr(&out).contains("pane %99 does not exist"),

@@ -42,6 +42,8 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
             .caller_pane()
             .ok_or(wta_host::HostError::NoCallerPane)?,
     };
+    // A typo names the pane as missing (before any pipe is touched).
+    host.pane(&pane)?;
     let socket = host.location().socket_path();
     let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
     let opts = WatchOptions {

@@ -57,6 +57,8 @@ pub fn capture(ctx: &Ctx, args: &CaptureArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
     let pane = target(&host, &args.target)?;
     if args.last_command {
+        // A typo names the pane as missing, not as one with no command yet.
+        host.pane(&pane)?;
         let socket = host.location().socket_path();
         let record = wta_shell::read_last_command(&socket, pane.as_str())?;
         if ctx.json {

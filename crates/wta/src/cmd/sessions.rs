@@ -47,9 +47,12 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
             client: ClientKind::Cli,
             ..ConnectOptions::default()
         };
-        let conn = MasterConnection::connect(options, tx)
-            .await
-            .with_context(|| format!("no wta master answers at {}", socket.display()))?;
+        // The error already names the socket and its cause: said once.
+        let conn = MasterConnection::connect(options, tx).await.map_err(|e| {
+            anyhow::anyhow!(
+                "{e} (a master starts with the first agent pane: `wta up` or `wta pane open`)"
+            )
+        })?;
         conn.sessions()
             .await
             .context("the master did not list its sessions")
