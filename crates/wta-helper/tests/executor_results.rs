@@ -299,6 +299,31 @@ async fn insert_reports_inserted_and_runs_nothing(sh: Sh) {
     );
 }
 
+/// Insert leaves one command at the prompt: a second `send` of the same
+/// choice is not typed over it, and says so.
+async fn insert_types_only_the_first_send(sh: Sh) {
+    let rig = rig(sh, true, |_| {}).await;
+    let results = rig
+        .run(
+            vec![send("echo first-part"), send("echo second-part")],
+            ConfirmMode::Insert,
+        )
+        .await;
+    let (first, second) = (line(&results[0]), line(&results[1]));
+    assert_eq!(first.status, ExecutionStatus::Inserted, "{first:?}");
+    assert_eq!(second.status, ExecutionStatus::Cancelled, "{second:?}");
+    assert!(
+        second
+            .reason
+            .as_deref()
+            .is_some_and(|r| r.contains("action 1 is waiting")),
+        "{second:?}"
+    );
+    rig.server
+        .wait_for_text(rig.target.as_str(), "$ echo first-part", T);
+    assert!(!rig.screen().contains("second-part"), "{}", rig.screen());
+}
+
 async fn long_run_times_out_and_keeps_running(sh: Sh) {
     let rig = rig(sh, true, |c| c.run_timeout = Duration::from_millis(1500)).await;
     let l = rig.run_one("echo started; sleep 300").await;
@@ -499,6 +524,7 @@ per_shell!(
     unrelated_output_is_excluded,
     no_integration_is_completion_unavailable,
     insert_reports_inserted_and_runs_nothing,
+    insert_types_only_the_first_send,
     long_run_times_out_and_keeps_running,
     interactive_programs_are_reported,
     ctrl_c_reports_130_interrupted,

@@ -288,6 +288,9 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         let deadline = Instant::now() + self.config.run_timeout;
         let mut results = Vec::new();
         let mut stop: Option<Stop> = None;
+        // Insert leaves one command at the prompt for the user to edit: a
+        // second `send` would replace it, so it is not typed.
+        let mut inserted: Option<u64> = None;
         for (i, action) in choice.actions.iter().enumerate() {
             let number = i as u64 + 1;
             let mut progress = Progress {
@@ -295,9 +298,21 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
                 deadline,
             };
             let left = deadline.saturating_duration_since(Instant::now());
-            let event = match lifecycle::may_start(stop.as_ref(), left, self.config.run_timeout) {
-                Err(reason) => Event::Cancel { reason },
-                Ok(()) => {
+            let second_insert = match (mode, action, inserted) {
+                (ConfirmMode::Insert, Action::Send { .. }, Some(first)) => Some(first),
+                _ => None,
+            };
+            let event = match (
+                lifecycle::may_start(stop.as_ref(), left, self.config.run_timeout),
+                second_insert,
+            ) {
+                (Err(reason), _) => Event::Cancel { reason },
+                (Ok(()), Some(first)) => Event::Cancel {
+                    reason: format!(
+                        "not typed: Insert leaves one command at the prompt, and action {first} is waiting there"
+                    ),
+                },
+                (Ok(()), None) => {
                     let outcome = self.action(target, action, mode, &mut progress).await;
                     if matches!(progress.phase, Phase::Confirmed)
                         && let Some(pane) = sent_to(&outcome)
@@ -310,6 +325,9 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
                 }
             };
             let result = progress.settle(number, event);
+            if matches!(result.outcome, ActionOutcome::Inserted { .. }) && inserted.is_none() {
+                inserted = Some(number);
+            }
             if stop.is_none() {
                 stop = lifecycle::stops(number, &result.outcome);
             }
