@@ -5,6 +5,11 @@
 //! The socket lives in the private runtime dir (0700, checked with `lstat`),
 //! is made 0600, and every peer's uid must be ours (`SO_PEERCRED`). A peer
 //! that sends nothing within [`REQUEST_TIMEOUT`] is dropped.
+//!
+//! After `accepted` the connection's read side is watched: a CLI that hangs
+//! up (the agent killed it, e.g. its tool call timed out) while its card
+//! still waits makes the card stale ([`ProposalService::client_gone`]), so
+//! a Run pressed later cannot dispatch a command nobody would hear about.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -142,21 +147,50 @@ pub async fn serve_connection(service: ProposalService, mut stream: UnixStream) 
         }
     };
     tracing::debug!(status = line.status.as_str(), "proposal validated");
+    let id = line.proposal_id;
     if write(&mut stream, &ResponseLine::Validation(line))
         .await
         .is_err()
     {
+        if let Some(id) = id.filter(|_| rest.is_some()) {
+            service.client_gone(id);
+        }
         return;
     }
-    let Some(mut rest) = rest else {
+    let (Some(mut rest), Some(id)) = (rest, id) else {
         return;
     };
-    while let Some(line) = rest.recv().await {
-        if write(&mut stream, &line).await.is_err() {
-            return;
+    let (mut reader, mut writer) = stream.split();
+    loop {
+        tokio::select! {
+            next = rest.recv() => match next {
+                Some(line) => {
+                    if write(&mut writer, &line).await.is_err() {
+                        service.client_gone(id);
+                        return;
+                    }
+                }
+                None => break,
+            },
+            () = hung_up(&mut reader) => {
+                tracing::info!("proposal socket: the CLI hung up before its proposal ended");
+                service.client_gone(id);
+                return;
+            }
         }
     }
     let _ = stream.shutdown().await;
+}
+
+/// Returns once the peer closed its side (EOF or a read error); anything it
+/// sends after its request line is ignored. Cancel-safe.
+async fn hung_up(reader: &mut (impl AsyncReadExt + Unpin)) {
+    let mut buf = [0u8; 256];
+    while let Ok(n) = reader.read(&mut buf).await {
+        if n == 0 {
+            return;
+        }
+    }
 }
 
 /// Reads the one request line. `Err(None)`: the peer hung up or failed to
@@ -192,7 +226,10 @@ fn decode(frame: &[u8]) -> Result<ProposalRequest, ProtocolError> {
     Ok(request)
 }
 
-async fn write(stream: &mut UnixStream, line: &ResponseLine) -> std::io::Result<()> {
+async fn write(
+    stream: &mut (impl AsyncWriteExt + Unpin),
+    line: &ResponseLine,
+) -> std::io::Result<()> {
     let bytes = line
         .to_line()
         .map_err(|e| std::io::Error::other(e.to_string()))?;

@@ -10,6 +10,10 @@
 //! the same critical section that accepts the proposal, so a final line can
 //! never be lost between accept and registration; the connection task writes
 //! them in order after the validation line (see `server.rs`).
+//!
+//! A CLI that hangs up while its card still waits for the user (the agent
+//! gave up on the tool call) makes the card stale, like a superseded one,
+//! with [`CLIENT_GONE_REASON`]: nothing it confirms could report back.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -27,14 +31,22 @@ use super::machine::{Effect, Event, ProposalState, step};
 use super::preflight::{Preflight, preflight};
 use super::types::{ClaimError, Claimed, ProposalAccepted, TurnContext};
 
+/// Why a card went stale when its CLI disconnected before the user decided.
+pub const CLIENT_GONE_REASON: &str = "the agent stopped waiting for this proposal";
+
 /// What the card side hears from the proposal engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProposalEvent {
     /// Show a card for this proposal.
     Accepted(ProposalAccepted),
     /// The card ended (superseded, cancelled, timed out, session replaced,
-    /// unavailable, or confirmed): remove it.
-    Ended { id: ProposalId, status: FinalStatus },
+    /// unavailable, or confirmed): remove it. `reason` says more for the
+    /// user when the status alone does not (e.g. [`CLIENT_GONE_REASON`]).
+    Ended {
+        id: ProposalId,
+        status: FinalStatus,
+        reason: Option<String>,
+    },
 }
 
 /// A claimed proposal and the way back to its CLI for execution lines
@@ -228,6 +240,19 @@ impl ProposalService {
             .unwrap_or(Err(ClaimError::NotLive("no such card")))
     }
 
+    /// The CLI that sent proposal `id` hung up. A card still awaiting the
+    /// user ends `cancelled` with [`CLIENT_GONE_REASON`], so it can no
+    /// longer be confirmed; a proposal already decided is left alone.
+    pub fn client_gone(&self, id: ProposalId) {
+        let event = Event::CancelCard { proposal_id: id };
+        apply_as(
+            &mut self.lock(),
+            event,
+            Instant::now(),
+            Some(CLIENT_GONE_REASON),
+        );
+    }
+
     /// The user dismissed the card: final `cancelled`.
     pub fn cancel_card(&self, id: ProposalId) {
         self.step(Event::CancelCard { proposal_id: id }, Instant::now());
@@ -283,6 +308,11 @@ impl ProposalService {
 
 /// Steps the machine and carries out its effects, under the lock.
 fn apply(shared: &mut Shared, event: Event, now: Instant) -> Outcome {
+    apply_as(shared, event, now, None)
+}
+
+/// [`apply`], telling the card side `reason` for the cards it ends.
+fn apply_as(shared: &mut Shared, event: Event, now: Instant, reason: Option<&str>) -> Outcome {
     let Some(machine) = shared.machine.take() else {
         return Outcome::default();
     };
@@ -307,7 +337,11 @@ fn apply(shared: &mut Shared, event: Event, now: Instant) -> Outcome {
                     }
                 }
                 if let Some(ui) = &shared.ui {
-                    let _ = ui.send(ProposalEvent::Ended { id, status });
+                    let _ = ui.send(ProposalEvent::Ended {
+                        id,
+                        status,
+                        reason: reason.map(str::to_owned),
+                    });
                 }
             }
             Effect::Claimed(claimed) => {

@@ -87,11 +87,9 @@ fn card_event(event: ProposalEvent) -> DomainEvent {
             delegate_agent: p.turn.delegate_agent,
         })),
         // For a card the user decided on, the id is gone and the app ignores it.
-        ProposalEvent::Ended { id, status } => DomainEvent::ProposalResolved {
-            id,
-            status,
-            reason: None,
-        },
+        ProposalEvent::Ended { id, status, reason } => {
+            DomainEvent::ProposalResolved { id, status, reason }
+        }
     }
 }
 
@@ -231,5 +229,72 @@ impl Runtime {
         });
         self.cards.keep(task);
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::time::{Duration, Instant};
+
+    use wta_protocol::{FinalStatus, PaneId, ProposalRequest};
+
+    use super::card_event;
+    use crate::app::{AppState, Effect, Event, Key, KeyCode, update};
+    use crate::proposals::service::CLIENT_GONE_REASON;
+    use crate::proposals::{ProposalService, TurnContext};
+
+    const GOOD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"List","actions":[{"type":"send","input":"ls"}]}]}"#;
+
+    /// The engine's events, as the runtime hands them to the app.
+    fn feed(
+        state: &mut AppState,
+        rx: &mut tokio::sync::mpsc::UnboundedReceiver<crate::proposals::ProposalEvent>,
+        now: Instant,
+    ) {
+        while let Ok(event) = rx.try_recv() {
+            update(state, Event::Domain(card_event(event)), now);
+        }
+    }
+
+    #[test]
+    fn a_card_whose_cli_hung_up_shows_why_and_runs_nothing() {
+        let service = ProposalService::with_random_id().unwrap();
+        let mut rx = service.attach_ui();
+        let channel = service
+            .issue_turn(TurnContext::agent_turn(Some(PaneId::from_number(1)), None))
+            .unwrap();
+        let t0 = Instant::now();
+        let (line, _lines) = service
+            .validate(ProposalRequest::new(channel, GOOD), t0)
+            .unwrap();
+        let id = line.proposal_id.expect("accepted");
+        let mut state = AppState::new("demo");
+        feed(&mut state, &mut rx, t0);
+        assert!(state.proposals.front().is_some_and(|c| c.stale.is_none()));
+
+        service.client_gone(id);
+        feed(&mut state, &mut rx, t0);
+        let stale = state
+            .proposals
+            .front()
+            .and_then(|c| c.stale.clone())
+            .expect("the card stays, stale");
+        assert_eq!(stale.status, FinalStatus::Cancelled);
+        assert!(
+            stale.describe().contains(CLIENT_GONE_REASON),
+            "{}",
+            stale.describe()
+        );
+        let later = t0 + Duration::from_secs(1);
+        let effects = update(&mut state, Event::Key(Key::plain(KeyCode::Enter)), later);
+        assert!(
+            !effects
+                .iter()
+                .any(|e| matches!(e, Effect::ConfirmProposal { .. })),
+            "a stale card confirms nothing: {effects:?}"
+        );
+        assert!(service.confirm(id, 1).is_err());
     }
 }
