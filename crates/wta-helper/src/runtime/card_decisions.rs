@@ -49,9 +49,10 @@ impl Cards {
         for task in self.tasks.drain(..) {
             task.abort();
             // Returns once the task is dropped, with any watchers lock it held
-            // (a followed run holds it until the run ends). Known gap: an
-            // execution aborted while attaching to a pane it just opened
-            // leaves that new pane's pipe armed.
+            // (a followed run holds it until the run ends). Known gap: the
+            // watcher of a pane an `open_and_send` just opened is not in the
+            // executor's map until that action ends (attach, first prompt,
+            // followed command), so aborting then leaves that pane's pipe armed.
             let _ = task.await;
         }
         if let Some(executor) = self.executor.take() {
