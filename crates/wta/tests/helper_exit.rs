@@ -83,10 +83,10 @@ fn followed(l: &Launch, shell: &str) -> Watch {
     }
 }
 
-/// The shell pane has no pipe, no owner mark, no sink and no socket left.
-fn assert_released(l: &Launch, shell: &str, watch: &Watch) {
-    wait_until("pipe-pane is off on the shell pane", RELEASED, || {
-        l.tmux.display(shell, "#{pane_pipe}") == "0"
+/// `pane` has no pipe, no owner mark, no sink and no socket left.
+fn assert_released(l: &Launch, pane: &str, watch: &Watch) {
+    wait_until(&format!("pipe-pane is off on {pane}"), RELEASED, || {
+        l.tmux.display(pane, "#{pane_pipe}") == "0"
     })
     .unwrap();
     wait_until("the pipe-sink process is gone", RELEASED, || {
@@ -98,11 +98,7 @@ fn assert_released(l: &Launch, shell: &str, watch: &Watch) {
         !watch.socket.exists()
     })
     .unwrap();
-    assert_eq!(
-        l.tmux.display(shell, "#{@wta_pipe}"),
-        "",
-        "owner mark unset"
-    );
+    assert_eq!(l.tmux.display(pane, "#{@wta_pipe}"), "", "owner mark unset");
     assert_eq!(sink_of(&watch.socket.to_string_lossy()), None);
 }
 
@@ -188,4 +184,39 @@ fn closing_while_a_confirmed_command_runs_stops_the_watcher() {
         "sleep",
         "the user's command is left running"
     );
+}
+
+/// A panel an `open_and_send` opened is followed by that action until its
+/// command ends; closing the agent pane meanwhile still stops its watcher.
+#[test]
+fn closing_while_an_opened_panel_runs_its_command_stops_that_watcher() {
+    let mut l = Launch::new();
+    let (shell, agent, watch) = up(&mut l);
+    let payload = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Sleep in a panel","actions":[{"type":"open_and_send","target":"panel","input":"sleep 30","delegate":false}]}]}"#;
+    l.say(&agent, &format!("propose {payload}"));
+    l.tmux.wait_for_text(&agent, " Run ", T);
+    let shown = std::time::Instant::now();
+    wait_until("the card accepts keys", T, || {
+        shown.elapsed() > PERMISSION_GRACE * 2
+    })
+    .unwrap();
+    l.tmux.tmux(&["send-keys", "-t", &agent, "Enter"]);
+    let panel = wait_for_value("sleep runs in a new panel", T, || {
+        let panes = l.tmux.tmux(&[
+            "list-panes",
+            "-t",
+            &shell,
+            "-F",
+            "#{pane_id} #{pane_current_command}",
+        ]);
+        panes.lines().find_map(|line| {
+            let (id, command) = line.split_once(' ')?;
+            (id != shell && id != agent && command == "sleep").then(|| id.to_owned())
+        })
+    })
+    .unwrap_or_else(|e| panic!("{e}:\n{}", l.tmux.capture(&agent)));
+    let panel_watch = followed(&l, &panel);
+    l.pane(&["close", "--pane", &shell]);
+    assert_released(&l, &shell, &watch);
+    assert_released(&l, &panel, &panel_watch);
 }

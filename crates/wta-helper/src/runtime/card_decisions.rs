@@ -10,13 +10,19 @@
 //! Timeouts and output bounds come from `[execution]` in the config file.
 //!
 //! When the helper exits, [`Runtime::shutdown`] aborts the executor's tasks
-//! in flight (a followed run holds the watchers) and stops every watcher.
+//! in flight (a followed run holds the watchers) and stops every watcher;
+//! once the async runtime is gone, [`Runtime::release_leftover_pipes`]
+//! turns off the pipes of panes an aborted action was still working on.
+//! Watcher sockets live in a directory of this helper's own
+//! ([`Runtime::watch_dir`]), so its pipes are told apart from other helpers'.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::task::JoinHandle;
+use wta_host::tmux::Cmd;
 use wta_host::{TerminalHost, TmuxHost};
-use wta_shell::{TmuxTarget, TrackerConfig, WatchOptions};
+use wta_shell::{PIPE_OWNER_OPTION, TmuxTarget, TrackerConfig, WatchOptions};
 
 use super::engine::{Done, Runtime};
 use crate::app::{AcceptedProposal, DomainEvent, Effect};
@@ -49,10 +55,10 @@ impl Cards {
         for task in self.tasks.drain(..) {
             task.abort();
             // Returns once the task is dropped, with any watchers lock it held
-            // (a followed run holds it until the run ends). Known gap: the
-            // watcher of a pane an `open_and_send` just opened is not in the
-            // executor's map until that action ends (attach, first prompt,
-            // followed command), so aborting then leaves that pane's pipe armed.
+            // (a followed run holds it until the run ends). The watcher of a
+            // pane an `open_and_send` opened is not in the executor's map
+            // until that action ends: its pipe is left to
+            // `release_leftover_pipes`.
             let _ = task.await;
         }
         if let Some(executor) = self.executor.take() {
@@ -104,7 +110,7 @@ fn executor_for(
     let exe = std::env::current_exe().ok()?;
     let watch = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
-        runtime_dir: runtime_dir().join("watch"),
+        runtime_dir: Runtime::watch_dir(),
         config: TrackerConfig::default(),
     };
     let shell = wta_shell::user_shell();
@@ -138,6 +144,15 @@ fn executor_for(
         },
     });
     Some((Executor::new(Arc::new(host.clone()), config), warning))
+}
+
+/// The panes in `list-panes -F '#{pane_id}<US>#{@wta_pipe}'` output whose
+/// pipe is owned by a socket in `dir`.
+fn ours<'a>(listing: &'a str, dir: &'a Path) -> impl Iterator<Item = &'a str> + 'a {
+    listing.lines().filter_map(move |line| {
+        let (pane, owner) = line.split_once('\u{1f}')?;
+        (!owner.is_empty() && Path::new(owner).starts_with(dir)).then_some(pane)
+    })
 }
 
 impl Runtime {
@@ -187,6 +202,39 @@ impl Runtime {
     /// with a timeout: it talks to tmux.
     pub async fn shutdown(&mut self) {
         self.cards.shutdown().await;
+    }
+
+    /// This helper's watcher sockets: a directory of its own under the
+    /// shared watch dir, so a pipe whose owner mark points inside it is
+    /// this helper's (a reused pid only finds the pipes a dead helper left).
+    pub fn watch_dir() -> PathBuf {
+        runtime_dir()
+            .join("watch")
+            .join(format!("helper-{}", std::process::id()))
+    }
+
+    /// The last step of the helper's exit, after [`Runtime::shutdown`] and
+    /// once the async runtime is shut down (no watcher task is left to arm
+    /// a pipe again): turns off every pipe on this tmux server whose owner
+    /// mark is a socket in [`Runtime::watch_dir`] (a pane an action was
+    /// still working on), so its sink sees EOF, and removes the directory.
+    /// Blocking: tmux calls only.
+    pub fn release_leftover_pipes() {
+        let dir = Self::watch_dir();
+        if let Ok(host) = TmuxHost::discover(None, None) {
+            let format = format!("#{{pane_id}}\u{1f}#{{{PIPE_OWNER_OPTION}}}");
+            let listed = host.run(&Cmd::new("list-panes").args(["-a", "-F", &format]));
+            for pane in listed.iter().flat_map(|out| ours(out, &dir)) {
+                let off = Cmd::new("pipe-pane")
+                    .args(["-t", pane])
+                    .then("set-option")
+                    .args(["-p", "-u", "-t", pane, PIPE_OWNER_OPTION]);
+                if let Err(err) = host.run(&off) {
+                    tracing::debug!("turning off the pipe of {pane}: {err}");
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Hands a card decision to the proposal engine, then to the executor.
@@ -257,6 +305,19 @@ mod tests {
         while let Ok(event) = rx.try_recv() {
             update(state, Event::Domain(card_event(event)), now);
         }
+    }
+
+    #[test]
+    fn leftover_pipes_are_only_those_owned_inside_this_helpers_dir() {
+        let dir = std::path::Path::new("/run/wta/watch/helper-12");
+        let listing = "%1\u{1f}/run/wta/watch/helper-12/pipe-1-a.sock\n\
+                       %2\u{1f}/run/wta/watch/helper-123/pipe-2-b.sock\n\
+                       %3\u{1f}\n\
+                       %4\u{1f}/run/wta/watch/pipe-4-c.sock\n\
+                       %5\u{1f}/run/wta/watch/helper-12/pipe-5-d.sock\n\
+                       garbage";
+        let panes: Vec<&str> = super::ours(listing, dir).collect();
+        assert_eq!(panes, ["%1", "%5"]);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use clap::Args;
 use wta_agent::wire::ClientKind;
 use wta_helper::connection::ConnectOptions;
 use wta_helper::driver::{DriverExit, run_headless};
-use wta_helper::runtime::RuntimeConfig;
+use wta_helper::runtime::{Runtime, RuntimeConfig};
 use wta_protocol::{PaneId, WindowId};
 
 /// Options of the helper role.
@@ -38,6 +38,9 @@ pub struct HelperArgs {
     #[arg(long, requires = "connect_master", hide = true)]
     pub auto_approve_tools: bool,
 }
+
+/// How long the exiting helper waits for its async runtime to wind down.
+const RUNTIME_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Exit status when the master went away.
 const MASTER_CLOSED: u8 = 3;
@@ -71,8 +74,11 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     if !args.headless {
         let code = interactive(&runtime, options, cwd, args.auto_approve_tools);
-        // Background tasks (tmux probes, the terminal reader) must not delay the exit.
-        runtime.shutdown_background();
+        // Background tasks (tmux probes, the terminal reader) may delay the
+        // exit by this much at most; the watcher tasks are dropped by then.
+        runtime.shutdown_timeout(RUNTIME_GRACE);
+        // So no task can arm a pipe again: release what an action left.
+        Runtime::release_leftover_pipes();
         return code;
     }
     let result = runtime.block_on(run_headless(
