@@ -142,17 +142,25 @@ fn interactive(
         Ok(tui::LoopExit::Quit) => ExitCode::SUCCESS,
         Ok(tui::LoopExit::MasterClosed) => {
             tracing::info!("master closed the connection; helper exits");
-            eprintln!("{MASTER_CLOSED_MESSAGE}");
+            say(MASTER_CLOSED_MESSAGE);
             ExitCode::from(MASTER_CLOSED)
         }
         Ok(tui::LoopExit::Unreachable(why)) => {
-            eprintln!("wta: {why}");
+            say(&format!("wta: {why}"));
             ExitCode::from(1)
         }
         Err(err) => {
             tracing::error!("agent pane failed: {err:#}");
-            eprintln!("wta: {err:#}");
+            say(&format!("wta: {err:#}"));
             ExitCode::from(1)
         }
     }
+}
+
+/// One line on stderr, never a panic: when the agent pane was killed its
+/// terminal is gone, and `eprintln!` would panic before the exit cleanup
+/// (releasing the pipes this helper left on panes) could run.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
