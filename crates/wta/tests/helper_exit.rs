@@ -116,51 +116,51 @@ fn pane_gone(l: &Launch, pane: &str) -> bool {
         .is_none_or(|id| id.trim() != pane)
 }
 
-#[test]
-fn pane_close_stops_the_watcher_on_the_shell_pane() {
+/// Opens an agent pane beside a shell, ends its helper with `end(launch,
+/// shell, agent, helper pid)`, then checks the shell pane's watcher is
+/// released, the helper is gone and so is its pane.
+fn ending_the_helper_releases_the_shell(end: impl FnOnce(&Launch, &str, &str, i32)) {
     let mut l = Launch::new();
     let (shell, agent, watch) = up(&mut l);
     let helper = l.pane_pid(&agent);
-    l.pane(&["close", "--pane", &shell]);
+    end(&l, &shell, &agent, helper);
     assert_released(&l, &shell, &watch);
     wait_until("the helper exits", T, || !alive(helper)).unwrap();
+    wait_until("the agent pane closes", T, || pane_gone(&l, &agent)).unwrap();
+}
+
+#[test]
+fn pane_close_stops_the_watcher_on_the_shell_pane() {
+    ending_the_helper_releases_the_shell(|l, shell, _, _| {
+        l.pane(&["close", "--pane", shell]);
+    });
 }
 
 #[test]
 fn killing_the_agent_pane_stops_the_watcher_on_the_shell_pane() {
-    let mut l = Launch::new();
-    let (shell, agent, watch) = up(&mut l);
-    let helper = l.pane_pid(&agent);
-    l.tmux.tmux(&["kill-pane", "-t", &agent]);
-    assert_released(&l, &shell, &watch);
-    wait_until("the helper exits", T, || !alive(helper)).unwrap();
+    ending_the_helper_releases_the_shell(|l, _, agent, _| {
+        l.tmux.tmux(&["kill-pane", "-t", agent]);
+    });
 }
 
 #[test]
 fn sigterm_to_the_helper_stops_the_watcher_on_the_shell_pane() {
-    let mut l = Launch::new();
-    let (shell, agent, watch) = up(&mut l);
-    let helper = l.pane_pid(&agent);
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(helper),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
-    assert_released(&l, &shell, &watch);
-    wait_until("the agent pane closes", T, || pane_gone(&l, &agent)).unwrap();
+    ending_the_helper_releases_the_shell(|_, _, _, helper| {
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(helper),
+            nix::sys::signal::Signal::SIGTERM,
+        )
+        .unwrap();
+    });
 }
 
 #[test]
 fn the_master_going_away_stops_the_watcher_on_the_shell_pane() {
-    let mut l = Launch::new();
-    let (shell, agent, watch) = up(&mut l);
-    stop_master(l.master_lock.as_ref().unwrap());
-    assert_released(&l, &shell, &watch);
-    wait_until("the agent pane closes", T, || pane_gone(&l, &agent)).unwrap();
+    ending_the_helper_releases_the_shell(|l, _, _, _| {
+        stop_master(l.master_lock.as_ref().unwrap());
+    });
 }
 
-/// A confirmed command being followed holds the executor's watchers; the
-/// exiting helper still stops the watcher (the command keeps running).
 #[test]
 fn closing_while_a_confirmed_command_runs_stops_the_watcher() {
     let mut l = Launch::new();
