@@ -76,6 +76,22 @@ fn up_opens_an_integrated_shell_and_a_working_agent_pane() {
     assert_eq!(again["created"], false);
     assert_eq!(again["agent_pane"], agent);
     assert_eq!(again["shell_pane"], shell);
+    // Asked for another agent, it reports the one the reused pane runs and
+    // says how to switch.
+    let out = l.wta(&[
+        "up",
+        "--detach",
+        "--json",
+        "--agent",
+        "demo",
+        "--session",
+        "work",
+    ]);
+    assert!(out.status.success());
+    let reused: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(reused["agent"], "custom:test", "{reused}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/agent demo"), "{stderr}");
 }
 
 /// Issue 3 item 8 for `wta up`: the shell starts behind a readiness gate that

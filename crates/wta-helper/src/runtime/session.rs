@@ -132,6 +132,7 @@ impl Runtime {
             self.close_session(old);
         }
         self.agent = agent;
+        self.announce_agent();
         self.session = Some(facts.session_id);
         self.model_control = facts.model_control;
         self.config_ids = map::config_options(reply.get("configOptions"))
@@ -149,6 +150,20 @@ impl Runtime {
             events.extend(self.send_prompt(text));
         }
         events
+    }
+
+    /// Names the session's agent on this pane (`@wta_agent`), so `wta up`
+    /// reports what a reused agent pane really runs.
+    fn announce_agent(&self) {
+        let (Some(host), Some(pane)) = (self.host.clone(), self.config.own_pane.clone()) else {
+            return;
+        };
+        let agent = self.agent.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(err) = host.set_pane_option(&pane, wta_agent::PANE_AGENT_OPTION, &agent) {
+                tracing::debug!("naming the agent on {pane}: {err}");
+            }
+        });
     }
 
     /// `session/close` for a replaced session, when the agent supports it.

@@ -193,11 +193,30 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let outcome = outcome?;
-    let agent_pane = match &outcome {
-        agent_pane::Outcome::Opened(p)
-        | agent_pane::Outcome::Focused(p)
-        | agent_pane::Outcome::Restored(p) => p.clone(),
+    let (agent_pane, reused) = match &outcome {
+        agent_pane::Outcome::Opened(p) => (p.clone(), false),
+        agent_pane::Outcome::Focused(p) | agent_pane::Outcome::Restored(p) => (p.clone(), true),
         other => anyhow::bail!("unexpected launcher outcome {other:?}"),
+    };
+    // A reused agent pane keeps its agent: report that one, and say how to
+    // switch when another was asked for.
+    let running = reused
+        .then(|| {
+            host.pane_option(&agent_pane, wta_agent::PANE_AGENT_OPTION)
+                .ok()
+        })
+        .flatten()
+        .filter(|a| !a.is_empty());
+    let agent = match running {
+        Some(running) if running != agent => {
+            if args.open.agent.is_some() {
+                eprintln!(
+                    "wta: the agent pane {agent_pane} already runs {running}; type `/agent {agent}` in it to switch"
+                );
+            }
+            running
+        }
+        _ => agent,
     };
     let summary = Up {
         session: args.session.clone(),
