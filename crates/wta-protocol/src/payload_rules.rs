@@ -48,11 +48,8 @@ const CWD: TextRule = TextRule {
     lines: Lines::One,
     may_be_empty: false,
 };
-const TAB_TITLE: TextRule = TextRule {
-    max: MAX_TITLE_CHARS,
-    lines: Lines::One,
-    may_be_empty: false,
-};
+/// A tab title follows the same rule as a choice title.
+const TAB_TITLE: TextRule = TITLE;
 
 impl ProposalPayload {
     /// Checks every schema-v1 rule; the first violation wins.

@@ -76,16 +76,7 @@ impl RawHelper {
 
     /// Reads lines until the response to `id`; returns (response, messages before it).
     pub fn response(&mut self, id: impl Into<Value>, timeout: Duration) -> (Value, Vec<Value>) {
-        let id: Value = id.into();
-        let deadline = Instant::now() + timeout;
-        let mut before = Vec::new();
-        loop {
-            let msg = self.next_before(deadline, &format!("a response to request {id}"));
-            if msg.get("method").is_none() && msg["id"] == id {
-                return (msg, before);
-            }
-            before.push(msg);
-        }
+        self.until_response(id.into(), timeout, None)
     }
 
     /// Like [`Self::response`], answering every request the master forwards
@@ -96,7 +87,15 @@ impl RawHelper {
         timeout: Duration,
         mut answer: impl FnMut(&Value) -> Value,
     ) -> (Value, Vec<Value>) {
-        let id: Value = id.into();
+        self.until_response(id.into(), timeout, Some(&mut answer))
+    }
+
+    fn until_response(
+        &mut self,
+        id: Value,
+        timeout: Duration,
+        mut answer: Option<&mut dyn FnMut(&Value) -> Value>,
+    ) -> (Value, Vec<Value>) {
         let deadline = Instant::now() + timeout;
         let mut before = Vec::new();
         loop {
@@ -104,7 +103,10 @@ impl RawHelper {
             if msg.get("method").is_none() && msg["id"] == id {
                 return (msg, before);
             }
-            if msg.get("method").is_some() && msg.get("id").is_some() {
+            if let Some(answer) = answer.as_mut()
+                && msg.get("method").is_some()
+                && msg.get("id").is_some()
+            {
                 let result = answer(&msg);
                 self.write(&json!({"jsonrpc": "2.0", "id": msg["id"], "result": result}));
             }
