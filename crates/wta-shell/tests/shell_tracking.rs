@@ -114,19 +114,7 @@ async fn open(shell: Shell, config: TrackerConfig, integrate: bool) -> Pane {
     let argv_ref: Vec<&str> = argv.iter().map(String::as_str).collect();
     let gate = format!("wta-go-{}", std::process::id());
     let cmd = gated_command(&gate, &argv_ref);
-    let pane = server
-        .tmux(&[
-            "new-window",
-            "-d",
-            "-P",
-            "-F",
-            "#{pane_id}",
-            "-c",
-            &dir.path().to_string_lossy(),
-            &cmd,
-        ])
-        .trim()
-        .to_owned();
+    let pane = server.new_window_in(dir.path(), &cmd);
     let watcher = attach(&server, &pane, sink_argv(), dir.path().join("rt"), config)
         .await
         .unwrap();

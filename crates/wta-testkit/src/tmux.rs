@@ -149,6 +149,23 @@ impl TmuxServer {
             .to_owned()
     }
 
+    /// [`TmuxServer::new_window`] with `cwd` as the working directory.
+    pub fn new_window_in(&self, cwd: &Path, command: &str) -> String {
+        let cwd = cwd.to_string_lossy();
+        self.tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-c",
+            &cwd,
+            command,
+        ])
+        .trim()
+        .to_owned()
+    }
+
     /// `capture-pane -p -J` of `pane`, trailing blank lines removed.
     pub fn capture(&self, pane: &str) -> String {
         let text = self

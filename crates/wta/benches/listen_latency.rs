@@ -11,11 +11,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use support::integrated_bash_window;
 use wta_testkit::{TmuxServer, wait_until};
 
 const WTA: &str = env!("CARGO_BIN_EXE_wta");
@@ -37,22 +41,8 @@ fn main() {
         .unwrap_or(100);
     let server = TmuxServer::start();
     let dir = tempfile::tempdir().unwrap();
-    let script = Command::new(WTA)
-        .args(["shell-integration", "bash"])
-        .output()
-        .unwrap()
-        .stdout;
-    let rc = dir.path().join("bashrc");
-    let mut content = b"PS1='$ '\n".to_vec();
-    content.extend_from_slice(&script);
-    std::fs::write(&rc, content).unwrap();
     let gate = "wta-bench-gate";
-    let rc = rc.to_string_lossy().into_owned();
-    let cmd = wta_shell::gated_command(gate, &["bash", "--noprofile", "--rcfile", &rc, "-i"]);
-    let pane = server
-        .tmux(&["new-window", "-P", "-F", "#{pane_id}", &cmd])
-        .trim()
-        .to_owned();
+    let pane = integrated_bash_window(&server, dir.path(), gate);
     let socket = server.socket().to_string_lossy().into_owned();
 
     let mut listen = Command::new(WTA)

@@ -55,10 +55,7 @@ fn list_commands_have_stable_json() {
 #[test]
 fn list_panes_defaults_to_the_callers_window_not_the_first() {
     let server = TmuxServer::start();
-    let second = server
-        .tmux(&["new-window", "-d", "-P", "-F", "#{pane_id}", "bash --norc"])
-        .trim()
-        .to_owned();
+    let second = server.new_window("bash --norc");
     let third = server
         .tmux(&[
             "split-window",
@@ -316,10 +313,7 @@ fn capture_pane_joins_wrapped_lines_and_limits_lines() {
 #[test]
 fn info_and_active_pane_inside_tmux_name_the_caller() {
     let server = TmuxServer::start();
-    let other = server
-        .tmux(&["new-window", "-d", "-P", "-F", "#{pane_id}", "bash --norc"])
-        .trim()
-        .to_owned();
+    let other = server.new_window("bash --norc");
     let info = ok_json(wta_in_pane(&server, &other, &["info", "--json"]));
     assert_eq!(info["pane"], other.as_str());
     assert_eq!(info["window"], "@1");

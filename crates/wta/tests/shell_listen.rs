@@ -1,11 +1,14 @@
 //! `wta shell-integration`, `wta listen` and `wta capture-pane --last-command`
 //! end to end: the real binary on a private tmux server with real bash.
 
+mod support;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use support::integrated_bash_window;
 use wta_testkit::{TmuxServer, wait_for_value};
 
 const T: Duration = Duration::from_secs(15);
@@ -43,21 +46,8 @@ fn shell_integration_prints_scripts_and_help_gives_rc_lines() {
 fn listen_reports_commands_and_records_the_last_one() {
     let server = TmuxServer::start();
     let dir = tempfile::tempdir().unwrap();
-    let script = wta()
-        .args(["shell-integration", "bash"])
-        .output()
-        .unwrap()
-        .stdout;
-    let rc = dir.path().join("bashrc");
-    let mut content = b"PS1='$ '\n".to_vec();
-    content.extend_from_slice(&script);
-    std::fs::write(&rc, content).unwrap();
     let gate = "wta-listen-gate";
-    let cmd = wta_shell::gated_command(gate, &["bash", "--rcfile", &rc.to_string_lossy(), "-i"]);
-    let pane = server
-        .tmux(&["new-window", "-d", "-P", "-F", "#{pane_id}", &cmd])
-        .trim()
-        .to_owned();
+    let pane = integrated_bash_window(&server, dir.path(), gate);
     let socket = server.socket().to_string_lossy().into_owned();
 
     let none = wta()

@@ -64,18 +64,7 @@ impl Pane {
     /// A second agent pane on the same master and tmux server, beside
     /// `target` (a new shell pane is made when `None`); returns its pane id.
     pub fn add_helper(&self, agent: &str, extra: &[&str]) -> String {
-        let target = self
-            .tmux
-            .tmux(&[
-                "new-window",
-                "-d",
-                "-P",
-                "-F",
-                "#{pane_id}",
-                "bash --norc --noprofile",
-            ])
-            .trim()
-            .to_owned();
+        let target = self.tmux.new_window("bash --norc --noprofile");
         split_helper(&self.env, &self.tmux, &target, agent, extra)
     }
 

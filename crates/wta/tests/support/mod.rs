@@ -102,3 +102,22 @@ pub fn assert_golden(name: &str, value: &Value) {
     });
     assert_eq!(actual, expected, "golden {name} differs");
 }
+
+/// A window on `server` running an interactive bash (prompt `$ `) with WTA's
+/// shell integration from `wta shell-integration bash`, its rc file in
+/// `dir`, held behind the readiness gate `gate` until someone releases it
+/// (a watcher attaching, or `tmux wait-for -S gate`). Returns its pane.
+pub fn integrated_bash_window(server: &TmuxServer, dir: &Path, gate: &str) -> String {
+    let script = Command::new(wta_bin())
+        .args(["shell-integration", "bash"])
+        .output()
+        .unwrap()
+        .stdout;
+    let rc = dir.join("bashrc");
+    let mut content = b"PS1='$ '\n".to_vec();
+    content.extend_from_slice(&script);
+    std::fs::write(&rc, content).unwrap();
+    let rc = rc.to_string_lossy().into_owned();
+    let cmd = wta_shell::gated_command(gate, &["bash", "--noprofile", "--rcfile", &rc, "-i"]);
+    server.new_window(&cmd)
+}
