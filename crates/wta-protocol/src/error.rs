@@ -52,8 +52,19 @@ pub enum ProtocolError {
         max: usize,
     },
 
-    #[error("{field} contains a control character ({what}); it would not show on the card")]
-    ControlCharacter { field: String, what: &'static str },
+    /// A character the card cannot show as what it types (`position` is
+    /// 1-based, in characters).
+    #[error(
+        "{field} contains U+{code:04X} ({name}) at character {position}; {fix}: \
+         the card must show every character that will be typed"
+    )]
+    ControlCharacter {
+        field: String,
+        code: u32,
+        name: &'static str,
+        position: usize,
+        fix: &'static str,
+    },
 
     #[error("an autofix proposal must have exactly one choice with exactly one send action")]
     AutofixShape,

@@ -4,7 +4,7 @@
 //! Every level denies unknown fields. The payload can never name a session,
 //! helper, window, tab or pane: the trusted target comes from the turn.
 //! [`parse_payload`] checks the raw size first, then the shape (serde), then
-//! the rules in `payload_rules` (counts, lengths, control characters,
+//! the rules in `payload_rules` (counts, lengths, forbidden characters,
 //! autofix shape), and returns the first problem as a readable error.
 
 use serde::{Deserialize, Serialize};

@@ -178,18 +178,18 @@ fn every_rule_has_a_specific_message() {
                 &["choices", "0", "actions", "0", "input"],
                 json!("ls\u{1b}[2J"),
             ),
-            "choice 1 action 1 (send) input contains a control character (escape); it would not show on the card",
+            "choice 1 action 1 (send) input contains U+001B (ESC) at character 3; remove it: the card must show every character that will be typed",
         ),
         (
             set(&["choices", "0", "title"], json!("a\nb")),
-            "choice 1 title contains a control character (line break); it would not show on the card",
+            "choice 1 title contains U+000A (LF) at character 2; keep this field on one line: the card must show every character that will be typed",
         ),
         (
             set(
                 &["choices", "0", "actions", "0"],
                 json!({"type":"open","target":"tab","cwd":"/a\rb"}),
             ),
-            "choice 1 action 1 (open) cwd contains a control character (carriage return); it would not show on the card",
+            "choice 1 action 1 (open) cwd contains U+000D (CR) at character 3; keep this field on one line: the card must show every character that will be typed",
         ),
         (
             set(&["origin"], json!("autofix_agent")),
@@ -232,6 +232,138 @@ fn every_rule_has_a_specific_message() {
             (ValidationStatus::InvalidSchema, true)
         );
     }
+}
+
+/// The card must show every character that will be typed: control and
+/// invisible characters are refused in every text field, with a reason that
+/// names the field, the character and its position, and says what to do.
+#[test]
+fn control_and_invisible_characters_are_refused_with_a_fix() {
+    let with_actions = |actions: Value| {
+        let mut v = base();
+        v["choices"][0]["actions"] = actions;
+        v
+    };
+    let tail = "the card must show every character that will be typed";
+    let cases: Vec<(Value, String)> = vec![
+        (
+            with_actions(json!([{"type":"send","input":"git st\tus"}])),
+            format!(
+                "choice 1 action 1 (send) input contains U+0009 (TAB) at character 7; \
+                 use spaces, or a real newline to start a line: {tail}"
+            ),
+        ),
+        (
+            with_actions(json!([{"type":"send","input":"ls"},
+                {"type":"open_and_send","target":"tab","input":"make\r\nmake install","delegate":false}])),
+            format!(
+                "choice 1 action 2 (open_and_send) input contains U+000D (CR) at character 5; \
+                 end lines with a real newline (\\n) only: {tail}"
+            ),
+        ),
+        (
+            with_actions(json!([{"type":"send","input":"echo 1\u{2028}rm -rf ~"}])),
+            format!(
+                "choice 1 action 1 (send) input contains U+2028 (LINE SEPARATOR) at character 7; \
+                 use a real newline (\\n) instead: {tail}"
+            ),
+        ),
+        (
+            with_actions(json!([{"type":"send","input":"cat \u{9b}31m"}])),
+            format!(
+                "choice 1 action 1 (send) input contains U+009B (C1 control) at character 5; \
+                 remove it: {tail}"
+            ),
+        ),
+        (
+            with_actions(json!([{"type":"send","input":"ls \u{200b}-la"}])),
+            format!(
+                "choice 1 action 1 (send) input contains U+200B (ZERO WIDTH SPACE) at character 4; \
+                 remove it: {tail}"
+            ),
+        ),
+        (
+            with_actions(json!([{"type":"open","target":"tab","title":"logs\u{202e}gol"}])),
+            format!(
+                "choice 1 action 1 (open) title contains U+202E (RIGHT-TO-LEFT OVERRIDE) at character 5; \
+                 remove it: {tail}"
+            ),
+        ),
+        (
+            with_actions(json!([{"type":"open","target":"tab","title":"a\tb"}])),
+            format!(
+                "choice 1 action 1 (open) title contains U+0009 (TAB) at character 2; use spaces: {tail}"
+            ),
+        ),
+        (
+            with_actions(
+                json!([{"type":"open_and_send","target":"panel","input":"make",
+                "delegate":false,"cwd":"/src/\u{feff}x"}]),
+            ),
+            format!(
+                "choice 1 action 1 (open_and_send) cwd contains U+FEFF (ZERO WIDTH NO-BREAK SPACE) \
+                 at character 6; remove it: {tail}"
+            ),
+        ),
+        (
+            with_actions(json!([{"type":"open","target":"panel","cwd":"/src\nx"}])),
+            format!(
+                "choice 1 action 1 (open) cwd contains U+000A (LF) at character 5; \
+                 keep this field on one line: {tail}"
+            ),
+        ),
+        (
+            {
+                let mut v = base();
+                v["choices"][0]["rationale"] = json!("First line.\n\tIndented.");
+                v
+            },
+            format!(
+                "choice 1 rationale contains U+0009 (TAB) at character 13; \
+                 use spaces, or a real newline to start a line: {tail}"
+            ),
+        ),
+        (
+            {
+                let mut v = base();
+                v["choices"][0]["title"] = json!("Run \u{2066}tests");
+                v
+            },
+            format!(
+                "choice 1 title contains U+2066 (LEFT-TO-RIGHT ISOLATE) at character 5; remove it: {tail}"
+            ),
+        ),
+    ];
+    for (v, want) in cases {
+        let err = parse(&v).unwrap_err();
+        assert_eq!(err.to_string(), want);
+        assert_eq!(
+            err.validation_answer(),
+            (ValidationStatus::InvalidSchema, true),
+            "the agent can send a corrected payload"
+        );
+    }
+    // The same rules hold for the MCP flat forms.
+    let msg = mcp(json!({"type":"send","title":"t","input":"ls\t"}))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("input contains U+0009 (TAB) at character 3"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn newlines_and_visible_unicode_are_accepted_where_lines_are_allowed() {
+    let mut v = base();
+    v["choices"][0]["rationale"] = json!("Two steps:\n1. build\n2. test ✓");
+    v["choices"][0]["title"] = json!("Build 世界 🦀 e\u{301}");
+    v["choices"][0]["actions"] = json!([
+        {"type":"send","input":"cargo build &&\n  cargo test -- --nocapture 'naïve ❤\u{fe0f}'"},
+        {"type":"open","target":"tab","title":"日本語 logs","cwd":"/home/ada/src/ü"},
+    ]);
+    let p = parse(&v).unwrap();
+    assert_eq!(p.choices[0].actions.len(), 2);
 }
 
 #[test]

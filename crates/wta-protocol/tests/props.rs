@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use wta_protocol::limits::MAX_PAYLOAD_BYTES;
 use wta_protocol::{
-    Channel, FrameReader, HelperId, Invocation, ProposalPayload, ProposalRequest, ResponseLine,
-    TurnNonce, build_invocation, classify_invocation, extract_command, parse_payload,
+    Channel, FrameReader, HelperId, Invocation, ProposalPayload, ProposalRequest, ProtocolError,
+    ResponseLine, TurnNonce, build_invocation, classify_invocation, extract_command, parse_payload,
 };
 
 fn channel_strategy() -> impl Strategy<Value = Channel> {
@@ -114,6 +114,91 @@ fn valid_payload() -> impl Strategy<Value = Value> {
             json!({"schema_version":1,"origin":"terminal_agent","recommended_choice":recommended,"choices":choices})
         })
     })
+}
+
+/// Characters the card could not show as what runs, written out here
+/// independently of the rules: C0 but `\n`, DEL, C1, line/paragraph
+/// separators, bidi embeddings/overrides/isolates, zero-width characters and
+/// marks, the BOM, and samples of the rest of Unicode Cf and the invisible
+/// fillers.
+fn refused_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        (0u32..=0x1f).prop_filter("newline is allowed", |c| *c != 0x0a),
+        Just(0x7f),
+        0x80u32..=0x9f,
+        prop_oneof![Just(0x2028), Just(0x2029)],
+        0x202au32..=0x202e,
+        0x2066u32..=0x2069,
+        0x200bu32..=0x200f,
+        prop_oneof![
+            Just(0xfeff),
+            Just(0xad),
+            Just(0x2060),
+            Just(0x2064),
+            Just(0x61c)
+        ],
+        prop_oneof![Just(0xe0001), 0xe0020u32..=0xe007f, 0xfff9u32..=0xfffb],
+        prop_oneof![Just(0x3164), Just(0x115f), Just(0xffa0), Just(0x34f)],
+    ]
+    .prop_map(|c| char::from_u32(c).unwrap())
+}
+
+/// Visible text: printable ASCII, accents, wide characters, emoji with a
+/// variation selector, combining marks, right-to-left letters.
+fn shown_text(max: usize) -> impl Strategy<Value = String> {
+    let c = prop_oneof![
+        8 => (0x20u8..=0x7e).prop_map(char::from),
+        1 => Just('é'),
+        1 => Just('世'),
+        1 => Just('🦀'),
+        1 => Just('\u{301}'),
+        1 => Just('\u{fe0f}'),
+        1 => Just('א'),
+        1 => Just('\u{a0}'),
+    ];
+    proptest::collection::vec(c, 0..max).prop_map(|v| v.into_iter().collect())
+}
+
+/// Which text field a string goes into, and whether it may hold `\n`.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Input,
+    Rationale,
+    Title,
+    TabTitle,
+    Cwd,
+}
+
+impl Field {
+    fn multi_line(self) -> bool {
+        matches!(self, Field::Input | Field::Rationale)
+    }
+
+    fn payload(self, text: &str) -> Value {
+        let mut v = json!({"schema_version":1,"origin":"terminal_agent","recommended_choice":1,
+            "choices":[{"choice":1,"title":"t","actions":[{"type":"send","input":"ls"}]}]});
+        let choice = &mut v["choices"][0];
+        match self {
+            Field::Input => choice["actions"][0]["input"] = json!(text),
+            Field::Rationale => choice["rationale"] = json!(text),
+            Field::Title => choice["title"] = json!(text),
+            Field::TabTitle => {
+                choice["actions"][0] = json!({"type":"open","target":"tab","title":text});
+            }
+            Field::Cwd => choice["actions"][0] = json!({"type":"open","target":"tab","cwd":text}),
+        }
+        v
+    }
+}
+
+fn field() -> impl Strategy<Value = Field> {
+    prop_oneof![
+        Just(Field::Input),
+        Just(Field::Rationale),
+        Just(Field::Title),
+        Just(Field::TabTitle),
+        Just(Field::Cwd),
+    ]
 }
 
 proptest! {
@@ -299,5 +384,60 @@ proptest! {
         let frames = reader.push(&line).unwrap();
         prop_assert_eq!(frames.len(), 1);
         prop_assert_eq!(ProposalRequest::from_frame(&frames[0]).unwrap(), request);
+    }
+    /// Any text with a refused character is refused for that character, at
+    /// its position; the same text without it is not refused for a character.
+    #[test]
+    fn refused_characters_are_refused_and_only_they(
+        field in field(),
+        text in shown_text(60),
+        newlines in proptest::collection::vec(any::<prop::sample::Index>(), 0..3),
+        bad in proptest::option::of((any::<prop::sample::Index>(), refused_char())),
+    ) {
+        // "x" first: a blank title or input is refused for another reason.
+        let mut chars: Vec<char> = std::iter::once('x').chain(text.chars()).collect();
+        if field.multi_line() {
+            for at in newlines {
+                let i = 1 + at.index(chars.len());
+                chars.insert(i, '\n');
+            }
+        }
+        let clean: String = chars.iter().collect();
+        let ok = parse_payload(&serde_json::to_vec(&field.payload(&clean)).unwrap());
+        prop_assert!(ok.is_ok(), "{:?}: {:?}", clean, ok);
+        if let Some((at, c)) = bad {
+            let i = 1 + at.index(chars.len());
+            chars.insert(i, c);
+            let dirty: String = chars.iter().collect();
+            let err = parse_payload(&serde_json::to_vec(&field.payload(&dirty)).unwrap()).unwrap_err();
+            match err {
+                ProtocolError::ControlCharacter { code, position, .. } => {
+                    prop_assert_eq!(code, u32::from(c));
+                    prop_assert_eq!(position, i + 1);
+                    let text = err.to_string();
+                    let named = format!("U+{:04X} (", u32::from(c));
+                    prop_assert!(text.contains(&named), "{}", text);
+                    prop_assert!(text.ends_with("the card must show every character that will be typed"), "{}", text);
+                }
+                other => prop_assert!(false, "refused for another reason: {}", other),
+            }
+        }
+    }
+
+    /// Whatever else a field holds, an ASCII or C1 control other than `\n`
+    /// in a multi-line field is refused (checked against the standard
+    /// library's own notion of a control character).
+    #[test]
+    fn every_control_character_is_refused(field in field(), c in any::<char>()) {
+        let text = format!("x{c}y");
+        let result = parse_payload(&serde_json::to_vec(&field.payload(&text)).unwrap());
+        let allowed_newline = c == '\n' && field.multi_line();
+        if c.is_control() && !allowed_newline {
+            let refused = matches!(result, Err(ProtocolError::ControlCharacter { position: 2, .. }));
+            prop_assert!(refused, "{:?} accepted in {:?}: {:?}", c, field, result);
+        }
+        if !c.is_control() && c.is_alphanumeric() {
+            prop_assert!(result.is_ok(), "{:?} refused in {:?}: {:?}", c, field, result);
+        }
     }
 }
