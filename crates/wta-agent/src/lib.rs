@@ -9,9 +9,12 @@
 //!   typed error codes the master answers with.
 //! - [`demo`]: the built-in offline demo agent (`wta --demo-agent`).
 //! - [`yolo`]: whether the agent's own tool permissions are auto-approved, as one pure function.
+//! - [`heap`]: bounds on what socket peers make a daemon hold (connection slots), and
+//!   handing freed heap back to the OS after a flood.
 
 pub mod demo;
 mod error;
+pub mod heap;
 pub mod registry;
 pub mod spawn;
 pub mod wire;
