@@ -10,6 +10,14 @@
 //! up (the agent killed it, e.g. its tool call timed out) while its card
 //! still waits makes the card stale ([`ProposalService::client_gone`]), so
 //! a Run pressed later cannot dispatch a command nobody would hear about.
+//!
+//! Caps (DESIGN §7, floods never grow the helper for good): at most
+//! [`MAX_CONNECTIONS`] connections at once (later ones are closed at once,
+//! one log line per burst), a request line of at most
+//! [`MAX_REQUEST_LINE_BYTES`] (a longer one ends its connection with its
+//! reason and one log line), and a connection that has not sent its line
+//! yet holds no read buffer: bytes are read only once they are there, and
+//! the line grows only as they arrive.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -17,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
+use wta_agent::heap::{ConnectionSlots, Slot};
 use wta_protocol::limits::{MAX_REQUEST_LINE_BYTES, PROTOCOL_VERSION};
 use wta_protocol::private_dir;
 use wta_protocol::{FrameReader, ProposalRequest, ProtocolError, ResponseLine, ValidationLine};
@@ -25,6 +34,15 @@ use super::service::ProposalService;
 
 /// How long a client may take to send its request line.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Connections served at once. One turn has one live channel, so a real
+/// helper sees one CLI waiting on its card plus a few late or retrying ones
+/// (answered at once); 32 leaves room for an agent that runs several tool
+/// calls in parallel, and bounds what idle connections can hold.
+pub const MAX_CONNECTIONS: usize = 32;
+
+/// Bytes read per `read` call; the buffer exists only while reading.
+const READ_CHUNK: usize = 16 * 1024;
 
 /// Why the proposal socket could not be served.
 #[derive(Debug, thiserror::Error)]
@@ -100,10 +118,14 @@ fn ensure_private_dir(dir: &Path) -> Result<(), ServerError> {
 }
 
 async fn accept_loop(service: ProposalService, listener: UnixListener) {
+    let slots = ConnectionSlots::new("proposal socket", MAX_CONNECTIONS);
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
-                tokio::spawn(serve_connection(service.clone(), stream));
+                // Beyond the limit the stream is dropped here: closed at once.
+                if let Some(slot) = slots.try_take() {
+                    tokio::spawn(serve_in_slot(service.clone(), stream, slot));
+                }
             }
             Err(err) => {
                 tracing::warn!("proposal socket accept failed: {err}");
@@ -113,8 +135,21 @@ async fn accept_loop(service: ProposalService, listener: UnixListener) {
     }
 }
 
+/// Serves one connection holding `slot`. The slot is freed *before* the
+/// stream is closed, so a client that has seen its connection end can count
+/// on its place being free again.
+async fn serve_in_slot(service: ProposalService, mut stream: UnixStream, slot: Slot) {
+    serve(service, &mut stream).await;
+    drop(slot);
+    drop(stream);
+}
+
 /// Serves one CLI connection to the end.
 pub async fn serve_connection(service: ProposalService, mut stream: UnixStream) {
+    serve(service, &mut stream).await;
+}
+
+async fn serve(service: ProposalService, stream: &mut UnixStream) {
     let ours = nix::unistd::getuid().as_raw();
     match stream.peer_cred() {
         Ok(cred) if cred.uid() == ours => {}
@@ -130,11 +165,16 @@ pub async fn serve_connection(service: ProposalService, mut stream: UnixStream) 
             return;
         }
     }
-    let request = match tokio::time::timeout(REQUEST_TIMEOUT, read_request(&mut stream)).await {
+    let request = match tokio::time::timeout(REQUEST_TIMEOUT, read_request(stream)).await {
         Ok(Ok(request)) => request,
         Ok(Err(Some(err))) => {
+            if matches!(err, ProtocolError::LineTooLong { .. }) {
+                tracing::warn!(
+                    "proposal socket: a request line over {MAX_REQUEST_LINE_BYTES} bytes; closing that connection"
+                );
+            }
             let line = ValidationLine::from_error(&err, false);
-            let _ = write(&mut stream, &ResponseLine::Validation(line)).await;
+            let _ = write(stream, &ResponseLine::Validation(line)).await;
             return;
         }
         Ok(Err(None)) | Err(_) => return,
@@ -148,7 +188,7 @@ pub async fn serve_connection(service: ProposalService, mut stream: UnixStream) 
     };
     tracing::debug!(status = line.status.as_str(), "proposal validated");
     let id = line.proposal_id;
-    if write(&mut stream, &ResponseLine::Validation(line))
+    if write(stream, &ResponseLine::Validation(line))
         .await
         .is_err()
     {
@@ -194,12 +234,18 @@ async fn hung_up(reader: &mut (impl AsyncReadExt + Unpin)) {
 }
 
 /// Reads the one request line. `Err(None)`: the peer hung up or failed to
-/// read, nothing worth answering.
+/// read, nothing worth answering. While the peer sends nothing, nothing is
+/// buffered: the read buffer lives only between readiness and `try_read`.
 async fn read_request(stream: &mut UnixStream) -> Result<ProposalRequest, Option<ProtocolError>> {
     let mut reader = FrameReader::new(MAX_REQUEST_LINE_BYTES);
-    let mut buf = vec![0u8; 16 * 1024];
     loop {
-        let n = stream.read(&mut buf).await.map_err(|_| None)?;
+        stream.readable().await.map_err(|_| None)?;
+        let mut buf = [0u8; READ_CHUNK];
+        let n = match stream.try_read(&mut buf) {
+            Ok(n) => n,
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(_) => return Err(None),
+        };
         if n == 0 {
             reader.finish().map_err(Some)?;
             return Err(None);

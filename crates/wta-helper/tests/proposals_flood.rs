@@ -1,0 +1,280 @@
+//! Floods of a helper's proposal socket, against a real bound
+//! `ProposalServer` in its own process (this test binary run again as
+//! [`proposal_server_entry`]) so its memory can be read from `/proc`:
+//!
+//! - connections beyond [`MAX_CONNECTIONS`] are closed at once, with one log
+//!   line for the whole burst, while the ones within keep working (a valid
+//!   request on one of them is accepted during the flood);
+//! - a request line over the cap ends its connection, one log line each;
+//! - afterwards the process's RSS comes back to within 2× of its idle RSS.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use wta_helper::proposals::server::MAX_CONNECTIONS;
+use wta_helper::proposals::{ProposalServer, ProposalService, TurnContext};
+use wta_protocol::limits::MAX_REQUEST_LINE_BYTES;
+use wta_protocol::{Channel, HelperId, PaneId, ProposalRequest, TurnNonce};
+
+const SERVER_ENV: &str = "WTA_TEST_FLOOD_PROPOSAL_DIR";
+const GOOD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"List","actions":[{"type":"send","input":"ls"}]}]}"#;
+const T: Duration = Duration::from_secs(10);
+/// Connections beyond the limit (the issue measured 1,500 idle ones).
+const FLOOD: usize = 1500;
+/// Unterminated over-long lines, and how long each is.
+const LONG_LINES: usize = 8;
+const LONG_LINE_BYTES: usize = MAX_REQUEST_LINE_BYTES + (1 << 20);
+
+/// Not a test: a helper's proposal socket with a live turn, in its own
+/// process. Writes `<socket>\n<channel>\n` to `<dir>/ready` and serves until
+/// its stdin closes; logs go to `<dir>/log`.
+#[test]
+fn proposal_server_entry() {
+    let Ok(dir) = std::env::var(SERVER_ENV) else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let log = std::fs::File::create(dir.join("log")).unwrap();
+    tracing_subscriber::fmt()
+        .with_writer(std::sync::Mutex::new(log))
+        .with_ansi(false)
+        .init();
+    // Like the helper: a two-worker runtime.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let service = ProposalService::with_random_id().unwrap();
+        let mut cards = service.attach_ui();
+        tokio::spawn(async move { while cards.recv().await.is_some() {} });
+        let server = ProposalServer::bind(service.clone(), &dir.join("wta")).unwrap();
+        let channel = service
+            .issue_turn(TurnContext::agent_turn(Some(PaneId::from_number(1)), None))
+            .unwrap();
+        let ready = format!("{}\n{channel}\n", server.path().display());
+        std::fs::write(dir.join("ready.tmp"), ready).unwrap();
+        std::fs::rename(dir.join("ready.tmp"), dir.join("ready")).unwrap();
+        tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin(), &mut std::io::sink()))
+            .await
+            .unwrap()
+            .unwrap();
+        drop(server);
+    });
+    std::process::exit(0);
+}
+
+/// The server process; killed on drop.
+struct ServerProcess {
+    child: Child,
+    dir: tempfile::TempDir,
+    socket: PathBuf,
+    channel: Channel,
+}
+
+impl ServerProcess {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let argv = wta_testkit::rerun_self_argv(SERVER_ENV, "proposal_server_entry");
+        let child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .arg(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let ready = dir.path().join("ready");
+        let text = wta_testkit::wait_for_value("the proposal server", T, || {
+            std::fs::read_to_string(&ready).ok()
+        })
+        .unwrap();
+        let mut lines = text.lines();
+        let socket = PathBuf::from(lines.next().unwrap());
+        let channel = Channel::parse(lines.next().unwrap()).unwrap();
+        Self {
+            child,
+            dir,
+            socket,
+            channel,
+        }
+    }
+
+    fn rss_kib(&self) -> u64 {
+        rss_kib(self.child.id())
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `VmRSS` of `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// Reads one response line (the validation line) within [`T`].
+fn read_line(stream: &UnixStream) -> serde_json::Value {
+    stream.set_read_timeout(Some(T)).unwrap();
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"))
+}
+
+/// Whether the server closed `stream` (EOF or reset) within [`T`]; data
+/// before the end is returned.
+fn closed_by_server(stream: &mut UnixStream) -> Option<Vec<u8>> {
+    stream.set_read_timeout(Some(T)).unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return Some(seen),
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => return Some(seen),
+            Err(_) => return None,
+        }
+    }
+}
+
+/// Still open from the server's side right now (nothing to read, no EOF).
+fn still_open(stream: &mut UnixStream) -> bool {
+    stream.set_nonblocking(true).unwrap();
+    let open = matches!(stream.read(&mut [0u8; 1]), Err(e) if e.kind() == ErrorKind::WouldBlock);
+    stream.set_nonblocking(false).unwrap();
+    open
+}
+
+/// A request nobody can own: answered with a validation line, then closed.
+fn answered_once(socket: &Path) -> serde_json::Value {
+    let stranger = Channel::new(
+        HelperId::from_bytes([7; 16]),
+        TurnNonce::from_bytes([7; 16]),
+    );
+    let mut stream = UnixStream::connect(socket).unwrap();
+    stream
+        .write_all(&ProposalRequest::new(stranger, GOOD).to_line().unwrap())
+        .unwrap();
+    let line = read_line(&stream);
+    // The server frees the connection's place before it closes it, so once
+    // this returns the place is free again.
+    assert!(closed_by_server(&mut stream).is_some());
+    line
+}
+
+#[test]
+fn floods_are_refused_and_the_memory_comes_back() {
+    let server = ServerProcess::start();
+    assert_eq!(answered_once(&server.socket)["status"], "helper_mismatch");
+    let idle = server.rss_kib();
+
+    // 1. Connections: the first MAX_CONNECTIONS are served, every later one
+    //    is closed at once.
+    let started = Instant::now();
+    let mut held: Vec<UnixStream> = (0..MAX_CONNECTIONS)
+        .map(|_| UnixStream::connect(&server.socket).unwrap())
+        .collect();
+    for batch in 0..FLOOD / 100 {
+        let mut refused: Vec<UnixStream> = (0..100)
+            .map(|_| UnixStream::connect(&server.socket).unwrap())
+            .collect();
+        for (i, stream) in refused.iter_mut().enumerate() {
+            let data = closed_by_server(stream).unwrap_or_else(|| {
+                panic!(
+                    "connection {} beyond the limit stayed open",
+                    batch * 100 + i
+                )
+            });
+            assert!(
+                data.is_empty(),
+                "a refused connection is closed without a word"
+            );
+        }
+    }
+    let refused_in = started.elapsed();
+    let during = server.rss_kib();
+    for (i, stream) in held.iter_mut().enumerate() {
+        assert!(
+            still_open(stream),
+            "connection {i} within the limit was closed"
+        );
+    }
+    let request = ProposalRequest::new(server.channel, GOOD)
+        .to_line()
+        .unwrap();
+    held[0].write_all(&request).unwrap();
+    assert_eq!(read_line(&held[0])["status"], "accepted");
+    // Let them go; the server frees each place before its EOF reaches us.
+    for stream in &mut held {
+        stream.shutdown(std::net::Shutdown::Write).unwrap();
+        assert!(closed_by_server(stream).is_some());
+    }
+    drop(held);
+
+    // 2. Unterminated lines over the cap: each connection ends, with its
+    //    reason when the client is still there to read it.
+    let writers: Vec<_> = (0..LONG_LINES)
+        .map(|_| {
+            let stream = UnixStream::connect(&server.socket).unwrap();
+            let mut writer = stream.try_clone().unwrap();
+            let thread = std::thread::spawn(move || {
+                let chunk = vec![b'x'; 64 * 1024];
+                let mut sent = 0;
+                while sent < LONG_LINE_BYTES && writer.write_all(&chunk).is_ok() {
+                    sent += chunk.len();
+                }
+            });
+            (stream, thread)
+        })
+        .collect();
+    for (i, (mut stream, thread)) in writers.into_iter().enumerate() {
+        let data = closed_by_server(&mut stream)
+            .unwrap_or_else(|| panic!("over-long line {i} did not end its connection"));
+        let text = String::from_utf8_lossy(&data);
+        assert!(
+            text.is_empty() || text.contains("\"phase\":\"validation\""),
+            "{text}"
+        );
+        thread.join().unwrap();
+    }
+
+    // The server still answers.
+    assert_eq!(answered_once(&server.socket)["status"], "helper_mismatch");
+
+    // 3. Memory comes back.
+    let after = wta_testkit::wait_for_value("RSS back within 2x of idle", T, || {
+        let now = server.rss_kib();
+        (now <= 2 * idle).then_some(now)
+    })
+    .unwrap_or_else(|e| panic!("{e}: idle {idle} KiB, now {} KiB", server.rss_kib()));
+    eprintln!(
+        "proposal socket RSS: idle {idle} KiB, during the connection flood {during} KiB, after {after} KiB; {FLOOD} refusals took {refused_in:?}"
+    );
+
+    // One log line for the burst of refusals, one per over-long line.
+    let count = |log: &str, what: &str| log.lines().filter(|l| l.contains(what)).count();
+    let log = wta_testkit::wait_for_value("the log lines", T, || {
+        let log = server.log();
+        (count(&log, "line over") >= LONG_LINES).then_some(log)
+    })
+    .unwrap_or_else(|e| panic!("{e}: {}", server.log()));
+    assert_eq!(count(&log, "refusing connections"), 1, "{log}");
+    assert_eq!(count(&log, "line over"), LONG_LINES, "{log}");
+}
