@@ -34,7 +34,7 @@ use wta_helper::proposals::{
 };
 use wta_host::{ServerLocation, TmuxHost};
 use wta_protocol::PaneId;
-use wta_shell::{ScriptSource, State, TmuxTarget, TrackerConfig, WatchOptions, gated_command};
+use wta_shell::{ScriptSource, State, TrackerConfig, WatchOptions, gated_command};
 use wta_testkit::{TmuxServer, wait_until};
 
 const RUNS: usize = 100;
@@ -125,9 +125,6 @@ async fn bench() {
         config: TrackerConfig::default(),
     };
     let config = ExecutorConfig::new(
-        TmuxTarget {
-            socket: server.socket().to_path_buf(),
-        },
         watch,
         Launch {
             argv: launch.argv.clone(),

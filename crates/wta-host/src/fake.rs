@@ -1,9 +1,13 @@
-//! An in-memory [`TerminalHost`] for unit tests of code above the host.
+//! An in-memory [`TerminalHost`] (and, in `fake_async.rs`, [`crate::AsyncHost`])
+//! for unit tests of code above the host.
 //!
 //! It models sessions, windows and panes closely enough for callers to test
 //! their decisions (which pane, which split, what text was sent) without tmux.
-//! Every mutating call is recorded in [`FakeHost::log`].
+//! Every mutating call is recorded in [`FakeHost::log`]; pane options, open
+//! pipes (the sink argv, so a test can connect where tmux would write) and
+//! typed text are kept for tests to read.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -15,12 +19,19 @@ use crate::{
 };
 
 #[derive(Debug, Default)]
-struct World {
+pub(crate) struct World {
     next: u32,
-    panes: Vec<PaneInfo>,
-    screens: Vec<(PaneId, String)>,
+    pub(crate) panes: Vec<PaneInfo>,
+    pub(crate) screens: Vec<(PaneId, String)>,
     stashed: Vec<StashRecord>,
-    log: Vec<String>,
+    pub(crate) log: Vec<String>,
+    pub(crate) options: HashMap<(PaneId, String), String>,
+    tab_options: HashMap<(WindowId, String), String>,
+    /// The sink argv of each open pipe.
+    pub(crate) pipes: HashMap<PaneId, Vec<String>>,
+    /// Text typed into each pane, in order.
+    pub(crate) typed: Vec<(PaneId, String)>,
+    pub(crate) clipboard: Option<String>,
 }
 
 /// A fake terminal: one session `$0` with window `@0` and pane `%0` to start.
@@ -50,7 +61,7 @@ impl FakeHost {
         host
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut World) -> T) -> T {
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&mut World) -> T) -> T {
         let mut guard = match self.world.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
@@ -79,6 +90,36 @@ impl FakeHost {
     /// Every mutating call so far, e.g. `send %0 "ls" enter`.
     pub fn log(&self) -> Vec<String> {
         self.with(|w| w.log.clone())
+    }
+
+    /// The sink argv of `pane`'s open pipe (its last word is where the sink
+    /// would connect), if one is open.
+    pub fn pipe(&self, pane: &PaneId) -> Option<Vec<String>> {
+        self.with(|w| w.pipes.get(pane).cloned())
+    }
+
+    /// Every text typed into `pane` so far, in order.
+    pub fn typed(&self, pane: &PaneId) -> Vec<String> {
+        self.with(|w| {
+            w.typed
+                .iter()
+                .filter(|(p, _)| p == pane)
+                .map(|(_, t)| t.clone())
+                .collect()
+        })
+    }
+
+    /// What the last [`TerminalHost::copy_to_clipboard`] put there.
+    pub fn clipboard(&self) -> Option<String> {
+        self.with(|w| w.clipboard.clone())
+    }
+
+    pub(crate) fn check_pane(&self, pane: &PaneId) -> Result<(), HostError> {
+        if self.with(|w| w.panes.iter().any(|p| &p.id == pane)) {
+            Ok(())
+        } else {
+            Err(HostError::PaneNotFound(pane.to_string()))
+        }
     }
 }
 
@@ -270,6 +311,7 @@ impl TerminalHost for FakeHost {
         self.pane(pane)?;
         self.with(|w| {
             w.panes.retain(|p| &p.id != pane);
+            w.pipes.remove(pane);
             w.log.push(format!("kill {pane}"));
         });
         Ok(())
@@ -291,9 +333,24 @@ impl TerminalHost for FakeHost {
         })
     }
 
+    fn visible(&self, pane: &PaneId) -> Result<bool, HostError> {
+        Ok(self.pane(pane)?.window_active)
+    }
+
     fn focus(&self, pane: &PaneId) -> Result<(), HostError> {
         self.pane(pane)?;
         self.with(|w| w.log.push(format!("focus {pane}")));
+        Ok(())
+    }
+
+    fn set_title(&self, pane: &PaneId, title: &str) -> Result<(), HostError> {
+        self.check_pane(pane)?;
+        self.with(|w| {
+            if let Some(p) = w.panes.iter_mut().find(|p| &p.id == pane) {
+                p.title = title.to_owned();
+            }
+            w.log.push(format!("title {pane} {title:?}"));
+        });
         Ok(())
     }
 
@@ -331,13 +388,113 @@ impl TerminalHost for FakeHost {
 
     fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError> {
         self.pane(pane)?;
+        crate::check_typed_text(text)?;
         self.with(|w| {
+            w.typed.push((pane.clone(), text.to_owned()));
             w.log.push(format!(
                 "send {pane} {text:?}{}",
                 if enter { " enter" } else { "" }
             ))
         });
         Ok(())
+    }
+
+    fn option(&self, pane: &PaneId, name: &str) -> Result<String, HostError> {
+        self.check_pane(pane)?;
+        Ok(self.with(|w| {
+            w.options
+                .get(&(pane.clone(), name.to_owned()))
+                .cloned()
+                .unwrap_or_default()
+        }))
+    }
+
+    fn set_options(&self, pane: &PaneId, options: &[(&str, &str)]) -> Result<(), HostError> {
+        self.check_pane(pane)?;
+        self.with(|w| {
+            for (name, value) in options {
+                w.options
+                    .insert((pane.clone(), (*name).to_owned()), (*value).to_owned());
+            }
+        });
+        Ok(())
+    }
+
+    fn keep_when_dead(&self, pane: &PaneId, keep: bool) -> Result<(), HostError> {
+        self.check_pane(pane)?;
+        self.with(|w| w.log.push(format!("keep-when-dead {pane} {keep}")));
+        Ok(())
+    }
+
+    fn tab_option(&self, window: &WindowId, name: &str) -> Result<String, HostError> {
+        Ok(self.with(|w| {
+            w.tab_options
+                .get(&(window.clone(), name.to_owned()))
+                .cloned()
+                .unwrap_or_default()
+        }))
+    }
+
+    fn set_tab_option(
+        &self,
+        window: &WindowId,
+        name: &str,
+        value: Option<&str>,
+    ) -> Result<(), HostError> {
+        self.with(|w| {
+            let key = (window.clone(), name.to_owned());
+            match value {
+                Some(v) => w.tab_options.insert(key, v.to_owned()),
+                None => w.tab_options.remove(&key),
+            }
+        });
+        Ok(())
+    }
+
+    fn unset_option(&self, pane: &PaneId, name: &str) -> Result<(), HostError> {
+        self.check_pane(pane)?;
+        self.with(|w| w.options.remove(&(pane.clone(), name.to_owned())));
+        Ok(())
+    }
+
+    fn options_of_all_panes(&self, name: &str) -> Result<Vec<(PaneId, String)>, HostError> {
+        Ok(self.with(|w| {
+            w.panes
+                .iter()
+                .map(|p| {
+                    let value = w.options.get(&(p.id.clone(), name.to_owned()));
+                    (p.id.clone(), value.cloned().unwrap_or_default())
+                })
+                .collect()
+        }))
+    }
+
+    fn close_pipe(&self, pane: &PaneId, owner_option: &str) -> Result<(), HostError> {
+        self.check_pane(pane)?;
+        self.with(|w| w.close_pipe(pane, owner_option));
+        Ok(())
+    }
+
+    fn signal(&self, channel: &str) -> Result<(), HostError> {
+        self.with(|w| w.log.push(format!("signal {channel}")));
+        Ok(())
+    }
+
+    fn copy_to_clipboard(&self, text: &str) -> Result<(), HostError> {
+        self.with(|w| w.clipboard = Some(text.to_owned()));
+        Ok(())
+    }
+}
+
+impl World {
+    pub(crate) fn close_pipe(&mut self, pane: &PaneId, owner_option: &str) {
+        self.pipes.remove(pane);
+        self.options
+            .remove(&(pane.clone(), owner_option.to_owned()));
+        if let Some(p) = self.panes.iter_mut().find(|p| &p.id == pane) {
+            p.pipe_open = false;
+        }
+        self.log.push(format!("close-pipe {pane}"));
     }
 }
 

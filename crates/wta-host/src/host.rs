@@ -40,8 +40,13 @@ pub trait TerminalHost {
     fn kill_pane(&self, pane: &PaneId) -> Result<(), HostError>;
     /// Running, dead with status, or gone.
     fn pane_status(&self, pane: &PaneId) -> Result<PaneStatus, HostError>;
+    /// Whether the user can see `pane`: its window is the active one of a
+    /// session some client shows.
+    fn visible(&self, pane: &PaneId) -> Result<bool, HostError>;
     /// Focuses a pane (and its window).
     fn focus(&self, pane: &PaneId) -> Result<(), HostError>;
+    /// Sets a pane's title (shown in its border when the user enables that).
+    fn set_title(&self, pane: &PaneId, title: &str) -> Result<(), HostError>;
     /// Moves a side pane out of sight, its program still running at the same
     /// size, remembering that it sat beside `neighbour`.
     fn stash(&self, pane: &PaneId, neighbour: &PaneId) -> Result<StashRecord, HostError>;
@@ -49,5 +54,36 @@ pub trait TerminalHost {
     fn restore(&self, pane: &PaneId) -> Result<StashRecord, HostError>;
     /// Types `text` into the pane, then Enter when `enter`. Leaves copy mode first.
     /// Only the card executor calls this, after the user confirmed.
+    /// Refuses control characters other than `\n` ([`crate::check_typed_text`]).
     fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError>;
+    /// A pane user option (`@name`); empty when unset.
+    fn option(&self, pane: &PaneId, name: &str) -> Result<String, HostError>;
+    /// Sets a pane user option.
+    fn set_option(&self, pane: &PaneId, name: &str, value: &str) -> Result<(), HostError> {
+        self.set_options(pane, &[(name, value)])
+    }
+    /// Sets several pane user options in one round trip.
+    fn set_options(&self, pane: &PaneId, options: &[(&str, &str)]) -> Result<(), HostError>;
+    /// Whether the pane stays (dead) after its program exits, so its exit
+    /// status can be read; off, it closes with its program.
+    fn keep_when_dead(&self, pane: &PaneId, keep: bool) -> Result<(), HostError>;
+    /// A tab (window) user option; empty when unset.
+    fn tab_option(&self, window: &WindowId, name: &str) -> Result<String, HostError>;
+    /// Sets (`Some`) or unsets (`None`) a tab user option.
+    fn set_tab_option(
+        &self,
+        window: &WindowId,
+        name: &str,
+        value: Option<&str>,
+    ) -> Result<(), HostError>;
+    /// Unsets a pane user option.
+    fn unset_option(&self, pane: &PaneId, name: &str) -> Result<(), HostError>;
+    /// Every pane's value of the user option `name` (empty when unset).
+    fn options_of_all_panes(&self, name: &str) -> Result<Vec<(PaneId, String)>, HostError>;
+    /// Closes the pane's output pipe and unsets its owner option.
+    fn close_pipe(&self, pane: &PaneId, owner_option: &str) -> Result<(), HostError>;
+    /// Wakes whoever waits on `channel` (a readiness gate).
+    fn signal(&self, channel: &str) -> Result<(), HostError>;
+    /// Puts `text` on the clipboard (the host's, and the terminal's where it can).
+    fn copy_to_clipboard(&self, text: &str) -> Result<(), HostError>;
 }

@@ -1,17 +1,24 @@
 //! The terminal-host seam.
 //!
-//! Everything above this crate talks to the terminal through [`TerminalHost`].
-//! [`TmuxHost`] drives a real tmux server with one-shot commands; [`FakeHost`]
-//! is an in-memory model for unit tests of code above. A Windows Terminal host
-//! would be a third implementation of the same trait.
+//! Everything above this crate talks to the terminal through
+//! [`TerminalHost`] (blocking) and [`AsyncHost`] (on tokio: pane watchers and
+//! the card executor). [`TmuxHost`] drives a real tmux server and is WTA's
+//! only tmux client: every string goes through its literal argument encoder,
+//! so tmux never expands `#(…)`/`#{…}` or splits on `;` in what WTA hands it.
+//! [`FakeHost`] is an in-memory model for unit tests of code above. A Windows
+//! Terminal host would be a third implementation of the same traits.
 
+mod async_host;
 mod error;
 mod fake;
+mod fake_async;
 mod host;
 mod model;
 mod process;
+mod quote;
 pub mod tmux;
 
+pub use async_host::{AsyncHost, HostFuture, Key, PaneProbe, Typing, check_typed_text};
 pub use error::HostError;
 pub use fake::FakeHost;
 pub use host::TerminalHost;
@@ -20,4 +27,5 @@ pub use model::{
     SessionInfo, Split, SplitDirection, StashRecord, StashSide, WindowInfo,
 };
 pub use process::parent_pid;
-pub use tmux::{ServerLocation, TmuxHost};
+pub use quote::sh_quote;
+pub use tmux::{NewSession, ServerLocation, TmuxHost};

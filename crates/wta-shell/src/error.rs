@@ -19,10 +19,8 @@ pub enum ShellError {
     FollowedByWta { pane: String },
     #[error("pane {pane} does not exist (any more)")]
     PaneGone { pane: String },
-    #[error("tmux {command} failed: {stderr}")]
-    Tmux { command: String, stderr: String },
-    #[error("cannot run tmux: {0}")]
-    TmuxSpawn(#[source] std::io::Error),
+    #[error(transparent)]
+    Host(wta_host::HostError),
     #[error("watcher socket {path}: {source}")]
     Socket {
         path: PathBuf,
@@ -39,4 +37,14 @@ pub enum ShellError {
     UnsafeDir(#[from] wta_protocol::private_dir::UnsafeDir),
     #[error("state file {path}: {message}")]
     StateFile { path: PathBuf, message: String },
+}
+
+impl From<wta_host::HostError> for ShellError {
+    /// A pane the host cannot find is gone (it may have existed a moment ago).
+    fn from(e: wta_host::HostError) -> Self {
+        match e {
+            wta_host::HostError::PaneNotFound(pane) => ShellError::PaneGone { pane },
+            other => ShellError::Host(other),
+        }
+    }
 }

@@ -6,9 +6,9 @@
 //! with it, so no state file needs cleanup. `wta capture-pane --last-command`
 //! reads it back. The rendered output is capped at [`MAX_RECORDED_OUTPUT`].
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
+use wta_host::TerminalHost;
+use wta_protocol::PaneId;
 
 use crate::error::ShellError;
 use crate::tracker::Run;
@@ -33,7 +33,7 @@ pub struct LastCommand {
 }
 
 impl LastCommand {
-    pub fn from_run(pane: &str, run: &Run) -> Self {
+    pub fn from_run(pane: &PaneId, run: &Run) -> Self {
         let rendered = run.render();
         let mut output = rendered.text;
         let mut truncated = rendered.truncated;
@@ -48,7 +48,7 @@ impl LastCommand {
             .and_then(|v| v.get("reason").and_then(|r| r.as_str()).map(str::to_owned))
             .unwrap_or_else(|| "running".to_owned());
         LastCommand {
-            pane: pane.to_owned(),
+            pane: pane.to_string(),
             cmdline: run.cmdline.clone(),
             exit_code: run.exit,
             end_reason,
@@ -61,43 +61,19 @@ impl LastCommand {
     }
 }
 
-fn tmux(socket: &Path, args: &[&str]) -> Result<String, ShellError> {
-    let out = std::process::Command::new("tmux")
-        .arg("-S")
-        .arg(socket)
-        .args(args)
-        .output()
-        .map_err(ShellError::TmuxSpawn)?;
-    crate::watcher::tmux_stdout(args, out)
-}
-
-/// Stores `record` on its pane (tmux server at `socket`).
-pub fn record_last_command(socket: &Path, record: &LastCommand) -> Result<(), ShellError> {
-    let json = serde_json::to_string(record).map_err(|e| ShellError::StateFile {
-        path: socket.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    tmux(
-        socket,
-        &["set", "-p", "-t", &record.pane, LAST_COMMAND_OPTION, &json],
-    )
-    .map(|_| ())
-}
-
 /// Reads the last finished command recorded on `pane`.
-pub fn read_last_command(socket: &Path, pane: &str) -> Result<LastCommand, ShellError> {
-    let value = tmux(
-        socket,
-        &["show", "-p", "-v", "-q", "-t", pane, LAST_COMMAND_OPTION],
-    )?;
-    let value = value.trim_end_matches('\n');
+pub fn read_last_command(
+    host: &dyn TerminalHost,
+    pane: &PaneId,
+) -> Result<LastCommand, ShellError> {
+    let value = host.option(pane, LAST_COMMAND_OPTION)?;
     if value.is_empty() {
         return Err(ShellError::NoTrackedCommand {
-            pane: pane.to_owned(),
+            pane: pane.to_string(),
         });
     }
-    serde_json::from_str(value).map_err(|e| ShellError::StateFile {
-        path: socket.to_path_buf(),
+    serde_json::from_str(&value).map_err(|e| ShellError::StateFile {
+        path: format!("pane {pane}").into(),
         message: format!("{LAST_COMMAND_OPTION} on {pane} is not a WTA record: {e}"),
     })
 }

@@ -7,6 +7,7 @@
 //! - [`pane_state`]: integration verdicts and announcements as seen on the pane.
 //! - [`launch`]: argv/env of a shell that loads the integration on start.
 //! - [`submit`]: the pure decision whether a command may be sent to a pane.
+//! - [`watcher`]: follows one pane through the host's async face ([`wta_host::AsyncHost`]).
 //! - [`sink`], [`sink_wire`]: the pipe-pane sink and its framing (output and gaps).
 
 pub mod error;
@@ -23,7 +24,7 @@ pub mod tracker;
 pub mod watcher;
 
 pub use error::ShellError;
-pub use last_command::{LAST_COMMAND_OPTION, LastCommand, read_last_command, record_last_command};
+pub use last_command::{LAST_COMMAND_OPTION, LastCommand, read_last_command};
 pub use launch::{
     GATE_OPTION, ScriptSource, ShellLaunch, gated_argv, integrated, new_gate_name, user_shell,
 };
@@ -32,9 +33,9 @@ pub use pane_state::{INTEGRATION_EXPECTED_OPTION, INTEGRATION_STATE_OPTION, anno
 pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
 pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};
 pub use sink::{EXIT_STATUS_OPTION, SinkStats, gated_command, run_pipe_sink, sh_quote};
-pub use submit::{SubmitRefusal, decide_submit, submit_commands};
+pub use submit::{SubmitRefusal, decide_submit};
 pub use tracker::{
     Effect, EndReason, Event, Integration, Millis, NotStarted, PaneFate, Run, RunId, State,
     SubmitId, Tracker, TrackerConfig, step,
 };
-pub use watcher::{PIPE_OWNER_OPTION, PaneWatcher, TmuxTarget, WatchEvent, WatchOptions};
+pub use watcher::{Host, PIPE_OWNER_OPTION, PaneWatcher, WatchEvent, WatchOptions};

@@ -6,10 +6,12 @@
 //!   (`present` from marks, `absent` from a quiet start or submit), written
 //!   when it changes so `wta active-pane`/`list-panes` can report it.
 
+use wta_host::parent_pid;
+use wta_protocol::PaneId;
+
 use crate::scripts::IntegrationMark;
 use crate::tracker::Integration;
-use crate::watcher::TmuxTarget;
-use wta_host::parent_pid;
+use crate::watcher::Host;
 
 /// Pane option with the watcher's integration verdict: `present` or `absent`.
 pub const INTEGRATION_STATE_OPTION: &str = "@wta_integration_state";
@@ -35,10 +37,10 @@ pub(crate) fn state_value(integration: Integration) -> Option<&'static str> {
 }
 
 /// Records the tracker's verdict on the pane (best effort: the pane may be gone).
-pub(crate) async fn publish(tmux: &TmuxTarget, pane: &str, integration: Integration) {
+pub(crate) async fn publish(host: &Host, pane: &PaneId, integration: Integration) {
     if let Some(value) = state_value(integration) {
-        let _ = tmux
-            .run(&["set", "-p", "-t", pane, INTEGRATION_STATE_OPTION, value])
+        let _ = host
+            .set_option(pane, INTEGRATION_STATE_OPTION, value)
             .await;
     }
 }

@@ -117,17 +117,7 @@ pub fn run_pipe_sink(socket: &Path) -> Result<SinkStats, ShellError> {
     run_pipe_sink_from(socket, std::io::stdin().lock())
 }
 
-/// Quotes one word for POSIX `sh`.
-pub fn sh_quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"%+,-./:=@_".contains(&b))
-    {
-        return word.to_owned();
-    }
-    format!("'{}'", word.replace('\'', r"'\''"))
-}
+pub use wta_host::sh_quote;
 
 /// Pane option where a gated command's wrapper records its exit status.
 ///
@@ -160,8 +150,6 @@ mod tests {
 
     #[test]
     fn quoting_and_gate() {
-        assert_eq!(sh_quote("%3"), "%3");
-        assert_eq!(sh_quote("a b'c"), r"'a b'\''c'");
         assert_eq!(
             gated_command("wta-go-1", &["bash", "-l"]),
             "tmux wait-for wta-go-1; bash -l; s=$?; \

@@ -1,9 +1,7 @@
-//! The submit decision and the tmux commands that carry a submission.
-//!
-//! Pure: [`decide_submit`] says whether a command may be sent now, and
-//! [`submit_commands`] builds the tmux argument lists (leave copy mode, clear
-//! the line, type or paste the text, Enter). Typeahead is never sent: a pane
-//! whose command is still running refuses with [`SubmitRefusal::Busy`].
+//! The submit decision: [`decide_submit`] says whether a command may be sent
+//! now (pure). Typing it is the host's job ([`wta_host::AsyncHost::type_text`]).
+//! Typeahead is never sent: a pane whose command is still running refuses
+//! with [`SubmitRefusal::Busy`].
 
 use serde::Serialize;
 
@@ -38,40 +36,6 @@ pub fn decide_submit(state: &State, integration: Integration) -> Result<(), Subm
             }
         }
     }
-}
-
-/// tmux argument lists (without `tmux -S …`) that submit `text` to `pane`.
-/// Multi-line text goes through a named buffer and a bracketed paste so no
-/// partial line executes; `buffer` must be unique (e.g. `wta-<nonce>`).
-pub fn submit_commands(
-    pane: &str,
-    text: &str,
-    in_copy_mode: bool,
-    buffer: &str,
-) -> Vec<Vec<String>> {
-    let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<String>>();
-    let mut cmds = Vec::new();
-    if in_copy_mode {
-        cmds.push(s(&["copy-mode", "-q", "-t", pane]));
-    }
-    cmds.push(s(&["send-keys", "-t", pane, "C-e", "C-u"]));
-    if text.contains('\n') {
-        cmds.push(s(&["set-buffer", "-b", buffer, "--", text]));
-        cmds.push(s(&[
-            "paste-buffer",
-            "-p",
-            "-r",
-            "-d",
-            "-b",
-            buffer,
-            "-t",
-            pane,
-        ]));
-    } else {
-        cmds.push(s(&["send-keys", "-t", pane, "-l", "--", text]));
-    }
-    cmds.push(s(&["send-keys", "-t", pane, "Enter"]));
-    cmds
 }
 
 #[cfg(test)]
@@ -117,20 +81,5 @@ mod tests {
                 "{state:?} {integration:?}"
             );
         }
-    }
-
-    #[test]
-    fn commands_leave_copy_mode_clear_and_paste_multiline() {
-        let one = submit_commands("%3", "ls -l", false, "b");
-        assert_eq!(one.len(), 3);
-        assert_eq!(one[1], ["send-keys", "-t", "%3", "-l", "--", "ls -l"]);
-        let multi = submit_commands("%3", "a\nb", true, "wta-1");
-        assert_eq!(multi[0], ["copy-mode", "-q", "-t", "%3"]);
-        assert!(
-            multi
-                .iter()
-                .any(|c| c[0] == "paste-buffer" && c.contains(&"-p".to_owned()))
-        );
-        assert_eq!(multi.last().map(|c| c[3].as_str()), Some("Enter"));
     }
 }

@@ -1,15 +1,18 @@
-//! The pane watcher: follows one tmux pane's raw output and drives its tracker.
+//! The pane watcher: follows one pane's raw output and drives its tracker.
 //!
-//! It attaches `pipe-pane -O 'exec <sink> <socket>'` (never replacing a pipe
-//! someone else owns), accepts the sink's connection on a private Unix socket
-//! (0700 directory, peer uid checked), feeds parser → [`step`] and publishes
-//! effects. After pipe EOF it re-arms while the pane lives and reports pane
-//! death with `pane_dead_status` (falling back to the `@wta_exit_status` a
-//! gated wrapper records, since tmux 3.3a sometimes never records the former).
-//! Integration verdicts go to the pane ([`crate::pane_state`]). It also submits
-//! commands (see [`submit`]). A pane whose shell waits on a readiness gate
-//! named in [`GATE_OPTION`] is released once the pipe is attached. The
-//! background half (stream, re-arm, death) lives in `watcher_follow.rs`.
+//! It attaches the host's output pipe into `<sink> <socket>` (never replacing
+//! a pipe someone else owns), accepts the sink's connection on a private Unix
+//! socket (0700 directory, peer uid checked), feeds parser → [`step`] and
+//! publishes effects. After pipe EOF it re-arms while the pane lives and
+//! reports pane death with its exit status. Integration verdicts go to the
+//! pane ([`crate::pane_state`]). It also submits commands (see [`submit`]).
+//! A pane whose shell waits on a readiness gate named in [`GATE_OPTION`] is
+//! released once the pipe is attached. The background half (stream, re-arm,
+//! death) lives in `watcher_follow.rs`.
+//!
+//! Every host operation goes through [`AsyncHost`]: tmux in production, the
+//! in-memory fake in unit tests (a test plays tmux by connecting to the
+//! socket named last in the recorded sink argv).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -18,13 +21,14 @@ use std::time::{Duration, Instant};
 
 use tokio::net::UnixListener;
 use tokio::sync::{Mutex, mpsc};
+use wta_host::{AsyncHost, Key, Typing};
+use wta_protocol::PaneId;
 
 use crate::error::ShellError;
 use crate::launch::GATE_OPTION;
 use crate::pane_state::{announced_for, publish};
 use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
-use crate::sink::sh_quote;
-use crate::submit::{SubmitRefusal, decide_submit, submit_commands};
+use crate::submit::{SubmitRefusal, decide_submit};
 use crate::tracker::{Effect, Event, Millis, State, Tracker, TrackerConfig, step};
 
 #[path = "watcher_follow.rs"]
@@ -37,52 +41,8 @@ const LIVENESS_POLL: Duration = Duration::from_millis(500);
 /// Pane option holding the socket path of the WTA watcher that owns the pipe.
 pub const PIPE_OWNER_OPTION: &str = "@wta_pipe";
 
-/// How to reach a tmux server: `tmux -S <socket>`.
-#[derive(Debug, Clone)]
-pub struct TmuxTarget {
-    pub socket: PathBuf,
-}
-
-impl TmuxTarget {
-    /// Runs one tmux command and returns stdout.
-    pub async fn run(&self, args: &[&str]) -> Result<String, ShellError> {
-        let out = tokio::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .await
-            .map_err(ShellError::TmuxSpawn)?;
-        tmux_stdout(args, out)
-    }
-
-    async fn display(&self, pane: &str, format: &str) -> Result<String, ShellError> {
-        let out = self.run(&["display", "-p", "-t", pane, format]).await;
-        match out {
-            Err(ShellError::Tmux { stderr, .. }) if stderr.contains("can't find") => {
-                Err(ShellError::PaneGone {
-                    pane: pane.to_owned(),
-                })
-            }
-            other => other.map(|s| s.trim_end_matches('\n').to_owned()),
-        }
-    }
-}
-
-/// The stdout of a finished tmux command `args`, or its error (named by the
-/// command word, with tmux's stderr).
-pub(crate) fn tmux_stdout(args: &[&str], out: std::process::Output) -> Result<String, ShellError> {
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(ShellError::Tmux {
-            command: args.first().copied().unwrap_or("").to_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        })
-    }
-}
+/// The host a watcher talks to.
+pub type Host = Arc<dyn AsyncHost>;
 
 /// How the watcher starts its sink process inside tmux.
 #[derive(Debug, Clone)]
@@ -107,8 +67,8 @@ pub enum WatchEvent {
 
 /// A running watcher. The tracker is shared; read it with [`PaneWatcher::tracker`].
 pub struct PaneWatcher {
-    pub pane: String,
-    tmux: TmuxTarget,
+    pub pane: PaneId,
+    host: Host,
     tracker: Arc<Mutex<Tracker>>,
     events: mpsc::Receiver<WatchEvent>,
     /// For timer verdicts; weak so the channel still closes when the follow task ends.
@@ -130,64 +90,44 @@ fn now_ms(started: Instant) -> Millis {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
+/// Options a watcher reads when it attaches, in [`wta_host::PaneProbe::option`] order.
+const ATTACH_OPTIONS: [&str; 3] = [PIPE_OWNER_OPTION, GATE_OPTION, INTEGRATION_OPTION];
+
 /// Checks that nobody else owns the pane's pipe. A pipe recorded as ours by
 /// a WTA watcher whose socket no longer answers is stale and may be replaced.
-async fn check_pipe_free(tmux: &TmuxTarget, pane: &str) -> Result<(), ShellError> {
-    let info = tmux
-        .display(pane, &format!("#{{pane_pipe}}\x1f#{{{PIPE_OWNER_OPTION}}}"))
-        .await?;
-    let (pipe, owner) = info.split_once('\x1f').unwrap_or((&info, ""));
-    if pipe != "1" {
+async fn check_pipe_free(pane: &PaneId, pipe_open: bool, owner: &str) -> Result<(), ShellError> {
+    if !pipe_open {
         return Ok(());
     }
     if owner.is_empty() {
         return Err(ShellError::ForeignPipe {
-            pane: pane.to_owned(),
+            pane: pane.to_string(),
         });
     }
     if tokio::net::UnixStream::connect(owner).await.is_err() {
         return Ok(()); // a dead WTA watcher's pipe
     }
     Err(ShellError::FollowedByWta {
-        pane: pane.to_owned(),
+        pane: pane.to_string(),
     })
 }
 
 impl PaneWatcher {
-    /// Attaches to `pane` (e.g. `%3`) and starts following it.
-    pub async fn attach(
-        tmux: TmuxTarget,
-        pane: &str,
-        opts: WatchOptions,
-    ) -> Result<Self, ShellError> {
-        check_pipe_free(&tmux, pane).await?;
-        let info = tmux
-            .display(
-                pane,
-                &format!(
-                    "#{{pane_width}}\x1f#{{pane_pid}}\x1f#{{{GATE_OPTION}}}\x1f#{{{INTEGRATION_OPTION}}}"
-                ),
-            )
-            .await?;
-        let mut parts = info.splitn(4, '\x1f');
-        let width = parts.next().and_then(|w| w.parse().ok()).unwrap_or(80);
-        let pane_pid: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-        let gate = parts.next().filter(|g| !g.is_empty()).map(str::to_owned);
-        let announced = parts
-            .next()
-            .and_then(IntegrationMark::parse)
-            .is_some_and(|m| announced_for(&m, pane_pid));
+    /// Attaches to `pane` and starts following it.
+    pub async fn attach(host: Host, pane: &PaneId, opts: WatchOptions) -> Result<Self, ShellError> {
+        let probe = host.probe(pane, &ATTACH_OPTIONS).await?;
+        check_pipe_free(pane, probe.pipe_open, probe.option(0)).await?;
+        let gate = Some(probe.option(1).to_owned()).filter(|g| !g.is_empty());
+        let announced = IntegrationMark::parse(probe.option(2))
+            .is_some_and(|m| announced_for(&m, probe.pid));
 
         // Created 0700, and refused if someone else made it first or loosened it.
         wta_protocol::private_dir::ensure_private_dir(&opts.runtime_dir)?;
-        let nonce = format!(
-            "{:x}{:x}",
-            std::process::id(),
-            Instant::now().elapsed().as_nanos() ^ now_nanos()
-        );
         let socket = opts.runtime_dir.join(format!(
-            "pipe-{}-{nonce}.sock",
-            pane.trim_start_matches('%')
+            "pipe-{}-{:x}{:x}.sock",
+            pane.as_str().trim_start_matches('%'),
+            std::process::id(),
+            now_nanos()
         ));
         let _ = std::fs::remove_file(&socket);
         let listener = UnixListener::bind(&socket).map_err(|source| ShellError::Socket {
@@ -201,7 +141,7 @@ impl PaneWatcher {
             },
         )?;
 
-        let mut tracker = Tracker::new(width, opts.config);
+        let mut tracker = Tracker::new(probe.width, opts.config);
         if announced {
             tracker = step(tracker, Event::IntegrationAnnounced, 0).0;
         }
@@ -209,23 +149,22 @@ impl PaneWatcher {
         let (tx, events) = mpsc::channel(1024);
         let timer_tx = tx.downgrade();
         let started = Instant::now();
-        let mut sink_cmd: Vec<String> = opts.sink_argv.iter().map(|a| sh_quote(a)).collect();
-        sink_cmd.push(sh_quote(&socket.to_string_lossy()));
-        let pipe_cmd = format!("exec {}", sink_cmd.join(" "));
+        let mut sink = opts.sink_argv.clone();
+        sink.push(socket.to_string_lossy().into_owned());
         let follow = Follow {
-            tmux: tmux.clone(),
-            pane: pane.to_owned(),
+            host: host.clone(),
+            pane: pane.clone(),
             tracker: tracker.clone(),
             tx,
             started,
-            pipe_cmd,
+            sink,
             socket: socket.clone(),
         };
         follow.arm().await?;
         let task = tokio::spawn(follow.run(listener));
         let watcher = PaneWatcher {
-            pane: pane.to_owned(),
-            tmux,
+            pane: pane.clone(),
+            host,
             tracker,
             events,
             timer_tx,
@@ -235,10 +174,7 @@ impl PaneWatcher {
         };
         if let Some(gate) = gate {
             // The pane's shell waits for a watcher: ours is attached now.
-            let _ = watcher
-                .tmux
-                .run(&["set", "-p", "-u", "-t", pane, GATE_OPTION])
-                .await;
+            let _ = watcher.host.unset_option(pane, GATE_OPTION).await;
             if let Err(e) = watcher.release_gate(&gate).await {
                 watcher.stop().await;
                 return Err(e);
@@ -250,6 +186,11 @@ impl PaneWatcher {
     /// The shared tracker (lock briefly; the watcher feeds it).
     pub fn tracker(&self) -> Arc<Mutex<Tracker>> {
         self.tracker.clone()
+    }
+
+    /// The host this watcher talks to.
+    pub fn host(&self) -> &Host {
+        &self.host
     }
 
     /// The next watcher event; `None` after the watcher ended and all were read.
@@ -294,10 +235,12 @@ impl PaneWatcher {
         Ok(Ok(()))
     }
 
-    /// Sends `text` (leaving copy mode, clearing the line), steps the tracker
-    /// and arms the submit timer. An unverified submission compares the pane
-    /// with how it looked before anything was typed (the echo alone shows
-    /// the shell read it); a verified one with how it looked right after.
+    /// Types `text` (leaving copy mode, clearing the line, Enter) in one host
+    /// call, steps the tracker and arms the submit timer. An unverified
+    /// submission compares the pane with how it looked before anything was
+    /// typed (the echo alone shows the shell read it); a verified one with
+    /// how it looked right after. The tracker stays locked throughout, so
+    /// the `C` our Enter causes is stepped after `Submitted`.
     async fn send_tracked(
         &self,
         mut guard: tokio::sync::MutexGuard<'_, Tracker>,
@@ -309,16 +252,11 @@ impl PaneWatcher {
         } else {
             None
         };
-        let in_mode = self.tmux.display(&self.pane, "#{pane_in_mode}").await? == "1";
-        let buffer = format!("wta-{}", now_nanos());
-        for cmd in submit_commands(&self.pane, text, in_mode, &buffer) {
-            let args: Vec<&str> = cmd.iter().map(String::as_str).collect();
-            self.tmux.run(&args).await?;
-        }
-        let before = match early {
-            Some(before) => before,
-            None => self.snapshot().await,
+        let typing = Typing {
+            clear_line: true,
+            enter: true,
         };
+        self.host.type_text(&self.pane, text, typing).await?;
         let text = text.to_owned();
         let event = if unverified {
             Event::SubmittedUnverified { text }
@@ -331,10 +269,14 @@ impl PaneWatcher {
         for effect in fx {
             if let Effect::StartSubmitTimer { id, after_ms } = effect {
                 let timer = self.timer();
-                let before = before.clone();
+                let early = early.clone();
                 tokio::spawn(async move {
+                    let before = match early {
+                        Some(before) => before,
+                        None => snapshot(&timer.host, &timer.pane).await,
+                    };
                     tokio::time::sleep(Duration::from_millis(after_ms)).await;
-                    let changed = snapshot(&timer.tmux, &timer.pane).await != before;
+                    let changed = snapshot(&timer.host, &timer.pane).await != before;
                     timer
                         .conclude(Event::SubmitTimerExpired { id, changed })
                         .await;
@@ -344,12 +286,17 @@ impl PaneWatcher {
         Ok(())
     }
 
+    /// Presses Ctrl+L so the shell redraws its prompt (and re-emits its marks).
+    pub async fn redraw_prompt(&self) -> Result<(), ShellError> {
+        Ok(self.host.press(&self.pane, &[Key::CtrlL]).await?)
+    }
+
     /// Releases a pane started with [`crate::gated_command`] and, one submit
     /// timeout later, reports whether its shell showed any mark
     /// ([`Event::StartQuiet`]). Attach first, then release.
     pub async fn release_gate(&self, gate: &str) -> Result<(), ShellError> {
         let before = self.snapshot().await;
-        self.tmux.run(&["wait-for", "-S", gate]).await?;
+        self.host.signal(gate).await?;
         let after_ms = self.tracker.lock().await.config.submit_timeout_ms;
         let timer = self.timer();
         tokio::spawn(async move {
@@ -357,7 +304,7 @@ impl PaneWatcher {
             // Only the screen counts: the foreground command always changes
             // when the gate's `sh` gives way to the shell, even when a slow rc
             // file has drawn nothing yet.
-            let changed = snapshot(&timer.tmux, &timer.pane).await.1 != before.1;
+            let changed = snapshot(&timer.host, &timer.pane).await.1 != before.1;
             timer.conclude(Event::StartQuiet { changed }).await;
         });
         Ok(())
@@ -366,7 +313,7 @@ impl PaneWatcher {
     fn timer(&self) -> Timer {
         Timer {
             tracker: self.tracker.clone(),
-            tmux: self.tmux.clone(),
+            host: self.host.clone(),
             pane: self.pane.clone(),
             started: self.started,
             tx: self.timer_tx.clone(),
@@ -374,22 +321,15 @@ impl PaneWatcher {
     }
 
     async fn snapshot(&self) -> (String, String) {
-        snapshot(&self.tmux, &self.pane).await
+        snapshot(&self.host, &self.pane).await
     }
 
     /// Stops following: detaches our pipe (if it is still ours) and ends the task.
     pub async fn stop(self) {
         self.task.abort();
-        let owner = self
-            .tmux
-            .display(&self.pane, &format!("#{{{PIPE_OWNER_OPTION}}}"))
-            .await;
-        if owner.is_ok_and(|o| o == self.socket.to_string_lossy()) {
-            let _ = self.tmux.run(&["pipe-pane", "-t", &self.pane]).await;
-            let _ = self
-                .tmux
-                .run(&["set", "-p", "-u", "-t", &self.pane, PIPE_OWNER_OPTION])
-                .await;
+        let owner = self.host.probe(&self.pane, &[PIPE_OWNER_OPTION]).await;
+        if owner.is_ok_and(|p| p.option(0) == self.socket.to_string_lossy()) {
+            let _ = self.host.close_pipe(&self.pane, PIPE_OWNER_OPTION).await;
         }
         let _ = std::fs::remove_file(&self.socket);
     }
@@ -398,8 +338,8 @@ impl PaneWatcher {
 /// What a timer task needs to step the tracker and report like the stream does.
 struct Timer {
     tracker: Arc<Mutex<Tracker>>,
-    tmux: TmuxTarget,
-    pane: String,
+    host: Host,
+    pane: PaneId,
     started: Instant,
     tx: mpsc::WeakSender<WatchEvent>,
 }
@@ -415,7 +355,7 @@ impl Timer {
             *t = next;
             fx
         };
-        publish_changes(&self.tmux, &self.pane, &fx).await;
+        publish_changes(&self.host, &self.pane, &fx).await;
         if let Some(tx) = self.tx.upgrade() {
             for effect in fx {
                 let _ = tx.try_send(WatchEvent::Effect(effect));
@@ -425,10 +365,10 @@ impl Timer {
 }
 
 /// Writes integration verdicts among `fx` to the pane.
-async fn publish_changes(tmux: &TmuxTarget, pane: &str, fx: &[Effect]) {
+async fn publish_changes(host: &Host, pane: &PaneId, fx: &[Effect]) {
     for effect in fx {
         if let Effect::IntegrationChanged { integration } = effect {
-            publish(tmux, pane, *integration).await;
+            publish(host, pane, *integration).await;
         }
     }
 }
@@ -447,14 +387,12 @@ fn now_nanos() -> u128 {
 }
 
 /// Foreground command and visible screen: what "the pane reacted" compares.
-async fn snapshot(tmux: &TmuxTarget, pane: &str) -> (String, String) {
-    let fg = tmux
-        .display(pane, "#{pane_current_command}")
+async fn snapshot(host: &Host, pane: &PaneId) -> (String, String) {
+    let fg = host
+        .probe(pane, &[])
         .await
+        .map(|p| p.command)
         .unwrap_or_default();
-    let screen = tmux
-        .run(&["capture-pane", "-p", "-t", pane])
-        .await
-        .unwrap_or_default();
+    let screen = host.screen(pane).await.unwrap_or_default();
     (fg, screen)
 }

@@ -1,8 +1,9 @@
-//! The background half of a [`super::PaneWatcher`]: arms `pipe-pane`,
+//! The background half of a [`super::PaneWatcher`]: arms the pane's pipe,
 //! accepts the sink (peer uid checked), decodes its frames into parser
 //! tokens and [`Event::OutputLost`] gaps, steps the tracker, publishes
-//! effects, records finished runs, re-arms after pipe EOF while the pane
-//! lives and reports the pane's death. It never types into the pane.
+//! effects (the reader first; recording a finished run on the pane comes
+//! after, off the path), re-arms after pipe EOF while the pane lives and
+//! reports the pane's death. It never types into the pane.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,11 +13,12 @@ use tokio::io::AsyncReadExt;
 use tokio::net::UnixListener;
 use tokio::sync::{Mutex, mpsc};
 
-use super::{
-    LIVENESS_POLL, PIPE_OWNER_OPTION, TmuxTarget, WatchEvent, now_ms, publish_changes, take,
-};
+use wta_protocol::PaneId;
+
+use super::{LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, now_ms, publish_changes, take};
+use super::Host;
 use crate::error::ShellError;
-use crate::last_command::{LastCommand, record_last_command};
+use crate::last_command::{LAST_COMMAND_OPTION, LastCommand};
 use crate::parser::Parser;
 use crate::sink::EXIT_STATUS_OPTION;
 use crate::sink_wire::{Frame, FrameDecoder};
@@ -24,35 +26,26 @@ use crate::tracker::{Effect, Event, PaneFate, Tracker, step};
 
 /// The background half of a watcher.
 pub(super) struct Follow {
-    pub(super) tmux: TmuxTarget,
-    pub(super) pane: String,
+    pub(super) host: Host,
+    pub(super) pane: PaneId,
     pub(super) tracker: Arc<Mutex<Tracker>>,
     pub(super) tx: mpsc::Sender<WatchEvent>,
     pub(super) started: Instant,
-    pub(super) pipe_cmd: String,
+    /// The sink's argv, the socket path last.
+    pub(super) sink: Vec<String>,
     pub(super) socket: PathBuf,
 }
+
+/// Options read when the pipe ends, in probe order.
+const EOF_OPTIONS: [&str; 2] = [PIPE_OWNER_OPTION, EXIT_STATUS_OPTION];
 
 impl Follow {
     pub(super) async fn arm(&self) -> Result<(), ShellError> {
         let owner = self.socket.to_string_lossy();
-        self.tmux
-            .run(&[
-                "set",
-                "-p",
-                "-t",
-                &self.pane,
-                PIPE_OWNER_OPTION,
-                &owner,
-                ";",
-                "pipe-pane",
-                "-O",
-                "-t",
-                &self.pane,
-                &self.pipe_cmd,
-            ])
-            .await
-            .map(|_| ())
+        self.host
+            .open_pipe(&self.pane, &self.sink, (PIPE_OWNER_OPTION, &owner))
+            .await?;
+        Ok(())
     }
 
     async fn feed(&self, events: Vec<Event>) {
@@ -67,20 +60,29 @@ impl Follow {
             }
             *t = cur;
         }
-        publish_changes(&self.tmux, &self.pane, &effects).await;
-        for effect in effects {
-            if matches!(effect, Effect::RunStarted { .. }) {
-                self.refresh_width().await;
-            }
+        let mut finished = Vec::new();
+        for effect in effects.iter().cloned() {
             if let Effect::RunFinished { id } = effect {
-                self.record(id).await;
+                finished.push(id);
             }
             // A slow consumer loses effects, never stalls the pane stream.
             let _ = self.tx.try_send(WatchEvent::Effect(effect));
         }
+        // After the reader has the effects: none of this is on its path.
+        publish_changes(&self.host, &self.pane, &effects).await;
+        for id in finished {
+            self.record(id).await;
+        }
+        if effects
+            .iter()
+            .any(|e| matches!(e, Effect::RunStarted { .. }))
+        {
+            self.refresh_width().await;
+        }
     }
 
-    /// Stores the finished run in `@wta_last_command` for `capture-pane --last-command`.
+    /// Stores the finished run in `@wta_last_command` for `capture-pane
+    /// --last-command`, in the background (the pane may be gone by then).
     async fn record(&self, id: crate::tracker::RunId) {
         let record = {
             let t = self.tracker.lock().await;
@@ -89,15 +91,20 @@ impl Follow {
                 None => return,
             }
         };
-        let socket = self.tmux.socket.clone();
-        let _ = tokio::task::spawn_blocking(move || record_last_command(&socket, &record)).await;
+        let Ok(json) = serde_json::to_string(&record) else {
+            return;
+        };
+        let (host, pane) = (self.host.clone(), self.pane.clone());
+        tokio::spawn(async move {
+            let _ = host.set_option(&pane, LAST_COMMAND_OPTION, &json).await;
+        });
     }
 
     async fn refresh_width(&self) {
-        let Ok(w) = self.tmux.display(&self.pane, "#{pane_width}").await else {
+        let Ok(probe) = self.host.probe(&self.pane, &[]).await else {
             return;
         };
-        let Ok(width) = w.parse::<u16>() else { return };
+        let width = probe.width;
         let mut t = self.tracker.lock().await;
         t.width = width;
         if let Some(run) = t.current.as_mut() {
@@ -136,8 +143,8 @@ impl Follow {
                         let n = match read.await {
                             Ok(Ok(0) | Err(_)) => break,
                             Ok(Ok(n)) => n,
-                            Err(_) => match self.tmux.display(&self.pane, "#{pane_dead}").await {
-                                Ok(dead) if dead != "1" => continue,
+                            Err(_) => match self.host.probe(&self.pane, &[]).await {
+                                Ok(probe) if !probe.dead => continue,
                                 _ => break,
                             },
                         };
@@ -168,12 +175,8 @@ impl Follow {
                 Err(_) => {} // no sink yet: check the pane below
             }
             // Pipe EOF (or no sink): is the pane still there, and whose pipe is it?
-            let info = self
-                .tmux
-                .display(&self.pane, &format!("#{{pane_dead}}\x1f#{{pane_dead_status}}\x1f#{{pane_pipe}}\x1f#{{{PIPE_OWNER_OPTION}}}\x1f#{{{EXIT_STATUS_OPTION}}}"))
-                .await;
-            let info = match info {
-                Err(ShellError::PaneGone { .. }) => {
+            let probe = match self.host.probe(&self.pane, &EOF_OPTIONS).await {
+                Err(wta_host::HostError::PaneNotFound(_)) => {
                     self.feed(vec![Event::PipeClosed {
                         fate: PaneFate::Gone,
                     }])
@@ -181,31 +184,10 @@ impl Follow {
                     return format!("pane {} is gone", self.pane);
                 }
                 Err(e) => return e.to_string(),
-                Ok(info) => info,
+                Ok(probe) => probe,
             };
-            let f: Vec<&str> = info.split('\x1f').collect();
-            if f.first() == Some(&"1") {
-                let parse = |dead: Option<&&str>, recorded: Option<&&str>| {
-                    dead.and_then(|s| s.parse().ok())
-                        .or_else(|| recorded.and_then(|s| s.parse().ok()))
-                };
-                let mut status = parse(f.get(1), f.get(4));
-                // tmux marks the pane dead at pty EOF, a moment before it reaps the
-                // status (and 3.3a sometimes never does: the wrapper's record counts).
-                let format = format!("#{{pane_dead_status}}\x1f#{{{EXIT_STATUS_OPTION}}}");
-                for _ in 0..200 {
-                    if status.is_some() {
-                        break;
-                    }
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    let again = self
-                        .tmux
-                        .display(&self.pane, &format)
-                        .await
-                        .unwrap_or_default();
-                    let g: Vec<&str> = again.split('\x1f').collect();
-                    status = parse(g.first(), g.get(1));
-                }
+            if probe.dead {
+                let status = self.exit_status(probe).await;
                 self.feed(vec![Event::PipeClosed {
                     fate: PaneFate::Dead { status },
                 }])
@@ -213,19 +195,32 @@ impl Follow {
                 let shown = status.map_or("unknown".to_owned(), |s: i32| s.to_string());
                 return format!("pane {} died (status {shown})", self.pane);
             }
-            let ours = f
-                .get(3)
-                .is_some_and(|o| *o == self.socket.to_string_lossy());
-            if f.get(2) == Some(&"1") && !ours {
+            let ours = probe.option(0) == self.socket.to_string_lossy();
+            if probe.pipe_open && !ours {
                 self.feed(vec![Event::Detached]).await;
                 return format!("another program took over the pipe of pane {}", self.pane);
             }
-            if f.get(2) != Some(&"1")
+            if !probe.pipe_open
                 && let Err(e) = self.arm().await
             {
                 return e.to_string();
             }
         }
+    }
+
+    /// The exit status of a dead pane: tmux marks the pane dead at pty EOF, a
+    /// moment before it reaps the status (and 3.3a sometimes never does: the
+    /// gated wrapper's record counts). Bounded: two seconds at most.
+    async fn exit_status(&self, mut probe: wta_host::PaneProbe) -> Option<i32> {
+        for _ in 0..200 {
+            let recorded = probe.option(1).parse().ok();
+            if let Some(status) = probe.dead_status.or(recorded) {
+                return Some(status);
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            probe = self.host.probe(&self.pane, &EOF_OPTIONS).await.ok()?;
+        }
+        None
     }
 }
 

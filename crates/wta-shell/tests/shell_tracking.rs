@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use wta_shell::{
-    EndReason, Integration, PaneWatcher, Run, Shell, State, SubmitRefusal, TmuxTarget,
+    EndReason, Integration, PaneWatcher, Run, Shell, State, SubmitRefusal,
     TrackerConfig, WatchOptions, gated_command,
 };
 use wta_testkit::{TmuxServer, wait_for_value};
@@ -211,15 +211,17 @@ async fn attach(
     runtime_dir: std::path::PathBuf,
     config: TrackerConfig,
 ) -> Result<PaneWatcher, wta_shell::ShellError> {
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
+    let host = wta_host::TmuxHost::new(
+        wta_host::ServerLocation::Socket(server.socket().to_path_buf()),
+        None,
+    );
     let opts = WatchOptions {
         sink_argv,
         runtime_dir,
         config,
     };
-    PaneWatcher::attach(tmux, pane, opts).await
+    let pane = wta_protocol::PaneId::parse(pane).expect("a pane id");
+    PaneWatcher::attach(std::sync::Arc::new(host), &pane, opts).await
 }
 
 async fn exit_zero(sh: Shell) {

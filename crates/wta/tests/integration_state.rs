@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::*;
-use wta_shell::{PaneWatcher, TmuxTarget, TrackerConfig, WatchOptions, gated_command};
+use wta_shell::{Host, PaneWatcher, TrackerConfig, WatchOptions, gated_command};
 use wta_testkit::{TmuxServer, wait_for_value};
 
 const T: Duration = Duration::from_secs(15);
@@ -54,7 +54,8 @@ fn watched_bash(rc: Option<&str>) -> Watched {
     let rt = runtime();
     let (tmux, opts) = watch_setup(&server, dir.path());
     let watcher = rt.block_on(async {
-        let w = PaneWatcher::attach(tmux, &pane, opts).await.unwrap();
+        let id = wta_protocol::PaneId::parse(&pane).unwrap();
+        let w = PaneWatcher::attach(tmux, &id, opts).await.unwrap();
         w.release_gate(gate).await.unwrap();
         w
     });
@@ -77,10 +78,11 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// Where `server` is, and how to watch one of its panes with the real
 /// `wta pipe-sink` and a runtime dir under `dir`.
-fn watch_setup(server: &TmuxServer, dir: &std::path::Path) -> (TmuxTarget, WatchOptions) {
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
+fn watch_setup(server: &TmuxServer, dir: &std::path::Path) -> (Host, WatchOptions) {
+    let tmux: Host = std::sync::Arc::new(wta_host::TmuxHost::new(
+        wta_host::ServerLocation::Socket(server.socket().to_path_buf()),
+        None,
+    ));
     let opts = WatchOptions {
         sink_argv: vec![wta_bin().to_owned(), "pipe-sink".into()],
         runtime_dir: dir.join("run"),
@@ -153,7 +155,7 @@ fn a_gated_integrated_shell_is_present_from_its_marks_and_its_announcement() {
     assert_eq!(wta_host::parent_pid(shell_pid), Some(pane_pid));
     // Without the watcher's verdict the announcement alone still says present.
     w.server
-        .tmux(&["set", "-p", "-u", "-t", &w.pane, "@wta_integration_state"]);
+        .tmux(&["set", "-p", "-u", "-t", w.pane.as_str(), "@wta_integration_state"]);
     assert_eq!(active_integration(&w)["state"], "present");
     assert_eq!(listed_state(&w), "present");
 }
@@ -178,8 +180,8 @@ fn a_command_sent_to_a_plain_pre_existing_pane_makes_it_absent() {
     assert_eq!(before["integration"]["state"], "unknown");
 
     let rt = runtime();
-    let (tmux, watch) = watch_setup(&server, dir.path());
-    let config = ExecutorConfig::new(tmux, watch, Launch::default());
+    let (_, watch) = watch_setup(&server, dir.path());
+    let config = ExecutorConfig::new(watch, Launch::default());
     let target = PaneId::parse(&pane).unwrap();
     let host = TmuxHost::new(
         ServerLocation::Socket(server.socket().to_path_buf()),

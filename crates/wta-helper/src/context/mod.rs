@@ -183,8 +183,7 @@ pub fn gather(host: &TmuxHost, target: Option<&PaneId>) -> TerminalContext {
             ctx.shell = Some(info.command);
         }
     }
-    let socket = host.location().socket_path();
-    ctx.untrusted = match wta_shell::read_last_command(&socket, target.as_str()) {
+    ctx.untrusted = match wta_shell::read_last_command(host, target) {
         Ok(last) => {
             let (output, truncated) = tail_chars(&last.output, MAX_BUFFER_CHARS);
             Untrusted {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use tokio::time::Instant;
-use wta_shell::{Effect, EndReason, NotStarted, PaneWatcher, RunId, State, TmuxTarget, WatchEvent};
+use wta_shell::{Effect, EndReason, NotStarted, PaneWatcher, RunId, State, WatchEvent};
 
 use super::outcome::{ActionOutcome, RunReport};
 use super::tty_wait;
@@ -74,14 +74,11 @@ pub(crate) struct Followed {
     pub run: Option<RunId>,
 }
 
-/// Whether `pane` is gone or dead (so a run that lost its watcher ended
-/// with the pane). tmux 3.3a prints empty fields for a gone pane.
-async fn pane_closed(tmux: &TmuxTarget, pane: &str) -> bool {
-    match tmux
-        .run(&["display", "-p", "-t", pane, "#{pane_id} #{pane_dead}"])
-        .await
-    {
-        Ok(out) => out.trim() != format!("{pane} 0"),
+/// Whether the watcher's pane is gone or dead (so a run that lost its
+/// watcher ended with the pane).
+async fn pane_closed(watcher: &PaneWatcher) -> bool {
+    match watcher.host().probe(&watcher.pane, &[]).await {
+        Ok(probe) => probe.dead,
         Err(_) => true,
     }
 }
@@ -106,23 +103,18 @@ const PROBE: Duration = Duration::from_millis(200);
 /// it did not start, or stops early with what is known when it is
 /// interactive, or times out at the proposal's deadline with the partial
 /// output (never killing it).
-pub(crate) async fn follow_run(
-    watcher: &mut PaneWatcher,
-    tmux: &TmuxTarget,
-    limits: Limits,
-) -> Followed {
+pub(crate) async fn follow_run(watcher: &mut PaneWatcher, limits: Limits) -> Followed {
     let mut run = None;
-    let outcome = follow(watcher, tmux, limits, &mut run).await;
+    let outcome = follow(watcher, limits, &mut run).await;
     Followed { outcome, run }
 }
 
 async fn follow(
     watcher: &mut PaneWatcher,
-    tmux: &TmuxTarget,
     limits: Limits,
     ours: &mut Option<RunId>,
 ) -> ActionOutcome {
-    let pane = watcher.pane.clone();
+    let pane = watcher.pane.to_string();
     let cap = limits.cap;
     let deadline = limits.deadline;
     let mut watch = Watch {
@@ -144,7 +136,7 @@ async fn follow(
                 }
                 continue;
             }
-            Ok(None) => return ended(watcher, tmux, *ours, cap, "the watcher stopped").await,
+            Ok(None) => return ended(watcher, *ours, cap, "the watcher stopped").await,
             Ok(Some(event)) => event,
         };
         match event {
@@ -190,7 +182,7 @@ async fn follow(
                     reason: format!("{pane} closed before the command started"),
                 };
             }
-            WatchEvent::Ended { reason } => return ended(watcher, tmux, *ours, cap, &reason).await,
+            WatchEvent::Ended { reason } => return ended(watcher, *ours, cap, &reason).await,
             WatchEvent::Effect(_) => {}
         }
     }
@@ -237,7 +229,7 @@ async fn report_last(watcher: &PaneWatcher, id: RunId, cap: usize) -> Option<Run
     let t = tracker.lock().await;
     let cwd = t.cwd.as_ref().map(|c| c.path.clone());
     t.finished(id)
-        .map(|r| RunReport::from_run(&watcher.pane, r, cwd, cap))
+        .map(|r| RunReport::from_run(watcher.pane.as_str(), r, cwd, cap))
 }
 
 async fn timed_out(
@@ -253,7 +245,7 @@ async fn timed_out(
     let cwd = t.cwd.as_ref().map(|c| c.path.clone());
     match t.current.as_ref().filter(|r| Some(r.id) == ours) {
         Some(run) => {
-            let mut report = RunReport::from_run(&watcher.pane, run, cwd, cap);
+            let mut report = RunReport::from_run(watcher.pane.as_str(), run, cwd, cap);
             report.duration_ms = Some(now.saturating_sub(run.started_at));
             report.note = Some(match early {
                 Some(Early::FullScreen) => {
@@ -289,7 +281,6 @@ async fn timed_out(
 /// kept either way.
 async fn ended(
     watcher: &PaneWatcher,
-    tmux: &TmuxTarget,
     ours: Option<RunId>,
     cap: usize,
     reason: &str,
@@ -302,14 +293,14 @@ async fn ended(
     if let Some(report) = report_last(watcher, id, cap).await {
         return ActionOutcome::Finished(report);
     }
-    let closed = pane_closed(tmux, &watcher.pane).await;
+    let closed = pane_closed(watcher).await;
     let now = watcher.now();
     let tracker = watcher.tracker();
     let t = tracker.lock().await;
     let cwd = t.cwd.as_ref().map(|c| c.path.clone());
     match t.current.as_ref().filter(|r| r.id == id) {
         Some(run) => {
-            let mut report = RunReport::from_run(&watcher.pane, run, cwd, cap);
+            let mut report = RunReport::from_run(watcher.pane.as_str(), run, cwd, cap);
             report.duration_ms = Some(now.saturating_sub(run.started_at));
             report.end = Some(if closed {
                 EndReason::PaneDied { status: None }

@@ -38,10 +38,10 @@ use std::time::Duration;
 
 use tokio::sync::Mutex;
 use tokio::time::Instant;
-use wta_host::{PaneInfo, TerminalHost};
+use wta_host::{AsyncHost, PaneInfo, TerminalHost, Typing};
 use wta_protocol::limits::{DEFAULT_EXECUTION_OUTPUT_BYTES, DEFAULT_EXECUTION_TIMEOUT};
 use wta_protocol::{Action, Choice, ExecutionId, ExecutionLine, PaneId, ProposalId};
-use wta_shell::{PaneWatcher, RunId, State, SubmitRefusal, TmuxTarget, WatchOptions};
+use wta_shell::{PaneWatcher, RunId, State, SubmitRefusal, WatchOptions};
 
 pub use lifecycle::{Dispatch, Phase};
 pub use outcome::{ActionOutcome, RunReport, bound_text};
@@ -77,8 +77,6 @@ pub struct DelegateLaunch {
 /// Everything the executor needs besides the host.
 #[derive(Debug, Clone)]
 pub struct ExecutorConfig {
-    /// The tmux server watchers talk to.
-    pub tmux: TmuxTarget,
     /// Sink program, private runtime dir and tracker limits for watchers.
     pub watch: WatchOptions,
     /// The integrated shell new tabs and panels run.
@@ -99,9 +97,8 @@ pub struct ExecutorConfig {
 
 impl ExecutorConfig {
     /// Defaults for the timeouts and the output cap.
-    pub fn new(tmux: TmuxTarget, watch: WatchOptions, shell: Launch) -> Self {
+    pub fn new(watch: WatchOptions, shell: Launch) -> Self {
         Self {
-            tmux,
             watch,
             shell,
             delegate: None,
@@ -242,7 +239,7 @@ fn unavailable(reason: impl Into<String>) -> ActionOutcome {
     }
 }
 
-impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
+impl<H: TerminalHost + AsyncHost> Executor<H> {
     pub fn new(host: Arc<H>, config: ExecutorConfig) -> Self {
         Self {
             host,
@@ -256,12 +253,7 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
     pub async fn watch(&self, pane: &PaneId) -> Result<(), wta_shell::ShellError> {
         let mut watchers = self.watchers.lock().await;
         if !watchers.contains_key(pane.as_str()) {
-            let w = PaneWatcher::attach(
-                self.config.tmux.clone(),
-                pane.as_str(),
-                self.config.watch.clone(),
-            )
-            .await?;
+            let w = PaneWatcher::attach(self.host.clone(), pane, self.config.watch.clone()).await?;
             watchers.insert(pane.as_str().to_owned(), w);
         }
         Ok(())
@@ -411,7 +403,7 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             Ok(Ok(())) => {
                 progress.dispatch(pane);
                 let limits = self.config.limits(info.pid, progress.deadline);
-                let followed = follow::follow_run(watcher, &self.config.tmux, limits).await;
+                let followed = follow::follow_run(watcher, limits).await;
                 progress.run_opened(followed.run);
                 followed.outcome
             }
@@ -465,11 +457,7 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         {
             return;
         }
-        let _ = self
-            .config
-            .tmux
-            .run(&["send-keys", "-t", info.id.as_str(), "C-l"])
-            .await;
+        let _ = watcher.redraw_prompt().await;
         let _ = follow::wait_idle(watcher, Duration::from_secs(1)).await;
     }
 
@@ -481,12 +469,11 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         if watcher.tracker().lock().await.integration != wta_shell::Integration::Unknown {
             return false;
         }
-        let format = format!("#{{{}}}", wta_shell::INTEGRATION_EXPECTED_OPTION);
-        self.config
-            .tmux
-            .run(&["display", "-p", "-t", info.id.as_str(), &format])
+        let options = [wta_shell::INTEGRATION_EXPECTED_OPTION];
+        self.host
+            .probe(&info.id, &options)
             .await
-            .is_ok_and(|v| v.trim() == "1")
+            .is_ok_and(|p| p.option(0) == "1")
     }
 
     /// True when the pane's shell shows no integration and is in the
@@ -540,17 +527,15 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         }
     }
 
-    /// Clears the shell's line, then pastes `text` (Enter when `enter`).
+    /// Clears the shell's line, then types `text` (Enter when `enter`).
     async fn type_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), String> {
-        self.config
-            .tmux
-            .run(&["send-keys", "-t", pane.as_str(), "C-e", "C-u"])
+        let typing = Typing {
+            clear_line: true,
+            enter,
+        };
+        self.host
+            .type_text(pane, text, typing)
             .await
-            .map_err(|e| e.to_string())?;
-        let (host, pane, text) = (self.host.clone(), pane.clone(), text.to_owned());
-        tokio::task::spawn_blocking(move || host.send_text(&pane, &text, enter))
-            .await
-            .map_err(|e| e.to_string())?
             .map_err(|e| e.to_string())
     }
 

@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use tokio::time::Instant;
-use wta_host::{NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost};
+use wta_host::{AsyncHost, NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost};
 use wta_protocol::{Direction, OpenTarget, PaneId};
 use wta_shell::{PaneWatcher, gated_command};
 
@@ -48,7 +48,7 @@ struct Gated {
     ready: Result<(), String>,
 }
 
-impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
+impl<H: TerminalHost + AsyncHost> Executor<H> {
     /// `open`: a tab or panel with the integrated shell, started gated and
     /// followed from its first prompt. A shell that does not show a prompt
     /// in time still leaves the pane open (reported `opened`, logged).
@@ -63,11 +63,8 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             Err(reason) => return unavailable(reason),
         };
         if let (Some(title), OpenTarget::Panel) = (&open.title, open.place) {
-            let _ = self
-                .config
-                .tmux
-                .run(&["select-pane", "-t", gated.pane.as_str(), "-T", title])
-                .await;
+            let (host, pane, title) = (self.host.clone(), gated.pane.clone(), title.clone());
+            let _ = tokio::task::spawn_blocking(move || host.set_title(&pane, &title)).await;
         }
         if let Err(why) = &gated.ready {
             tracing::warn!(pane = %gated.pane, "opened, but {why}");
@@ -110,8 +107,7 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             ConfirmMode::Run | ConfirmMode::Open => match watcher.submit(input).await {
                 Ok(Ok(())) => {
                     let limits = self.config.limits(pid, progress.deadline);
-                    let followed =
-                        follow::follow_run(&mut watcher, &self.config.tmux, limits).await;
+                    let followed = follow::follow_run(&mut watcher, limits).await;
                     progress.run_opened(followed.run);
                     followed.outcome
                 }
@@ -141,16 +137,12 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
             .await?;
         let pane = info.id;
         progress.dispatch(&pane);
-        let attached = PaneWatcher::attach(
-            self.config.tmux.clone(),
-            pane.as_str(),
-            self.config.watch.clone(),
-        )
-        .await;
+        let attached =
+            PaneWatcher::attach(self.host.clone(), &pane, self.config.watch.clone()).await;
         let mut watcher = match attached {
             Ok(w) => w,
             Err(e) => {
-                let _ = self.config.tmux.run(&["wait-for", "-S", &gate]).await;
+                let _ = AsyncHost::signal(self.host.as_ref(), &gate).await;
                 return Err(format!("cannot follow the new pane {pane}: {e}"));
             }
         };
@@ -212,7 +204,7 @@ impl<H: TerminalHost + Send + Sync + 'static> Executor<H> {
         self.watchers
             .lock()
             .await
-            .insert(watcher.pane.clone(), watcher);
+            .insert(watcher.pane.as_str().to_owned(), watcher);
     }
 
     /// Opens a tab (after the caller's) or a panel beside the target pane.

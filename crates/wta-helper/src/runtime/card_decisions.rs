@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::task::JoinHandle;
-use wta_host::tmux::Cmd;
 use wta_host::{TerminalHost, TmuxHost};
-use wta_shell::{PIPE_OWNER_OPTION, TmuxTarget, TrackerConfig, WatchOptions};
+use wta_protocol::PaneId;
+use wta_shell::{PIPE_OWNER_OPTION, TrackerConfig, WatchOptions};
 
 use super::engine::{Done, Runtime};
 use crate::app::{AcceptedProposal, DomainEvent, Effect};
@@ -106,7 +106,6 @@ fn executor_for(
     host: &TmuxHost,
     delegate: Option<&wta_agent::Delegate>,
 ) -> Option<(Executor<TmuxHost>, Option<String>)> {
-    let socket = host.server_info().ok()?.socket;
     let exe = std::env::current_exe().ok()?;
     let watch = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
@@ -134,8 +133,7 @@ fn executor_for(
         Ok(paths) => ExecutionSettings::load(&paths.config_file),
         Err(err) => (ExecutionSettings::default(), Some(err.to_string())),
     };
-    let mut config =
-        ExecutorConfig::new(TmuxTarget { socket }, watch, launch).with_settings(settings);
+    let mut config = ExecutorConfig::new(watch, launch).with_settings(settings);
     config.delegate = delegate.map(|d| DelegateLaunch {
         agent: d.name.clone(),
         launch: Launch {
@@ -146,11 +144,9 @@ fn executor_for(
     Some((Executor::new(Arc::new(host.clone()), config), warning))
 }
 
-/// The panes in `list-panes -F '#{pane_id}<US>#{@wta_pipe}'` output whose
-/// pipe is owned by a socket in `dir`.
-fn ours<'a>(listing: &'a str, dir: &'a Path) -> impl Iterator<Item = &'a str> + 'a {
-    listing.lines().filter_map(move |line| {
-        let (pane, owner) = line.split_once('\u{1f}')?;
+/// The panes whose pipe owner (`@wta_pipe`) is a socket in `dir`.
+fn ours<'a>(owners: &'a [(PaneId, String)], dir: &'a Path) -> impl Iterator<Item = &'a PaneId> + 'a {
+    owners.iter().filter_map(move |(pane, owner)| {
         (!owner.is_empty() && Path::new(owner).starts_with(dir)).then_some(pane)
     })
 }
@@ -222,14 +218,9 @@ impl Runtime {
     pub fn release_leftover_pipes() {
         let dir = Self::watch_dir();
         if let Ok(host) = TmuxHost::discover(None, None) {
-            let format = format!("#{{pane_id}}\u{1f}#{{{PIPE_OWNER_OPTION}}}");
-            let listed = host.run(&Cmd::new("list-panes").args(["-a", "-F", &format]));
-            for pane in listed.iter().flat_map(|out| ours(out, &dir)) {
-                let off = Cmd::new("pipe-pane")
-                    .args(["-t", pane])
-                    .then("set-option")
-                    .args(["-p", "-u", "-t", pane, PIPE_OWNER_OPTION]);
-                if let Err(err) = host.run(&off) {
+            let owners = host.options_of_all_panes(PIPE_OWNER_OPTION);
+            for pane in owners.iter().flat_map(|owners| ours(owners, &dir)) {
+                if let Err(err) = host.close_pipe(pane, PIPE_OWNER_OPTION) {
                     tracing::debug!("turning off the pipe of {pane}: {err}");
                 }
             }
@@ -310,13 +301,17 @@ mod tests {
     #[test]
     fn leftover_pipes_are_only_those_owned_inside_this_helpers_dir() {
         let dir = std::path::Path::new("/run/wta/watch/helper-12");
-        let listing = "%1\u{1f}/run/wta/watch/helper-12/pipe-1-a.sock\n\
-                       %2\u{1f}/run/wta/watch/helper-123/pipe-2-b.sock\n\
-                       %3\u{1f}\n\
-                       %4\u{1f}/run/wta/watch/pipe-4-c.sock\n\
-                       %5\u{1f}/run/wta/watch/helper-12/pipe-5-d.sock\n\
-                       garbage";
-        let panes: Vec<&str> = super::ours(listing, dir).collect();
+        let owners: Vec<(PaneId, String)> = [
+            (1, "/run/wta/watch/helper-12/pipe-1-a.sock"),
+            (2, "/run/wta/watch/helper-123/pipe-2-b.sock"),
+            (3, ""),
+            (4, "/run/wta/watch/pipe-4-c.sock"),
+            (5, "/run/wta/watch/helper-12/pipe-5-d.sock"),
+        ]
+        .into_iter()
+        .map(|(n, o)| (PaneId::from_number(n), o.to_owned()))
+        .collect();
+        let panes: Vec<&str> = super::ours(&owners, dir).map(PaneId::as_str).collect();
         assert_eq!(panes, ["%1", "%5"]);
     }
 

@@ -1,10 +1,9 @@
-//! Small host facts for the status line and `/sessions`: one tmux call that
-//! reads whether this agent pane is visible and the target pane's cwd, and
-//! the sessions table text. Parsing and formatting are pure.
+//! Small host facts for the status line and `/sessions`: whether this agent
+//! pane is visible and the target pane's cwd, and the sessions table text
+//! (formatting is pure).
 
 use wta_agent::wire::{SESSIONS_TABLE_HEADER, SessionsListResponse};
-use wta_host::tmux::Cmd;
-use wta_host::{HostError, TmuxHost};
+use wta_host::{HostError, TerminalHost};
 use wta_protocol::PaneId;
 
 /// What one status probe saw.
@@ -17,60 +16,26 @@ pub struct Probe {
     pub visible: bool,
 }
 
-/// The tmux command line of a probe: own visibility first (it cannot fail
-/// while we run), then the target's cwd (fails when the target is gone).
-pub fn probe_command(target: &PaneId, own: Option<&PaneId>) -> Cmd {
-    let cwd = |cmd: Cmd| {
-        cmd.args(["-p", "-t"])
-            .arg(target.as_str())
-            .arg("#{pane_current_path}")
-    };
-    match own {
-        Some(own) => cwd(Cmd::new("display")
-            .args(["-p", "-t"])
-            .arg(own.as_str())
-            .arg("wta-visible #{session_attached} #{window_active}")
-            .then("display")),
-        None => cwd(Cmd::new("display")),
-    }
-}
-
-/// Parses a probe's output (see [`probe_command`]).
-pub fn parse_probe(output: &str) -> Probe {
-    let mut visible = true;
-    let mut cwd = None;
-    for line in output.lines() {
-        if let Some(rest) = line.strip_prefix("wta-visible ") {
-            let mut fields = rest.split_whitespace();
-            let attached = fields.next().and_then(|n| n.parse::<u32>().ok());
-            let active = fields.next();
-            visible = attached.is_none_or(|n| n > 0) && active != Some("0");
-        } else if !line.is_empty() {
-            cwd = Some(line.to_owned());
+/// Runs one probe (blocking host calls: run it off the UI task).
+pub fn probe(host: &dyn TerminalHost, target: &PaneId, own: Option<&PaneId>) -> Probe {
+    let visible = own.is_none_or(|own| match host.visible(own) {
+        Ok(visible) => visible,
+        Err(err) => {
+            tracing::debug!("visibility probe failed: {err}");
+            true
         }
-    }
+    });
+    // The target is gone (or tmux is): keep refreshing, show no cwd.
+    let cwd = host
+        .pane(target)
+        .ok()
+        .map(|p| p.cwd.to_string_lossy().into_owned());
     Probe { cwd, visible }
 }
 
-/// Runs one probe (a blocking tmux call: run it off the UI task).
-pub fn probe(host: &TmuxHost, target: &PaneId, own: Option<&PaneId>) -> Probe {
-    match host.run(&probe_command(target, own)) {
-        Ok(out) => parse_probe(&out),
-        Err(err) => {
-            tracing::debug!("status probe failed: {err}");
-            // The target is gone (or tmux is): keep refreshing, show no cwd.
-            Probe {
-                cwd: None,
-                visible: true,
-            }
-        }
-    }
-}
-
-/// Copies `text` to the clipboard through tmux (`set-buffer -w`, OSC 52).
-pub fn copy_to_clipboard(host: &TmuxHost, text: &str) -> Result<(), HostError> {
-    host.run(&Cmd::new("set-buffer").arg("-w").arg("--").arg(text))
-        .map(|_| ())
+/// Copies `text` to the clipboard through the host (tmux: `set-buffer -w`, OSC 52).
+pub fn copy_to_clipboard(host: &dyn TerminalHost, text: &str) -> Result<(), HostError> {
+    host.copy_to_clipboard(text)
 }
 
 /// `wta sessions list` as text for the transcript: the same columns
@@ -116,26 +81,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn probe_reads_visibility_and_cwd() {
-        assert_eq!(
-            parse_probe("wta-visible 1 1\n/home/u/src\n"),
-            Probe {
-                cwd: Some("/home/u/src".into()),
-                visible: true
-            }
-        );
-        assert!(!parse_probe("wta-visible 0 1\n/x\n").visible, "unattached");
-        assert!(
-            !parse_probe("wta-visible 2 0\n/x\n").visible,
-            "inactive window"
-        );
-        assert_eq!(
-            parse_probe("/only/cwd\n"),
-            Probe {
-                cwd: Some("/only/cwd".into()),
-                visible: true
-            }
-        );
+    fn probe_reads_visibility_and_cwd_from_the_host() {
+        let host = wta_host::FakeHost::new();
+        let target = PaneId::from_number(0);
+        let seen = probe(&host, &target, Some(&target));
+        assert_eq!(seen.cwd.as_deref(), Some("/home/user"));
+        assert!(seen.visible);
+        let gone = probe(&host, &PaneId::from_number(9), Some(&PaneId::from_number(8)));
+        assert_eq!(gone.cwd, None);
+        assert!(gone.visible, "unknown counts as visible");
     }
 
     #[test]
@@ -170,18 +124,6 @@ mod tests {
         assert_eq!(
             sessions_table(&SessionsListResponse::default(), 20),
             "No live sessions in this master."
-        );
-    }
-
-    #[test]
-    fn probe_command_targets_both_panes() {
-        let target = PaneId::parse("%3").unwrap();
-        let own = PaneId::parse("%7").unwrap();
-        let argv = probe_command(&target, Some(&own)).args_slice().join(" ");
-        assert!(argv.starts_with("display -p -t %7"), "{argv}");
-        assert!(
-            argv.ends_with("; display -p -t %3 #{pane_current_path}"),
-            "{argv}"
         );
     }
 }

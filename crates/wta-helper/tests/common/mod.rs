@@ -9,7 +9,7 @@ use std::time::Duration;
 use wta_helper::executor::{ActionResult, Executor, ExecutorConfig, Launch};
 use wta_host::{ServerLocation, TmuxHost};
 use wta_protocol::{Action, Choice, ExecutionId, ExecutionLine, PaneId, ProposalId};
-use wta_shell::{TmuxTarget, TrackerConfig, WatchOptions};
+use wta_shell::{TrackerConfig, WatchOptions};
 use wta_testkit::TmuxServer;
 
 const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
@@ -32,15 +32,12 @@ pub fn executor(
     runtime_dir: PathBuf,
     tweak: impl FnOnce(&mut ExecutorConfig),
 ) -> Executor<TmuxHost> {
-    let tmux = TmuxTarget {
-        socket: server.socket().to_path_buf(),
-    };
     let watch = WatchOptions {
         sink_argv: wta_testkit::rerun_self_argv(SINK_ENV, "common::pipe_sink_entry"),
         runtime_dir,
         config: TrackerConfig::default(),
     };
-    let mut config = ExecutorConfig::new(tmux, watch, launch);
+    let mut config = ExecutorConfig::new(watch, launch);
     config.ready_timeout = Duration::from_secs(10);
     config.run_timeout = Duration::from_secs(10);
     tweak(&mut config);

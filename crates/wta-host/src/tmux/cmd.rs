@@ -1,91 +1,284 @@
-//! A tmux command line built from arguments, safe for arbitrary text.
+//! The one tmux argument encoder: every string WTA hands to tmux goes
+//! through here, so tmux takes it literally wherever it would otherwise
+//! split, expand or parse it (DESIGN §4.9).
 //!
-//! tmux splits commands on an argument that *ends* in `;` (and turns a
-//! trailing `\;` into `;`). Every argument added with [`Cmd::arg`] is escaped
-//! so that it reaches tmux unchanged; [`Cmd::then`] adds a real separator.
+//! tmux's own rules (3.2+, checked against 3.3a):
+//! - **Command separators**: an argument that *ends* in `;` ends the command
+//!   (the `;` is dropped); one ending in `\;` is kept with a plain `;`.
+//!   Every word is escaped so the separator rule hands it back unchanged;
+//!   [`Cmd::then`] adds a real separator.
+//! - **Formats**: at some positions tmux expands `#{…}`, `#(…)` (a shell
+//!   command!), `#[…]` and `##`: window and session names, pane titles,
+//!   start directories, `pipe-pane`'s command, `display-message`'s message.
+//!   Text at such a position is added with [`Cmd::opt_text`] /
+//!   [`Cmd::arg_text`], which double every `#` so the expansion yields the
+//!   text itself. A position tmux takes verbatim (targets, buffer and option
+//!   names, option values, `send-keys -l`, `set-buffer`, a new pane's argv)
+//!   uses [`Cmd::opt`] / [`Cmd::arg`]; formats of our own use
+//!   [`Cmd::opt_format`] / [`Cmd::arg_format`].
+//! - **Flags**: a positional word starting with `-` would be read as flags,
+//!   so the first positional word of a command is preceded by `--`. (A flag's
+//!   own value is never read as a flag.)
+//!
+//! Nothing outside `wta-host` builds tmux command lines: callers use the
+//! typed operations of [`super::TmuxHost`] and [`crate::AsyncHost`].
 
-/// One or more tmux commands.
+/// One or more tmux commands, every word escaped for its position.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cmd {
-    args: Vec<String>,
-    name: String,
+pub(crate) struct Cmd {
+    words: Vec<String>,
+    name: &'static str,
+    /// The current command already has a positional word (and its `--`).
+    positional: bool,
 }
 
 impl Cmd {
     /// Starts a command line with tmux command `name`.
-    pub fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &'static str) -> Self {
         Self {
-            args: vec![name.to_owned()],
-            name: name.to_owned(),
+            words: vec![name.to_owned()],
+            name,
+            positional: false,
         }
     }
 
-    /// Adds one argument, escaped.
-    pub fn arg(mut self, arg: &str) -> Self {
-        self.args.push(escape(arg));
+    /// A flag without a value, e.g. `-d`.
+    pub(crate) fn flag(mut self, flag: &'static str) -> Self {
+        debug_assert!(flag.starts_with('-') && !self.positional);
+        self.words.push(flag.to_owned());
         self
     }
 
-    /// Adds several arguments, escaped.
-    pub fn args<'a>(mut self, args: impl IntoIterator<Item = &'a str>) -> Self {
-        for a in args {
-            self.args.push(escape(a));
+    /// A flag whose value tmux takes verbatim (a target, a name, a size).
+    pub(crate) fn opt(self, flag: &'static str, value: &str) -> Self {
+        self.flag(flag).word(verbatim(value))
+    }
+
+    /// A flag whose value tmux expands as a format (a window or session name,
+    /// a title, a start directory): `text` arrives as it is.
+    pub(crate) fn opt_text(self, flag: &'static str, text: &str) -> Self {
+        self.flag(flag).word(expanded(text))
+    }
+
+    /// A flag whose value is a format of ours (`-F '#{pane_id}'`).
+    pub(crate) fn opt_format(self, flag: &'static str, format: &str) -> Self {
+        self.flag(flag).word(verbatim(format))
+    }
+
+    /// A positional word tmux takes verbatim.
+    pub(crate) fn arg(self, value: &str) -> Self {
+        self.positional_word(verbatim(value))
+    }
+
+    /// Several positional words tmux takes verbatim (a new pane's argv).
+    pub(crate) fn args<'a>(mut self, values: impl IntoIterator<Item = &'a str>) -> Self {
+        for v in values {
+            self = self.arg(v);
         }
         self
+    }
+
+    /// A positional word tmux expands as a format (`pipe-pane`'s command).
+    pub(crate) fn arg_text(self, text: &str) -> Self {
+        self.positional_word(expanded(text))
+    }
+
+    /// A positional format of ours (`display-message`'s message).
+    pub(crate) fn arg_format(self, format: &str) -> Self {
+        self.positional_word(verbatim(format))
     }
 
     /// Chains another tmux command.
-    pub fn then(mut self, name: &str) -> Self {
-        self.args.push(";".to_owned());
-        self.args.push(name.to_owned());
+    pub(crate) fn then(mut self, name: &'static str) -> Self {
+        self.words.push(";".to_owned());
+        self.words.push(name.to_owned());
+        self.positional = false;
+        self
+    }
+
+    /// Chains the commands of `next` after these.
+    pub(crate) fn chain(mut self, next: Cmd) -> Self {
+        self.words.push(";".to_owned());
+        self.words.extend(next.words);
+        self.positional = next.positional;
         self
     }
 
     /// The argv after `tmux [-L|-S …]`.
-    pub fn args_slice(&self) -> &[String] {
-        &self.args
-    }
-
     pub(crate) fn argv(&self) -> impl Iterator<Item = &str> {
-        self.args.iter().map(String::as_str)
+        self.words.iter().map(String::as_str)
     }
 
     /// The first command's name, for error messages.
-    pub fn name(&self) -> &str {
-        &self.name
+    pub(crate) fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn word(mut self, word: String) -> Self {
+        self.words.push(word);
+        self
+    }
+
+    fn positional_word(mut self, word: String) -> Self {
+        if !self.positional {
+            self.words.push("--".to_owned());
+            self.positional = true;
+        }
+        self.word(word)
     }
 }
 
-/// Makes tmux's argument parser hand `arg` through unchanged.
-fn escape(arg: &str) -> String {
-    match arg.strip_suffix(';') {
+/// The word that tmux's separator rule turns back into `value`.
+pub(crate) fn verbatim(value: &str) -> String {
+    match value.strip_suffix(';') {
         // tmux drops the final `;` and then turns a final `\` into `;`.
         Some(head) => format!("{head}\\;"),
-        None => arg.to_owned(),
+        None => value.to_owned(),
     }
+}
+
+/// The word that tmux's separator rule and then its format expansion turn
+/// back into `text`: `##` expands to `#`, and no other character starts a
+/// format.
+pub(crate) fn expanded(text: &str) -> String {
+    verbatim(&text.replace('#', "##"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// tmux 3.3a's `cmd_parse_from_arguments` for one argv: splits commands
+    /// on words ending in `;`, turns a final `\;` into `;`.
+    fn tmux_split(words: &[String]) -> Vec<Vec<String>> {
+        let mut commands = vec![Vec::new()];
+        for word in words {
+            let mut w = word.clone();
+            let mut end = false;
+            if w.ends_with(';') {
+                w.pop();
+                if w.ends_with('\\') {
+                    w.pop();
+                    w.push(';');
+                } else {
+                    end = true;
+                }
+            }
+            if !end || !w.is_empty() {
+                commands.last_mut().map(|c| c.push(w));
+            }
+            if end {
+                commands.push(Vec::new());
+            }
+        }
+        commands.retain(|c| !c.is_empty());
+        commands
+    }
+
+    /// tmux's format expansion of text with no format in it: `##` → `#`;
+    /// `None` if any other `#` sequence (a format, a job) would expand.
+    fn tmux_expand_plain(text: &str) -> Option<String> {
+        let mut out = String::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '#' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('#') => out.push('#'),
+                // A trailing lone `#` stays; anything else is a format.
+                None => out.push('#'),
+                Some(_) => return None,
+            }
+        }
+        Some(out)
+    }
+
+    fn tricky() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("#(touch /tmp/wta-pwned)".to_owned()),
+            Just("#{pane_id}".to_owned()),
+            Just("#[fg=red]".to_owned()),
+            Just("##".to_owned()),
+            Just("#".to_owned()),
+            Just(";".to_owned()),
+            Just("\\;".to_owned()),
+            Just("\\".to_owned()),
+            Just("'\"".to_owned()),
+            Just("$(id)".to_owned()),
+            Just("`id`".to_owned()),
+            Just("-x".to_owned()),
+            Just("--".to_owned()),
+            Just("ünï 日本".to_owned()),
+            "[ -~]{0,12}",
+        ];
+        prop::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+    }
 
     #[test]
-    fn trailing_semicolons_are_escaped_and_separators_are_real() {
+    fn separators_and_dashes_are_explicit() {
         let cmd = Cmd::new("send-keys")
+            .opt("-t", "%1")
+            .flag("-l")
             .arg("echo a;")
+            .then("set-option")
+            .opt("-t", "%1")
+            .arg("@x")
             .arg(";")
-            .arg("find . -exec rm {} \\;")
             .then("kill-pane");
+        let words: Vec<&str> = cmd.argv().collect();
         assert_eq!(
-            cmd.args_slice(),
+            words,
             [
-                "send-keys",
-                "echo a\\;",
-                "\\;",
-                "find . -exec rm {} \\\\;",
-                ";",
-                "kill-pane"
+                "send-keys", "-t", "%1", "-l", "--", "echo a\\;", ";", "set-option", "-t", "%1",
+                "--", "@x", "\\;", ";", "kill-pane"
             ]
         );
+        assert_eq!(cmd.name(), "send-keys");
+    }
+
+    #[test]
+    fn text_positions_double_every_hash() {
+        let cmd = Cmd::new("new-window").opt_text("-n", "x#(id)#{a};");
+        assert_eq!(cmd.argv().nth(2), Some("x##(id)##{a}\\;"));
+    }
+
+    proptest! {
+        /// Whatever the strings, tmux's separator rule gives back exactly
+        /// the commands and words that were added.
+        #[test]
+        fn every_word_arrives_verbatim(a in tricky(), b in tricky(), c in tricky()) {
+            let cmd = Cmd::new("set-option")
+                .opt("-t", &a)
+                .arg(&b)
+                .then("send-keys")
+                .flag("-l")
+                .arg(&c);
+            let words: Vec<String> = cmd.argv().map(str::to_owned).collect();
+            let parsed = tmux_split(&words);
+            prop_assert_eq!(parsed, vec![
+                vec!["set-option".to_owned(), "-t".into(), a, "--".into(), b],
+                vec!["send-keys".to_owned(), "-l".into(), "--".into(), c],
+            ]);
+        }
+
+        /// At an expanded position, separator rule + format expansion give
+        /// back the text, and nothing in it is ever run as a format or job.
+        #[test]
+        fn expanded_text_arrives_verbatim(text in tricky()) {
+            let cmd = Cmd::new("new-window").opt_text("-n", &text);
+            let words: Vec<String> = cmd.argv().map(str::to_owned).collect();
+            let parsed = tmux_split(&words);
+            prop_assert_eq!(parsed.len(), 1);
+            prop_assert_eq!(parsed[0].len(), 3);
+            prop_assert_eq!(tmux_expand_plain(&parsed[0][2]), Some(text));
+        }
+
+        #[test]
+        fn the_encoder_never_panics_on_any_string(s in any::<String>()) {
+            let _ = Cmd::new("x").opt("-t", &s).opt_text("-n", &s).arg(&s).arg_text(&s);
+        }
     }
 }

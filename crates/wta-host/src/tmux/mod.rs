@@ -1,31 +1,39 @@
-//! [`TmuxHost`]: the terminal host on a real tmux server.
+//! [`TmuxHost`]: the terminal host on a real tmux server, and the only tmux
+//! client of WTA.
 //!
 //! Each operation is one `tmux` process (commands chained with `;` when an
 //! operation needs several), so `wta` stays within a small factor of tmux's
-//! own start-up time. Arguments go through [`Cmd`], which escapes a trailing
-//! `;` that tmux would otherwise take as a command separator.
+//! own start-up time. Every word goes through the literal encoder
+//! ([`cmd`]); the blocking operations are [`TerminalHost`] and the session
+//! operations in [`session`], the async ones [`crate::AsyncHost`]
+//! (`async_ops`).
 
+mod async_ops;
 mod cmd;
 pub mod format;
 mod locate;
+mod run;
+mod session;
 mod stash;
 mod version;
 
+pub use session::NewSession;
 pub use stash::STASH_SESSION;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-pub use cmd::Cmd;
+pub(crate) use cmd::Cmd;
 pub use locate::{ServerLocation, socket_dir};
 pub use version::TmuxVersion;
 
 use wta_protocol::{PaneId, SessionId, WindowId};
 
+use crate::async_host::check_option_name;
 use crate::{
     HostError, NewTab, PaneCommand, PaneInfo, PaneState, PaneStatus, ServerInfo, SessionInfo,
-    Split, SplitDirection, StashRecord, TerminalHost, WindowInfo,
+    Split, SplitDirection, StashRecord, TerminalHost, Typing, WindowInfo,
 };
+use async_ops::{checked_display, display_cmd, set_option_cmd, typing_cmd, unset_option_cmd};
 
 /// A tmux server reached through the `tmux` binary.
 #[derive(Debug, Clone)]
@@ -61,66 +69,6 @@ impl TmuxHost {
         &self.location
     }
 
-    /// Runs one tmux command line (already built with [`Cmd`]) and returns stdout.
-    pub fn run(&self, cmd: &Cmd) -> Result<String, HostError> {
-        self.run_with_input(cmd, None)
-    }
-
-    /// Like [`TmuxHost::run`], writing `input` to tmux's stdin (for `load-buffer -`).
-    pub fn run_with_input(&self, cmd: &Cmd, input: Option<&[u8]>) -> Result<String, HostError> {
-        self.run_raw(cmd, input)
-            .map(|out| String::from_utf8_lossy(&out).into_owned())
-    }
-
-    /// Runs one tmux command and returns stdout as raw bytes (for output that
-    /// may hold paths which are not UTF-8).
-    pub fn run_raw(&self, cmd: &Cmd, input: Option<&[u8]>) -> Result<Vec<u8>, HostError> {
-        let mut command = Command::new(&self.binary);
-        command.args(self.location.args()).args(cmd.argv());
-        command.stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-        command.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = command.spawn().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => HostError::TmuxMissing,
-            _ => HostError::Spawn(e),
-        })?;
-        if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-            use std::io::Write;
-            stdin.write_all(bytes).map_err(HostError::Spawn)?;
-        }
-        let out = child.wait_with_output().map_err(HostError::Spawn)?;
-        let message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
-        // tmux 3.3 exits 0 when it cannot create a server's socket and only
-        // says so on stderr; nothing on stdout plus an error line is a failure.
-        let silent_error = out.stdout.is_empty() && message.starts_with("error ");
-        if out.status.success() && !silent_error {
-            return Ok(out.stdout);
-        }
-        Err(self.classify(cmd, message))
-    }
-
-    /// Turns tmux's stderr into a typed error. Unknown failures trigger one
-    /// `tmux -V` so an old tmux is reported as such rather than as a riddle.
-    fn classify(&self, cmd: &Cmd, message: String) -> HostError {
-        if let Some(err) = classify_message(&message, &self.location) {
-            return err;
-        }
-        if let Ok(version) = version::query(&self.binary)
-            && !version.is_supported()
-        {
-            return HostError::TmuxTooOld {
-                found: version.to_string(),
-            };
-        }
-        HostError::Tmux {
-            command: cmd.name().to_owned(),
-            message,
-        }
-    }
-
     /// `tmux -V`, parsed.
     pub fn version(&self) -> Result<TmuxVersion, HostError> {
         version::query(&self.binary)
@@ -133,33 +81,9 @@ impl TmuxHost {
             .ok_or_else(|| HostError::Parse(format!("{what} printed no pane")))
     }
 
-    /// Sets a pane user option (`@name`).
-    pub fn set_pane_option(&self, pane: &PaneId, name: &str, value: &str) -> Result<(), HostError> {
-        self.run(
-            &Cmd::new("set-option")
-                .args(["-p", "-t", pane.as_str(), name])
-                .arg(value),
-        )
-        .map(drop)
-    }
-
-    /// `display-message -p -t PANE` of `format`, with the pane proven to exist:
-    /// tmux 3.3a expands a missing pane's format to empty fields and exits 0.
-    pub fn display(&self, pane: &PaneId, format: &str) -> Result<String, HostError> {
-        let cmd = Cmd::new("display-message")
-            .args(["-p", "-t", pane.as_str()])
-            .arg(&format!("#{{pane_id}}\x1f{format}"));
-        let out = self.run(&cmd)?;
-        let out = out.strip_suffix('\n').unwrap_or(&out);
-        match out.split_once('\x1f') {
-            Some((id, rest)) if id == pane.as_str() => Ok(rest.to_owned()),
-            _ => Err(HostError::PaneNotFound(pane.to_string())),
-        }
-    }
-
-    /// Reads a pane user option; empty when unset.
-    pub fn pane_option(&self, pane: &PaneId, name: &str) -> Result<String, HostError> {
-        self.display(pane, &format!("#{{{name}}}"))
+    /// `display-message` of `format` (a format of ours) for a pane proven to exist.
+    fn display(&self, pane: &PaneId, format: &str) -> Result<String, HostError> {
+        checked_display(pane, &self.run(&display_cmd(pane, format))?)
     }
 
     /// Opens a pane process behind a `wait-for` gate so the caller can prepare
@@ -187,9 +111,12 @@ impl TmuxHost {
     /// exit status can be read.
     fn release(&self, pane: &PaneId, gate: &str) -> Result<(), HostError> {
         let cmd = Cmd::new("set-option")
-            .args(["-p", "-t", pane.as_str(), "remain-on-exit", "on"])
+            .flag("-p")
+            .opt("-t", pane.as_str())
+            .args(["remain-on-exit", "on"])
             .then("wait-for")
-            .args(["-S", gate]);
+            .flag("-S")
+            .arg(gate);
         self.run(&cmd).map(drop)
     }
 
@@ -203,47 +130,87 @@ impl TmuxHost {
             Err(HostError::BadDirectory(cwd.to_path_buf()))
         }
     }
+
+    /// Adds the start directory, environment and command of a new pane.
+    fn pane_spec(
+        mut cmd: Cmd,
+        cwd: Option<&Path>,
+        env: &[(String, String)],
+        argv: Option<&[String]>,
+    ) -> Result<Cmd, HostError> {
+        if let Some(cwd) = cwd {
+            let cwd = cwd.to_str().ok_or_else(|| {
+                HostError::InvalidArgument(format!(
+                    "directory {} is not valid UTF-8, which tmux cannot take",
+                    cwd.display()
+                ))
+            })?;
+            cmd = cmd.opt_text("-c", cwd);
+        }
+        for (k, v) in env {
+            if k.is_empty() || k.contains('=') {
+                return Err(HostError::InvalidArgument(format!(
+                    "{k:?} is not an environment variable name"
+                )));
+            }
+            cmd = cmd.opt("-e", &format!("{k}={v}"));
+        }
+        if let Some(argv) = argv {
+            if argv.is_empty() {
+                return Err(HostError::InvalidArgument(
+                    "an empty command was given for a new pane".into(),
+                ));
+            }
+            cmd = cmd.args(argv.iter().map(String::as_str));
+        }
+        Ok(cmd)
+    }
+
+    fn spawn_pane(
+        &self,
+        cmd: Cmd,
+        cwd: Option<PathBuf>,
+        env: &[(String, String)],
+        command: Option<&PaneCommand>,
+    ) -> Result<PaneInfo, HostError> {
+        let (argv, gate) = match command {
+            Some(PaneCommand::Shell(line)) => {
+                let gate = unique_name("wta-gate");
+                (Some(Self::gated_argv(&gate, line)), Some(gate))
+            }
+            Some(PaneCommand::Argv(argv)) => (Some(argv.clone()), None),
+            None => (None, None),
+        };
+        let cmd = Self::pane_spec(cmd, cwd.as_deref(), env, argv.as_deref())?;
+        let pane = self.one_pane(&self.run(&cmd)?, cmd.name())?;
+        if let Some(gate) = gate {
+            self.release(&pane.id, &gate)?;
+        }
+        Ok(pane)
+    }
 }
 
-/// Maps well-known tmux error messages to typed errors.
-fn classify_message(message: &str, location: &ServerLocation) -> Option<HostError> {
-    let after = |prefix: &str| {
-        message
-            .find(prefix)
-            .map(|i| message[i + prefix.len()..].trim().to_owned())
-    };
-    if message.contains("no server running") || message.contains("error connecting to") {
-        return Some(HostError::NoServer {
-            socket: location.socket_path(),
-        });
-    }
-    if let Some(pane) = after("can't find pane: ") {
-        return Some(HostError::PaneNotFound(pane));
-    }
-    if let Some(window) = after("can't find window: ") {
-        return Some(HostError::WindowNotFound(window));
-    }
-    if let Some(session) = after("can't find session: ") {
-        return Some(HostError::SessionNotFound(session));
-    }
-    None
-}
-
-fn gate_name() -> String {
+/// A fresh name for a gate channel or a paste buffer: `prefix-<pid>-<ns>`.
+pub(crate) fn unique_name(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    format!("wta-gate-{}-{nanos:x}", std::process::id())
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{prefix}-{}-{nanos:x}-{n}", std::process::id())
 }
 
 impl TerminalHost for TmuxHost {
     fn server_info(&self) -> Result<ServerInfo, HostError> {
-        let mut cmd = Cmd::new("display-message").arg("-p");
+        let mut cmd = Cmd::new("display-message").flag("-p");
         if let Some(pane) = &self.caller {
-            cmd = cmd.args(["-t", pane.as_str()]);
+            cmd = cmd.opt("-t", pane.as_str());
         }
-        let out = self.run(&cmd.arg("#{version}\x1f#{socket_path}\x1f#{session_id}\x1f#{window_id}\x1f#{pane_id}\x1f#{session_name}"))?;
+        let out = self.run(&cmd.arg_format(
+            "#{version}\x1f#{socket_path}\x1f#{session_id}\x1f#{window_id}\x1f#{pane_id}\x1f#{session_name}",
+        ))?;
         let f: Vec<&str> = out.trim_end_matches('\n').splitn(6, '\x1f').collect();
         if f.len() != 6 {
             return Err(HostError::Parse(
@@ -268,34 +235,30 @@ impl TerminalHost for TmuxHost {
     }
 
     fn list_sessions(&self) -> Result<Vec<SessionInfo>, HostError> {
-        let out = self.run(
-            &Cmd::new("list-sessions")
-                .arg("-F")
-                .arg(&format::session_format()),
-        )?;
+        let out =
+            self.run(&Cmd::new("list-sessions").opt_format("-F", &format::session_format()))?;
         format::parse_sessions(&out)
     }
 
     fn list_windows(&self, session: Option<&SessionId>) -> Result<Vec<WindowInfo>, HostError> {
         let cmd = match session {
-            Some(s) => Cmd::new("list-windows").args(["-t", s.as_str()]),
-            None => Cmd::new("list-windows").arg("-a"),
+            Some(s) => Cmd::new("list-windows").opt("-t", s.as_str()),
+            None => Cmd::new("list-windows").flag("-a"),
         };
-        format::parse_windows(&self.run(&cmd.arg("-F").arg(&format::window_format()))?)
+        format::parse_windows(&self.run(&cmd.opt_format("-F", &format::window_format()))?)
     }
 
     fn list_panes(&self) -> Result<Vec<PaneInfo>, HostError> {
         let cmd = Cmd::new("list-panes")
-            .arg("-a")
-            .arg("-F")
-            .arg(&format::pane_format());
+            .flag("-a")
+            .opt_format("-F", &format::pane_format());
         format::parse_pane_bytes(&self.run_raw(&cmd, None)?)
     }
 
     fn window_panes(&self, window: &WindowId) -> Result<Vec<PaneInfo>, HostError> {
         let cmd = Cmd::new("list-panes")
-            .args(["-t", window.as_str(), "-F"])
-            .arg(&format::pane_format());
+            .opt("-t", window.as_str())
+            .opt_format("-F", &format::pane_format());
         format::parse_pane_bytes(&self.run_raw(&cmd, None)?)
     }
 
@@ -316,8 +279,8 @@ impl TerminalHost for TmuxHost {
             None => {
                 let out = self.run(
                     &Cmd::new("display-message")
-                        .arg("-p")
-                        .arg(&format::pane_format()),
+                        .flag("-p")
+                        .arg_format(&format::pane_format()),
                 )?;
                 self.one_pane(&out, "display-message")
             }
@@ -325,9 +288,12 @@ impl TerminalHost for TmuxHost {
     }
 
     fn capture(&self, pane: &PaneId, lines: Option<u32>) -> Result<String, HostError> {
-        let mut cmd = Cmd::new("capture-pane").args(["-p", "-J", "-t", pane.as_str()]);
+        let mut cmd = Cmd::new("capture-pane")
+            .flag("-p")
+            .flag("-J")
+            .opt("-t", pane.as_str());
         if let Some(n) = lines {
-            cmd = cmd.arg("-S").arg(&format!("-{n}"));
+            cmd = cmd.opt("-S", &format!("-{n}"));
         }
         let text = self.run(&cmd)?;
         let trimmed = text.trim_end_matches(['\n', ' ']);
@@ -344,22 +310,23 @@ impl TerminalHost for TmuxHost {
     fn new_tab(&self, spec: &NewTab) -> Result<PaneInfo, HostError> {
         let cwd = Self::checked_cwd(spec.cwd.as_deref())?;
         let mut cmd = Cmd::new("new-window")
-            .args(["-P", "-F"])
-            .arg(&format::pane_format());
+            .flag("-P")
+            .opt_format("-F", &format::pane_format());
         if !spec.focus {
-            cmd = cmd.arg("-d");
+            cmd = cmd.flag("-d");
         }
         match (&spec.session, &self.caller) {
-            (Some(s), _) => cmd = cmd.arg("-t").arg(&format!("{s}:")),
+            (Some(s), _) => cmd = cmd.opt("-t", &format!("{s}:")),
             // Right after the caller's tab (new-window takes no pane target).
             (None, Some(p)) => {
                 let window = self.pane(p)?.window;
-                cmd = cmd.args(["-a", "-t", window.as_str()]);
+                cmd = cmd.flag("-a").opt("-t", window.as_str());
             }
             (None, None) => {}
         }
         if let Some(title) = &spec.title {
-            cmd = cmd.arg("-n").arg(title);
+            check_name("tab title", title)?;
+            cmd = cmd.opt_text("-n", title);
         }
         self.spawn_pane(cmd, cwd, &spec.env, spec.command.as_ref())
     }
@@ -374,30 +341,30 @@ impl TerminalHost for TmuxHost {
             )));
         }
         let mut cmd = Cmd::new("split-window")
-            .args(["-P", "-F"])
-            .arg(&format::pane_format());
-        cmd = cmd.args(["-t", spec.target.as_str()]);
-        cmd = cmd.arg(match spec.direction {
-            SplitDirection::Right | SplitDirection::Left => "-h",
-            SplitDirection::Down | SplitDirection::Up => "-v",
-        });
+            .flag("-P")
+            .opt_format("-F", &format::pane_format())
+            .opt("-t", spec.target.as_str())
+            .flag(match spec.direction {
+                SplitDirection::Right | SplitDirection::Left => "-h",
+                SplitDirection::Down | SplitDirection::Up => "-v",
+            });
         if matches!(spec.direction, SplitDirection::Left | SplitDirection::Up) {
-            cmd = cmd.arg("-b");
+            cmd = cmd.flag("-b");
         }
         if spec.full {
-            cmd = cmd.arg("-f");
+            cmd = cmd.flag("-f");
         }
         if !spec.focus {
-            cmd = cmd.arg("-d");
+            cmd = cmd.flag("-d");
         }
         if let Some(p) = spec.percent {
-            cmd = cmd.arg("-l").arg(&format!("{p}%"));
+            cmd = cmd.opt("-l", &format!("{p}%"));
         }
         self.spawn_pane(cmd, cwd, &spec.env, spec.command.as_ref())
     }
 
     fn kill_pane(&self, pane: &PaneId) -> Result<(), HostError> {
-        self.run(&Cmd::new("kill-pane").args(["-t", pane.as_str()]))
+        self.run(&Cmd::new("kill-pane").opt("-t", pane.as_str()))
             .map(drop)
     }
 
@@ -431,11 +398,25 @@ impl TerminalHost for TmuxHost {
         })
     }
 
+    fn visible(&self, pane: &PaneId) -> Result<bool, HostError> {
+        let out = self.display(pane, "#{session_attached}\x1f#{window_active}")?;
+        let (attached, active) = out.split_once('\x1f').unwrap_or((&out, ""));
+        Ok(attached.parse::<u32>().is_ok_and(|n| n > 0) && active == "1")
+    }
+
     fn focus(&self, pane: &PaneId) -> Result<(), HostError> {
         let cmd = Cmd::new("select-window")
-            .args(["-t", pane.as_str()])
+            .opt("-t", pane.as_str())
             .then("select-pane")
-            .args(["-t", pane.as_str()]);
+            .opt("-t", pane.as_str());
+        self.run(&cmd).map(drop)
+    }
+
+    fn set_title(&self, pane: &PaneId, title: &str) -> Result<(), HostError> {
+        check_name("pane title", title)?;
+        let cmd = Cmd::new("select-pane")
+            .opt("-t", pane.as_str())
+            .opt_text("-T", title);
         self.run(&cmd).map(drop)
     }
 
@@ -448,103 +429,113 @@ impl TerminalHost for TmuxHost {
     }
 
     fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError> {
-        // paste-buffer reads the text from a buffer, so no byte of it is ever
-        // parsed as a tmux key name or command separator.
-        let buffer = format!("wta-send-{}", gate_name());
-        self.run_with_input(
-            &Cmd::new("load-buffer").args(["-b", &buffer, "-"]),
-            Some(text.as_bytes()),
-        )?;
-        let mut cmd = Cmd::new("copy-mode")
-            .args(["-q", "-t", pane.as_str()])
-            .then("paste-buffer")
-            .args(["-p", "-r", "-d", "-b", &buffer, "-t", pane.as_str()]);
-        if enter {
-            cmd = cmd.then("send-keys").args(["-t", pane.as_str(), "Enter"]);
+        let typing = Typing {
+            clear_line: false,
+            enter,
+        };
+        let buffer = unique_name("wta-send");
+        self.run(&typing_cmd(pane, text, typing, &buffer)?)
+            .map(drop)
+    }
+
+    fn option(&self, pane: &PaneId, name: &str) -> Result<String, HostError> {
+        check_option_name(name)?;
+        self.display(pane, &format!("#{{{name}}}"))
+    }
+
+    fn set_options(&self, pane: &PaneId, options: &[(&str, &str)]) -> Result<(), HostError> {
+        let mut chain: Option<Cmd> = None;
+        for (name, value) in options {
+            let one = set_option_cmd(pane, name, value)?;
+            chain = Some(match chain {
+                None => one,
+                Some(cmd) => cmd.chain(one),
+            });
         }
+        match chain {
+            Some(cmd) => self.run(&cmd).map(drop),
+            None => Ok(()),
+        }
+    }
+
+    fn keep_when_dead(&self, pane: &PaneId, keep: bool) -> Result<(), HostError> {
+        let cmd = Cmd::new("set-option")
+            .flag("-p")
+            .opt("-t", pane.as_str())
+            .args(["remain-on-exit", if keep { "on" } else { "off" }]);
         self.run(&cmd).map(drop)
     }
-}
 
-impl TmuxHost {
-    fn spawn_pane(
+    fn tab_option(&self, window: &WindowId, name: &str) -> Result<String, HostError> {
+        check_option_name(name)?;
+        let cmd = Cmd::new("show-options")
+            .flag("-w")
+            .flag("-q")
+            .flag("-v")
+            .opt("-t", window.as_str())
+            .arg(name);
+        Ok(self.run(&cmd)?.trim_end_matches('\n').to_owned())
+    }
+
+    fn set_tab_option(
         &self,
-        mut cmd: Cmd,
-        cwd: Option<PathBuf>,
-        env: &[(String, String)],
-        command: Option<&PaneCommand>,
-    ) -> Result<PaneInfo, HostError> {
-        if let Some(cwd) = &cwd {
-            cmd = cmd.arg("-c").arg(&cwd.to_string_lossy());
-        }
-        for (k, v) in env {
-            cmd = cmd.arg("-e").arg(&format!("{k}={v}"));
-        }
-        let mut gate = None;
-        match command {
-            Some(PaneCommand::Shell(line)) => {
-                let name = gate_name();
-                cmd = cmd.arg("--");
-                for a in Self::gated_argv(&name, line) {
-                    cmd = cmd.arg(&a);
-                }
-                gate = Some(name);
+        window: &WindowId,
+        name: &str,
+        value: Option<&str>,
+    ) -> Result<(), HostError> {
+        check_option_name(name)?;
+        let cmd = Cmd::new("set-option").flag("-w");
+        let cmd = match value {
+            Some(value) => cmd.opt("-t", window.as_str()).arg(name).arg(value),
+            None => cmd.flag("-u").opt("-t", window.as_str()).arg(name),
+        };
+        self.run(&cmd).map(drop)
+    }
+
+    fn unset_option(&self, pane: &PaneId, name: &str) -> Result<(), HostError> {
+        self.run(&unset_option_cmd(pane, name)?).map(drop)
+    }
+
+    fn options_of_all_panes(&self, name: &str) -> Result<Vec<(PaneId, String)>, HostError> {
+        check_option_name(name)?;
+        let format = format!("#{{pane_id}}\x1f#{{{name}}}\x1e");
+        let out = self.run(&Cmd::new("list-panes").flag("-a").opt_format("-F", &format))?;
+        let mut seen = Vec::new();
+        for record in out.split("\x1e\n").filter(|r| !r.is_empty()) {
+            let (id, value) = record.split_once('\x1f').unwrap_or((record, ""));
+            let id = PaneId::parse(id).map_err(|e| HostError::Parse(e.to_string()))?;
+            if !seen.iter().any(|(p, _): &(PaneId, String)| p == &id) {
+                seen.push((id, value.to_owned()));
             }
-            Some(PaneCommand::Argv(argv)) => {
-                if argv.is_empty() {
-                    return Err(HostError::InvalidArgument(
-                        "an empty command was given for a new pane".into(),
-                    ));
-                }
-                cmd = cmd.arg("--");
-                for a in argv {
-                    cmd = cmd.arg(a);
-                }
-            }
-            None => {}
         }
-        let pane = self.one_pane(&self.run(&cmd)?, cmd.name())?;
-        if let Some(gate) = gate {
-            self.release(&pane.id, &gate)?;
-        }
-        Ok(pane)
+        Ok(seen)
+    }
+
+    fn close_pipe(&self, pane: &PaneId, owner_option: &str) -> Result<(), HostError> {
+        check_option_name(owner_option)?;
+        self.run(&async_ops::close_pipe_cmd(pane, owner_option))
+            .map(drop)
+    }
+
+    fn signal(&self, channel: &str) -> Result<(), HostError> {
+        self.run(&async_ops::signal_cmd(channel)).map(drop)
+    }
+
+    fn copy_to_clipboard(&self, text: &str) -> Result<(), HostError> {
+        // `-w` also sends it to the terminal's clipboard (OSC 52).
+        self.run(&Cmd::new("set-buffer").flag("-w").arg(text))
+            .map(drop)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tmux_messages_map_to_typed_errors() {
-        let loc = ServerLocation::Socket(PathBuf::from("/tmp/x"));
-        assert!(
-            matches!(classify_message("can't find pane: %99", &loc), Some(HostError::PaneNotFound(p)) if p == "%99")
-        );
-        assert!(matches!(
-            classify_message("no server running on /tmp/x", &loc),
-            Some(HostError::NoServer { .. })
-        ));
-        assert!(matches!(
-            classify_message(
-                "error connecting to /tmp/x (No such file or directory)",
-                &loc
-            ),
-            Some(HostError::NoServer { .. })
-        ));
-        assert!(classify_message("something else", &loc).is_none());
-    }
-
-    /// tmux exits 0 when it cannot create a server's socket; the error on
-    /// its stderr must still come back as one.
-    #[test]
-    fn a_server_that_could_not_start_is_an_error_not_empty_output() {
-        let dir = tempfile::tempdir().unwrap();
-        let socket = dir.path().join("missing/default");
-        let host = TmuxHost::new(ServerLocation::Socket(socket.clone()), None);
-        let cmd = Cmd::new("new-session").args(["-d", "-P", "-F", "#{pane_id}", "true"]);
-        let err = host.run(&cmd).unwrap_err().to_string();
-        assert!(err.contains("error creating"), "{err}");
-        assert!(!socket.exists());
+/// Names and titles must show as typed: tmux escapes control characters in
+/// names (so they would not read back as given) and strips them from titles.
+fn check_name(what: &str, name: &str) -> Result<(), HostError> {
+    match name.chars().find(|c| c.is_control()) {
+        Some(c) => Err(HostError::InvalidArgument(format!(
+            "the {what} {name:?} holds the control character U+{:04X}; use printable text",
+            u32::from(c)
+        ))),
+        None => Ok(()),
     }
 }

@@ -55,41 +55,45 @@ impl TmuxHost {
         };
 
         if self
-            .run(&Cmd::new("has-session").args(["-t", &format!("={STASH_SESSION}")]))
+            .run(&Cmd::new("has-session").opt("-t", &format!("={STASH_SESSION}")))
             .is_err()
         {
             // destroy-unattached must be off in the same command, or a user's
             // global `on` destroys the session (and the stashed pane) at once.
             let create = Cmd::new("new-session")
-                .args(["-d", "-s", STASH_SESSION, "-n", "keep", "tail -f /dev/null"])
+                .flag("-d")
+                .opt_text("-s", STASH_SESSION)
+                .opt_text("-n", "keep")
+                .arg("tail -f /dev/null")
                 .then("set-option")
-                .args(["-t", STASH_SESSION, "destroy-unattached", "off"]);
+                .opt("-t", STASH_SESSION)
+                .args(["destroy-unattached", "off"]);
             self.run(&create)?;
         }
         let stash_window = self.run(
             &Cmd::new("break-pane")
-                .args(["-d", "-s", pane.as_str(), "-t"])
-                .arg(&format!("{STASH_SESSION}:"))
-                .args(["-n", "wta-stash", "-P", "-F", "#{window_id}"]),
+                .flag("-d")
+                .opt("-s", pane.as_str())
+                .opt("-t", &format!("{STASH_SESSION}:"))
+                .opt_text("-n", "wta-stash")
+                .flag("-P")
+                .opt_format("-F", "#{window_id}"),
         )?;
         let resize = Cmd::new("resize-window")
-            .args([
-                "-t",
-                stash_window.trim(),
-                "-x",
-                &width.to_string(),
-                "-y",
-                &height.to_string(),
-            ])
+            .opt("-t", stash_window.trim())
+            .opt("-x", &width.to_string())
+            .opt("-y", &height.to_string())
             .then("set-option")
-            .args(["-p", "-t", pane.as_str(), STASH_OPTION])
+            .flag("-p")
+            .opt("-t", pane.as_str())
+            .arg(STASH_OPTION)
             .arg(&record.encode());
         self.run(&resize)?;
         Ok(record)
     }
 
     pub(super) fn restore_pane(&self, pane: &PaneId) -> Result<StashRecord, HostError> {
-        let raw = self.pane_option(pane, STASH_OPTION)?;
+        let raw = self.option(pane, STASH_OPTION)?;
         let record = StashRecord::decode(pane, &raw)
             .ok_or_else(|| HostError::InvalidArgument(format!("pane {pane} is not stashed")))?;
         let window_panes = self.window_panes(&record.window)?;
@@ -109,26 +113,24 @@ impl TmuxHost {
             .size
             .min(available.saturating_sub(MIN_OTHER + 1))
             .max(1);
-        let mut join = Cmd::new("join-pane").args(["-d", "-f"]);
-        join = join.arg(if record.side.is_horizontal() {
+        let mut join = Cmd::new("join-pane").flag("-d").flag("-f");
+        join = join.flag(if record.side.is_horizontal() {
             "-h"
         } else {
             "-v"
         });
         if matches!(record.side, StashSide::Left | StashSide::Top) {
-            join = join.arg("-b");
+            join = join.flag("-b");
         }
         join = join
-            .args([
-                "-l",
-                &size.to_string(),
-                "-s",
-                pane.as_str(),
-                "-t",
-                target.id.as_str(),
-            ])
+            .opt("-l", &size.to_string())
+            .opt("-s", pane.as_str())
+            .opt("-t", target.id.as_str())
             .then("set-option")
-            .args(["-p", "-u", "-t", pane.as_str(), STASH_OPTION]);
+            .flag("-p")
+            .flag("-u")
+            .opt("-t", pane.as_str())
+            .arg(STASH_OPTION);
         self.run(&join)?;
         Ok(record)
     }

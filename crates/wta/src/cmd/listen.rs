@@ -12,7 +12,7 @@ use serde_json::json;
 use wta_host::TerminalHost;
 use wta_protocol::ids::PaneId;
 use wta_shell::{
-    Effect, LastCommand, PaneWatcher, TmuxTarget, TrackerConfig, WatchEvent, WatchOptions,
+    Effect, Host, LastCommand, PaneWatcher, TrackerConfig, WatchEvent, WatchOptions,
 };
 
 use super::Ctx;
@@ -44,7 +44,6 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
     };
     // A typo names the pane as missing (before any pipe is touched).
     host.pane(&pane)?;
-    let socket = host.location().socket_path();
     let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
     let opts = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
@@ -55,16 +54,16 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(listen(TmuxTarget { socket }, pane.as_str(), opts, ctx.json))
+    rt.block_on(listen(std::sync::Arc::new(host), &pane, opts, ctx.json))
 }
 
 async fn listen(
-    tmux: TmuxTarget,
-    pane: &str,
+    host: Host,
+    pane: &PaneId,
     opts: WatchOptions,
     as_json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let mut watcher = PaneWatcher::attach(tmux, pane, opts).await?;
+    let mut watcher = PaneWatcher::attach(host, pane, opts).await?;
     if !as_json {
         eprintln!("wta: listening to pane {pane} (Ctrl+C to stop)");
     }

@@ -45,7 +45,7 @@ fn command_for(command: Option<&String>) -> anyhow::Result<(Option<PaneCommand>,
 /// Releases a gate whose pane may exist even though tmux reported an error.
 fn release(host: &wta_host::TmuxHost, gate: Option<&str>) {
     if let Some(gate) = gate {
-        let _ = host.run(&wta_host::tmux::Cmd::new("wait-for").args(["-S", gate]));
+        let _ = host.signal(gate);
     }
 }
 

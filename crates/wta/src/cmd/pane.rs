@@ -59,8 +59,7 @@ pub fn capture(ctx: &Ctx, args: &CaptureArgs) -> anyhow::Result<ExitCode> {
     if args.last_command {
         // A typo names the pane as missing, not as one with no command yet.
         host.pane(&pane)?;
-        let socket = host.location().socket_path();
-        let record = wta_shell::read_last_command(&socket, pane.as_str())?;
+        let record = wta_shell::read_last_command(&host, &pane)?;
         if ctx.json {
             output::json(&record)?;
         } else {

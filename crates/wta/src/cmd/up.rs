@@ -5,14 +5,13 @@
 
 use std::io::IsTerminal;
 use std::os::unix::process::CommandExt;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
-use wta_host::tmux::{Cmd, format};
-use wta_host::{HostError, PaneInfo, ServerLocation, TerminalHost, TmuxHost};
+use wta_host::{HostError, NewSession, PaneInfo, PaneSize, ServerLocation, TerminalHost, TmuxHost};
 use wta_protocol::PaneId;
 
 use super::Ctx;
@@ -81,59 +80,33 @@ const GATE_TIMEOUT: Duration = Duration::from_secs(10);
 fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<(PaneInfo, Option<String>)> {
     let launch = shell::gated_user_shell()?;
     let (cols, rows) = terminal_size();
-    let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
-    let mut cmd = Cmd::new("new-session")
-        .args([
-            "-d",
-            "-s",
-            name,
-            "-x",
-            &cols.to_string(),
-            "-y",
-            &rows.to_string(),
-            "-c",
-        ])
-        .arg(&cwd.to_string_lossy())
-        .args(["-P", "-F"])
-        .arg(&format::pane_format());
-    for (k, v) in &launch.env {
-        cmd = cmd.arg("-e").arg(&format!("{k}={v}"));
-    }
-    cmd = cmd.arg("--");
-    for a in &launch.argv {
-        cmd = cmd.arg(a);
-    }
-    let out = host.run(&cmd)?;
-    let pane = format::parse_panes(&out)?
-        .into_iter()
-        .next()
-        .context("tmux new-session printed no pane")?;
+    let spec = NewSession {
+        name: name.to_owned(),
+        size: PaneSize { cols, rows },
+        cwd: std::env::current_dir().ok(),
+        env: launch.env,
+        argv: launch.argv,
+    };
+    let pane = host.new_session(&spec)?;
     if let Some(gate) = &launch.gate {
-        let released = |e: HostError| {
-            let _ = host.run(&Cmd::new("wait-for").args(["-S", gate]));
-            e
-        };
-        host.set_pane_option(&pane.id, wta_shell::GATE_OPTION, gate)
-            .map_err(released)?;
-        // Until its first prompt, this shell is starting, not integration-less.
-        host.set_pane_option(&pane.id, wta_shell::INTEGRATION_EXPECTED_OPTION, "1")
-            .map_err(released)?;
+        let marked = host.set_options(
+            &pane.id,
+            &[
+                (wta_shell::GATE_OPTION, gate),
+                // Until its first prompt, this shell is starting, not integration-less.
+                (wta_shell::INTEGRATION_EXPECTED_OPTION, "1"),
+            ],
+        );
+        if let Err(e) = marked {
+            let _ = host.signal(gate);
+            return Err(e.into());
+        }
     }
     Ok((pane, launch.gate))
 }
 
-fn session_exists(host: &TmuxHost, name: &str) -> bool {
-    host.run(&Cmd::new("has-session").args(["-t", &format!("={name}")]))
-        .is_ok()
-}
-
 pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
-    if args.session.is_empty() || args.session.contains([':', '.']) {
-        anyhow::bail!(
-            "--session {:?}: a tmux session name cannot be empty or contain ':' or '.'",
-            args.session
-        );
-    }
+    TmuxHost::check_session_name(&args.session).context("--session")?;
     let host = host_for_up(ctx)?;
     let master_socket = master::socket_for(&host.location().socket_path());
     let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
@@ -152,22 +125,20 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             id.as_str().to_owned()
         }
     };
-    let created = !session_exists(&host, &args.session);
+    let existing = host.session_named(&args.session)?;
+    let created = existing.is_none();
     let mut gate = None;
-    let shell = if created {
-        let (pane, name) = create_session(&host, &args.session)?;
-        gate = name;
-        pane
-    } else {
-        let window = host.run(
-            &Cmd::new("display-message")
-                .args(["-p", "-t"])
-                .arg(&format!("={}:", args.session))
-                .arg("#{window_id}"),
-        )?;
-        let window = wta_protocol::WindowId::parse(window.trim())
-            .map_err(|e| HostError::Parse(e.to_string()))?;
-        agent_pane::shell_pane_of(&host, &window)?
+    let (shell, session) = match existing {
+        None => {
+            let (pane, name) = create_session(&host, &args.session)?;
+            gate = name;
+            let session = pane.session.clone();
+            (pane, session)
+        }
+        Some(session) => {
+            let window = host.active_window(&session.id)?;
+            (agent_pane::shell_pane_of(&host, &window.id)?, session.id)
+        }
     };
     // Only once the shell exists: a failed `up` leaves no master behind.
     master::ensure(&master_socket)?;
@@ -202,7 +173,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
     // switch when another was asked for.
     let running = reused
         .then(|| {
-            host.pane_option(&agent_pane, wta_agent::PANE_AGENT_OPTION)
+            host.option(&agent_pane, wta_agent::PANE_AGENT_OPTION)
                 .ok()
         })
         .flatten()
@@ -227,14 +198,10 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         tmux_socket: host.location().socket_path().to_string_lossy().into_owned(),
         created,
     };
-    let target = format!("={}", args.session);
     if host.caller_pane().is_some() {
-        host.run(&Cmd::new("switch-client").args(["-t", &target]))?;
+        host.switch_client(&session)?;
     } else if !args.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        let [flag, value] = host.location().args();
-        let err = Command::new("tmux")
-            .args([flag, value, "attach-session", "-t", &target])
-            .exec();
+        let err = host.attach_command(&session).exec();
         return Err(err).context("cannot run `tmux attach-session`");
     }
     if ctx.json {
@@ -257,9 +224,15 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             ),
             (
                 "attach with",
-                format!("tmux {flag} {value} attach -t {target}"),
+                format!("tmux {flag} {value} attach -t {}", attach_target(&summary.session)),
             ),
         ])?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How a user names the session in `tmux attach -t`: its exact name (`=`),
+/// quoted for their shell.
+fn attach_target(name: &str) -> String {
+    wta_host::sh_quote(&format!("={name}"))
 }

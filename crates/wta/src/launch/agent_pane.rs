@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::Serialize;
-use wta_host::tmux::Cmd;
 use wta_host::{PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost, TmuxHost};
 use wta_protocol::{PaneId, WindowId};
 
@@ -52,14 +51,7 @@ pub enum Outcome {
 
 /// The agent pane of `window`, if it still exists, and whether it is shown there.
 pub fn find(host: &TmuxHost, window: &WindowId) -> anyhow::Result<Option<(PaneInfo, bool)>> {
-    let value = host.run(&Cmd::new("show-options").args([
-        "-w",
-        "-q",
-        "-v",
-        "-t",
-        window.as_str(),
-        WINDOW_OPTION,
-    ]))?;
+    let value = host.tab_option(window, WINDOW_OPTION)?;
     let Ok(pane) = PaneId::parse(value.trim()) else {
         return Ok(None);
     };
@@ -125,28 +117,13 @@ pub fn open(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Resu
         focus: true,
     };
     let agent = host.split(&split)?;
-    let mark = Cmd::new("set-option")
-        .args([
-            "-w",
-            "-t",
-            caller.window.as_str(),
-            WINDOW_OPTION,
-            agent.id.as_str(),
-        ])
-        .then("set-option")
-        .args(["-p", "-t", agent.id.as_str(), "@wta_role", "agent"])
-        .then("set-option")
-        .args([
-            "-p",
-            "-t",
-            agent.id.as_str(),
-            "@wta_target",
-            caller.id.as_str(),
-        ])
-        // The agent pane closes when its helper exits, whatever the user's default.
-        .then("set-option")
-        .args(["-p", "-t", agent.id.as_str(), "remain-on-exit", "off"]);
-    host.run(&mark)?;
+    host.set_tab_option(&caller.window, WINDOW_OPTION, Some(agent.id.as_str()))?;
+    host.set_options(
+        &agent.id,
+        &[("@wta_role", "agent"), ("@wta_target", caller.id.as_str())],
+    )?;
+    // The agent pane closes when its helper exits, whatever the user's default.
+    host.keep_when_dead(&agent.id, false)?;
     Ok(Outcome::Opened(agent.id))
 }
 
@@ -154,7 +131,7 @@ pub fn open(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Resu
 pub fn toggle(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Result<Outcome> {
     match find(host, &caller.window)? {
         Some((agent, true)) => {
-            let target = host.pane_option(&agent.id, "@wta_target").ok();
+            let target = host.option(&agent.id, "@wta_target").ok();
             let neighbour = target
                 .and_then(|t| PaneId::parse(&t).ok())
                 .filter(|t| t != &agent.id)
@@ -184,13 +161,7 @@ pub fn close(host: &TmuxHost, caller: &PaneInfo) -> anyhow::Result<Outcome> {
         return Ok(Outcome::NothingToClose);
     };
     host.kill_pane(&agent.id)?;
-    host.run(&Cmd::new("set-option").args([
-        "-w",
-        "-u",
-        "-t",
-        caller.window.as_str(),
-        WINDOW_OPTION,
-    ]))?;
+    host.set_tab_option(&caller.window, WINDOW_OPTION, None)?;
     Ok(Outcome::Closed(agent.id))
 }
 
@@ -201,7 +172,7 @@ pub fn shell_pane_of(host: &TmuxHost, window: &WindowId) -> anyhow::Result<PaneI
     let agent = find(host, window)?.map(|(p, _)| p.id);
     let target = match &agent {
         Some(a) => host
-            .pane_option(a, "@wta_target")
+            .option(a, "@wta_target")
             .ok()
             .and_then(|t| PaneId::parse(&t).ok()),
         None => None,

@@ -15,10 +15,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use wta_host::TmuxHost;
-use wta_host::tmux::Cmd;
+use wta_host::{TerminalHost, TmuxHost};
 use wta_protocol::PaneId;
-use wta_shell::{Integration, PaneWatcher, State, TmuxTarget, TrackerConfig, WatchOptions};
+use wta_shell::{Integration, PaneWatcher, State, TrackerConfig, WatchOptions};
 
 pub use wta_shell::launch::{ShellLaunch, user_shell};
 
@@ -90,7 +89,7 @@ pub fn first_prompt(
     gate: &str,
     timeout: Duration,
 ) -> anyhow::Result<FirstPrompt> {
-    let release = || host.run(&Cmd::new("wait-for").args(["-S", gate])).map(drop);
+    let release = || TerminalHost::signal(host, gate);
     let prepared = (|| -> anyhow::Result<_> {
         let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
         let runtime_dir = wta_protocol::private_dir::private_runtime_dir()?.join("watch");
@@ -111,12 +110,9 @@ pub fn first_prompt(
             return Err(e);
         }
     };
-    let tmux = TmuxTarget {
-        socket: host.location().socket_path(),
-    };
-    let tmux_for_wait = tmux.clone();
+    let shared: wta_shell::Host = std::sync::Arc::new(host.clone());
     rt.block_on(async {
-        let watcher = match PaneWatcher::attach(tmux, pane.as_str(), opts).await {
+        let watcher = match PaneWatcher::attach(shared, pane, opts).await {
             Ok(w) => w,
             Err(e) => {
                 release()?;
@@ -124,7 +120,7 @@ pub fn first_prompt(
             }
         };
         watcher.release_gate(gate).await?;
-        let seen = settled(&watcher, &tmux_for_wait, pane, timeout).await;
+        let seen = settled(&watcher, pane, timeout).await;
         watcher.stop().await;
         Ok(seen)
     })
@@ -133,15 +129,10 @@ pub fn first_prompt(
 /// Waits until the watcher saw the first prompt (or decided the shell has
 /// no integration) *and* its verdict is on the pane, so detaching right
 /// after loses nothing.
-async fn settled(
-    watcher: &PaneWatcher,
-    tmux: &TmuxTarget,
-    pane: &PaneId,
-    timeout: Duration,
-) -> FirstPrompt {
+async fn settled(watcher: &PaneWatcher, pane: &PaneId, timeout: Duration) -> FirstPrompt {
     let tracker = watcher.tracker();
     let deadline = Instant::now() + timeout;
-    let format = format!("#{{{}}}", wta_shell::INTEGRATION_STATE_OPTION);
+    let options = [wta_shell::INTEGRATION_STATE_OPTION];
     while Instant::now() < deadline {
         let (state, integration) = {
             let t = tracker.lock().await;
@@ -153,10 +144,8 @@ async fn settled(
             _ => None,
         };
         if let Some((seen, value)) = want {
-            let shown = tmux
-                .run(&["display", "-p", "-t", pane.as_str(), &format])
-                .await;
-            if shown.is_ok_and(|v| v.trim() == value) {
+            let shown = watcher.host().probe(pane, &options).await;
+            if shown.is_ok_and(|p| p.option(0) == value) {
                 return seen;
             }
         }
@@ -177,15 +166,12 @@ pub fn wait_gate_taken(
 ) -> anyhow::Result<bool> {
     let deadline = Instant::now() + timeout;
     loop {
-        if host.pane_option(pane, wta_shell::GATE_OPTION)?.is_empty() {
+        if host.option(pane, wta_shell::GATE_OPTION)?.is_empty() {
             return Ok(true);
         }
         if Instant::now() >= deadline {
-            let cmd = Cmd::new("set-option")
-                .args(["-p", "-u", "-t", pane.as_str(), wta_shell::GATE_OPTION])
-                .then("wait-for")
-                .args(["-S", gate]);
-            host.run(&cmd)?;
+            TerminalHost::unset_option(host, pane, wta_shell::GATE_OPTION)?;
+            TerminalHost::signal(host, gate)?;
             return Ok(false);
         }
         std::thread::sleep(Duration::from_millis(20));

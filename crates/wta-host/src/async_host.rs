@@ -1,0 +1,179 @@
+//! The async face of the terminal host: what pane watchers and the card
+//! executor do on a tokio runtime (probe a pane, keep pane options, attach
+//! and detach `pipe-pane`, release a readiness gate, read the screen, press
+//! keys, type text). [`crate::TmuxHost`] implements it on the same encoder
+//! and runner as the blocking [`crate::TerminalHost`]; [`crate::FakeHost`]
+//! implements it in memory, so watchers and the executor are unit-tested
+//! without tmux.
+//!
+//! Typing is the only way text reaches a pane, and it refuses control
+//! characters other than `\n` ([`check_typed_text`]): what a card showed is
+//! what the shell reads.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use wta_protocol::PaneId;
+
+use crate::HostError;
+
+/// A boxed future of a host operation.
+pub type HostFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, HostError>> + Send + 'a>>;
+
+/// One pane as a watcher needs it, read in one round trip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaneProbe {
+    pub pane: PaneId,
+    pub width: u16,
+    /// The pane's process (a gated pane's wrapper; the shell is its child).
+    pub pid: u32,
+    /// The foreground command's name.
+    pub command: String,
+    pub dead: bool,
+    pub dead_status: Option<i32>,
+    pub in_mode: bool,
+    pub alternate_screen: bool,
+    pub pipe_open: bool,
+    /// The user options asked for, in the order asked; empty when unset.
+    pub options: Vec<String>,
+}
+
+impl PaneProbe {
+    /// The value of the `i`-th option asked for (empty when unset).
+    pub fn option(&self, i: usize) -> &str {
+        self.options.get(i).map_or("", String::as_str)
+    }
+}
+
+/// A named key ([`AsyncHost::press`]); never a string a caller builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Enter,
+    /// End of line (with [`Key::CtrlU`]: clear the shell's line).
+    CtrlE,
+    CtrlU,
+    /// Redraw: shells re-emit their prompt marks.
+    CtrlL,
+}
+
+impl Key {
+    /// tmux's name for the key.
+    pub fn tmux_name(self) -> &'static str {
+        match self {
+            Key::Enter => "Enter",
+            Key::CtrlE => "C-e",
+            Key::CtrlU => "C-u",
+            Key::CtrlL => "C-l",
+        }
+    }
+}
+
+/// How [`AsyncHost::type_text`] types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Typing {
+    /// Clear the shell's line first (`C-e C-u`): fish keeps a failed line.
+    pub clear_line: bool,
+    /// Press Enter after the text.
+    pub enter: bool,
+}
+
+/// The async terminal-host operations.
+pub trait AsyncHost: Send + Sync + 'static {
+    /// Facts about `pane` and the values of the user `options` (names like
+    /// `@wta_gate`); [`HostError::PaneNotFound`] when it does not exist.
+    fn probe<'a>(&'a self, pane: &'a PaneId, options: &'a [&'a str])
+    -> HostFuture<'a, PaneProbe>;
+
+    /// Sets the pane user option `name` (an `@name`).
+    fn set_option<'a>(&'a self, pane: &'a PaneId, name: &'a str, value: &'a str)
+    -> HostFuture<'a, ()>;
+
+    /// Unsets the pane user option `name`.
+    fn unset_option<'a>(&'a self, pane: &'a PaneId, name: &'a str) -> HostFuture<'a, ()>;
+
+    /// Marks the pane's pipe as ours (`owner` = option name and value), then
+    /// pipes its output into the program `sink` (argv; no shell parsing of
+    /// its words), replacing any pipe already open.
+    fn open_pipe<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        sink: &'a [String],
+        owner: (&'a str, &'a str),
+    ) -> HostFuture<'a, ()>;
+
+    /// Closes the pane's pipe and unsets the owner option.
+    fn close_pipe<'a>(&'a self, pane: &'a PaneId, owner_option: &'a str) -> HostFuture<'a, ()>;
+
+    /// Wakes whoever waits on `channel` (a readiness gate).
+    fn signal<'a>(&'a self, channel: &'a str) -> HostFuture<'a, ()>;
+
+    /// The visible screen's text.
+    fn screen<'a>(&'a self, pane: &'a PaneId) -> HostFuture<'a, String>;
+
+    /// Presses named keys in the pane.
+    fn press<'a>(&'a self, pane: &'a PaneId, keys: &'a [Key]) -> HostFuture<'a, ()>;
+
+    /// Leaves copy mode, then types `text` as the shell will read it (one
+    /// line as keys, several as one bracketed paste, so no partial line
+    /// runs). Refuses text [`check_typed_text`] refuses, typing nothing.
+    fn type_text<'a>(&'a self, pane: &'a PaneId, text: &'a str, typing: Typing)
+    -> HostFuture<'a, ()>;
+}
+
+/// Text may be typed only when every character shows as itself: no control
+/// character but `\n`.
+pub fn check_typed_text(text: &str) -> Result<(), HostError> {
+    match text
+        .char_indices()
+        .find(|(_, c)| c.is_control() && *c != '\n')
+    {
+        Some((at, c)) => Err(HostError::InvalidArgument(format!(
+            "refusing to type text with the control character U+{:04X} at byte {at}: \
+             it would not show as itself",
+            u32::from(c)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A pane user option name: `@` and then letters, digits, `_` or `-`.
+pub(crate) fn check_option_name(name: &str) -> Result<(), HostError> {
+    let ok = name.strip_prefix('@').is_some_and(|rest| {
+        !rest.is_empty()
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(HostError::InvalidArgument(format!(
+            "{name:?} is not a pane user option name (@ and letters, digits, _ or -)"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_text_refuses_invisible_controls_only() {
+        assert!(check_typed_text("ls -l\nmake").is_ok());
+        assert!(check_typed_text("ünï 日本 $(x) `y` #(z);").is_ok());
+        for bad in ["a\tb", "a\rb", "\u{1b}[31m", "x\u{7f}", "\u{85}"] {
+            let err = check_typed_text(bad).unwrap_err().to_string();
+            assert!(err.contains("U+"), "{err}");
+        }
+    }
+
+    #[test]
+    fn option_names_are_checked() {
+        for good in ["@wta_gate", "@a-b", "@x1"] {
+            assert!(check_option_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "@", "wta", "@a}", "@a b", "@#{x}"] {
+            assert!(check_option_name(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! [`AsyncHost`] on tmux: every operation one `tmux` process, built with the
+//! literal encoder ([`Cmd`]). A submission (leave copy mode, clear the line,
+//! type, Enter) is one command chain, so nothing can come between its steps.
+
+use wta_protocol::PaneId;
+
+use super::{Cmd, TmuxHost, unique_name};
+use crate::async_host::{check_option_name, check_typed_text};
+use crate::{AsyncHost, HostError, HostFuture, Key, PaneProbe, Typing, sh_quote};
+
+/// Fields of a probe before the options, `\x1f`-separated.
+const PROBE_FORMAT: &str = "#{pane_width}\x1f#{pane_pid}\x1f#{pane_current_command}\x1f#{pane_dead}\x1f#{pane_dead_status}\x1f#{pane_in_mode}\x1f#{alternate_on}\x1f#{pane_pipe}";
+const PROBE_FIELDS: usize = 8;
+
+impl TmuxHost {
+    /// `display-message` of `format` for a pane proven to exist (tmux 3.3a
+    /// expands a missing pane's format to empty fields and exits 0).
+    pub(crate) async fn display_async(
+        &self,
+        pane: &PaneId,
+        format: &str,
+    ) -> Result<String, HostError> {
+        let out = self.run_async(&display_cmd(pane, format)).await?;
+        checked_display(pane, &out)
+    }
+}
+
+/// The command of a checked display: the pane id first.
+pub(super) fn display_cmd(pane: &PaneId, format: &str) -> Cmd {
+    Cmd::new("display-message")
+        .flag("-p")
+        .opt("-t", pane.as_str())
+        .arg_format(&format!("#{{pane_id}}\x1f{format}"))
+}
+
+/// The answer of [`display_cmd`], or `PaneNotFound` when tmux answered for no pane.
+pub(super) fn checked_display(pane: &PaneId, out: &str) -> Result<String, HostError> {
+    let out = out.strip_suffix('\n').unwrap_or(out);
+    match out.split_once('\x1f') {
+        Some((id, rest)) if id == pane.as_str() => Ok(rest.to_owned()),
+        _ => Err(HostError::PaneNotFound(pane.to_string())),
+    }
+}
+
+fn probe_format(options: &[&str]) -> Result<String, HostError> {
+    let mut format = PROBE_FORMAT.to_owned();
+    for name in options {
+        check_option_name(name)?;
+        format.push_str(&format!("\x1f#{{{name}}}"));
+    }
+    Ok(format)
+}
+
+fn parse_probe(pane: &PaneId, out: &str, options: usize) -> Result<PaneProbe, HostError> {
+    let f: Vec<&str> = out.splitn(PROBE_FIELDS + options, '\x1f').collect();
+    if f.len() != PROBE_FIELDS + options {
+        return Err(HostError::Parse(format!(
+            "display-message printed {} of {} fields",
+            f.len(),
+            PROBE_FIELDS + options
+        )));
+    }
+    let bad = |what: &str, value: &str| HostError::Parse(format!("{what} {value:?}"));
+    Ok(PaneProbe {
+        pane: pane.clone(),
+        width: f[0].parse().map_err(|_| bad("pane_width", f[0]))?,
+        pid: f[1].parse().map_err(|_| bad("pane_pid", f[1]))?,
+        command: f[2].to_owned(),
+        dead: f[3] == "1",
+        dead_status: f[4].parse().ok(),
+        in_mode: f[5] == "1",
+        alternate_screen: f[6] == "1",
+        pipe_open: f[7] == "1",
+        options: f[PROBE_FIELDS..].iter().map(|s| (*s).to_owned()).collect(),
+    })
+}
+
+/// `set-option -p -t PANE -- NAME VALUE`.
+pub(super) fn set_option_cmd(pane: &PaneId, name: &str, value: &str) -> Result<Cmd, HostError> {
+    check_option_name(name)?;
+    Ok(Cmd::new("set-option")
+        .flag("-p")
+        .opt("-t", pane.as_str())
+        .arg(name)
+        .arg(value))
+}
+
+/// `set-option -p -u -t PANE -- NAME`.
+pub(super) fn unset_option_cmd(pane: &PaneId, name: &str) -> Result<Cmd, HostError> {
+    check_option_name(name)?;
+    Ok(Cmd::new("set-option")
+        .flag("-p")
+        .flag("-u")
+        .opt("-t", pane.as_str())
+        .arg(name))
+}
+
+/// The chain that types `text` into `pane` (see [`AsyncHost::type_text`]);
+/// `buffer` names the paste buffer a multi-line text goes through.
+pub(super) fn typing_cmd(
+    pane: &PaneId,
+    text: &str,
+    typing: Typing,
+    buffer: &str,
+) -> Result<Cmd, HostError> {
+    check_typed_text(text)?;
+    let p = pane.as_str();
+    let mut cmd = Cmd::new("copy-mode").flag("-q").opt("-t", p);
+    if typing.clear_line {
+        cmd = cmd
+            .then("send-keys")
+            .opt("-t", p)
+            .args([Key::CtrlE.tmux_name(), Key::CtrlU.tmux_name()]);
+    }
+    if text.contains('\n') {
+        cmd = cmd
+            .then("set-buffer")
+            .opt("-b", buffer)
+            .arg(text)
+            .then("paste-buffer")
+            .flag("-p")
+            .flag("-r")
+            .flag("-d")
+            .opt("-b", buffer)
+            .opt("-t", p);
+    } else if !text.is_empty() {
+        cmd = cmd.then("send-keys").opt("-t", p).flag("-l").arg(text);
+    }
+    if typing.enter {
+        cmd = cmd
+            .then("send-keys")
+            .opt("-t", p)
+            .arg(Key::Enter.tmux_name());
+    }
+    Ok(cmd)
+}
+
+/// `exec <sink argv>` as the shell command `pipe-pane` runs.
+pub(super) fn pipe_command(sink: &[String]) -> Result<String, HostError> {
+    if sink.is_empty() {
+        return Err(HostError::InvalidArgument(
+            "a pipe needs a sink program".into(),
+        ));
+    }
+    let words: Vec<String> = sink.iter().map(|w| sh_quote(w)).collect();
+    Ok(format!("exec {}", words.join(" ")))
+}
+
+impl AsyncHost for TmuxHost {
+    fn probe<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        options: &'a [&'a str],
+    ) -> HostFuture<'a, PaneProbe> {
+        Box::pin(async move {
+            let out = self.display_async(pane, &probe_format(options)?).await?;
+            parse_probe(pane, &out, options.len())
+        })
+    }
+
+    fn set_option<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        name: &'a str,
+        value: &'a str,
+    ) -> HostFuture<'a, ()> {
+        Box::pin(async move {
+            self.run_async(&set_option_cmd(pane, name, value)?)
+                .await
+                .map(drop)
+        })
+    }
+
+    fn unset_option<'a>(&'a self, pane: &'a PaneId, name: &'a str) -> HostFuture<'a, ()> {
+        Box::pin(async move { self.run_async(&unset_option_cmd(pane, name)?).await.map(drop) })
+    }
+
+    fn open_pipe<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        sink: &'a [String],
+        owner: (&'a str, &'a str),
+    ) -> HostFuture<'a, ()> {
+        Box::pin(async move {
+            let (name, value) = owner;
+            let cmd = set_option_cmd(pane, name, value)?
+                .then("pipe-pane")
+                .flag("-O")
+                .opt("-t", pane.as_str())
+                .arg_text(&pipe_command(sink)?);
+            self.run_async(&cmd).await.map(drop)
+        })
+    }
+
+    fn close_pipe<'a>(&'a self, pane: &'a PaneId, owner_option: &'a str) -> HostFuture<'a, ()> {
+        Box::pin(async move {
+            check_option_name(owner_option)?;
+            self.run_async(&close_pipe_cmd(pane, owner_option))
+                .await
+                .map(drop)
+        })
+    }
+
+    fn signal<'a>(&'a self, channel: &'a str) -> HostFuture<'a, ()> {
+        Box::pin(async move { self.run_async(&signal_cmd(channel)).await.map(drop) })
+    }
+
+    fn screen<'a>(&'a self, pane: &'a PaneId) -> HostFuture<'a, String> {
+        Box::pin(async move {
+            self.run_async(&Cmd::new("capture-pane").flag("-p").opt("-t", pane.as_str()))
+                .await
+        })
+    }
+
+    fn press<'a>(&'a self, pane: &'a PaneId, keys: &'a [Key]) -> HostFuture<'a, ()> {
+        Box::pin(async move {
+            let cmd = Cmd::new("send-keys")
+                .opt("-t", pane.as_str())
+                .args(keys.iter().map(|k| k.tmux_name()));
+            self.run_async(&cmd).await.map(drop)
+        })
+    }
+
+    fn type_text<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        text: &'a str,
+        typing: Typing,
+    ) -> HostFuture<'a, ()> {
+        Box::pin(async move {
+            let buffer = unique_name("wta-send");
+            self.run_async(&typing_cmd(pane, text, typing, &buffer)?)
+                .await
+                .map(drop)
+        })
+    }
+}
+
+/// `pipe-pane -t PANE` (no command: closes the pipe) and unsets the owner.
+pub(super) fn close_pipe_cmd(pane: &PaneId, owner_option: &str) -> Cmd {
+    Cmd::new("pipe-pane")
+        .opt("-t", pane.as_str())
+        .then("set-option")
+        .flag("-p")
+        .flag("-u")
+        .opt("-t", pane.as_str())
+        .arg(owner_option)
+}
+
+/// `wait-for -S CHANNEL`.
+pub(super) fn signal_cmd(channel: &str) -> Cmd {
+    Cmd::new("wait-for").flag("-S").arg(channel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_is_keys_and_several_are_one_paste() {
+        let pane = PaneId::from_number(3);
+        let run = Typing {
+            clear_line: true,
+            enter: true,
+        };
+        let one: Vec<String> = typing_cmd(&pane, "ls -l", run, "b")
+            .unwrap()
+            .argv()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            one.join(" "),
+            "copy-mode -q -t %3 ; send-keys -t %3 -- C-e C-u ; send-keys -t %3 -l -- ls -l ; send-keys -t %3 -- Enter"
+        );
+        let insert = Typing {
+            clear_line: false,
+            enter: false,
+        };
+        let multi: Vec<String> = typing_cmd(&pane, "a\nb;", insert, "wta-1")
+            .unwrap()
+            .argv()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            multi,
+            [
+                "copy-mode", "-q", "-t", "%3", ";", "set-buffer", "-b", "wta-1", "--", "a\nb\\;",
+                ";", "paste-buffer", "-p", "-r", "-d", "-b", "wta-1", "-t", "%3"
+            ]
+        );
+        assert!(typing_cmd(&pane, "a\tb", run, "b").is_err());
+    }
+
+    #[test]
+    fn probes_parse_and_refuse_short_answers() {
+        let pane = PaneId::from_number(1);
+        let p = parse_probe(
+            &pane,
+            "80\x1f42\x1fbash\x1f0\x1f\x1f1\x1f0\x1f1\x1fg-1\x1f",
+            2,
+        )
+        .unwrap();
+        assert_eq!((p.width, p.pid, p.command.as_str()), (80, 42, "bash"));
+        assert!(p.in_mode && p.pipe_open && !p.dead && !p.alternate_screen);
+        assert_eq!((p.option(0), p.option(1), p.option(7)), ("g-1", "", ""));
+        assert!(parse_probe(&pane, "80\x1f42", 0).is_err());
+        assert!(probe_format(&["@ok", "bad}"]).is_err());
+    }
+
+    #[test]
+    fn the_pipe_command_quotes_each_word() {
+        let cmd = pipe_command(&["/opt/it's/wta".into(), "pipe-sink".into(), "/r/#x.sock".into()])
+            .unwrap();
+        assert_eq!(cmd, r"exec '/opt/it'\''s/wta' pipe-sink '/r/#x.sock'");
+        assert!(pipe_command(&[]).is_err());
+    }
+}

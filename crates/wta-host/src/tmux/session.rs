@@ -1,0 +1,98 @@
+//! Session-level tmux operations of the launcher (`wta up`): create a
+//! session, find one by name, show it to the user. Sessions are looked up by
+//! name in the list and then addressed by id (`$N`), so no name is ever
+//! parsed as a tmux target (`=`, `:`, `.`, patterns).
+
+use std::path::PathBuf;
+
+use wta_protocol::SessionId;
+
+use super::{Cmd, TmuxHost, check_name, format};
+use crate::{HostError, PaneInfo, PaneSize, SessionInfo, TerminalHost, WindowInfo};
+
+/// A session to create, its first pane running `argv`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSession {
+    pub name: String,
+    pub size: PaneSize,
+    pub cwd: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    pub argv: Vec<String>,
+}
+
+impl TmuxHost {
+    /// Checks a session name: tmux would change `:` and `.` (to `_`) and
+    /// escape control characters, so such a name would not read back as given.
+    pub fn check_session_name(name: &str) -> Result<(), HostError> {
+        if name.is_empty() || name.contains([':', '.']) {
+            return Err(HostError::InvalidArgument(format!(
+                "{name:?}: a tmux session name cannot be empty or contain ':' or '.'"
+            )));
+        }
+        check_name("session name", name)
+    }
+
+    /// Creates a detached session and returns its first pane.
+    pub fn new_session(&self, spec: &NewSession) -> Result<PaneInfo, HostError> {
+        Self::check_session_name(&spec.name)?;
+        let cwd = Self::checked_cwd(spec.cwd.as_deref())?;
+        let cmd = Cmd::new("new-session")
+            .flag("-d")
+            .opt_text("-s", &spec.name)
+            .opt("-x", &spec.size.cols.to_string())
+            .opt("-y", &spec.size.rows.to_string())
+            .flag("-P")
+            .opt_format("-F", &format::pane_format());
+        let cmd = Self::pane_spec(cmd, cwd.as_deref(), &spec.env, Some(&spec.argv))?;
+        self.one_pane(&self.run(&cmd)?, "new-session")
+    }
+
+    /// The session called exactly `name`, if there is one.
+    pub fn session_named(&self, name: &str) -> Result<Option<SessionInfo>, HostError> {
+        match self.list_sessions() {
+            Ok(sessions) => Ok(sessions.into_iter().find(|s| s.name == name)),
+            // No server yet: no session of that name either.
+            Err(HostError::NoServer { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The active window of `session`.
+    pub fn active_window(&self, session: &SessionId) -> Result<WindowInfo, HostError> {
+        self.list_windows(Some(session))?
+            .into_iter()
+            .find(|w| w.active)
+            .ok_or_else(|| HostError::SessionNotFound(session.to_string()))
+    }
+
+    /// Shows `session` in the client the caller runs in.
+    pub fn switch_client(&self, session: &SessionId) -> Result<(), HostError> {
+        self.run(&Cmd::new("switch-client").opt("-t", session.as_str()))
+            .map(drop)
+    }
+
+    /// The process that attaches this terminal to `session` (to `exec`).
+    pub fn attach_command(&self, session: &SessionId) -> std::process::Command {
+        let mut command = std::process::Command::new(&self.binary);
+        command
+            .args(self.location.args())
+            .args(Cmd::new("attach-session").opt("-t", session.as_str()).argv());
+        command
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_names_that_would_change_are_refused() {
+        for bad in ["", "a:b", "a.b", "tab\there", "nl\n"] {
+            let err = TmuxHost::check_session_name(bad).unwrap_err().to_string();
+            assert!(err.contains("session name"), "{err}");
+        }
+        for good in ["wta", "#(id)", "a;", "ünï", "-x"] {
+            assert!(TmuxHost::check_session_name(good).is_ok(), "{good}");
+        }
+    }
+}
