@@ -22,4 +22,4 @@ mod server;
 mod state;
 
 pub use error::MasterError;
-pub use server::{MasterConfig, run};
+pub use server::{MAX_CONNECTIONS, MAX_LINE_BYTES, MasterConfig, run};

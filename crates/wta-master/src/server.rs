@@ -1,26 +1,58 @@
 //! The master's socket server: singleton lock, private socket, peer-uid check,
 //! one ACP connection (master = agent role) per accepted helper.
+//!
+//! Caps (DESIGN §7, a flood never grows the master for good): at most
+//! [`MAX_CONNECTIONS`] helper connections at once (later ones are accepted and
+//! closed at once, one log line per burst), and at most [`MAX_LINE_BYTES`]
+//! buffered per connection: [`HelperLines`] reads into a stack buffer only when
+//! bytes are there and grows a line only as they arrive, so an idle helper
+//! holds no read buffer; a longer line ends that connection with one log line.
+//! Big buffers get their own mappings ([`wta_agent::heap::map_big_allocations`],
+//! at start), and a connection that buffered a big line hands the rest of the
+//! freed heap back to the OS when it ends
+//! ([`wta_agent::heap::release_free_memory`]).
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 
 use agent_client_protocol::v1::Dispatch;
 use agent_client_protocol::{Agent, Lines};
-use futures::StreamExt;
+use futures::Stream;
 use nix::fcntl::{Flock, FlockArg};
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::net::unix::OwnedReadHalf;
 use tokio::net::{UnixListener, UnixStream};
-use tokio_util::codec::{FramedRead, LinesCodec};
+use wta_agent::heap::{ConnectionSlots, Slot};
 use wta_agent::{Registry, RegistryPaths};
+use wta_protocol::{FrameReader, ProtocolError};
 
 use crate::reaper::Reaper;
 use crate::state::Master;
 use crate::{MasterError, paths};
 
-/// Longest JSON-RPC line accepted from a helper.
-const MAX_LINE: usize = 16 * 1024 * 1024;
+/// Longest JSON-RPC line accepted from a helper, without its newline. What a
+/// helper sends: prompts (typed or pasted text, pane context capped at a few
+/// thousand characters per buffer), permission outcomes, `terminal/output`
+/// (capped at 64 KiB of output) and `fs/read_text_file` answers (a file's
+/// text). 4 MiB holds a pasted document or a source file many times over and
+/// far more than an agent's context takes in at once; the old 16 MiB let eight
+/// unterminated lines pin 128 MiB.
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// Helper connections served at once. Real use is one helper per agent pane
+/// plus short `wta sessions`-style connections: a few dozen at most.
+pub const MAX_CONNECTIONS: usize = 128;
+/// Bytes read per `read` call (on the stack, only while reading).
+const READ_CHUNK: usize = 16 * 1024;
+/// A connection that buffered a line this long hands freed heap back to the
+/// OS when it ends (glibc keeps it otherwise).
+const BIG_LINE_BYTES: usize = 1024 * 1024;
 /// Default bound of queued notifications per helper.
 pub const DEFAULT_OUTBOUND_CAP: usize = 4096;
 
@@ -95,6 +127,7 @@ fn bind(socket: &Path) -> Result<UnixListener, MasterError> {
 
 /// Runs the master until SIGTERM/SIGINT/SIGHUP. Agents are stopped on the way out.
 pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
+    wta_agent::heap::map_big_allocations();
     let dir = config
         .socket
         .parent()
@@ -117,10 +150,14 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;
     let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
     let uid = nix::unistd::getuid().as_raw();
+    let slots = ConnectionSlots::new("master socket", MAX_CONNECTIONS);
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => accept(&master, stream, uid),
+                // Beyond the limit the stream is dropped here: closed at once.
+                Ok((stream, _)) => if let Some(slot) = slots.try_take() {
+                    accept(&master, stream, uid, slot);
+                },
                 Err(err) => tracing::warn!("accept failed: {err}"),
             },
             _ = term.recv() => break,
@@ -146,7 +183,7 @@ fn signal(
         .map_err(|e| MasterError::io("cannot install signal handler", "", e))
 }
 
-fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32) {
+fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32, slot: Slot) {
     let cred = stream.peer_cred();
     let (peer_uid, pid) = match &cred {
         Ok(c) => (Some(c.uid()), c.pid()),
@@ -161,8 +198,8 @@ fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32) {
     tokio::spawn(async move {
         let (read, write) = stream.into_split();
         let sink = crate::outbound::line_sink(helper.gate.clone(), write);
-        let incoming = FramedRead::new(read, LinesCodec::new_with_max_length(MAX_LINE))
-            .map(|r| r.map_err(std::io::Error::other));
+        let longest = Arc::new(AtomicUsize::new(0));
+        let incoming = HelperLines::new(read, helper.id, longest.clone());
         let handler_master = master.clone();
         let handler_helper = helper.clone();
         let registered = helper.clone();
@@ -189,5 +226,108 @@ fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32) {
             );
         }
         master.helper_gone(helper.id);
+        drop(slot);
+        if longest.load(Ordering::Relaxed) >= BIG_LINE_BYTES {
+            wta_agent::heap::release_free_memory();
+        }
     });
+}
+
+/// The lines a helper sends, as the ACP `Lines` transport wants them. At most
+/// [`MAX_LINE_BYTES`] per line (cut as soon as it is certain, not at the
+/// newline); a line that is not UTF-8 also ends the connection: JSON-RPC text
+/// is UTF-8, and a request whose id cannot be read cannot be answered. A
+/// partial line at EOF is dropped with the connection.
+struct HelperLines {
+    read: OwnedReadHalf,
+    frames: FrameReader,
+    ready: VecDeque<Vec<u8>>,
+    helper: u64,
+    /// The longest line (or unfinished line) this connection buffered.
+    longest: Arc<AtomicUsize>,
+    ended: bool,
+}
+
+impl HelperLines {
+    fn new(read: OwnedReadHalf, helper: u64, longest: Arc<AtomicUsize>) -> Self {
+        Self {
+            read,
+            frames: FrameReader::new(MAX_LINE_BYTES),
+            ready: VecDeque::new(),
+            helper,
+            longest,
+            ended: false,
+        }
+    }
+
+    fn note_length(&self, len: usize) {
+        self.longest.fetch_max(len, Ordering::Relaxed);
+    }
+
+    /// Ends the stream with `err` (the ACP transport then closes the connection).
+    fn fail(&mut self, err: std::io::Error) -> Poll<Option<std::io::Result<String>>> {
+        self.ended = true;
+        self.ready.clear();
+        Poll::Ready(Some(Err(err)))
+    }
+}
+
+impl Stream for HelperLines {
+    type Item = std::io::Result<String>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(line) = this.ready.pop_front() {
+                return match String::from_utf8(line) {
+                    Ok(line) => Poll::Ready(Some(Ok(line))),
+                    Err(_) => {
+                        tracing::warn!(
+                            helper = this.helper,
+                            "a helper sent a line that is not UTF-8; closing its connection"
+                        );
+                        this.fail(std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            "a line that is not UTF-8",
+                        ))
+                    }
+                };
+            }
+            if this.ended {
+                return Poll::Ready(None);
+            }
+            let mut chunk = [0u8; READ_CHUNK];
+            let mut buf = ReadBuf::new(&mut chunk);
+            match Pin::new(&mut this.read).poll_read(cx, &mut buf) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(err)) => return this.fail(err),
+                Poll::Ready(Ok(())) => {}
+            }
+            if buf.filled().is_empty() {
+                this.ended = true;
+                continue;
+            }
+            match this.frames.push(buf.filled()) {
+                Ok(lines) => {
+                    for line in &lines {
+                        this.note_length(line.len());
+                    }
+                    this.note_length(this.frames.pending());
+                    this.ready.extend(lines);
+                }
+                Err(ProtocolError::LineTooLong { max }) => {
+                    this.note_length(max);
+                    tracing::warn!(
+                        helper = this.helper,
+                        "a helper sent a line over {max} bytes; closing its connection"
+                    );
+                    return this.fail(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("a line over {max} bytes"),
+                    ));
+                }
+                Err(err) => return this.fail(std::io::Error::other(err.to_string())),
+            }
+        }
+    }
 }
