@@ -1,14 +1,20 @@
 # WTA shell integration for bash (>= 4.4). Load from ~/.bashrc with:
 #   eval "$(wta shell-integration bash)"
-# Emits OSC 133 A/B/C/D (each with aid=<shell pid>) and OSC 7, and marks the
-# tmux pane with the @wta_integration option. Idempotent and silent.
+# Emits OSC 133 A/B/C/D (each with aid=<shell pid> and wta=<nonce>) and OSC 7,
+# and marks the tmux pane with the @wta_integration option. The nonce is drawn
+# here, never exported, and announced only through the pane option
+# @wta_nonce_<pid>, so command output cannot forge a mark. Idempotent, silent.
 if [[ $- == *i* && -z ${__wta_loaded-} ]] && (( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4) )); then
 __wta_loaded=1
 __wta_ran=0
 __wta_ec=0
 export WTA_SHELL_INTEGRATION=bash
+__wta_nonce=$(LC_ALL=C od -An -N16 -tx1 /dev/urandom 2>/dev/null)
+__wta_nonce=${__wta_nonce//[!0-9a-f]/}
+export -n __wta_nonce 2>/dev/null
 if [[ -n ${TMUX_PANE-} ]] && command -v tmux >/dev/null 2>&1; then
-  command tmux set -p -t "$TMUX_PANE" @wta_integration "bash $$" >/dev/null 2>&1
+  command tmux set -p -t "$TMUX_PANE" @wta_integration "bash $$" \; \
+    set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" >/dev/null 2>&1
 fi
 __wta_urlencode() {
   local LC_ALL=C s=$1 i c out=
@@ -24,7 +30,7 @@ __wta_urlencode() {
 __wta_precmd() {
   __wta_ec=$?
   if [[ $__wta_ran == 1 ]]; then
-    printf '\e]133;D;%s;aid=%s\a' "$__wta_ec" "$$"
+    printf '\e]133;D;%s;aid=%s;wta=%s\a' "$__wta_ec" "$$" "$__wta_nonce"
     __wta_ran=0
   fi
   __wta_urlencode "$PWD"
@@ -33,8 +39,9 @@ __wta_precmd() {
 }
 __wta_wrap_ps1() {
   # Themes may rebuild PS1 in PROMPT_COMMAND: re-wrap it after them.
+  # The marks name the nonce variable, not its value: PS1 may be exported.
   if [[ $PS1 != *'133;A;aid='* ]]; then
-    PS1="\[\e]133;A;aid=$$\a\]${PS1}\[\e]133;B;aid=$$\a\]"
+    PS1='\[\e]133;A;aid=$$;wta=${__wta_nonce}\a\]'"${PS1}"'\[\e]133;B;aid=$$;wta=${__wta_nonce}\a\]'
   fi
   return $__wta_ec
 }
@@ -43,7 +50,7 @@ __wta_preexec_c() {
   line=$(HISTTIMEFORMAT= builtin history 1 2>/dev/null)
   line=${line#*[0-9]  }
   __wta_urlencode "$line"
-  printf '\e]133;C;aid=%s;cmdline_url=%s\a' "$$" "$REPLY"
+  printf '\e]133;C;aid=%s;wta=%s;cmdline_url=%s\a' "$$" "$__wta_nonce" "$REPLY"
 }
 if [[ $(declare -p PROMPT_COMMAND 2>/dev/null) == "declare -a"* ]]; then
   PROMPT_COMMAND=(__wta_precmd "${PROMPT_COMMAND[@]}" __wta_wrap_ps1)

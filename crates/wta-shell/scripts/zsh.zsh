@@ -1,17 +1,22 @@
 # WTA shell integration for zsh. Load from ~/.zshrc with:
 #   eval "$(wta shell-integration zsh)"
-# Emits OSC 133 A/B/C/D (each with aid=<shell pid>) and OSC 7, and marks the
-# tmux pane with the @wta_integration option. Idempotent and silent.
+# Emits OSC 133 A/B/C/D (each with aid=<shell pid> and wta=<nonce>) and OSC 7,
+# and marks the tmux pane with the @wta_integration option. The nonce is drawn
+# here, never exported, and announced only through the pane option
+# @wta_nonce_<pid>, so command output cannot forge a mark. Idempotent, silent.
 if [[ -o interactive ]] && (( ! ${+__wta_loaded} )); then
 typeset -g __wta_loaded=1
 export WTA_SHELL_INTEGRATION=zsh
+typeset -g __wta_nonce=${"$(LC_ALL=C od -An -N16 -tx1 /dev/urandom 2>/dev/null)"//[^0-9a-f]/}
+typeset +x __wta_nonce
 if [[ -n ${TMUX_PANE-} ]] && (( ${+commands[tmux]} )); then
-  command tmux set -p -t "$TMUX_PANE" @wta_integration "zsh $$" >/dev/null 2>&1
+  command tmux set -p -t "$TMUX_PANE" @wta_integration "zsh $$" \; \
+    set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" >/dev/null 2>&1
 fi
 autoload -Uz add-zsh-hook
 # zsh prints PROMPT_SP (EOL mark + padding + "\r \r") before precmd hooks, so D is
 # emitted from the EOL mark: %(9V..) is true while psvar[9] is set (by preexec).
-PROMPT_EOL_MARK=$'%(9V.%{\e]133;D;%?;aid='$$$'\a%}.)'"${PROMPT_EOL_MARK-%B%S%#%s%b}"
+PROMPT_EOL_MARK=$'%(9V.%{\e]133;D;%?;aid='$$';wta='$__wta_nonce$'\a%}.)'"${PROMPT_EOL_MARK-%B%S%#%s%b}"
 __wta_urlencode() {
   emulate -L zsh
   local LC_ALL=C s=$1 out= c i
@@ -27,20 +32,20 @@ __wta_urlencode() {
 __wta_precmd() {
   local ec=$?
   if [[ -n ${psvar[9]-} && ! -o prompt_sp ]]; then
-    printf '\e]133;D;%s;aid=%s\a' $ec $$
+    printf '\e]133;D;%s;aid=%s;wta=%s\a' $ec $$ $__wta_nonce
   fi
   psvar[9]=()
   __wta_urlencode "$PWD"
   printf '\e]7;file://%s%s\e\\' "$HOST" "$REPLY"
-  printf '\e]133;A;aid=%s\a' $$
+  printf '\e]133;A;aid=%s;wta=%s\a' $$ $__wta_nonce
   # Re-append B if a theme rebuilt PS1.
-  [[ $PS1 == *'133;B;aid='* ]] || PS1+=$'%{\e]133;B;aid='$$$'\a%}'
+  [[ $PS1 == *'133;B;aid='* ]] || PS1+=$'%{\e]133;B;aid='$$';wta='$__wta_nonce$'\a%}'
   return $ec
 }
 __wta_preexec() {
   psvar[9]=1
   __wta_urlencode "$1"
-  printf '\e]133;C;aid=%s;cmdline_url=%s\a' $$ "$REPLY"
+  printf '\e]133;C;aid=%s;wta=%s;cmdline_url=%s\a' $$ $__wta_nonce "$REPLY"
 }
 add-zsh-hook precmd __wta_precmd
 add-zsh-hook preexec __wta_preexec

@@ -3,6 +3,7 @@
 //! - [`scripts`]: the bash/zsh/fish/pwsh integration scripts and shell detection.
 //! - [`parser`]: incremental tokenizer of raw pane bytes (OSC 133/633/7, alt screen, text).
 //! - [`tracker`]: the per-pane command tracker, a pure state machine, and its run records.
+//! - [`trust`]: which marks are genuine (the nonce each shell announces through a pane option).
 //! - [`render`]: rendering a run's captured bytes to text through `vt100`.
 //! - [`pane_state`]: integration verdicts and announcements as seen on the pane.
 //! - [`launch`]: argv/env of a shell that loads the integration on start.
@@ -21,6 +22,7 @@ pub mod sink;
 pub mod sink_wire;
 pub mod submit;
 pub mod tracker;
+pub mod trust;
 pub mod watcher;
 
 pub use error::ShellError;
@@ -34,6 +36,7 @@ pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
 pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};
 pub use sink::{EXIT_STATUS_OPTION, SinkStats, gated_command, run_pipe_sink, sh_quote};
 pub use submit::{SubmitRefusal, decide_submit};
+pub use trust::{MarkTrust, nonce_option};
 pub use tracker::{
     Effect, EndReason, Event, Integration, Millis, NotStarted, PaneFate, Run, RunId, State,
     SubmitId, Tracker, TrackerConfig, step,

@@ -51,6 +51,8 @@ pub struct Mark {
     pub aid: Option<String>,
     /// Decoded `cmdline_url=` / `cmdline=` (C) or the 633 `E` command line.
     pub cmdline: Option<String>,
+    /// `wta=`: the nonce a WTA script puts in every mark ([`crate::trust`]).
+    pub nonce: Option<String>,
 }
 
 /// A cwd reported with OSC 7 (`file://host/path`) or OSC 633 `P;Cwd=`.
@@ -317,6 +319,7 @@ fn parse_mark(params: &[&[u8]], source: MarkSource) -> Option<Mark> {
         source,
         aid: None,
         cmdline: None,
+        nonce: None,
     };
     for (idx, &param) in rest.iter().enumerate() {
         match param.iter().position(|&b| b == b'=') {
@@ -326,6 +329,7 @@ fn parse_mark(params: &[&[u8]], source: MarkSource) -> Option<Mark> {
                     b"aid" => mark.aid = Some(lossy(&value[..value.len().min(MAX_AID)])),
                     b"cmdline_url" => mark.cmdline = Some(decode_url(value)),
                     b"cmdline" => mark.cmdline = Some(lossy(value)),
+                    b"wta" => mark.nonce = Some(lossy(&value[..value.len().min(MAX_AID)])),
                     _ => {}
                 }
             }
@@ -349,6 +353,7 @@ fn parse_633(params: &[&[u8]]) -> Option<Found> {
                 source: MarkSource::Osc633,
                 aid: None,
                 cmdline: Some(line),
+                nonce: None,
             }))
         }
         b"P" => {

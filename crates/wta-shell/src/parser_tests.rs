@@ -28,6 +28,7 @@ fn mark(kind: MarkKind, aid: Option<&str>, cmdline: Option<&str>) -> Token {
         kind,
         source: MarkSource::Osc133,
         aid: aid.map(str::to_owned),
+        nonce: None,
         cmdline: cmdline.map(str::to_owned),
     })
 }
@@ -93,12 +94,14 @@ fn osc_633_marks_cmdline_and_cwd() {
                 kind: MarkKind::CommandLine,
                 source: MarkSource::Osc633,
                 aid: None,
+                nonce: None,
                 cmdline: Some("echo a;b \\ c".into())
             }),
             Token::Mark(Mark {
                 kind: MarkKind::CommandStart,
                 source: MarkSource::Osc633,
                 aid: None,
+                nonce: None,
                 cmdline: None
             }),
             Token::Text(b"x".to_vec()),
@@ -106,6 +109,7 @@ fn osc_633_marks_cmdline_and_cwd() {
                 kind: MarkKind::CommandEnd { exit: Some(130) },
                 source: MarkSource::Osc633,
                 aid: None,
+                nonce: None,
                 cmdline: None
             }),
             Token::Cwd(Cwd {

@@ -3,7 +3,9 @@
 //! States, events and effects are data; [`step`] is pure (time is an input),
 //! so every transition of tmux-host.md §8.2 is unit-testable without tmux.
 //! The tracker never executes anything derived from the pane stream: marks
-//! are untrusted hints (any program can print them) and only shape records.
+//! only shape records, and a mark counts only when it carries its shell's
+//! announced nonce ([`crate::trust`]); any other is dropped, so command
+//! output cannot end (or start) a run.
 
 use std::collections::VecDeque;
 
@@ -11,6 +13,7 @@ use serde::Serialize;
 
 use crate::output::{CappedOutput, Rendered, render};
 use crate::parser::{Cwd, Mark, MarkKind, Token};
+use crate::trust::MarkTrust;
 
 /// Milliseconds on a clock chosen by the caller (monotonic or wall clock).
 pub type Millis = u64;
@@ -146,6 +149,8 @@ pub struct Tracker {
     /// [`EARLIER_RUNS`]: a caller that follows one run must still find it when
     /// the user's next command finishes before the caller looks.
     pub earlier: VecDeque<Run>,
+    /// The nonces of the pane's shells: only marks they accept count.
+    pub trust: MarkTrust,
     /// An OSC 633 `E` command line waiting for its `C`.
     pending_cmdline: Option<String>,
     /// A submission typed without a verified prompt, and the state to go
@@ -179,6 +184,7 @@ impl Tracker {
             current: None,
             last: None,
             earlier: VecDeque::new(),
+            trust: MarkTrust::default(),
             pending_cmdline: None,
             unverified: None,
             next_run: 1,
@@ -239,6 +245,12 @@ pub enum Event {
     },
     /// A valid `@wta_integration` option was seen on the pane.
     IntegrationAnnounced,
+    /// The watcher read the nonce the shell with pid `pid` announced
+    /// (`None`: nothing valid is announced for that pid).
+    NonceLearned {
+        pid: u32,
+        nonce: Option<String>,
+    },
     /// A gated shell was released a submit-timeout ago; `changed` tells whether
     /// its screen changed since (a prompt was drawn). No mark by then means
     /// the shell has no integration (tmux-host.md §8.2, rule a).
@@ -317,7 +329,12 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
                 fx.push(Effect::CwdChanged);
             }
         }
-        Event::Token(Token::Mark(mark)) => on_mark(&mut t, mark, now, &mut fx),
+        Event::Token(Token::Mark(mark)) => {
+            if t.trust.accepts(&mark) {
+                on_mark(&mut t, mark, now, &mut fx);
+            }
+        }
+        Event::NonceLearned { pid, nonce } => t.trust.learned(pid, nonce, now),
         Event::Submitted { text } => {
             if t.state == State::Idle {
                 let id = SubmitId(t.next_submit);

@@ -4,12 +4,17 @@ use super::*;
 use crate::parser::{MarkSource, Parser};
 use proptest::prelude::*;
 
+/// The nonce the test shells announce: `aid` repeated to 16 hex digits.
+fn nonce(aid: &str) -> String {
+    aid.repeat(16).chars().take(16).collect()
+}
 fn mk(kind: MarkKind, aid: &str) -> Token {
     Token::Mark(Mark {
         kind,
         source: MarkSource::Osc133,
         aid: Some(aid.to_owned()),
         cmdline: None,
+        nonce: Some(nonce(aid)),
     })
 }
 fn a(aid: &str) -> Token {
@@ -24,6 +29,7 @@ fn c(aid: &str, cmd: &str) -> Token {
         source: MarkSource::Osc133,
         aid: Some(aid.to_owned()),
         cmdline: Some(cmd.to_owned()),
+        nonce: Some(nonce(aid)),
     })
 }
 fn d(aid: &str, exit: i32) -> Token {
@@ -46,8 +52,23 @@ fn run(t: Tracker, events: Vec<Event>) -> (Tracker, Vec<Effect>) {
 fn toks(v: Vec<Token>) -> Vec<Event> {
     v.into_iter().map(Event::Token).collect()
 }
+/// A tracker that knows the nonces of the test shells 1 to 9.
 fn fresh() -> Tracker {
-    Tracker::new(80, TrackerConfig::default())
+    trusting(Tracker::new(80, TrackerConfig::default()))
+}
+fn trusting(mut t: Tracker) -> Tracker {
+    for pid in 1..=9u32 {
+        t = step(
+            t,
+            Event::NonceLearned {
+                pid,
+                nonce: Some(nonce(&pid.to_string())),
+            },
+            0,
+        )
+        .0;
+    }
+    t
 }
 
 #[test]
@@ -499,6 +520,52 @@ fn lost_output_flags_the_running_command_and_unsettles_a_prompt() {
     assert_eq!(t.state, State::Absent);
 }
 
+/// A mark as command output could print it: the shell's pid, no nonce or a wrong one.
+fn forged(kind: MarkKind, aid: &str) -> Token {
+    Token::Mark(Mark {
+        kind,
+        source: MarkSource::Osc133,
+        aid: Some(aid.to_owned()),
+        cmdline: None,
+        nonce: Some("ffffffffffffffff".into()),
+    })
+}
+
+#[test]
+fn marks_without_the_announced_nonce_never_count() {
+    // A forged D (no nonce, or a wrong one) in a command's output does not
+    // end the run; the shell's own D does.
+    let mut bare = d("1", 0);
+    if let Token::Mark(m) = &mut bare {
+        m.nonce = None;
+    }
+    let (t, fx) = run(
+        fresh(),
+        toks(vec![
+            a("1"),
+            b("1"),
+            c("1", "make"),
+            text("building\r\n"),
+            forged(MarkKind::CommandEnd { exit: Some(0) }, "1"),
+            bare,
+            forged(MarkKind::PromptStart, "1"),
+            text("still building\r\n"),
+        ]),
+    );
+    assert_eq!(t.state, State::Running);
+    assert!(!fx.iter().any(|e| matches!(e, Effect::RunFinished { .. })));
+    let (t, fx) = run(t, toks(vec![d("1", 1)]));
+    assert!(fx.contains(&Effect::RunFinished { id: RunId(1) }));
+    let last = t.last.as_ref().unwrap();
+    assert_eq!(last.exit, Some(1));
+    assert_eq!(last.render().text, "building\nstill building");
+    // A tracker that has learned no nonce ignores every mark.
+    let untrusted = Tracker::new(80, TrackerConfig::default());
+    let (t, fx) = run(untrusted, toks(vec![a("1"), b("1"), c("1", "x"), d("1", 0)]));
+    assert_eq!((t.state, t.integration), (State::Unknown, Integration::Unknown));
+    assert!(fx.is_empty());
+}
+
 fn arb_event() -> impl Strategy<Value = Event> {
     let aid = prop_oneof![Just("1"), Just("2")];
     prop_oneof![
@@ -506,6 +573,7 @@ fn arb_event() -> impl Strategy<Value = Event> {
         aid.clone().prop_map(|x| Event::Token(b(x))),
         aid.clone().prop_map(|x| Event::Token(c(x, "cmd"))),
         (aid, -1..300i32).prop_map(|(x, e)| Event::Token(d(x, e))),
+        (-1..3i32).prop_map(|e| Event::Token(forged(MarkKind::CommandEnd { exit: Some(e) }, "1"))),
         proptest::collection::vec(any::<u8>(), 0..300).prop_map(|v| Event::Token(Token::Text(v))),
         any::<bool>().prop_map(|on| Event::Token(Token::AltScreen(on))),
         Just(Event::Submitted { text: "cmd".into() }),
@@ -526,7 +594,7 @@ proptest! {
     #[test]
     fn every_run_closed_at_most_once_and_memory_bounded(events in proptest::collection::vec(arb_event(), 0..200)) {
         let config = TrackerConfig { head_cap: 64, tail_cap: 64, submit_timeout_ms: 1000 };
-        let mut t = Tracker::new(80, config);
+        let mut t = trusting(Tracker::new(80, config));
         let mut started = std::collections::HashSet::new();
         let mut finished = std::collections::HashSet::new();
         for (i, e) in events.into_iter().enumerate() {

@@ -19,7 +19,8 @@ use super::{LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, now_ms, publish_change
 use super::Host;
 use crate::error::ShellError;
 use crate::last_command::{LAST_COMMAND_OPTION, LastCommand};
-use crate::parser::Parser;
+use crate::parser::{Parser, Token};
+use crate::trust::nonce_option;
 use crate::sink::EXIT_STATUS_OPTION;
 use crate::sink_wire::{Frame, FrameDecoder};
 use crate::tracker::{Effect, Event, PaneFate, Tracker, step};
@@ -48,17 +49,37 @@ impl Follow {
         Ok(())
     }
 
+    /// Steps the tracker through `events` in order. A mark whose shell's
+    /// nonce is not known yet waits for one lookup of it (rate-limited by
+    /// the tracker's [`crate::trust::MarkTrust`]); the tracker is not locked
+    /// while the host answers.
     async fn feed(&self, events: Vec<Event>) {
         let mut effects = Vec::new();
-        {
-            let mut t = self.tracker.lock().await;
-            let mut cur = take(&mut t);
-            for event in events {
-                let (next, fx) = step(cur, event, now_ms(self.started));
-                cur = next;
-                effects.extend(fx);
-            }
-            *t = cur;
+        let mut events = events.into_iter();
+        let mut learned = None;
+        loop {
+            let lookup = {
+                let mut t = self.tracker.lock().await;
+                let mut cur = take(&mut t);
+                let now = now_ms(self.started);
+                let mut lookup = None;
+                for event in learned.take().into_iter().flatten().chain(events.by_ref()) {
+                    if let Event::Token(Token::Mark(mark)) = &event
+                        && let Some(pid) = cur.trust.lookup_for(mark, now)
+                    {
+                        lookup = Some((pid, event));
+                        break;
+                    }
+                    let (next, fx) = step(cur, event, now);
+                    cur = next;
+                    effects.extend(fx);
+                }
+                *t = cur;
+                lookup
+            };
+            let Some((pid, mark)) = lookup else { break };
+            let nonce = self.announced_nonce(pid).await;
+            learned = Some([Event::NonceLearned { pid, nonce }, mark]);
         }
         let mut finished = Vec::new();
         for effect in effects.iter().cloned() {
@@ -79,6 +100,13 @@ impl Follow {
         {
             self.refresh_width().await;
         }
+    }
+
+    /// The nonce the shell with pid `pid` announced on the pane, if any.
+    async fn announced_nonce(&self, pid: u32) -> Option<String> {
+        let option = nonce_option(pid);
+        let probe = self.host.probe(&self.pane, &[option.as_str()]).await.ok()?;
+        Some(probe.option(0).to_owned()).filter(|n| !n.is_empty())
     }
 
     /// Stores the finished run in `@wta_last_command` for `capture-pane

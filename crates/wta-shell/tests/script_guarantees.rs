@@ -4,10 +4,9 @@
 //! - idempotent: sourced twice, exactly one A/B per prompt and C/D per command;
 //! - the user's own PROMPT_COMMAND / precmd / preexec / fish_prompt still run;
 //! - silent: sourcing writes nothing to the terminal;
-//! - fish ≥ 4 (native marks) gets no marks from us. fish 4 is not installable
-//!   here, so the version decision is tested through the script's function
-//!   `__wta_fish_has_native_marks`, and the branch through the
-//!   `__wta_native_marks` override the script honours.
+//! - unforgeable: every mark carries the nonce the shell announced in its
+//!   `@wta_nonce_<pid>` pane option (one nonce, sourced twice or not), and
+//!   the nonce is in no environment a command can read.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -15,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use wta_shell::Shell;
-use wta_testkit::{TmuxServer, wait_until};
+use wta_testkit::{TmuxServer, wait_for_value, wait_until};
 
 const T: Duration = Duration::from_secs(15);
 
@@ -241,6 +240,7 @@ per_shell!(
     sourced_twice_marks_once,
     users_hooks_keep_running,
     sourcing_prints_nothing,
+    marks_carry_the_announced_nonce,
 );
 
 #[test]
@@ -260,61 +260,42 @@ fn bash_keeps_a_prompt_command_array() {
     assert_eq!(r.count("133;A"), 1);
 }
 
-/// The version decision, as the script makes it, run by real fish.
-#[test]
-fn fish_native_marks_decision_by_version() {
-    let home = tempfile::tempdir().unwrap();
-    let script = home.path().join("integration.fish");
-    std::fs::write(&script, Shell::Fish.script()).unwrap();
-    // The script only loads interactively; -i with a -c command is that.
-    let probe = format!(
-        "source {}; for v in 3.6.0 3.7.1 2.7.1 4.0.0 4.0b1 4.2.1 10.0; \
-         if __wta_fish_has_native_marks $v; echo $v=1; else; echo $v=0; end; end",
-        script.display()
+/// Every mark carries `wta=<nonce>` with the nonce the shell announced for
+/// its pid, sourcing twice draws no second one, and the nonce is in no
+/// environment: a child process sees nothing of it.
+fn marks_carry_the_announced_nonce(shell: Shell) {
+    let rc = format!("{}source SCRIPT\nsource SCRIPT\n", prompt_line(shell));
+    let r = start(shell, &rc);
+    r.wait_prompts(1);
+    let pid = wait_for_value("the announced shell", T, || {
+        let announced = r.server.display(&r.pane, "#{@wta_integration}");
+        let pid = announced.strip_prefix(&format!("{} ", shell.name()))?.to_owned();
+        (!pid.is_empty()).then_some(pid)
+    })
+    .unwrap();
+    let nonce = r
+        .server
+        .display(&r.pane, &format!("#{{@wta_nonce_{pid}}}"));
+    assert_eq!(nonce.len(), 32, "{nonce:?}");
+    assert!(nonce.bytes().all(|b| b.is_ascii_hexdigit()), "{nonce:?}");
+    r.type_line("env | grep -c __wta_nonce; sh -c 'echo child-sees-[${__wta_nonce-}]'");
+    wait_until("the command and the next prompt", T, || {
+        r.count("133;D") >= 1 && r.count("133;B") >= 2
+    })
+    .unwrap();
+    let text = String::from_utf8_lossy(&r.bytes()).into_owned();
+    assert!(
+        text.contains("0\r\nchild-sees-[]"),
+        "neither the environment nor a child sees the nonce: {text:?}"
     );
-    let out = std::process::Command::new("fish")
-        .args(["--no-config", "-i", "-c", &probe])
-        .env("HOME", home.path())
-        .env_remove("TMUX_PANE")
-        .output()
-        .unwrap();
-    let got = String::from_utf8_lossy(&out.stdout);
-    let lines: Vec<&str> = got.lines().filter(|l| l.contains('=')).collect();
-    assert_eq!(
-        lines,
-        [
-            "3.6.0=0", "3.7.1=0", "2.7.1=0", "4.0.0=1", "4.0b1=1", "4.2.1=1", "10.0=1"
-        ],
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let marks: Vec<&str> = text.split("\x1b]133;").skip(1).collect();
+    assert!(marks.len() >= 6, "{text:?}");
+    for mark in marks {
+        let mark = &mark[..mark.find('\x07').unwrap_or(mark.len())];
+        assert!(
+            mark.contains(&format!("aid={pid};wta={nonce}")),
+            "{mark:?} lacks the announced nonce"
+        );
+    }
 }
 
-/// The fish ≥ 4 branch (forced through `__wta_native_marks`, as fish 4
-/// cannot be installed here): the script adds no OSC 133 mark of its own
-/// (fish would print them), but still reports the cwd and marks the pane.
-#[test]
-fn fish_with_native_marks_gets_no_marks_from_us() {
-    let r = start(Shell::Fish, "set -g __wta_native_marks 1\nsource SCRIPT\n");
-    wait_until("the first prompt's cwd", T, || {
-        count(&r.bytes(), "7;file://") >= 1
-    })
-    .unwrap();
-    r.type_line("echo native-$status");
-    wait_until("the command's output and the next prompt", T, || {
-        let raw = r.bytes();
-        String::from_utf8_lossy(&raw).contains("native-0\r\n") && count(&raw, "7;file://") >= 2
-    })
-    .unwrap();
-    assert_eq!(
-        r.count("133;"),
-        0,
-        "{:?}",
-        String::from_utf8_lossy(&r.bytes())
-    );
-    let pid = r.server.display(&r.pane, "#{pane_pid}");
-    assert_eq!(
-        r.server.display(&r.pane, "#{@wta_integration}"),
-        format!("fish {pid}")
-    );
-}

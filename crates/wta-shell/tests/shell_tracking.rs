@@ -29,6 +29,8 @@ fn pipe_sink_entry() {
 }
 
 const GAP_SINK_ENV: &str = "WTA_TEST_GAP_SINK_SOCKET";
+/// The nonce the gap sink's shell (pid 7) announces.
+const GAP_NONCE: &str = "00112233445566778899aabbccddeeff";
 
 /// Not a test: a sink that reports a gap (as the real sink does when the
 /// watcher falls behind) inside a command, then drains the pane like a sink.
@@ -39,10 +41,15 @@ fn gap_sink_entry() {
     if let Ok(socket) = std::env::var(GAP_SINK_ENV) {
         let mut s = std::os::unix::net::UnixStream::connect(socket).unwrap();
         let frames = [
-            Frame::Data(b"\x1b]133;A;aid=7\x07$ \x1b]133;B;aid=7\x07".to_vec()),
-            Frame::Data(b"\x1b]133;C;aid=7;cmdline_url=seq\x07first\r\n".to_vec()),
+            Frame::Data(
+                format!("\x1b]133;A;aid=7;wta={GAP_NONCE}\x07$ \x1b]133;B;aid=7;wta={GAP_NONCE}\x07")
+                    .into_bytes(),
+            ),
+            Frame::Data(
+                format!("\x1b]133;C;aid=7;wta={GAP_NONCE};cmdline_url=seq\x07first\r\n").into_bytes(),
+            ),
             Frame::Gap(123_456),
-            Frame::Data(b"last\r\n\x1b]133;D;0;aid=7\x07".to_vec()),
+            Frame::Data(format!("last\r\n\x1b]133;D;0;aid=7;wta={GAP_NONCE}\x07").into_bytes()),
         ];
         for frame in &frames {
             s.write_all(&encode(frame)).unwrap();
@@ -240,6 +247,22 @@ async fn exit_two(sh: Shell) {
         run.render().text,
         "ls: cannot access '/nope': No such file or directory"
     );
+}
+
+/// Command output that prints an end mark with the shell's own pid (with no
+/// nonce, and with a guessed one), then keeps going: the run ends only at
+/// the shell's real `D`, exit 1, with the output printed after the forgeries.
+async fn forged_end_mark_is_ignored(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let pid = if sh == Shell::Fish { "$fish_pid" } else { "$$" };
+    let forge = format!(
+        "printf '\\033]133;D;0;aid=%s\\007' {pid}; \
+         printf '\\033]133;D;0;aid=%s;wta=0123456789abcdef0123456789abcdef\\007' {pid}; \
+         printf '\\033]133;A;aid=%s\\007' {pid}; echo still-running; false"
+    );
+    let run = p.run(&forge).await;
+    assert_eq!((run.exit, run.end_reason), (Some(1), Some(EndReason::Mark)));
+    assert_eq!(run.render().text, "still-running");
 }
 
 async fn pipeline(sh: Shell) {
@@ -440,8 +463,9 @@ async fn gate_named_on_the_pane_is_released_by_attach(sh: Shell) {
     cmd.extend(gated.iter().map(String::as_str));
     let pane = server.tmux(&cmd).trim().to_owned();
     server.tmux(&["set", "-p", "-t", &pane, wta_shell::GATE_OPTION, &gate]);
-    // Still gated: no shell has started.
-    assert_eq!(server.display(&pane, "#{pane_current_command}"), "sh");
+    // Still gated: no shell has started (the gate's sh, or its `tmux wait-for`).
+    let waiting = server.display(&pane, "#{pane_current_command}");
+    assert!(["sh", "tmux"].contains(&waiting.as_str()), "{waiting}");
     let watcher = attach(&server, &pane, sink_argv(), dir.path().join("rt"), cfg())
         .await
         .unwrap();
@@ -480,6 +504,7 @@ macro_rules! per_shell {
 per_shell!(
     exit_zero,
     exit_two,
+    forged_end_mark_is_ignored,
     pipeline,
     many_lines_bounded,
     progress_rendered,
@@ -537,6 +562,7 @@ async fn a_second_wta_watcher_is_refused_and_says_why() {
 async fn a_gap_reported_by_the_sink_flags_the_run_truncated() {
     let server = TmuxServer::start();
     let pane = server.first_pane().to_owned();
+    server.tmux(&["set", "-p", "-t", &pane, "@wta_nonce_7", GAP_NONCE]);
     let dir = tempfile::tempdir().unwrap();
     let watcher = attach(
         &server,
