@@ -81,12 +81,15 @@ pub struct Typing {
 pub trait AsyncHost: Send + Sync + 'static {
     /// Facts about `pane` and the values of the user `options` (names like
     /// `@wta_gate`); [`HostError::PaneNotFound`] when it does not exist.
-    fn probe<'a>(&'a self, pane: &'a PaneId, options: &'a [&'a str])
-    -> HostFuture<'a, PaneProbe>;
+    fn probe<'a>(&'a self, pane: &'a PaneId, options: &'a [&'a str]) -> HostFuture<'a, PaneProbe>;
 
     /// Sets the pane user option `name` (an `@name`).
-    fn set_option<'a>(&'a self, pane: &'a PaneId, name: &'a str, value: &'a str)
-    -> HostFuture<'a, ()>;
+    fn set_option<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        name: &'a str,
+        value: &'a str,
+    ) -> HostFuture<'a, ()>;
 
     /// Unsets the pane user option `name`.
     fn unset_option<'a>(&'a self, pane: &'a PaneId, name: &'a str) -> HostFuture<'a, ()>;
@@ -116,8 +119,12 @@ pub trait AsyncHost: Send + Sync + 'static {
     /// Leaves copy mode, then types `text` as the shell will read it (one
     /// line as keys, several as one bracketed paste, so no partial line
     /// runs). Refuses text [`check_typed_text`] refuses, typing nothing.
-    fn type_text<'a>(&'a self, pane: &'a PaneId, text: &'a str, typing: Typing)
-    -> HostFuture<'a, ()>;
+    fn type_text<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        text: &'a str,
+        typing: Typing,
+    ) -> HostFuture<'a, ()>;
 }
 
 /// Text may be typed only when every character shows as itself: no control

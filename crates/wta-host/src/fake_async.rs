@@ -8,11 +8,7 @@ use crate::async_host::{check_option_name, check_typed_text};
 use crate::{AsyncHost, FakeHost, HostError, HostFuture, Key, PaneProbe, TerminalHost, Typing};
 
 impl AsyncHost for FakeHost {
-    fn probe<'a>(
-        &'a self,
-        pane: &'a PaneId,
-        options: &'a [&'a str],
-    ) -> HostFuture<'a, PaneProbe> {
+    fn probe<'a>(&'a self, pane: &'a PaneId, options: &'a [&'a str]) -> HostFuture<'a, PaneProbe> {
         Box::pin(async move {
             for name in options {
                 check_option_name(name)?;
@@ -142,7 +138,9 @@ mod tests {
         assert!(probe.pipe_open);
         assert_eq!((probe.option(0), probe.option(1)), ("/run/s.sock", ""));
         assert_eq!(host.pipe(&pane), Some(sink));
-        AsyncHost::close_pipe(&host, &pane, "@wta_pipe").await.unwrap();
+        AsyncHost::close_pipe(&host, &pane, "@wta_pipe")
+            .await
+            .unwrap();
         assert!(!host.probe(&pane, &[]).await.unwrap().pipe_open);
         let run = Typing {
             clear_line: true,

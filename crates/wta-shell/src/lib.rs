@@ -36,9 +36,9 @@ pub use parser::{Cwd, Mark, MarkKind, MarkSource, Parser, Token};
 pub use scripts::{INTEGRATION_ENV, INTEGRATION_OPTION, IntegrationMark, Shell};
 pub use sink::{EXIT_STATUS_OPTION, SinkStats, gated_command, run_pipe_sink, sh_quote};
 pub use submit::{SubmitRefusal, decide_submit};
-pub use trust::{MarkTrust, nonce_option};
 pub use tracker::{
     Effect, EndReason, Event, Integration, Millis, NotStarted, PaneFate, Run, RunId, State,
     SubmitId, Tracker, TrackerConfig, step,
 };
+pub use trust::{MarkTrust, nonce_option};
 pub use watcher::{Host, PIPE_OWNER_OPTION, PaneWatcher, WatchEvent, WatchOptions};

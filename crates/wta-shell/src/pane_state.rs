@@ -39,9 +39,7 @@ pub(crate) fn state_value(integration: Integration) -> Option<&'static str> {
 /// Records the tracker's verdict on the pane (best effort: the pane may be gone).
 pub(crate) async fn publish(host: &Host, pane: &PaneId, integration: Integration) {
     if let Some(value) = state_value(integration) {
-        let _ = host
-            .set_option(pane, INTEGRATION_STATE_OPTION, value)
-            .await;
+        let _ = host.set_option(pane, INTEGRATION_STATE_OPTION, value).await;
     }
 }
 

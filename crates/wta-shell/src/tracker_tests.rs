@@ -561,8 +561,14 @@ fn marks_without_the_announced_nonce_never_count() {
     assert_eq!(last.render().text, "building\nstill building");
     // A tracker that has learned no nonce ignores every mark.
     let untrusted = Tracker::new(80, TrackerConfig::default());
-    let (t, fx) = run(untrusted, toks(vec![a("1"), b("1"), c("1", "x"), d("1", 0)]));
-    assert_eq!((t.state, t.integration), (State::Unknown, Integration::Unknown));
+    let (t, fx) = run(
+        untrusted,
+        toks(vec![a("1"), b("1"), c("1", "x"), d("1", 0)]),
+    );
+    assert_eq!(
+        (t.state, t.integration),
+        (State::Unknown, Integration::Unknown)
+    );
     assert!(fx.is_empty());
 }
 

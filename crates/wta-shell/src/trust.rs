@@ -152,8 +152,14 @@ mod tests {
         trust.learned(7, Some(NONCE.into()), 1000);
         let other = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
         let exec_d = mark(Some("7"), Some(other));
-        assert_eq!(trust.lookup_for(&exec_d, 1000 + LOOKUP_INTERVAL_MS - 1), None);
-        assert_eq!(trust.lookup_for(&exec_d, 1000 + LOOKUP_INTERVAL_MS), Some(7));
+        assert_eq!(
+            trust.lookup_for(&exec_d, 1000 + LOOKUP_INTERVAL_MS - 1),
+            None
+        );
+        assert_eq!(
+            trust.lookup_for(&exec_d, 1000 + LOOKUP_INTERVAL_MS),
+            Some(7)
+        );
         trust.learned(7, Some(other.into()), 1100);
         assert!(trust.accepts(&exec_d));
         assert!(!trust.accepts(&mark(Some("7"), Some(NONCE))));

@@ -118,8 +118,8 @@ impl PaneWatcher {
         let probe = host.probe(pane, &ATTACH_OPTIONS).await?;
         check_pipe_free(pane, probe.pipe_open, probe.option(0)).await?;
         let gate = Some(probe.option(1).to_owned()).filter(|g| !g.is_empty());
-        let announced = IntegrationMark::parse(probe.option(2))
-            .is_some_and(|m| announced_for(&m, probe.pid));
+        let announced =
+            IntegrationMark::parse(probe.option(2)).is_some_and(|m| announced_for(&m, probe.pid));
 
         // Created 0700, and refused if someone else made it first or loosened it.
         wta_protocol::private_dir::ensure_private_dir(&opts.runtime_dir)?;

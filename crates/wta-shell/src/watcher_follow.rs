@@ -15,15 +15,15 @@ use tokio::sync::{Mutex, mpsc};
 
 use wta_protocol::PaneId;
 
-use super::{LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, now_ms, publish_changes, take};
 use super::Host;
+use super::{LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, now_ms, publish_changes, take};
 use crate::error::ShellError;
 use crate::last_command::{LAST_COMMAND_OPTION, LastCommand};
 use crate::parser::{Parser, Token};
-use crate::trust::nonce_option;
 use crate::sink::EXIT_STATUS_OPTION;
 use crate::sink_wire::{Frame, FrameDecoder};
 use crate::tracker::{Effect, Event, PaneFate, Tracker, step};
+use crate::trust::nonce_option;
 
 /// The background half of a watcher.
 pub(super) struct Follow {

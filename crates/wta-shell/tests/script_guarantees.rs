@@ -269,13 +269,13 @@ fn marks_carry_the_announced_nonce(shell: Shell) {
     r.wait_prompts(1);
     let pid = wait_for_value("the announced shell", T, || {
         let announced = r.server.display(&r.pane, "#{@wta_integration}");
-        let pid = announced.strip_prefix(&format!("{} ", shell.name()))?.to_owned();
+        let pid = announced
+            .strip_prefix(&format!("{} ", shell.name()))?
+            .to_owned();
         (!pid.is_empty()).then_some(pid)
     })
     .unwrap();
-    let nonce = r
-        .server
-        .display(&r.pane, &format!("#{{@wta_nonce_{pid}}}"));
+    let nonce = r.server.display(&r.pane, &format!("#{{@wta_nonce_{pid}}}"));
     assert_eq!(nonce.len(), 32, "{nonce:?}");
     assert!(nonce.bytes().all(|b| b.is_ascii_hexdigit()), "{nonce:?}");
     r.type_line("env | grep -c __wta_nonce; sh -c 'echo child-sees-[${__wta_nonce-}]'");
@@ -298,4 +298,3 @@ fn marks_carry_the_announced_nonce(shell: Shell) {
         );
     }
 }
-

@@ -147,11 +147,7 @@ pub(super) fn pipe_command(sink: &[String]) -> Result<String, HostError> {
 }
 
 impl AsyncHost for TmuxHost {
-    fn probe<'a>(
-        &'a self,
-        pane: &'a PaneId,
-        options: &'a [&'a str],
-    ) -> HostFuture<'a, PaneProbe> {
+    fn probe<'a>(&'a self, pane: &'a PaneId, options: &'a [&'a str]) -> HostFuture<'a, PaneProbe> {
         Box::pin(async move {
             let out = self.display_async(pane, &probe_format(options)?).await?;
             parse_probe(pane, &out, options.len())
@@ -172,7 +168,11 @@ impl AsyncHost for TmuxHost {
     }
 
     fn unset_option<'a>(&'a self, pane: &'a PaneId, name: &'a str) -> HostFuture<'a, ()> {
-        Box::pin(async move { self.run_async(&unset_option_cmd(pane, name)?).await.map(drop) })
+        Box::pin(async move {
+            self.run_async(&unset_option_cmd(pane, name)?)
+                .await
+                .map(drop)
+        })
     }
 
     fn open_pipe<'a>(
@@ -284,8 +284,25 @@ mod tests {
         assert_eq!(
             multi,
             [
-                "copy-mode", "-q", "-t", "%3", ";", "set-buffer", "-b", "wta-1", "--", "a\nb\\;",
-                ";", "paste-buffer", "-p", "-r", "-d", "-b", "wta-1", "-t", "%3"
+                "copy-mode",
+                "-q",
+                "-t",
+                "%3",
+                ";",
+                "set-buffer",
+                "-b",
+                "wta-1",
+                "--",
+                "a\nb\\;",
+                ";",
+                "paste-buffer",
+                "-p",
+                "-r",
+                "-d",
+                "-b",
+                "wta-1",
+                "-t",
+                "%3"
             ]
         );
         assert!(typing_cmd(&pane, "a\tb", run, "b").is_err());
@@ -309,8 +326,12 @@ mod tests {
 
     #[test]
     fn the_pipe_command_quotes_each_word() {
-        let cmd = pipe_command(&["/opt/it's/wta".into(), "pipe-sink".into(), "/r/#x.sock".into()])
-            .unwrap();
+        let cmd = pipe_command(&[
+            "/opt/it's/wta".into(),
+            "pipe-sink".into(),
+            "/r/#x.sock".into(),
+        ])
+        .unwrap();
         assert_eq!(cmd, r"exec '/opt/it'\''s/wta' pipe-sink '/r/#x.sock'");
         assert!(pipe_command(&[]).is_err());
     }

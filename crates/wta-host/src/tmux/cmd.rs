@@ -8,11 +8,12 @@
 //!   Every word is escaped so the separator rule hands it back unchanged;
 //!   [`Cmd::then`] adds a real separator.
 //! - **Formats**: at some positions tmux expands `#{…}`, `#(…)` (a shell
-//!   command!), `#[…]` and `##`: window and session names, pane titles,
-//!   start directories, `pipe-pane`'s command, `display-message`'s message.
-//!   Text at such a position is added with [`Cmd::opt_text`] /
-//!   [`Cmd::arg_text`], which double every `#` so the expansion yields the
-//!   text itself. A position tmux takes verbatim (targets, buffer and option
+//!   command!), `#S`-style aliases and `##`: window and session names, pane
+//!   titles, start directories, `pipe-pane`'s command, `display-message`'s
+//!   message. Text at such a position is added with [`Cmd::opt_text`] /
+//!   [`Cmd::arg_text`], which double every run of `#` so the expansion
+//!   yields the text itself — except a run followed by `[`, which tmux keeps
+//!   as it is (a style, left for drawing), so it is kept as it is too. A position tmux takes verbatim (targets, buffer and option
 //!   names, option values, `send-keys -l`, `set-buffer`, a new pane's argv)
 //!   uses [`Cmd::opt`] / [`Cmd::arg`]; formats of our own use
 //!   [`Cmd::opt_format`] / [`Cmd::arg_format`].
@@ -138,10 +139,25 @@ pub(crate) fn verbatim(value: &str) -> String {
 }
 
 /// The word that tmux's separator rule and then its format expansion turn
-/// back into `text`: `##` expands to `#`, and no other character starts a
-/// format.
+/// back into `text`. tmux expands `##` to `#`, but copies a run of `#`s
+/// followed by `[` unchanged (`#[…]` and `##[…]` are styles for drawing);
+/// every other `#` starts a format. So each run of `#` is doubled unless a
+/// `[` follows it.
 pub(crate) fn expanded(text: &str) -> String {
-    verbatim(&text.replace('#', "##"))
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '#' {
+            run += 1;
+            continue;
+        }
+        let hashes = if c == '[' { run } else { run * 2 };
+        out.extend(std::iter::repeat_n('#', hashes));
+        run = 0;
+        out.push(c);
+    }
+    out.extend(std::iter::repeat_n('#', run * 2));
+    verbatim(&out)
 }
 
 #[cfg(test)]
@@ -165,8 +181,10 @@ mod tests {
                     end = true;
                 }
             }
-            if !end || !w.is_empty() {
-                commands.last_mut().map(|c| c.push(w));
+            if (!end || !w.is_empty())
+                && let Some(current) = commands.last_mut()
+            {
+                current.push(w);
             }
             if end {
                 commands.push(Vec::new());
@@ -176,20 +194,43 @@ mod tests {
         commands
     }
 
-    /// tmux's format expansion of text with no format in it: `##` → `#`;
-    /// `None` if any other `#` sequence (a format, a job) would expand.
+    /// tmux 3.3a's format expansion (`format_expand1`) of text meant to
+    /// hold no format: a run of two or more `#` before `[` is copied as it
+    /// is, `##` gives `#`, `#[` stays; `None` if anything else after a `#`
+    /// (a format, a job, an alias) would expand.
     fn tmux_expand_plain(text: &str) -> Option<String> {
+        let chars: Vec<char> = text.chars().collect();
         let mut out = String::new();
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c != '#' {
-                out.push(c);
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i] != '#' {
+                out.push(chars[i]);
+                i += 1;
                 continue;
             }
-            match chars.next() {
-                Some('#') => out.push('#'),
+            match chars.get(i + 1) {
+                Some('#') => {
+                    let mut j = i + 1;
+                    while chars.get(j) == Some(&'#') {
+                        j += 1;
+                    }
+                    if chars.get(j) == Some(&'[') {
+                        out.extend(&chars[i..=j]);
+                        i = j + 1;
+                    } else {
+                        out.push('#');
+                        i += 2;
+                    }
+                }
+                Some('[') => {
+                    out.push_str("#[");
+                    i += 2;
+                }
                 // A trailing lone `#` stays; anything else is a format.
-                None => out.push('#'),
+                None => {
+                    out.push('#');
+                    i += 1;
+                }
                 Some(_) => return None,
             }
         }
@@ -203,6 +244,9 @@ mod tests {
             Just("#[fg=red]".to_owned()),
             Just("##".to_owned()),
             Just("#".to_owned()),
+            Just("##[".to_owned()),
+            Just("#[".to_owned()),
+            Just("[".to_owned()),
             Just(";".to_owned()),
             Just("\\;".to_owned()),
             Just("\\".to_owned()),
@@ -232,8 +276,21 @@ mod tests {
         assert_eq!(
             words,
             [
-                "send-keys", "-t", "%1", "-l", "--", "echo a\\;", ";", "set-option", "-t", "%1",
-                "--", "@x", "\\;", ";", "kill-pane"
+                "send-keys",
+                "-t",
+                "%1",
+                "-l",
+                "--",
+                "echo a\\;",
+                ";",
+                "set-option",
+                "-t",
+                "%1",
+                "--",
+                "@x",
+                "\\;",
+                ";",
+                "kill-pane"
             ]
         );
         assert_eq!(cmd.name(), "send-keys");
@@ -243,6 +300,9 @@ mod tests {
     fn text_positions_double_every_hash() {
         let cmd = Cmd::new("new-window").opt_text("-n", "x#(id)#{a};");
         assert_eq!(cmd.argv().nth(2), Some("x##(id)##{a}\\;"));
+        // tmux keeps a run of `#` before `[` (a style): so do we.
+        let cmd = Cmd::new("new-window").opt_text("-n", "#[a]##[b]###c#");
+        assert_eq!(cmd.argv().nth(2), Some("#[a]##[b]######c##"));
     }
 
     proptest! {

@@ -50,7 +50,8 @@ impl TmuxHost {
         let cmd = cmd.clone();
         // An unknown failure asks `tmux -V` (blocking): off the runtime.
         let finished = tokio::task::spawn_blocking(move || this.finish(&cmd, out)).await;
-        finished.map_err(|e| HostError::Spawn(std::io::Error::other(e.to_string())))?
+        finished
+            .map_err(|e| HostError::Spawn(std::io::Error::other(e.to_string())))?
             .map(|out| String::from_utf8_lossy(&out).into_owned())
     }
 

@@ -22,11 +22,12 @@ pub struct NewSession {
 
 impl TmuxHost {
     /// Checks a session name: tmux would change `:` and `.` (to `_`) and
-    /// escape control characters, so such a name would not read back as given.
+    /// escape `\` and control characters, so such a name would not read
+    /// back as given.
     pub fn check_session_name(name: &str) -> Result<(), HostError> {
-        if name.is_empty() || name.contains([':', '.']) {
+        if name.is_empty() || name.contains([':', '.', '\\']) {
             return Err(HostError::InvalidArgument(format!(
-                "{name:?}: a tmux session name cannot be empty or contain ':' or '.'"
+                "{name:?}: a tmux session name cannot be empty or contain ':', '.' or '\\'"
             )));
         }
         check_name("session name", name)
@@ -74,9 +75,11 @@ impl TmuxHost {
     /// The process that attaches this terminal to `session` (to `exec`).
     pub fn attach_command(&self, session: &SessionId) -> std::process::Command {
         let mut command = std::process::Command::new(&self.binary);
-        command
-            .args(self.location.args())
-            .args(Cmd::new("attach-session").opt("-t", session.as_str()).argv());
+        command.args(self.location.args()).args(
+            Cmd::new("attach-session")
+                .opt("-t", session.as_str())
+                .argv(),
+        );
         command
     }
 }
@@ -87,7 +90,7 @@ mod tests {
 
     #[test]
     fn session_names_that_would_change_are_refused() {
-        for bad in ["", "a:b", "a.b", "tab\there", "nl\n"] {
+        for bad in ["", "a:b", "a.b", "a\\b", "tab\there", "nl\n"] {
             let err = TmuxHost::check_session_name(bad).unwrap_err().to_string();
             assert!(err.contains("session name"), "{err}");
         }

@@ -1,0 +1,194 @@
+//! The harness of the real-shell tests: a private tmux server, a gated pane
+//! running bash, zsh or fish with the WTA integration script, a watcher on it
+//! (the sink is this test binary re-run as `common::pipe_sink_entry`).
+
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use wta_shell::{PaneWatcher, Run, Shell, State, TrackerConfig, WatchOptions, gated_command};
+use wta_testkit::{TmuxServer, wait_for_value};
+
+pub const T: Duration = Duration::from_secs(15);
+pub const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
+
+/// Not a test: the pipe-pane sink entry point when re-run by tmux.
+#[test]
+pub fn pipe_sink_entry() {
+    if let Ok(socket) = std::env::var(SINK_ENV) {
+        let _ = wta_shell::run_pipe_sink(std::path::Path::new(&socket));
+        std::process::exit(0);
+    }
+}
+
+pub struct Pane {
+    pub server: TmuxServer,
+    pub watcher: PaneWatcher,
+    pub pane: String,
+    pub dir: tempfile::TempDir,
+}
+
+pub fn sink_argv() -> Vec<String> {
+    wta_testkit::rerun_self_argv(SINK_ENV, "common::pipe_sink_entry")
+}
+
+/// argv that starts `shell` interactively with the integration loaded (or not).
+pub fn shell_argv(shell: Shell, dir: &std::path::Path, integrate: bool) -> Vec<String> {
+    let script = if integrate { shell.script() } else { "" };
+    let home = dir.to_string_lossy().into_owned();
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    match shell {
+        Shell::Bash => {
+            let rc = dir.join("bashrc");
+            std::fs::write(&rc, format!("PS1='$ '\nHISTFILE={home}/.hist\n{script}")).unwrap();
+            s(&[
+                "env",
+                &format!("HOME={home}"),
+                "bash",
+                "--rcfile",
+                &rc.to_string_lossy(),
+                "-i",
+            ])
+        }
+        Shell::Zsh => {
+            std::fs::write(dir.join(".zshrc"), format!("PS1='%# '\n{script}")).unwrap();
+            s(&[
+                "env",
+                &format!("HOME={home}"),
+                &format!("ZDOTDIR={home}"),
+                "zsh",
+                "-i",
+            ])
+        }
+        Shell::Fish => {
+            let rc = dir.join("rc.fish");
+            std::fs::write(&rc, script).unwrap();
+            s(&[
+                "env",
+                &format!("HOME={home}"),
+                "fish",
+                "--no-config",
+                "-C",
+                &format!("source {}", rc.display()),
+            ])
+        }
+        Shell::Pwsh => unreachable!("pwsh is not installed"),
+    }
+}
+
+pub async fn open(shell: Shell, config: TrackerConfig, integrate: bool) -> Pane {
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let argv = shell_argv(shell, dir.path(), integrate);
+    let argv_ref: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let gate = format!("wta-go-{}", std::process::id());
+    let cmd = gated_command(&gate, &argv_ref);
+    let pane = server.new_window_in(dir.path(), &cmd);
+    let watcher = attach(&server, &pane, sink_argv(), dir.path().join("rt"), config)
+        .await
+        .unwrap();
+    watcher.release_gate(&gate).await.unwrap();
+    let p = Pane {
+        server,
+        watcher,
+        pane,
+        dir,
+    };
+    if integrate {
+        p.wait_state("first prompt", |s| *s == State::Idle).await;
+    }
+    p
+}
+
+impl Pane {
+    pub async fn wait_state(&self, what: &str, pred: impl Fn(&State) -> bool) -> State {
+        let tracker = self.watcher.tracker();
+        tokio::task::block_in_place(|| {
+            wait_for_value(what, T, || {
+                let t = tracker.try_lock().ok()?;
+                pred(&t.state).then(|| t.state.clone())
+            })
+        })
+        .unwrap_or_else(|e| panic!("{e}; screen:\n{}", self.server.capture(&self.pane)))
+    }
+
+    /// Waits for a finished run with id > `after`.
+    pub async fn wait_run(&self, after: u64) -> Run {
+        let tracker = self.watcher.tracker();
+        tokio::task::block_in_place(|| {
+            wait_for_value("a finished run", T, || {
+                let t = tracker.try_lock().ok()?;
+                t.last.as_ref().filter(|r| r.id.0 > after).cloned()
+            })
+        })
+        .unwrap_or_else(|e| panic!("{e}; screen:\n{}", self.server.capture(&self.pane)))
+    }
+
+    pub async fn last_id(&self) -> u64 {
+        self.watcher
+            .tracker()
+            .lock()
+            .await
+            .last
+            .as_ref()
+            .map_or(0, |r| r.id.0)
+    }
+
+    /// Submits at an idle prompt and waits for the run to finish.
+    pub async fn run(&self, cmd: &str) -> Run {
+        self.wait_state("idle prompt", |s| *s == State::Idle).await;
+        let after = self.last_id().await;
+        self.watcher.submit(cmd).await.unwrap().unwrap();
+        let run = self.wait_run(after).await;
+        assert_eq!(run.submitted.as_deref(), Some(cmd));
+        run
+    }
+
+    pub async fn start(&self, cmd: &str) {
+        self.wait_state("idle prompt", |s| *s == State::Idle).await;
+        self.watcher.submit(cmd).await.unwrap().unwrap();
+        self.wait_state("running", |s| *s == State::Running).await;
+    }
+
+    /// Waits until `program` is the pane's foreground process (so a key such as
+    /// C-c reaches it, not the shell still expanding its PS0 hook).
+    pub fn wait_foreground(&self, program: &str) {
+        let what = format!("{program} in the foreground");
+        tokio::task::block_in_place(|| {
+            wta_testkit::wait_until(&what, T, || {
+                self.server.display(&self.pane, "#{pane_current_command}") == program
+            })
+        })
+        .unwrap();
+    }
+
+    pub fn keys(&self, keys: &str) {
+        self.server.tmux(&["send-keys", "-t", &self.pane, keys]);
+    }
+}
+
+pub fn cfg() -> TrackerConfig {
+    TrackerConfig::default()
+}
+
+/// Attaches a watcher to `pane` of `server` with the given sink, runtime dir
+/// and tracker config.
+pub async fn attach(
+    server: &TmuxServer,
+    pane: &str,
+    sink_argv: Vec<String>,
+    runtime_dir: std::path::PathBuf,
+    config: TrackerConfig,
+) -> Result<PaneWatcher, wta_shell::ShellError> {
+    let host = wta_host::TmuxHost::new(
+        wta_host::ServerLocation::Socket(server.socket().to_path_buf()),
+        None,
+    );
+    let opts = WatchOptions {
+        sink_argv,
+        runtime_dir,
+        config,
+    };
+    let pane = wta_protocol::PaneId::parse(pane).expect("a pane id");
+    PaneWatcher::attach(std::sync::Arc::new(host), &pane, opts).await
+}

@@ -1,0 +1,143 @@
+//! What a card shows is what the shell reads (issue 11), in real bash, zsh
+//! and fish: for generated commands full of what tmux or a shell could take
+//! apart (`#(…)`, `#{…}`, `#[…]`, `;`, `\;`, quotes, `$(…)`, backticks,
+//! `!`, unicode, long lines),
+//! - after Run (the watcher's submit: one host call that types and presses
+//!   Enter), the command line the shell reports in its `C` mark equals the
+//!   input byte for byte, and the command printed exactly its argument;
+//! - after Insert (typed without Enter), exactly that text waits at the
+//!   prompt: pressing Enter runs it with the same command line;
+//! - nothing in the text ever runs on its own (a sentinel file never appears).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use wta_host::{Key, Typing};
+use wta_protocol::PaneId;
+use wta_shell::{EndReason, Shell, State};
+
+mod common;
+use common::*;
+
+/// Text made of the pieces that tmux or the shell could take apart.
+fn tricky(sentinel: &Path) -> impl Strategy<Value = String> {
+    let job = format!("#(touch {})", sentinel.display());
+    let piece = prop_oneof![
+        Just(job),
+        Just("#{pane_id}".to_owned()),
+        Just("#[fg=red]".to_owned()),
+        Just("##".to_owned()),
+        Just(";".to_owned()),
+        Just("\\;".to_owned()),
+        Just("\\".to_owned()),
+        Just("'".to_owned()),
+        Just("\"".to_owned()),
+        Just(format!("$(touch {}.2)", sentinel.display())),
+        Just("`id`".to_owned()),
+        Just("!x".to_owned()),
+        Just("ünï 日本 ☃".to_owned()),
+        Just("-n".to_owned()),
+        "[a-z0-9 %~=+,._-]{1,24}",
+        "[a-z]{100,200}",
+    ];
+    prop::collection::vec(piece, 1..6).prop_map(|p| p.concat())
+}
+
+/// `text` as one single-quoted word of `shell`.
+fn quoted(shell: Shell, text: &str) -> String {
+    match shell {
+        // fish: `\` and `'` are the only escapes inside single quotes.
+        Shell::Fish => format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'")),
+        _ => format!("'{}'", text.replace('\'', r"'\''")),
+    }
+}
+
+impl Pane {
+    /// Types `text` as Insert does (clear the line, no Enter), then presses
+    /// Enter, and returns the run it started.
+    async fn insert_then_enter(&self, text: &str) -> wta_shell::Run {
+        self.wait_state("idle prompt", |s| *s == State::Idle).await;
+        let after = self.last_id().await;
+        let pane = PaneId::parse(&self.pane).unwrap();
+        let insert = Typing {
+            clear_line: true,
+            enter: false,
+        };
+        self.watcher
+            .host()
+            .type_text(&pane, text, insert)
+            .await
+            .unwrap();
+        self.watcher
+            .host()
+            .press(&pane, &[Key::Enter])
+            .await
+            .unwrap();
+        self.wait_run(after).await
+    }
+}
+
+async fn typed_text_arrives_byte_for_byte(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let sentinel = p.dir.path().join("pwned");
+    let mut runner = TestRunner::new(Config {
+        cases: 12,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let handle = tokio::runtime::Handle::current();
+    let result = tokio::task::block_in_place(|| {
+        runner.run(&tricky(&sentinel), |text| {
+            let input = format!("printf '%s\\n' {}", quoted(sh, &text));
+            handle.block_on(async {
+                let ran = p.run(&input).await;
+                prop_assert_eq!(ran.cmdline.as_deref(), Some(input.as_str()));
+                prop_assert_eq!((ran.exit, ran.end_reason), (Some(0), Some(EndReason::Mark)));
+                prop_assert_eq!(ran.render().text, text.clone());
+                let inserted = p.insert_then_enter(&input).await;
+                prop_assert_eq!(inserted.cmdline.as_deref(), Some(input.as_str()));
+                prop_assert_eq!(inserted.render().text, text);
+                Ok(())
+            })
+        })
+    });
+    result.unwrap_or_else(|e| panic!("{e}; screen:\n{}", p.server.capture(&p.pane)));
+    // Give a stray background job a moment, then check none ran.
+    p.server.tmux(&["run-shell", "true"]);
+    assert!(!sentinel.exists(), "tmux ran a job from the typed text");
+    assert!(
+        !sentinel.with_extension("2").exists(),
+        "the shell ran a substitution"
+    );
+}
+
+/// A command ending in `;` or `\;` (tmux's separator rule) runs as typed.
+async fn separators_at_the_end_survive(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let find = r"find /etc/hostname -maxdepth 0 -exec echo {} \;";
+    let ran = p.run(find).await;
+    assert_eq!(ran.cmdline.as_deref(), Some(find));
+    assert_eq!(
+        (ran.exit, ran.render().text.as_str()),
+        (Some(0), "/etc/hostname")
+    );
+    let ran = p.run("echo trailing;").await;
+    assert_eq!(ran.cmdline.as_deref(), Some("echo trailing;"));
+    assert_eq!(ran.render().text, "trailing");
+}
+
+macro_rules! per_shell {
+    ($($name:ident),* $(,)?) => {
+        mod bash { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Bash).await } )* }
+        mod zsh { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Zsh).await } )* }
+        mod fish { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Fish).await } )* }
+    };
+}
+
+per_shell!(
+    typed_text_arrives_byte_for_byte,
+    separators_at_the_end_survive
+);
