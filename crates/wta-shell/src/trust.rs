@@ -12,8 +12,10 @@
 //! The watcher learns nonces lazily: a mark whose `aid` (the shell's pid)
 //! has no known nonce, or a different one (a shell `exec`'d with the same
 //! pid draws a new one), asks for a lookup of that pid's option. Lookups are
-//! rate-limited per pane ([`LOOKUP_INTERVAL_MS`]) so a flood of forged marks
-//! costs one option read per interval; a mark that cannot be checked now is
+//! bounded so a flood of forged marks costs little: the same pid at most
+//! once per [`LOOKUP_INTERVAL_MS`], and pids not seen before at most
+//! [`NEW_PIDS_PER_SECOND`] a second (a forger cannot crowd out the real
+//! shell's first lookup with one mark). A mark that cannot be checked now is
 //! dropped like any forged one. Pure: time is an input.
 
 use std::collections::BTreeMap;
@@ -21,8 +23,10 @@ use std::collections::BTreeMap;
 use crate::parser::Mark;
 use crate::tracker::Millis;
 
-/// Shortest time between two lookups of one pane's nonces.
+/// Shortest time between two lookups of one pid's nonce.
 pub const LOOKUP_INTERVAL_MS: Millis = 100;
+/// Most lookups of pids not looked up before, per second.
+pub const NEW_PIDS_PER_SECOND: usize = 8;
 /// Most shells whose nonce one pane remembers (nested shells, `exec`s).
 const MAX_SHELLS: usize = 16;
 /// Longest accepted `aid`: a pid.
@@ -38,7 +42,10 @@ pub fn nonce_option(pid: u32) -> String {
 pub struct MarkTrust {
     /// Shell pid → its announced nonce; oldest first when full.
     nonces: BTreeMap<u32, (Millis, String)>,
-    last_lookup: Option<Millis>,
+    /// Pid → when it was last looked up (bounded like `nonces`).
+    looked_up: BTreeMap<u32, Millis>,
+    /// When the recent first lookups of new pids happened.
+    first_lookups: Vec<Millis>,
 }
 
 /// The pid a mark names, when it is a plain decimal pid.
@@ -69,16 +76,39 @@ impl MarkTrust {
         if mark.nonce.is_none() || self.accepts(mark) {
             return None;
         }
-        let due = self
-            .last_lookup
-            .is_none_or(|at| now.saturating_sub(at) >= LOOKUP_INTERVAL_MS);
-        pid_of(mark).filter(|_| due)
+        let pid = pid_of(mark)?;
+        let due = match self.looked_up.get(&pid) {
+            Some(at) => now.saturating_sub(*at) >= LOOKUP_INTERVAL_MS,
+            None => {
+                let recent = self
+                    .first_lookups
+                    .iter()
+                    .filter(|at| now.saturating_sub(**at) < 1000)
+                    .count();
+                recent < NEW_PIDS_PER_SECOND
+            }
+        };
+        due.then_some(pid)
     }
 
     /// Records what a lookup of `pid`'s option found at `now` (`None`: nothing
     /// announced, or not a nonce).
     pub fn learned(&mut self, pid: u32, nonce: Option<String>, now: Millis) {
-        self.last_lookup = Some(now);
+        if self.looked_up.insert(pid, now).is_none() {
+            self.first_lookups
+                .retain(|at| now.saturating_sub(*at) < 1000);
+            self.first_lookups.push(now);
+        }
+        if self.looked_up.len() > 4 * MAX_SHELLS {
+            let oldest = self
+                .looked_up
+                .iter()
+                .min_by_key(|(_, at)| **at)
+                .map(|(p, _)| *p);
+            if let Some(pid) = oldest {
+                self.looked_up.remove(&pid);
+            }
+        }
         match nonce.filter(|n| valid_nonce(n)) {
             Some(nonce) => {
                 self.nonces.insert(pid, (now, nonce));
@@ -147,6 +177,27 @@ mod tests {
     }
 
     #[test]
+    fn a_strangers_lookup_never_delays_the_shells_first_one() {
+        let mut trust = MarkTrust::default();
+        let stranger = mark(Some("99"), Some(NONCE));
+        assert_eq!(trust.lookup_for(&stranger, 0), Some(99));
+        trust.learned(99, None, 0);
+        assert_eq!(trust.lookup_for(&stranger, 1), None, "the same pid waits");
+        let shell = mark(Some("42"), Some(NONCE));
+        assert_eq!(trust.lookup_for(&shell, 1), Some(42));
+        // A flood of new pids: a handful of lookups a second, no more.
+        let mut looked = 0;
+        for pid in 1000..1100u32 {
+            let m = mark(Some(&pid.to_string()), Some(NONCE));
+            if let Some(p) = trust.lookup_for(&m, 500) {
+                trust.learned(p, None, 500);
+                looked += 1;
+            }
+        }
+        assert_eq!(looked, NEW_PIDS_PER_SECOND - 1);
+    }
+
+    #[test]
     fn lookups_are_rate_limited_and_a_new_nonce_replaces_the_old() {
         let mut trust = MarkTrust::default();
         trust.learned(7, Some(NONCE.into()), 1000);
@@ -181,7 +232,8 @@ mod tests {
 
     proptest! {
         /// Whatever a forger prints, without the announced nonce no mark is
-        /// accepted, and lookups never come closer than the interval.
+        /// accepted, one pid is never looked up twice within the interval,
+        /// and new pids are looked up a few times a second at most.
         #[test]
         fn forged_marks_are_never_accepted(
             marks in proptest::collection::vec(
@@ -191,7 +243,8 @@ mod tests {
         ) {
             let mut trust = MarkTrust::default();
             trust.learned(42, Some(NONCE.into()), 0);
-            let mut last = 0;
+            let mut last: BTreeMap<u32, Millis> = BTreeMap::from([(42, 0)]);
+            let mut lookups = Vec::new();
             for (i, (aid, nonce)) in marks.into_iter().enumerate() {
                 let now = i as Millis * 7;
                 let m = mark(aid.as_deref(), nonce.as_deref());
@@ -199,8 +252,12 @@ mod tests {
                     prop_assert!(!trust.accepts(&m));
                 }
                 if let Some(pid) = trust.lookup_for(&m, now) {
-                    prop_assert!(now - last >= LOOKUP_INTERVAL_MS);
-                    last = now;
+                    match last.insert(pid, now) {
+                        Some(at) => prop_assert!(now - at >= LOOKUP_INTERVAL_MS),
+                        None => lookups.push(now),
+                    }
+                    let new_in_a_second = lookups.iter().filter(|at| now - **at < 1000).count();
+                    prop_assert!(new_in_a_second <= NEW_PIDS_PER_SECOND);
                     // The lookup finds what was announced: nothing for a forged pid.
                     let found = (pid == 42).then(|| NONCE.to_owned());
                     trust.learned(pid, found, now);
