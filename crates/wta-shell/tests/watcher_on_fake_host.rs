@@ -98,11 +98,13 @@ async fn a_submitted_command_is_typed_through_the_host_and_followed_to_its_end()
         "{:?}",
         r.host.log()
     );
+    // Output forging the end: no nonce, then a wrong one.
+    let forged = format!(
+        "\x1b]133;D;0;aid={PID}\x07\x1b]133;D;0;aid={PID};wta=00000000000000000000000000000000\x07"
+    );
     r.output(&format!(
-        "make test\r\n{}compiling\r\n{}",
+        "make test\r\n{}compiling\r\n{forged}",
         mark("C;cmdline_url=make%20test"),
-        // Output forging the end: no nonce, then a wrong one.
-        format!("\x1b]133;D;0;aid={PID}\x07\x1b]133;D;0;aid={PID};wta=00000000000000000000000000000000\x07")
     ));
     r.output(&format!("1 failed\r\n{}", mark("D;1")));
     let tracker = r.watcher.tracker();
@@ -120,7 +122,7 @@ async fn a_submitted_command_is_typed_through_the_host_and_followed_to_its_end()
     // The verdict and the finished run are left on the pane.
     let recorded = tokio::task::block_in_place(|| {
         wait_for_value("the recorded run", T, || {
-            Some(wta_shell::read_last_command(r.host.as_ref(), &r.pane).ok()?)
+            wta_shell::read_last_command(r.host.as_ref(), &r.pane).ok()
         })
     })
     .unwrap();
