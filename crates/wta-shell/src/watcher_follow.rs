@@ -81,6 +81,13 @@ impl Follow {
             let nonce = self.announced_nonce(pid).await;
             learned = Some([Event::NonceLearned { pid, nonce }, mark]);
         }
+        if effects
+            .iter()
+            .any(|e| matches!(e, Effect::RunFinished { .. }))
+        {
+            // A stage mark for the execution-latency bench.
+            tracing::trace!(target: "wta::latency", "tracker: run finished");
+        }
         let mut finished = Vec::new();
         for effect in effects.iter().cloned() {
             if let Effect::RunFinished { id } = effect {
@@ -94,11 +101,10 @@ impl Follow {
         for id in finished {
             self.record(id).await;
         }
-        if effects
-            .iter()
-            .any(|e| matches!(e, Effect::RunStarted { .. }))
-        {
-            self.refresh_width().await;
+        for effect in &effects {
+            if let Effect::RunStarted { id } = effect {
+                self.refresh_width(*id);
+            }
         }
     }
 
@@ -128,16 +134,28 @@ impl Follow {
         });
     }
 
-    async fn refresh_width(&self) {
-        let Ok(probe) = self.host.probe(&self.pane, &[]).await else {
-            return;
-        };
-        let width = probe.width;
-        let mut t = self.tracker.lock().await;
-        t.width = width;
-        if let Some(run) = t.current.as_mut() {
-            run.width = width;
-        }
+    /// Reads the pane's width for run `id` (its output wraps at the width it
+    /// ran at) in the background: the stream never waits on it, so a fast
+    /// command's `D` is stepped at once. A run that already ended gets the
+    /// width too, for whoever renders it later.
+    fn refresh_width(&self, id: crate::tracker::RunId) {
+        let (host, pane, tracker) = (self.host.clone(), self.pane.clone(), self.tracker.clone());
+        tokio::spawn(async move {
+            let Ok(probe) = host.probe(&pane, &[]).await else {
+                return;
+            };
+            let mut t = tracker.lock().await;
+            t.width = probe.width;
+            let tracker = &mut *t;
+            if let Some(run) = tracker
+                .current
+                .iter_mut()
+                .chain(tracker.last.iter_mut())
+                .find(|r| r.id == id)
+            {
+                run.width = probe.width;
+            }
+        });
     }
 
     pub(super) async fn run(self, listener: UnixListener) {

@@ -209,6 +209,10 @@ async fn serve(service: ProposalService, stream: &mut UnixStream) {
                         service.client_gone(id);
                         return;
                     }
+                    if matches!(line, ResponseLine::Execution(_)) {
+                        // A stage mark for the execution-latency bench.
+                        tracing::trace!(target: "wta::latency", "socket: execution line written");
+                    }
                 }
                 None => break,
             },

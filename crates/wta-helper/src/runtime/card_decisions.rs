@@ -145,7 +145,10 @@ fn executor_for(
 }
 
 /// The panes whose pipe owner (`@wta_pipe`) is a socket in `dir`.
-fn ours<'a>(owners: &'a [(PaneId, String)], dir: &'a Path) -> impl Iterator<Item = &'a PaneId> + 'a {
+fn ours<'a>(
+    owners: &'a [(PaneId, String)],
+    dir: &'a Path,
+) -> impl Iterator<Item = &'a PaneId> + 'a {
     owners.iter().filter_map(move |(pane, owner)| {
         (!owner.is_empty() && Path::new(owner).starts_with(dir)).then_some(pane)
     })

@@ -160,7 +160,12 @@ impl Runtime {
         };
         let agent = self.agent.clone();
         tokio::task::spawn_blocking(move || {
-            if let Err(err) = wta_host::TerminalHost::set_option(&host, &pane, wta_agent::PANE_AGENT_OPTION, &agent) {
+            if let Err(err) = wta_host::TerminalHost::set_option(
+                &host,
+                &pane,
+                wta_agent::PANE_AGENT_OPTION,
+                &agent,
+            ) {
                 tracing::debug!("naming the agent on {pane}: {err}");
             }
         });

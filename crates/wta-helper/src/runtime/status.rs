@@ -87,7 +87,11 @@ mod tests {
         let seen = probe(&host, &target, Some(&target));
         assert_eq!(seen.cwd.as_deref(), Some("/home/user"));
         assert!(seen.visible);
-        let gone = probe(&host, &PaneId::from_number(9), Some(&PaneId::from_number(8)));
+        let gone = probe(
+            &host,
+            &PaneId::from_number(9),
+            Some(&PaneId::from_number(8)),
+        );
         assert_eq!(gone.cwd, None);
         assert!(gone.visible, "unknown counts as visible");
     }

@@ -2,6 +2,8 @@
 //! `executor_results`): the pipe-pane sink entry point (this test binary
 //! re-run), an executor over a private server, and card-building shorthands.
 
+#![allow(dead_code)] // each test binary uses its own part of it
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
