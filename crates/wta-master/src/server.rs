@@ -37,16 +37,11 @@ use crate::reaper::Reaper;
 use crate::state::Master;
 use crate::{MasterError, paths};
 
-/// Longest JSON-RPC line accepted from a helper, without its newline. What a
-/// helper sends: prompts (typed or pasted text, pane context capped at a few
-/// thousand characters per buffer), permission outcomes, `terminal/output`
-/// (capped at 64 KiB of output) and `fs/read_text_file` answers (a file's
-/// text). 4 MiB holds a pasted document or a source file many times over and
-/// far more than an agent's context takes in at once; the old 16 MiB let eight
-/// unterminated lines pin 128 MiB. The helper still serves files up to 16 MiB
-/// (`client_fs::MAX_FILE_BYTES`): an answer over this cap ends its connection
-/// until that cap is brought under this one.
-pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// Longest JSON-RPC line accepted from a helper, without its newline: the
+/// shared [`wta_protocol::limits::MAX_HELPER_LINE_BYTES`] (what flows and why
+/// it fits is said there; the old 16 MiB let eight unterminated lines pin
+/// 128 MiB).
+pub const MAX_LINE_BYTES: usize = wta_protocol::limits::MAX_HELPER_LINE_BYTES;
 /// Helper connections served at once. Real use is one helper per agent pane
 /// plus short `wta sessions`-style connections: a few dozen at most.
 pub const MAX_CONNECTIONS: usize = 128;

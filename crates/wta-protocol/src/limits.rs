@@ -48,6 +48,17 @@ pub const MAX_CWD_CHARS: usize = 4096;
 /// Hard ceiling of the (configurable) execution output cap, in bytes of
 /// UTF-8 text. The default cap is [`DEFAULT_EXECUTION_OUTPUT_BYTES`].
 pub const MAX_EXECUTION_OUTPUT_BYTES: usize = 64 * 1024;
+/// Longest JSON-RPC line a helper may send the master, without its newline
+/// (the master ends a connection that sends more). What a helper sends:
+/// prompts (typed or pasted text, pane context capped at a few thousand
+/// characters per buffer), permission outcomes, `terminal/output` (capped at
+/// 64 KiB of output) and `fs/read_text_file` answers (checked against
+/// [`MAX_FS_ANSWER_BYTES`]). 4 MiB holds a pasted document or a source file
+/// many times over and far more than an agent takes in at once.
+pub const MAX_HELPER_LINE_BYTES: usize = 4 * 1024 * 1024;
+/// Longest JSON-encoded text an `fs/read_text_file` answer may carry: the
+/// helper line cap less room for the JSON-RPC envelope.
+pub const MAX_FS_ANSWER_BYTES: usize = MAX_HELPER_LINE_BYTES - 64 * 1024;
 pub const DEFAULT_EXECUTION_OUTPUT_BYTES: usize = 16 * 1024;
 /// `reason` strings on response lines, in bytes.
 pub const MAX_REASON_BYTES: usize = 2048;

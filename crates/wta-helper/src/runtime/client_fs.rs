@@ -7,8 +7,9 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
+use wta_protocol::limits::MAX_FS_ANSWER_BYTES;
 
-/// Largest file served or written (bytes).
+/// Largest file read (then sliced by `line`/`limit`) or written (bytes).
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// JSON-RPC invalid params.
@@ -74,7 +75,21 @@ fn read(params: &Value) -> Result<Value, FsError> {
     let text = std::fs::read_to_string(path).map_err(io)?;
     let line = params.get("line").and_then(Value::as_u64);
     let limit = params.get("limit").and_then(Value::as_u64);
-    Ok(json!({"content": slice_lines(&text, line, limit)}))
+    let content = slice_lines(&text, line, limit);
+    // The answer travels as one JSON-RPC line to the master, which ends a
+    // connection that sends more than its cap: refuse here, with a way out.
+    let encoded = serde_json::to_string(&content).map_or(usize::MAX, |s| s.len());
+    if encoded > MAX_FS_ANSWER_BYTES {
+        return Err((
+            INTERNAL,
+            format!(
+                "the text read from {} is {encoded} bytes as JSON; this pane answers with at \
+                 most {MAX_FS_ANSWER_BYTES}: read fewer lines at a time (`line` and `limit`)",
+                path.display()
+            ),
+        ));
+    }
+    Ok(json!({"content": content}))
 }
 
 fn write(params: &Value) -> Result<Value, FsError> {
@@ -107,6 +122,28 @@ mod tests {
         assert_eq!(slice_lines(text, None, Some(1)), "a\n");
         assert_eq!(slice_lines(text, Some(9), Some(1)), "");
         assert_eq!(slice_lines(text, Some(0), Some(1)), "a\n");
+    }
+
+    #[test]
+    fn an_answer_over_the_line_cap_is_refused_with_a_way_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("big.txt");
+        // 5 MiB of quotes: 10 MiB as JSON.
+        let line = format!("{}\n", "\"".repeat(1024 * 1024 - 1));
+        std::fs::write(&file, line.repeat(5)).unwrap();
+        let path = file.to_string_lossy();
+        let all = serve("fs/read_text_file", &json!({"path": path}));
+        assert!(
+            matches!(&all, Some(Err((INTERNAL, m))) if m.contains("read fewer lines")),
+            "{all:?}"
+        );
+        let one = serve(
+            "fs/read_text_file",
+            &json!({"path": path, "line": 2, "limit": 1}),
+        );
+        assert!(
+            matches!(&one, Some(Ok(v)) if v["content"].as_str().map(str::len) == Some(line.len()))
+        );
     }
 
     #[test]
