@@ -256,6 +256,50 @@ async fn open_tab_and_panel_with_cwd_and_title() {
     }
 }
 
+/// An innocent-looking "open" card whose title and directory hold tmux
+/// format jobs: confirming it opens the tab and panel with exactly those
+/// names, and nothing in them runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_titles_and_directories_are_literal_and_never_run() {
+    let rig = rig(true, |_| {}).await;
+    let sentinel = rig.dir.path().join("pwned");
+    let job = format!("#(touch {})", sentinel.display());
+    let title = format!("logs {job}#{{pane_id}};");
+    let sub = rig.dir.path().join(format!("d {}", job.replace('/', "_")));
+    std::fs::create_dir(&sub).unwrap();
+    let open = |target, direction| Action::Open {
+        target,
+        cwd: Some(sub.to_string_lossy().into_owned()),
+        title: Some(title.clone()),
+        direction,
+    };
+    let results = rig
+        .run(
+            vec![
+                open(OpenTarget::Tab, None),
+                open(OpenTarget::Panel, Some(Direction::Right)),
+            ],
+            ConfirmMode::Open,
+        )
+        .await;
+    let pane = |i: usize| match &results[i].outcome {
+        ActionOutcome::Opened { pane } => pane.clone(),
+        other => panic!("{other:?}"),
+    };
+    let (tab, panel) = (pane(0), pane(1));
+    assert_eq!(rig.server.display(&tab, "#{window_name}"), title);
+    assert_eq!(rig.server.display(&panel, "#{pane_title}"), title);
+    for p in [&tab, &panel] {
+        wait_prompt(&rig.server, p);
+        assert_eq!(
+            rig.server.display(p, "#{pane_current_path}"),
+            sub.to_string_lossy()
+        );
+    }
+    rig.server.tmux(&["run-shell", "true"]);
+    assert!(!sentinel.exists(), "a tmux job from the card ran");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_and_send_waits_for_the_new_shell_then_runs() {
     let rig = rig(true, |_| {}).await;
