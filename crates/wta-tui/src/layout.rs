@@ -7,12 +7,17 @@
 //! › prompt (1–8 rows)
 //! status line
 //! ```
+//!
+//! A proposal card's full view replaces all of it while open. After each
+//! draw the driver calls [`View::card_feedback`] and feeds the event it
+//! returns (what of the card was on screen) back to the reducer.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
-use wta_helper::app::AppState;
+use wta_helper::app::proposal_card::CardSight;
+use wta_helper::app::{AppState, Event};
 
 use crate::transcript::TranscriptCache;
 use crate::{card, debug, input, popup, proposal_card, setup, status, theme};
@@ -20,11 +25,13 @@ use crate::{card, debug, input, popup, proposal_card, setup, status, theme};
 /// Width at which the debug panel moves beside the transcript.
 const SIDE_DEBUG_MIN_WIDTH: u16 = 100;
 
-/// The pane's view. Holds only the wrapped-line cache; all content comes
-/// from the state passed to `render`.
+/// The pane's view. Holds only the wrapped-line cache and what the last
+/// frame showed of the proposal card; all content comes from the state
+/// passed to `render`.
 #[derive(Debug, Default)]
 pub struct View {
     transcript: TranscriptCache,
+    card_sight: Option<CardSight>,
 }
 
 impl View {
@@ -33,12 +40,18 @@ impl View {
     }
 
     pub fn render(&mut self, state: &AppState, frame: &mut Frame) {
+        self.card_sight = None;
         let area = frame.area();
         if area.height < 3 || area.width < 10 {
             let line = Line::from(Span::styled("wta: pane too small", theme::dim()));
             frame
                 .buffer_mut()
                 .set_line(area.x, area.y, &line, area.width);
+            return;
+        }
+        if state.permissions.is_empty() && state.proposals.full_view_open() {
+            state.transcript_area.set(None);
+            self.card_sight = proposal_card::render_full(state, frame, area);
             return;
         }
         let status_area = Rect {
@@ -95,17 +108,35 @@ impl View {
             if !state.permissions.is_empty() {
                 card::render(state, frame, overlay_area);
             } else if !state.proposals.is_empty() {
-                proposal_card::render(state, frame, overlay_area);
+                self.card_sight = proposal_card::render(state, frame, overlay_area);
             } else {
                 popup::render(state, frame, overlay_area);
             }
         }
-        let rule = rule(state, area.width as usize);
+        let card_unshown = overlay_rows == 0 && state.permissions.is_empty();
+        if card_unshown {
+            self.card_sight = proposal_card::unshown(state, area.width);
+        }
+        let rule = match self.card_sight {
+            Some(_) if card_unshown => card_waiting_rule(area.width as usize),
+            _ => rule(state, area.width as usize),
+        };
         frame
             .buffer_mut()
             .set_line(rule_area.x, rule_area.y, &rule, rule_area.width);
         input::render(state, frame, input_area);
         status::render(state, frame, status_area);
+    }
+
+    /// What the last frame showed of the front proposal card, as the event
+    /// the driver feeds back to the reducer, when it tells the reducer
+    /// something new (so a redraw that shows nothing new ends the loop).
+    /// Call after every draw; a card confirms only once every action row
+    /// of every choice was reported this way.
+    pub fn card_feedback(&self, state: &AppState) -> Option<Event> {
+        self.card_sight
+            .filter(|sight| state.proposals.is_news(sight))
+            .map(Event::CardShown)
     }
 
     /// Cached transcript entries (for tests and the bench).
@@ -148,6 +179,22 @@ fn rule(state: &AppState, width: usize) -> Line<'static> {
         Span::raw(format!("{text}{more}")),
         Span::styled(hint, theme::dim()),
         Span::styled("─".repeat(width.saturating_sub(used)), theme::dim()),
+    ])
+}
+
+/// The rule when a proposal card waits but the pane has no row for it.
+fn card_waiting_rule(width: usize) -> Line<'static> {
+    let text = [
+        "─ terminal action waiting: v shows it · Esc cancels ",
+        "─ action waiting: v · Esc ",
+        "─ v ",
+    ]
+    .into_iter()
+    .find(|t| t.width() <= width)
+    .unwrap_or("");
+    Line::from(vec![
+        Span::styled(text, theme::attention()),
+        Span::styled("─".repeat(width.saturating_sub(text.width())), theme::dim()),
     ])
 }
 

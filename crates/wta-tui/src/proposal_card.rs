@@ -1,28 +1,43 @@
 //! The recommendation card for the front terminal-action proposal: every
-//! choice (recommended first) with its title, rationale and actions shown
-//! exactly — command text in full, where it runs, what opens where — the
-//! unarmed note, and the buttons. When the pane is short, choices other than
-//! the highlighted one shrink to their titles; the buttons always stay.
+//! choice (recommended first, numbered as in the payload) with its title,
+//! rationale and actions shown exactly — command text in full, where it
+//! runs, what opens where — the unarmed note, and the buttons.
+//!
+//! What the user confirms is what the card showed. The card's *full text*
+//! ([`full_text`]) is laid out at one width ([`text_width`]) by the card,
+//! its compact form and the full view alike, and every draw reports which
+//! of its action rows (what runs, where, in which directory, under which
+//! title) were on screen ([`CardSight`]). When the pane is too short for
+//! all of it, the rationales go first, then choices other than the
+//! highlighted one shrink to their titles; while action rows are unread the
+//! card says how many, and its buttons stay greyed out with the key that
+//! opens the full view (`v`): the card over the whole pane, scrolled row by
+//! row. Once every action row has been on screen, the buttons light up.
 //! Draws only; the keys live in `wta_helper::app::proposal_card`.
+
+use std::ops::Range;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use unicode_width::UnicodeWidthStr;
 use wta_helper::app::AppState;
-use wta_helper::app::proposal_card::{ConfirmMode, ProposalCard};
+use wta_helper::app::proposal_card::{
+    CardSight, ConfirmMode, FullViewFrame, ProposalCard, mode_label,
+};
 use wta_protocol::{Action, Choice, Direction, OpenTarget, Origin};
 
 use crate::theme;
 use crate::wrap::{truncate, wrap, wrap_chars};
 
+#[path = "proposal_card_full.rs"]
+mod full;
+pub(crate) use full::render_full;
+
 /// Indent of a choice's details under its title.
 const INDENT: &str = "     ";
-
-fn indent() -> Vec<Span<'static>> {
-    vec![Span::raw(INDENT)]
-}
 
 fn push_command(lines: &mut Vec<Line<'static>>, input: &str, width: usize) {
     for (i, row) in input.split('\n').enumerate() {
@@ -33,6 +48,25 @@ fn push_command(lines: &mut Vec<Line<'static>>, input: &str, width: usize) {
             width,
             &[Span::raw(INDENT), Span::styled(first, theme::dim())],
             &[Span::raw(INDENT), Span::raw("  ")],
+        ));
+    }
+}
+
+/// Word-wraps text that may span lines, each line on its own rows
+/// (ratatui would drop a `\n` inside a line, joining the two).
+fn push_paragraphs(
+    lines: &mut Vec<Line<'static>>,
+    text: &str,
+    style: Style,
+    width: usize,
+    prefix: &str,
+) {
+    for row in text.split('\n') {
+        lines.extend(wrap(
+            &[Span::styled(row.to_owned(), style)],
+            width,
+            &[Span::raw(prefix.to_owned())],
+            &[Span::raw(prefix.to_owned())],
         ));
     }
 }
@@ -121,12 +155,13 @@ fn action_lines(card: &ProposalCard, action: &Action, width: usize) -> Vec<Line<
                 &[Span::raw(format!("{INDENT}  "))],
             ));
             if *delegate {
-                lines.extend(wrap(
-                    &[Span::styled(input.clone(), theme::accent())],
+                push_paragraphs(
+                    &mut lines,
+                    input,
+                    theme::accent(),
                     width,
-                    &[Span::raw(format!("{INDENT}  "))],
-                    &[Span::raw(format!("{INDENT}  "))],
-                ));
+                    &format!("{INDENT}  "),
+                );
             } else {
                 push_command(&mut lines, input, width);
             }
@@ -143,18 +178,24 @@ fn title_line(card: &ProposalCard, row: usize, choice: &Choice, width: usize) ->
     } else {
         theme::bold()
     };
-    let tag = if card.is_recommended(choice) {
-        "  recommended"
-    } else {
+    // The payload's own number: the agent's text and the final line say
+    // "choice 2", and the digit key selects by it.
+    let number = format!("{}. ", choice.choice);
+    let fixed = 2 + number.width();
+    // A narrow card keeps a few columns of the title before the tag.
+    let title_min = choice.title.width().min(8);
+    let tag = if !card.is_recommended(choice) {
         ""
+    } else {
+        ["  recommended", " (rec.)", ""]
+            .into_iter()
+            .find(|t| fixed + t.len() + title_min <= width)
+            .unwrap_or("")
     };
-    let room = width.saturating_sub(2 + 3 + tag.len());
+    let room = width.saturating_sub(fixed + tag.len());
     Line::from(vec![
         Span::styled(marker, theme::accent()),
-        Span::styled(
-            format!("{}. {}", row + 1, truncate(&choice.title, room)),
-            style,
-        ),
+        Span::styled(format!("{number}{}", truncate(&choice.title, room)), style),
         Span::styled(tag, theme::ok()),
     ])
 }
@@ -164,33 +205,92 @@ fn title_line(card: &ProposalCard, row: usize, choice: &Choice, width: usize) ->
 enum Detail {
     /// Every choice with its rationale and actions.
     All,
+    /// Every choice with its actions, without the rationales: what runs
+    /// matters most.
+    AllActions,
     /// Other choices shrink to their titles.
     Focused,
     /// As `Focused`, without the rationale: the actions matter most.
     ActionsOnly,
 }
 
-fn body(card: &ProposalCard, width: usize, detail: Detail) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    for (row, choice) in card.choices().enumerate() {
-        lines.push(title_line(card, row, choice, width));
-        if detail != Detail::All && row != card.selected {
-            continue;
+/// A laid-out card: its rows, and for each row that shows what an action
+/// does its index among the *action rows* of the full text (the unit in
+/// which reading is counted, the same in every shortened form).
+#[derive(Default)]
+pub(crate) struct Body {
+    pub(crate) lines: Vec<Line<'static>>,
+    action_row: Vec<Option<usize>>,
+    /// Action rows of the full text (shown here or not).
+    pub(crate) action_rows: usize,
+}
+
+impl Body {
+    fn push(&mut self, line: Line<'static>, action: bool) {
+        self.lines.push(line);
+        self.action_row.push(action.then_some(self.action_rows));
+        if action {
+            self.action_rows += 1;
         }
-        if !choice.rationale.is_empty() && detail != Detail::ActionsOnly {
-            lines.extend(wrap(
-                &[Span::raw(choice.rationale.clone())],
-                width,
-                &indent(),
-                &indent(),
-            ));
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// The action rows among `rows` of this body, as one range of action
+    /// indices. Titles and rationales between them do not break it: a
+    /// window of any layout holds consecutive action rows (the first run is
+    /// taken, should one ever not).
+    pub(crate) fn actions_in(&self, rows: Range<usize>) -> Range<usize> {
+        let mut found = self
+            .action_row
+            .get(rows)
+            .unwrap_or_default()
+            .iter()
+            .flatten()
+            .copied();
+        let Some(first) = found.next() else {
+            return 0..0;
+        };
+        let mut end = first + 1;
+        for r in found {
+            if r != end {
+                break;
+            }
+            end += 1;
+        }
+        first..end
+    }
+}
+
+fn body(card: &ProposalCard, width: usize, detail: Detail) -> Body {
+    let mut b = Body::default();
+    for (row, choice) in card.choices().enumerate() {
+        b.push(title_line(card, row, choice, width), false);
+        let open = matches!(detail, Detail::All | Detail::AllActions) || row == card.selected;
+        let reasons = matches!(detail, Detail::All | Detail::Focused);
+        if open && reasons && !choice.rationale.is_empty() {
+            let mut lines = Vec::new();
+            push_paragraphs(&mut lines, &choice.rationale, Style::new(), width, INDENT);
+            for line in lines {
+                b.push(line, false);
+            }
         }
         for action in &choice.actions {
-            lines.extend(action_lines(card, action, width));
+            let lines = action_lines(card, action, width);
+            if open {
+                for line in lines {
+                    b.push(line, true);
+                }
+            } else {
+                // Hidden here, but counted: indices stay those of the full text.
+                b.action_rows += lines.len();
+            }
         }
     }
     if !card.proposal.armed {
-        lines.extend(wrap(
+        for line in wrap(
             &[Span::styled(
                 "unarmed: not pre-approved by the agent's permission flow",
                 theme::attention(),
@@ -198,9 +298,11 @@ fn body(card: &ProposalCard, width: usize, detail: Detail) -> Vec<Line<'static>>
             width,
             &[Span::styled("! ", theme::attention())],
             &[Span::raw("  ")],
-        ));
+        ) {
+            b.push(line, false);
+        }
     }
-    lines
+    b
 }
 
 /// The stale reason, wrapped (empty for a live card).
@@ -220,34 +322,110 @@ fn stale_lines(card: &ProposalCard, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
-fn buttons_line(state: &AppState, card: &ProposalCard, width: usize) -> Line<'static> {
+/// Columns of the card's text in a pane `cols` wide (border and one column
+/// of padding each side). The card, its compact form and the full view all
+/// wrap at this width, so rows seen in one count in the others.
+pub(crate) fn text_width(cols: u16) -> u16 {
+    cols.saturating_sub(4)
+}
+
+/// The card's full text at `width`: every choice with its rationale and
+/// every action in full, and the unarmed note.
+pub(crate) fn full_text(card: &ProposalCard, width: usize) -> Body {
+    body(card, width, Detail::All)
+}
+
+/// Whether every row fits in `width`. Only in a pane a dozen columns wide
+/// do the prefixes leave no room; a clipped row never counts as seen.
+pub(crate) fn fits(lines: &[Line<'_>], width: usize) -> bool {
+    lines.iter().all(|l| l.width() <= width)
+}
+
+/// The report of one frame: action rows `showing` of `total`.
+pub(crate) fn sight(
+    card: &ProposalCard,
+    width: u16,
+    total: usize,
+    showing: Range<usize>,
+    full_view: Option<FullViewFrame>,
+) -> CardSight {
+    CardSight {
+        id: card.proposal.id,
+        width,
+        total,
+        first: showing.start,
+        shown: showing.len(),
+        full_view,
+    }
+}
+
+/// Action rows still unread once this frame is seen; 0 for a stale card
+/// (it cannot confirm anyway).
+fn unread(card: &ProposalCard, width: u16, total: usize, showing: Range<usize>) -> usize {
+    if card.stale.is_some() {
+        0
+    } else {
+        card.unseen_with(width, total, showing)
+    }
+}
+
+/// The first hint that fits in `room` columns.
+fn fitting(hints: &[String], room: usize) -> Option<String> {
+    hints
+        .iter()
+        .find(|h| crate::wrap::spans_width(&[Span::raw(h.as_str())]) <= room)
+        .cloned()
+}
+
+/// The buttons. While `unread` rows remain they are greyed out and name
+/// the key that opens the full view instead.
+fn buttons_line(
+    state: &AppState,
+    card: &ProposalCard,
+    width: usize,
+    unread: usize,
+) -> Line<'static> {
     if card.stale.is_some() {
         return Line::from(Span::styled("nothing will run · Esc dismiss", theme::dim()));
     }
-    let active = state
-        .clock
-        .is_some_and(|now| state.proposals.accepts_keys(now));
+    let active = unread == 0
+        && state
+            .clock
+            .is_some_and(|now| state.proposals.accepts_keys(now));
+    let buttons = card.buttons();
+    // Padded labels, unless that would cut the last button off.
+    let padded: usize = buttons.iter().map(|m| mode_label(*m).len() + 5).sum();
+    let pad = if padded <= width { " " } else { "" };
     let mut spans = Vec::new();
-    for (i, mode) in card.buttons().into_iter().enumerate() {
-        let label = match mode {
-            ConfirmMode::Run => " Run ",
-            ConfirmMode::Insert => " Insert ",
-            ConfirmMode::Open => " Open ",
-        };
-        let style = match (i == card.button, active) {
-            (true, true) => theme::selected().add_modifier(Modifier::BOLD),
-            (true, false) => theme::bold(),
-            (false, _) => Style::new(),
+    for (i, mode) in buttons.into_iter().enumerate() {
+        let label = format!("{pad}{}{pad}", mode_label(mode));
+        let style = match (i == card.button, active, unread == 0) {
+            (true, true, _) => theme::selected().add_modifier(Modifier::BOLD),
+            (true, false, true) => theme::bold(),
+            (_, _, false) => theme::dim(),
+            (false, _, _) => Style::new(),
         };
         spans.push(Span::styled("[", theme::dim()));
         spans.push(Span::styled(label, style));
         spans.push(Span::styled("]", theme::dim()));
         spans.push(Span::raw(" "));
     }
+    let room = width.saturating_sub(crate::wrap::spans_width(&spans));
+    if unread > 0 {
+        let hints = [
+            format!(" press v to read the whole card ({unread} rows unread)"),
+            format!(" v: read all {unread} unread rows first"),
+            format!(" v: read {unread} unread rows"),
+            " v: read it all".to_owned(),
+            " v".to_owned(),
+        ];
+        if let Some(hint) = fitting(&hints, room) {
+            spans.push(Span::styled(hint, theme::attention()));
+        }
+        return Line::from(spans);
+    }
     let hint = " Insert types without Enter";
-    if card.buttons().contains(&ConfirmMode::Insert)
-        && crate::wrap::spans_width(&spans) + hint.len() <= width
-    {
+    if card.buttons().contains(&ConfirmMode::Insert) && hint.len() <= room {
         spans.push(Span::styled(hint, theme::dim()));
     }
     Line::from(spans)
@@ -257,16 +435,26 @@ fn buttons_line(state: &AppState, card: &ProposalCard, width: usize) -> Line<'st
 pub fn card_height(state: &AppState, width: usize) -> usize {
     state.proposals.front().map_or(0, |card| {
         let width = width.saturating_sub(4);
-        stale_lines(card, width).len() + body(card, width, Detail::All).len() + 3
+        stale_lines(card, width).len() + full_text(card, width).len() + 3
     })
 }
 
-pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
-    let Some(card) = state.proposals.front() else {
-        return;
-    };
+/// The card in `area`; returns which action rows were on screen.
+pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSight> {
+    let card = state.proposals.front()?;
+    let text_cols = text_width(area.width);
+    let width = text_cols as usize;
+    let full = full_text(card, width);
+    let total = full.action_rows;
     if area.height < 4 {
-        return compact(state, card, frame, area);
+        compact(
+            state,
+            card,
+            frame,
+            area,
+            unread(card, text_cols, total, 0..0),
+        );
+        return Some(sight(card, text_cols, total, 0..0, None));
     }
     let name = match card.proposal.origin {
         Origin::TerminalAgent => " Terminal action ",
@@ -286,59 +474,91 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
             Line::from(Span::styled(format!(" 1 of {queued} "), theme::dim())).right_aligned(),
         );
     }
-    let keys = if card.stale.is_some() {
-        " Esc dismiss "
-    } else {
-        " ↑↓ choice · ←→ button · Enter confirm · Esc cancel "
-    };
-    block = block.title_bottom(Line::from(Span::styled(keys, theme::dim())));
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     let inner = Rect {
         x: inner.x + 1,
         width: inner.width.saturating_sub(2),
         ..inner
     };
-    let width = inner.width as usize;
     let mut head = stale_lines(card, width);
     head.truncate((inner.height as usize).saturating_sub(1));
     let rows = (inner.height as usize).saturating_sub(head.len());
-    let mut lines = body(card, width, Detail::All);
-    for detail in [Detail::Focused, Detail::ActionsOnly] {
-        if lines.len() < rows {
+    let whole = fits(&full.lines, width);
+    let mut shown = full;
+    for detail in [Detail::AllActions, Detail::Focused, Detail::ActionsOnly] {
+        if shown.len() < rows {
             break;
         }
-        lines = body(card, width, detail);
+        shown = body(card, width, detail);
     }
-    if lines.len() + 1 > rows {
+    // The window of `shown` that goes on screen, above the buttons row.
+    let n = shown.len();
+    let room = rows.saturating_sub(1);
+    let mut start = 0;
+    if n > room {
         // Keep the highlighted choice's title in view.
-        let title_row = lines
+        let title_row = shown
+            .lines
             .iter()
             .position(|l| l.spans.first().is_some_and(|s| s.content == "› "))
             .unwrap_or(0);
-        let skip = title_row.min(lines.len().saturating_sub(rows.saturating_sub(1)));
-        lines.drain(..skip);
+        start = title_row.min(n.saturating_sub(room));
     }
-    let room = rows.saturating_sub(1);
-    if lines.len() > room && room > 0 {
-        // Never let a cut command look complete.
-        let hidden = lines.len() - room + 1;
-        lines.truncate(room - 1);
+    // Never let a cut command look complete: the last row says what is cut.
+    let cut = n - start > room;
+    let end = if cut {
+        start + room.saturating_sub(1)
+    } else {
+        n
+    };
+    let showing = if whole {
+        shown.actions_in(start..end)
+    } else {
+        0..0
+    };
+    let unread = unread(card, text_cols, total, showing.clone());
+    let keys: &[&str] = if card.stale.is_some() {
+        &[" Esc dismiss "]
+    } else if unread > 0 {
+        &[
+            " ↑↓ choice · v read all · Esc cancel ",
+            " v read all · Esc ",
+            " v ",
+        ]
+    } else {
+        &[" ↑↓ choice · ←→ button · Enter confirm · Esc cancel "]
+    };
+    let keys: Vec<String> = keys.iter().map(|k| (*k).to_owned()).collect();
+    let keys = fitting(&keys, (area.width as usize).saturating_sub(2))
+        .unwrap_or_else(|| keys.last().cloned().unwrap_or_default());
+    block = block.title_bottom(Line::from(Span::styled(keys, theme::dim())));
+    frame.render_widget(block, area);
+    let mut lines: Vec<Line<'static>> = shown.lines.drain(start..end).collect();
+    if cut && room > 0 {
+        let hidden = n - end;
+        let marks = [
+            format!("… {hidden} more lines: v shows the whole card"),
+            format!("… {hidden} more lines (v shows all)"),
+            format!("… {hidden} more lines"),
+            "…".to_owned(),
+        ];
         lines.push(Line::from(Span::styled(
-            format!("… {hidden} more lines: make the pane taller to see all"),
+            fitting(&marks, width).unwrap_or_default(),
             theme::attention(),
         )));
     }
     while lines.len() + 1 < rows {
         lines.push(Line::default());
     }
-    lines.push(buttons_line(state, card, width));
+    lines.push(buttons_line(state, card, width, unread));
     head.extend(lines);
     frame.render_widget(Paragraph::new(head), inner);
+    Some(sight(card, text_cols, total, showing, None))
 }
 
-/// Two rows or fewer: the highlighted choice's title and command, then the buttons.
-fn compact(state: &AppState, card: &ProposalCard, frame: &mut Frame, area: Rect) {
+/// Three rows or fewer: the highlighted choice's title and first command,
+/// then the buttons, or (while rows are unread) how many and the key.
+fn compact(state: &AppState, card: &ProposalCard, frame: &mut Frame, area: Rect, unread: usize) {
     let width = area.width as usize;
     let head = card.selected_choice().map_or(String::new(), |c| {
         let input = c.actions.iter().find_map(|a| match a {
@@ -346,20 +566,50 @@ fn compact(state: &AppState, card: &ProposalCard, frame: &mut Frame, area: Rect)
             Action::Open { .. } => None,
         });
         match input {
-            Some(input) => format!("{}  $ {}", c.title, input.replace('\n', " ⏎ ")),
-            None => c.title.clone(),
+            Some(input) => format!(
+                "{}. {}  $ {}",
+                c.choice,
+                c.title,
+                input.replace('\n', " ⏎ ")
+            ),
+            None => format!("{}. {}", c.choice, c.title),
         }
     });
-    let lines = vec![
-        Line::from(vec![
-            Span::styled("◆ ", theme::attention()),
-            Span::styled(truncate(&head, width.saturating_sub(2)), theme::bold()),
-        ]),
-        buttons_line(state, card, width),
-    ];
+    let head = Line::from(vec![
+        Span::styled("◆ ", theme::attention()),
+        Span::styled(truncate(&head, width.saturating_sub(2)), theme::bold()),
+    ]);
+    let second = if unread > 0 {
+        let hints = [
+            format!("! {unread} rows unread: v shows the whole card · Esc cancel"),
+            format!("! {unread} rows unread: v shows them"),
+            "! v: read it all".to_owned(),
+            "! v".to_owned(),
+        ];
+        Line::from(Span::styled(
+            fitting(&hints, width).unwrap_or_default(),
+            theme::attention(),
+        ))
+    } else {
+        buttons_line(state, card, width, 0)
+    };
+    let lines = if area.height == 1 && unread > 0 {
+        vec![second]
+    } else {
+        vec![head, second]
+    };
     let rows = area.height as usize;
     frame.render_widget(
         Paragraph::new(lines.into_iter().take(rows).collect::<Vec<_>>()),
         area,
     );
+}
+
+/// The pane has no rows for the card: report its size (nothing shown), so
+/// the reading knows the width it will be read at.
+pub(crate) fn unshown(state: &AppState, cols: u16) -> Option<CardSight> {
+    let card = state.proposals.front()?;
+    let width = text_width(cols);
+    let total = full_text(card, width as usize).action_rows;
+    Some(sight(card, width, total, 0..0, None))
 }

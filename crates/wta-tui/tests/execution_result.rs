@@ -85,8 +85,16 @@ fn result_under_the_confirmed_card() {
         })),
         0,
     );
-    // The user presses Run (Enter) after the grace period.
+    // The card is drawn whole (the driver feeds back what it showed), and
+    // the user presses Run (Enter) after the grace period.
     let later = t0 + Duration::from_secs(2);
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut view = View::new();
+    terminal.draw(|frame| view.render(&state, frame)).unwrap();
+    let shown = view
+        .card_feedback(&state)
+        .expect("the card reports what it showed");
+    update(&mut state, shown, later);
     let effects = update(&mut state, Event::Key(Key::plain(KeyCode::Enter)), later);
     assert!(
         effects

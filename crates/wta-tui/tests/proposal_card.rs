@@ -171,7 +171,8 @@ fn three_choices_third_selected_insert_button() {
     let (state, _) = state_with(
         three_choices(),
         &[
-            Event::Key(Key::ch('2')),
+            // Choice 1, shown second (the recommended one comes first).
+            Event::Key(Key::ch('1')),
             Event::Key(Key::plain(KeyCode::Right)),
         ],
     );

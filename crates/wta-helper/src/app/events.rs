@@ -118,6 +118,11 @@ pub enum Event {
     },
     /// Animation clock; the driver only ticks while `AppState::needs_tick()`.
     Tick,
+    /// What the last frame showed of the front proposal card. The driver
+    /// feeds it after each draw when `state.proposals.is_news(&sight)`
+    /// (`wta_tui::View::card_feedback` does both); a card confirms only
+    /// once every row of its full text was reported on screen.
+    CardShown(super::proposal_card::CardSight),
     Domain(DomainEvent),
 }
 

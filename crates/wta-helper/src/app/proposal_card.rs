@@ -1,27 +1,41 @@
 //! Terminal-action proposals waiting for the user: a FIFO of recommendation
 //! cards whose front is shown (after any permission card).
 //!
-//! The card only *asks*. Confirming emits [`Effect::ConfirmProposal`]; the
+//! The card only *asks*. Confirming emits `Effect::ConfirmProposal`; the
 //! proposal engine then atomically claims the live proposal before anything
 //! is sent, so a card that went stale between the key press and the claim
 //! still cannot dispatch. The app refuses on its side too: a stale card, or
 //! one older than [`PROPOSAL_CARD_TIMEOUT`], shows why and only dismisses.
+//! And what the user confirms is what the card showed: a card confirms only
+//! once every row showing what its actions do, of every choice, has been on
+//! screen (see `proposal_card_reading.rs`); until then Enter opens the
+//! full view.
 //!
 //! Keys (after the same grace period as the permission card, so typing in
 //! progress is never taken as an answer): Up/Down choose a choice, digits
-//! pick one, Left/Right/Tab/Shift+Tab choose a button, Enter confirms, Esc
-//! cancels. Anything else falls through to the editor.
+//! pick one by its number, Left/Right/Tab/Shift+Tab choose a button, `v`
+//! opens the full view, Enter confirms, Esc cancels. Anything else falls
+//! through to the editor. In the full view (the card over the whole pane)
+//! Up/Down/PageUp/PageDown/Home/End scroll, `v` goes back to the card, the
+//! button and digit keys work as on the card, Enter confirms once every row
+//! was on screen, Esc cancels, and other keys do nothing (the editor is
+//! hidden, so nothing may type into it unseen).
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use wta_protocol::{Action, Choice, FinalStatus, Origin, ProposalId, ProposalPayload};
 
-use super::effects::Effect;
-use super::events::{Key, KeyCode, Mods};
 use super::permission::PERMISSION_GRACE;
 use super::state::AppState;
 use super::transcript::SystemLevel;
+
+#[path = "proposal_card_keys.rs"]
+mod keys;
+#[path = "proposal_card_reading.rs"]
+mod reading;
+pub(crate) use keys::on_key;
+pub use reading::{CardSight, FullView, FullViewFrame, Reading};
 
 /// A card nobody decided on within this time can no longer confirm
 /// (the engine reports `timed_out`; the app refuses on its own as well).
@@ -119,6 +133,10 @@ pub struct ProposalCard {
     /// When this card became the visible one.
     pub front_since: Instant,
     pub stale: Option<Stale>,
+    /// What of the full text has been on screen.
+    pub reading: Reading,
+    /// The full view, while it is open.
+    pub full_view: Option<FullView>,
 }
 
 impl ProposalCard {
@@ -135,7 +153,21 @@ impl ProposalCard {
             arrived_at: now,
             front_since: now,
             stale: None,
+            reading: Reading::default(),
+            full_view: None,
         }
+    }
+
+    /// Whether every action row of every choice has been on screen (at the
+    /// current width), so a confirm is what the user saw.
+    pub fn read_in_full(&self) -> bool {
+        self.reading.complete()
+    }
+
+    /// Action rows at `width`/`total` not seen yet once the rows `showing`
+    /// (being drawn now) are seen too.
+    pub fn unseen_with(&self, width: u16, total: usize, showing: std::ops::Range<usize>) -> usize {
+        self.reading.unseen_with(width, total, showing)
     }
 
     /// Choices in display order.
@@ -196,6 +228,8 @@ pub enum CardOutcome {
     Dismissed,
     /// Enter on a stale card: it stays, showing why.
     Refused(Stale),
+    /// Enter on a card not read in full: the full view opens instead.
+    Unread,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -258,6 +292,21 @@ impl ProposalQueue {
         }
     }
 
+    /// Highlights the choice numbered `number` in the payload (what the
+    /// card shows next to it); false when there is none.
+    pub fn select_number(&mut self, number: u64) -> bool {
+        let row = self.items.front().and_then(|card| {
+            card.order.iter().position(|&i| {
+                card.proposal
+                    .payload
+                    .choices
+                    .get(i)
+                    .is_some_and(|c| c.choice == number)
+            })
+        });
+        row.is_some_and(|row| self.select(row))
+    }
+
     /// Moves the choice highlight by `delta`, clamped.
     pub fn move_choice(&mut self, delta: isize) {
         if let Some(card) = self.items.front() {
@@ -291,6 +340,10 @@ impl ProposalQueue {
             Some(c) => (c.choice, c.title.clone()),
             None => return Some(CardOutcome::Moved),
         };
+        if !card.read_in_full() {
+            card.full_view.get_or_insert_with(FullView::default);
+            return Some(CardOutcome::Unread);
+        }
         let mode = card.selected_mode()?;
         let id = card.proposal.id;
         self.pop_front(now);
@@ -330,70 +383,66 @@ impl ProposalQueue {
         Some(card.choices().next().map(|c| c.title.clone()))
     }
 
+    /// Whether the front card is expanded over the pane.
+    pub fn full_view_open(&self) -> bool {
+        self.items.front().is_some_and(|c| c.full_view.is_some())
+    }
+
+    /// Opens or closes the front card's full view.
+    pub fn toggle_full_view(&mut self) {
+        if let Some(card) = self.items.front_mut() {
+            card.full_view = match card.full_view {
+                Some(_) => None,
+                None => Some(FullView::default()),
+            };
+        }
+    }
+
+    /// Scrolls the open full view by `delta` rows.
+    pub fn scroll_full_view(&mut self, delta: isize) {
+        if let Some(full) = self.items.front_mut().and_then(|c| c.full_view.as_mut()) {
+            full.scroll(delta);
+        }
+    }
+
+    fn full_view_mut(&mut self) -> Option<&mut FullView> {
+        self.items.front_mut().and_then(|c| c.full_view.as_mut())
+    }
+
+    /// Whether feeding `sight` back would change the front card (the
+    /// driver feeds only news, so a redraw that shows nothing new ends the
+    /// draw–feed loop).
+    pub fn is_news(&self, sight: &CardSight) -> bool {
+        self.items.front().is_some_and(|card| {
+            card.proposal.id == sight.id
+                && reading::is_news(&card.reading, card.full_view.as_ref(), sight)
+        })
+    }
+
+    /// Records what the view showed of the front card.
+    pub fn record_sight(&mut self, sight: &CardSight) {
+        if let Some(card) = self.items.front_mut().filter(|c| c.proposal.id == sight.id) {
+            reading::record(&mut card.reading, card.full_view.as_mut(), sight);
+        }
+    }
+
+    /// The pane was resized: no card confirms before the next frame says
+    /// what it shows at the new size.
+    pub fn remeasure(&mut self) {
+        for card in &mut self.items {
+            card.reading.remeasure = true;
+        }
+    }
+
     /// Drops every card (the connection died); returns their ids.
     pub fn drain(&mut self) -> Vec<ProposalId> {
         self.items.drain(..).map(|c| c.proposal.id).collect()
     }
 }
 
-/// Keys for the visible proposal card; false lets the key through.
-pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
-    if !state.proposals.accepts_keys(now) {
-        return false;
-    }
-    let queue = &mut state.proposals;
-    let outcome = match (key.code, key.mods) {
-        (KeyCode::Up, _) => {
-            queue.move_choice(-1);
-            return true;
-        }
-        (KeyCode::Down, _) => {
-            queue.move_choice(1);
-            return true;
-        }
-        (KeyCode::Left | KeyCode::BackTab, _) => {
-            queue.move_button(-1);
-            return true;
-        }
-        (KeyCode::Right | KeyCode::Tab, _) => {
-            queue.move_button(1);
-            return true;
-        }
-        (KeyCode::Char(d @ '1'..='9'), Mods::NONE) if state.input.is_empty() => {
-            queue.select(d as usize - '1' as usize);
-            return true;
-        }
-        // With a draft in the editor, Enter and Esc belong to the draft:
-        // only an explicit answer on an empty prompt may dispatch or cancel.
-        (KeyCode::Enter, Mods::NONE) if state.input.is_empty() => queue.confirm(now),
-        (KeyCode::Esc, _) if state.input.is_empty() => queue.cancel(now),
-        _ => return false,
-    };
-    match outcome {
-        Some(CardOutcome::Confirmed {
-            id,
-            choice,
-            mode,
-            title,
-        }) => {
-            state
-                .transcript
-                .push_system(SystemLevel::Info, &format!("{}: {title}", mode_label(mode)));
-            fx.push(Effect::ConfirmProposal { id, choice, mode });
-        }
-        Some(CardOutcome::Cancelled { id }) => {
-            state
-                .transcript
-                .push_system(SystemLevel::Info, "Proposal cancelled");
-            fx.push(Effect::CancelProposal { id });
-        }
-        Some(CardOutcome::Refused(stale)) => state.transcript.push_system(
-            SystemLevel::Warn,
-            &format!("Cannot run this proposal: {}", stale.describe()),
-        ),
-        Some(CardOutcome::Moved | CardOutcome::Dismissed) | None => {}
-    }
-    true
+/// `Event::CardShown`: what the view drew of the front card.
+pub(crate) fn on_shown(state: &mut AppState, sight: CardSight) {
+    state.proposals.record_sight(&sight);
 }
 
 /// `DomainEvent::ProposalAccepted`: queue a card.

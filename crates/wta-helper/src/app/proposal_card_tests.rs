@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use wta_protocol::{Action, Choice, FinalStatus, OpenTarget, Origin, ProposalId, ProposalPayload};
 
 use super::*;
-use crate::app::{DomainEvent, Event, Key, KeyCode, update};
+use crate::app::{DomainEvent, Effect, Event, Key, KeyCode, update};
 
 fn pid(n: u8) -> ProposalId {
     ProposalId::from_bytes([n; 16])
@@ -91,6 +91,38 @@ impl F {
     fn key(&mut self, code: KeyCode) -> Vec<Effect> {
         self.key_at(Key::plain(code), 1000)
     }
+    /// What the driver feeds after a draw: rows `first..first + shown` of
+    /// a full text of `total` rows at `width` were on screen.
+    fn shown(&mut self, width: u16, total: usize, first: usize, shown: usize) -> bool {
+        let sight = CardSight {
+            id: self.state.proposals.front().unwrap().proposal.id,
+            width,
+            total,
+            first,
+            shown,
+            full_view: self
+                .state
+                .proposals
+                .full_view_open()
+                .then_some(FullViewFrame {
+                    top: first,
+                    page: shown,
+                    total,
+                }),
+        };
+        let news = self.state.proposals.is_news(&sight);
+        assert!(update(&mut self.state, Event::CardShown(sight), self.t0).is_empty());
+        news
+    }
+    /// The whole card fitted on screen.
+    fn read(&mut self) {
+        self.shown(40, 9, 0, 9);
+    }
+    fn confirms(effects: &[Effect]) -> bool {
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::ConfirmProposal { .. }))
+    }
 }
 
 #[test]
@@ -99,6 +131,7 @@ fn recommended_choice_is_first_and_enter_runs_it() {
     let card = f.state.proposals.front().unwrap();
     let titles: Vec<_> = card.choices().map(|c| c.title.as_str()).collect();
     assert_eq!(titles, ["two", "one", "three"]);
+    f.read();
     assert_eq!(
         f.key(KeyCode::Enter),
         [Effect::ConfirmProposal {
@@ -128,6 +161,7 @@ fn keys_in_the_grace_period_go_to_the_editor() {
 #[test]
 fn enter_and_esc_with_a_draft_never_answer_the_card() {
     let mut f = F::new(three());
+    f.read();
     for c in "no, do not run that".chars() {
         f.key_at(Key::ch(c), 1000);
     }
@@ -154,6 +188,7 @@ fn enter_and_esc_with_a_draft_never_answer_the_card() {
 #[test]
 fn arrows_digits_and_tab_choose_choice_and_button() {
     let mut f = F::new(three());
+    f.read();
     f.key(KeyCode::Right);
     assert_eq!(
         f.state.proposals.front().unwrap().selected_mode(),
@@ -181,6 +216,7 @@ fn arrows_digits_and_tab_choose_choice_and_button() {
         }]
     );
     let mut f = F::new(three());
+    f.read();
     f.key(KeyCode::Char('3'));
     f.key(KeyCode::Down);
     assert_eq!(
@@ -239,6 +275,7 @@ fn esc_cancels_and_the_next_card_gets_its_own_grace() {
     assert_eq!(f.key(KeyCode::Esc), [Effect::CancelProposal { id: pid(1) }]);
     assert!(f.key_at(Key::plain(KeyCode::Enter), 1100).is_empty());
     assert_eq!(f.state.proposals.len(), 1);
+    f.shown(40, 2, 0, 2);
     assert_eq!(
         f.key_at(Key::plain(KeyCode::Enter), 1300),
         [Effect::ConfirmProposal {
@@ -351,4 +388,148 @@ fn the_permission_card_keeps_precedence() {
     let fx = f.key(KeyCode::Enter);
     assert!(matches!(fx.as_slice(), [Effect::AnswerPermission { .. }]));
     assert_eq!(f.state.proposals.len(), 1);
+}
+
+// ---- what the user confirms is what the card showed ----
+
+#[test]
+fn digits_select_the_choice_by_its_payload_number() {
+    let mut f = F::new(three());
+    f.key(KeyCode::Char('1'));
+    assert_eq!(
+        f.state.proposals.front().unwrap().selected,
+        1,
+        "choice 1 is row 1"
+    );
+    f.key(KeyCode::Char('2'));
+    assert_eq!(f.state.proposals.front().unwrap().selected, 0);
+    f.key(KeyCode::Char('3'));
+    let card = f.state.proposals.front().unwrap();
+    assert_eq!(card.selected_choice().map(|c| c.choice), Some(3));
+}
+
+#[test]
+fn run_and_insert_wait_until_every_row_was_on_screen() {
+    let mut f = F::new(three());
+    // The card showed a shortened form: nothing of the full text counts.
+    assert!(f.shown(40, 10, 0, 0));
+    assert!(!f.shown(40, 10, 0, 0), "the same report is no news");
+    let fx = f.key(KeyCode::Enter);
+    assert!(!F::confirms(&fx), "{fx:?}");
+    assert!(
+        f.state.proposals.full_view_open(),
+        "Enter on an unread card opens the full view"
+    );
+    assert!(f.shown(40, 10, 0, 4));
+    assert!(!F::confirms(&f.key(KeyCode::Enter)), "rows 4..10 unread");
+    assert!(f.state.proposals.full_view_open(), "Enter never scrolls");
+    f.key(KeyCode::PageDown);
+    assert_eq!(f.state.proposals.front().unwrap().full_view.unwrap().top, 4);
+    f.shown(40, 10, 4, 4);
+    f.key(KeyCode::End);
+    assert_eq!(f.state.proposals.front().unwrap().full_view.unwrap().top, 6);
+    f.key(KeyCode::Right);
+    assert!(!F::confirms(&f.key(KeyCode::Enter)), "row 9 unread");
+    f.shown(40, 10, 6, 4);
+    assert!(f.state.proposals.front().unwrap().read_in_full());
+    assert_eq!(
+        f.key(KeyCode::Enter),
+        [Effect::ConfirmProposal {
+            id: pid(1),
+            choice: 2,
+            mode: ConfirmMode::Insert
+        }],
+        "the button chosen in the full view"
+    );
+}
+
+#[test]
+fn esc_cancels_whatever_was_read() {
+    // On the card, nothing read.
+    let mut f = F::new(three());
+    f.shown(40, 10, 0, 0);
+    assert_eq!(f.key(KeyCode::Esc), [Effect::CancelProposal { id: pid(1) }]);
+    // In the full view, half read, even with a draft in the editor.
+    let mut f = F::new(three());
+    f.key(KeyCode::Char('v'));
+    f.shown(40, 10, 0, 5);
+    f.state.input.set_text("wait");
+    assert_eq!(f.key(KeyCode::Esc), [Effect::CancelProposal { id: pid(1) }]);
+    assert!(f.state.proposals.is_empty());
+}
+
+#[test]
+fn the_full_view_takes_every_key_and_v_closes_it() {
+    let mut f = F::new(three());
+    f.key(KeyCode::Char('v'));
+    assert!(f.state.proposals.full_view_open());
+    f.shown(40, 10, 0, 4);
+    for c in "rm".chars() {
+        f.key_at(Key::ch(c), 1000);
+    }
+    f.key(KeyCode::Backspace);
+    assert!(
+        f.state.input.is_empty(),
+        "nothing types into the hidden editor"
+    );
+    f.key(KeyCode::Char('3'));
+    assert_eq!(
+        f.state
+            .proposals
+            .front()
+            .unwrap()
+            .selected_choice()
+            .map(|c| c.choice),
+        Some(3)
+    );
+    update(
+        &mut f.state,
+        Event::Mouse(crate::app::Mouse::WheelDown),
+        f.t0,
+    );
+    assert_eq!(f.state.proposals.front().unwrap().full_view.unwrap().top, 3);
+    f.key(KeyCode::Home);
+    assert_eq!(f.state.proposals.front().unwrap().full_view.unwrap().top, 0);
+    f.key(KeyCode::Char('v'));
+    assert!(!f.state.proposals.full_view_open());
+    assert!(
+        f.state.proposals.front().unwrap().reading.unseen() == 6,
+        "rows seen in the full view stay seen"
+    );
+}
+
+#[test]
+fn a_resize_waits_for_the_next_frame_and_a_new_width_reads_again() {
+    let mut f = F::new(three());
+    f.read();
+    update(&mut f.state, Event::Resize { cols: 50, rows: 10 }, f.t0);
+    assert!(
+        !F::confirms(&f.key(KeyCode::Enter)),
+        "no confirm between a resize and the frame that shows the new size"
+    );
+    assert!(f.state.proposals.full_view_open());
+    // Same width, only shorter: what was seen stays seen.
+    assert!(f.shown(40, 9, 0, 3));
+    assert!(f.state.proposals.front().unwrap().read_in_full());
+    // Narrower: the text re-wraps into other rows, read it again.
+    assert!(f.shown(30, 12, 0, 3));
+    assert!(!F::confirms(&f.key(KeyCode::Enter)));
+    f.shown(30, 12, 3, 9);
+    assert!(F::confirms(&f.key(KeyCode::Enter)));
+}
+
+#[test]
+fn reports_about_another_card_are_ignored() {
+    let mut f = F::new(three());
+    let sight = CardSight {
+        id: pid(9),
+        width: 40,
+        total: 3,
+        first: 0,
+        shown: 3,
+        full_view: None,
+    };
+    assert!(!f.state.proposals.is_news(&sight));
+    update(&mut f.state, Event::CardShown(sight), f.t0);
+    assert!(!f.state.proposals.front().unwrap().read_in_full());
 }

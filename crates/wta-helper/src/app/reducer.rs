@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::effects::Effect;
 use super::events::{Event, Mouse};
 use super::state::{AppState, Scroll};
-use super::{domain_events, keys, selection};
+use super::{domain_events, keys, proposal_card, selection};
 
 /// Lines one wheel notch scrolls.
 pub const WHEEL_LINES: usize = 3;
@@ -19,6 +19,12 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
     match event {
         Event::Key(key) => keys::on_key(state, key, now, &mut effects),
         Event::Paste(text) => keys::on_paste(state, &text),
+        Event::Mouse(Mouse::WheelUp) if state.proposals.full_view_open() => {
+            state.proposals.scroll_full_view(-(WHEEL_LINES as isize));
+        }
+        Event::Mouse(Mouse::WheelDown) if state.proposals.full_view_open() => {
+            state.proposals.scroll_full_view(WHEEL_LINES as isize);
+        }
         Event::Mouse(Mouse::WheelUp) => scroll_up(state, WHEEL_LINES),
         Event::Mouse(Mouse::WheelDown) => scroll_down(state, WHEEL_LINES),
         Event::Mouse(Mouse::Down { col, row }) => selection::on_down(state, col, row, now),
@@ -30,8 +36,12 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
             // following and drop the selection.
             state.scroll = Scroll::Follow;
             state.selection = None;
+            // The card re-wraps too: it confirms nothing until the next
+            // frame reports what it shows at the new size.
+            state.proposals.remeasure();
         }
         Event::Tick => on_tick(state),
+        Event::CardShown(sight) => proposal_card::on_shown(state, sight),
         Event::Domain(event) => domain_events::on_domain(state, event, now, &mut effects),
     }
     effects

@@ -5,8 +5,10 @@
 //! refresh that only runs while the pane is visible.
 //!
 //! Redraws happen only after an event reached the reducer, so an idle pane
-//! sleeps in `select!` and costs no CPU. Nothing is printed outside the
-//! alternate screen while it is active; logs go to the state dir (tracing).
+//! sleeps in `select!` and costs no CPU. After each draw, what the frame
+//! showed of a proposal card is fed back (`View::card_feedback`) before the
+//! next input is read. Nothing is printed outside the alternate screen
+//! while it is active; logs go to the state dir (tracing).
 //!
 //! Every way out of the loop (Ctrl+C twice, SIGTERM/SIGHUP — tmux hangs up a
 //! killed pane —, the terminal gone, the master gone, an error) restores the
@@ -187,6 +189,14 @@ async fn event_loop(
                 .draw(|frame| view.render(state, frame))
                 .context("cannot draw the agent pane")?;
             dirty = false;
+            // What the frame showed of the proposal card goes back to the
+            // reducer before any more input (a card confirms only once
+            // every action row was on screen); only news is returned, so
+            // this ends after one more draw.
+            if let Some(shown) = view.card_feedback(state) {
+                queue.push_back(shown);
+                continue;
+            }
         }
         let ticking = state.needs_tick();
         let refreshing = runtime.wants_status();

@@ -1,0 +1,147 @@
+//! The full view: the front proposal card's full text over the whole pane,
+//! from the row the user scrolled to, between a header (which rows of how
+//! many) and a footer (how many rows are still unread and the scroll keys,
+//! or the buttons once all were on screen). It wraps at the same width as
+//! the card, so the rows it reports are the card's rows.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use wta_helper::app::AppState;
+use wta_helper::app::proposal_card::{CardSight, FullViewFrame};
+use wta_protocol::Origin;
+
+use super::{buttons_line, fits, fitting, full_text, sight, text_width, unread};
+use crate::theme;
+
+/// Draws the full view of the front card over `area`; returns what of its
+/// full text was on screen. `None` when no card has its full view open.
+pub(crate) fn render_full(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSight> {
+    let card = state.proposals.front()?;
+    let view = card.full_view?;
+    let text_cols = text_width(area.width);
+    let width = text_cols as usize;
+    let full = full_text(card, width);
+    let total = full.len();
+    let page = (area.height as usize).saturating_sub(2);
+    let top = view.top.min(total.saturating_sub(page));
+    let end = (top + page).min(total);
+    let whole = fits(&full.lines, width);
+    let showing = if whole {
+        full.actions_in(top..end)
+    } else {
+        0..0
+    };
+    let unread = unread(card, text_cols, full.action_rows, showing.clone());
+
+    let name = match card.proposal.origin {
+        Origin::TerminalAgent => "Terminal action",
+        Origin::Autofix => "Suggested fix",
+    };
+    let rows = if total == 0 {
+        String::new()
+    } else {
+        format!("rows {}–{end} of {total}", top + 1)
+    };
+    let heads = [
+        format!("◆ {name}, whole card · {rows}"),
+        format!("◆ {rows}"),
+        "◆".to_owned(),
+    ];
+    let header = Line::from(Span::styled(
+        fitting(&heads, area.width as usize).unwrap_or_default(),
+        theme::attention().add_modifier(Modifier::BOLD),
+    ));
+    let footer = footer(state, card, width, unread, whole, end < total);
+    let buf = frame.buffer_mut();
+    buf.set_line(area.x, area.y, &header, area.width);
+    let text = Rect {
+        x: area.x + 2,
+        y: area.y + 1,
+        width: text_cols,
+        height: page as u16,
+    };
+    let shown: Vec<Line<'static>> = full
+        .lines
+        .get(top..end)
+        .map(<[_]>::to_vec)
+        .unwrap_or_default();
+    frame.render_widget(Paragraph::new(shown), text);
+    let bottom = area.bottom().saturating_sub(1);
+    if bottom > area.y {
+        frame
+            .buffer_mut()
+            .set_line(area.x + 2, bottom, &footer, text_cols);
+    }
+    let frame_at = FullViewFrame { top, page, total };
+    Some(sight(
+        card,
+        text_cols,
+        full.action_rows,
+        showing,
+        Some(frame_at),
+    ))
+}
+
+/// The last row: why nothing can run, how much is left to read, or the buttons.
+fn footer(
+    state: &AppState,
+    card: &wta_helper::app::ProposalCard,
+    width: usize,
+    unread: usize,
+    whole: bool,
+    more_below: bool,
+) -> Line<'static> {
+    if let Some(stale) = card.stale.as_ref() {
+        let hints = [
+            format!("✗ cannot run: {} · Esc dismiss", stale.describe()),
+            "✗ cannot run · Esc dismiss".to_owned(),
+            "✗ Esc".to_owned(),
+        ];
+        return Line::from(Span::styled(
+            fitting(&hints, width).unwrap_or_default(),
+            theme::error(),
+        ));
+    }
+    if !whole {
+        return Line::from(Span::styled(
+            fitting(
+                &[
+                    "! too narrow to show every character: widen the pane · Esc cancel".to_owned(),
+                    "! too narrow: widen the pane".to_owned(),
+                    "! too narrow".to_owned(),
+                ],
+                width,
+            )
+            .unwrap_or_default(),
+            theme::attention(),
+        ));
+    }
+    if unread > 0 {
+        let arrow = if more_below { "↓" } else { "↑" };
+        let hints = [
+            format!("{arrow} {unread} rows unread · ↑↓ PgUp PgDn scroll · v card · Esc cancel"),
+            format!("{arrow} {unread} unread · PgDn · Esc cancel"),
+            format!("{arrow} {unread} unread"),
+            arrow.to_owned(),
+        ];
+        return Line::from(Span::styled(
+            fitting(&hints, width).unwrap_or_default(),
+            theme::attention(),
+        ));
+    }
+    let mut line = buttons_line(state, card, width, 0);
+    // The buttons' own hint gives way to the keys of this view.
+    line.spans
+        .retain(|s| !s.content.starts_with(" Insert types"));
+    let keys = [
+        " Enter confirm · v card · Esc cancel".to_owned(),
+        " Enter · Esc".to_owned(),
+    ];
+    if let Some(k) = fitting(&keys, width.saturating_sub(line.width())) {
+        line.spans.push(Span::styled(k, theme::dim()));
+    }
+    line
+}
