@@ -319,7 +319,7 @@ fn typed_fields(payload: &ProposalPayload) -> Vec<&str> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn nothing_is_confirmed_before_every_action_was_on_screen(
