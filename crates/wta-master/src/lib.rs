@@ -1,5 +1,6 @@
 //! The wta master: one per tmux server, singleton by lock file.
 //!
+//! - [`daemon`]: its own session, stdio on its log, its lifetime bound to its tmux server.
 //! - [`paths`]: runtime/state dirs (XDG) and their permission checks.
 //! - `server`: lock file, 0600 socket, `SO_PEERCRED` uid check, accept loop.
 //! - `pool`: agent CLIs spawned lazily per `AgentKey`, shared, reaped on death.
@@ -11,6 +12,7 @@
 //! - [`reaper`]: the `wta --agent-reaper` process that stops every agent
 //!   process group once the master is gone, even when it was SIGKILLed.
 
+pub mod daemon;
 mod error;
 pub mod logging;
 mod outbound;

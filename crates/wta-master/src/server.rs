@@ -61,6 +61,11 @@ pub struct MasterConfig {
     /// The wta binary to run as `--agent-reaper` (see [`crate::reaper`]);
     /// `None` runs without one (agent groups may then outlive a killed master).
     pub reaper_program: Option<PathBuf>,
+    /// The tmux server this master serves: it exits once that server is gone.
+    pub tmux_socket: Option<PathBuf>,
+    /// Once serving, point stdio at this log file (the daemon role does;
+    /// an in-process master in a test does not).
+    pub stdio_log: Option<PathBuf>,
 }
 
 impl MasterConfig {
@@ -69,6 +74,8 @@ impl MasterConfig {
             socket,
             outbound_cap: DEFAULT_OUTBOUND_CAP,
             reaper_program: None,
+            tmux_socket: None,
+            stdio_log: None,
         }
     }
 }
@@ -122,7 +129,8 @@ fn bind(socket: &Path) -> Result<UnixListener, MasterError> {
     Ok(listener)
 }
 
-/// Runs the master until SIGTERM/SIGINT/SIGHUP. Agents are stopped on the way out.
+/// Runs the master until SIGTERM/SIGINT/SIGHUP, or until its tmux server is
+/// gone. Agents are stopped on the way out.
 pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     wta_agent::heap::map_big_allocations();
     let dir = config
@@ -134,6 +142,11 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     paths::ensure_private_dir(&dir)?;
     let _lock = take_lock(&config.socket)?;
     let listener = bind(&config.socket)?;
+    // Startup refusals (a second master, an unsafe dir) went to stderr; from
+    // here on everything goes to the log.
+    if let Some(log) = &config.stdio_log {
+        crate::daemon::stdio_to_log(log)?;
+    }
     let registry = Registry::load(RegistryPaths::from_env()?)?;
     let reaper = match &config.reaper_program {
         Some(program) => Reaper::spawn(program)
@@ -148,6 +161,14 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
     let uid = nix::unistd::getuid().as_raw();
     let slots = ConnectionSlots::new("master socket", MAX_CONNECTIONS);
+    let tmux_socket = config.tmux_socket.clone();
+    let server_gone = async move {
+        match &tmux_socket {
+            Some(socket) => crate::daemon::tmux_server_gone(socket).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(server_gone);
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -160,6 +181,10 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
             _ = term.recv() => break,
             _ = int.recv() => break,
             _ = hup.recv() => break,
+            () = &mut server_gone => {
+                tracing::info!("the tmux server is gone");
+                break;
+            }
         }
     }
     tracing::info!("master shutting down");

@@ -41,6 +41,10 @@ pub struct Cli {
     )]
     pub master: Option<PathBuf>,
 
+    /// With --master: the tmux server it serves (the master exits once it is gone).
+    #[arg(long, value_name = "SOCKET", hide = true, requires = "master")]
+    pub tmux_socket: Option<PathBuf>,
+
     /// Role: run an agent-pane helper connected to the master at this socket.
     #[arg(long, value_name = "SOCKET", hide = true)]
     pub connect_master: Option<PathBuf>,
@@ -134,7 +138,7 @@ pub fn main() -> ExitCode {
         return cmd::master::demo_agent();
     }
     if let Some(socket) = cli.master {
-        return cmd::master::run(socket);
+        return cmd::master::run(socket, cli.tmux_socket);
     }
     if let Some(socket) = cli.connect_master {
         return cmd::connect::run(socket, &cli.helper);

@@ -8,9 +8,20 @@ use std::process::ExitCode;
 
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
-/// Runs the master until it is signalled. Logs go to the state dir only; the one
-/// thing printed is a startup refusal (e.g. a second master), on stderr.
-pub fn run(socket: PathBuf) -> ExitCode {
+/// Runs the master until it is signalled or its tmux server is gone. It first
+/// takes a session of its own (no controlling terminal: closing the terminal
+/// that started it changes nothing). Logs go to the state dir only; the one
+/// thing printed is a startup refusal (e.g. a second master), on stderr, after
+/// which stdio points at the log.
+pub fn run(socket: PathBuf, tmux_socket: Option<PathBuf>) -> ExitCode {
+    match wta_master::daemon::own_session() {
+        Ok(wta_master::daemon::Session::Own) => {}
+        Ok(wta_master::daemon::Session::Handed) => return ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("wta master: {err}");
+            return ExitCode::from(1);
+        }
+    }
     let _guard =
         match wta_master::logging::init_file_logging(&wta_master::paths::state_dir(), "master.log")
         {
@@ -32,6 +43,8 @@ pub fn run(socket: PathBuf) -> ExitCode {
         }
     };
     let mut config = wta_master::MasterConfig::new(socket);
+    config.tmux_socket = tmux_socket;
+    config.stdio_log = Some(wta_master::paths::state_dir().join("master.log"));
     match std::env::current_exe() {
         Ok(exe) => config.reaper_program = Some(exe),
         Err(err) => {

@@ -141,7 +141,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         }
     };
     // Only once the shell exists: a failed `up` leaves no master behind.
-    master::ensure(&master_socket)?;
+    master::ensure(&master_socket, &host.location().socket_path())?;
     let spec = OpenSpec {
         agent: Some(agent.clone()),
         side: args.open.side(),
@@ -172,10 +172,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
     // A reused agent pane keeps its agent: report that one, and say how to
     // switch when another was asked for.
     let running = reused
-        .then(|| {
-            host.option(&agent_pane, wta_agent::PANE_AGENT_OPTION)
-                .ok()
-        })
+        .then(|| host.option(&agent_pane, wta_agent::PANE_AGENT_OPTION).ok())
         .flatten()
         .filter(|a| !a.is_empty());
     let agent = match running {
@@ -224,7 +221,10 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             ),
             (
                 "attach with",
-                format!("tmux {flag} {value} attach -t {}", attach_target(&summary.session)),
+                format!(
+                    "tmux {flag} {value} attach -t {}",
+                    attach_target(&summary.session)
+                ),
             ),
         ])?;
     }

@@ -97,7 +97,7 @@ pub fn open(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Resu
         host.focus(&agent.id)?;
         return Ok(Outcome::Focused(agent.id));
     }
-    super::master::ensure(&spec.master)?;
+    super::master::ensure(&spec.master, &host.location().socket_path())?;
     let split = Split {
         target: caller.id.clone(),
         direction: match spec.side {

@@ -4,7 +4,9 @@
 //! (`wta_master::paths::socket_for_tmux`). A socket that accepts a connection
 //! has a live master. Otherwise a new master is started through `/bin/sh -c
 //! '… &'` so it is re-parented at once (no zombie under the launcher, which may
-//! `exec` tmux next) and survives the launcher. The master's lock file makes a
+//! `exec` tmux next) and survives the launcher; it then takes a session of its
+//! own (`wta_master::daemon`), so the launcher's terminal closing sends it
+//! nothing, and it follows its tmux server. The master's lock file makes a
 //! racing second start exit by itself, and it replaces a stale socket safely.
 
 use std::os::unix::net::UnixStream;
@@ -24,17 +26,19 @@ pub fn socket_for(tmux_socket: &Path) -> PathBuf {
     wta_master::paths::socket_for_tmux(tmux_socket)
 }
 
-/// Makes sure a master listens on `socket`, starting one if needed.
-pub fn ensure(socket: &Path) -> anyhow::Result<()> {
+/// Makes sure a master listens on `socket`, starting one for the tmux server
+/// at `tmux_socket` if needed (it exits once that server is gone).
+pub fn ensure(socket: &Path, tmux_socket: &Path) -> anyhow::Result<()> {
     if is_running(socket) {
         return Ok(());
     }
     let exe = std::env::current_exe().context("cannot find the running wta binary")?;
     let status = Command::new("/bin/sh")
         .arg("-c")
-        .arg(r#""$0" --master "$1" </dev/null >/dev/null 2>&1 &"#)
+        .arg(r#""$0" --master "$1" --tmux-socket "$2" </dev/null >/dev/null 2>&1 &"#)
         .arg(&exe)
         .arg(socket)
+        .arg(tmux_socket)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
