@@ -128,7 +128,8 @@ pub enum Command {
 }
 
 /// Parses arguments, runs the command and maps errors to exit statuses:
-/// 2 for usage errors and a missing server, 1 for everything else.
+/// 2 for usage errors and a missing server, 141 (silently) when stdout was
+/// closed early, 1 for everything else.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.agent_reaper {
@@ -156,6 +157,10 @@ pub fn main() -> ExitCode {
     };
     match cmd::dispatch(&ctx, command) {
         Ok(code) => code,
+        // The reader of our stdout went away (`| head`): end quietly, as `ls` does.
+        Err(err) if crate::output::is_broken_pipe(&err) => {
+            ExitCode::from(crate::output::BROKEN_PIPE_STATUS)
+        }
         Err(err) => {
             eprintln!("wta: {err:#}");
             ExitCode::from(cmd::exit_status(&err))

@@ -1,14 +1,32 @@
 //! Printing: aligned tables for people, pretty stable JSON for scripts.
+//!
+//! Every write returns its `io::Error`; a reader that went away (`wta … |
+//! head`) surfaces as [`std::io::ErrorKind::BrokenPipe`], which the caller
+//! turns into a quiet exit with [`BROKEN_PIPE_STATUS`] (see [`is_broken_pipe`]),
+//! as `ls | head` ends: no message.
 
 use std::io::Write;
 
 use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
 
+/// The exit status when stdout closed before everything was written: what a
+/// shell reports for a program ended by SIGPIPE (128 + 13), as for `ls | head`.
+pub const BROKEN_PIPE_STATUS: u8 = 141;
+
+/// True when `err` comes from writing to a stdout whose reader has gone.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// Prints `value` as pretty JSON followed by a newline.
 pub fn json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)?;
+    // As an io::Error, so a closed stdout is recognised by `is_broken_pipe`.
+    serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?;
     writeln!(out)?;
     out.flush()?;
     Ok(())
@@ -94,6 +112,27 @@ pub fn yes(b: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_closed_reader_is_told_apart_from_other_errors() {
+        let pipe = anyhow::Error::from(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert!(is_broken_pipe(&pipe));
+        assert!(is_broken_pipe(&pipe.context("printing the table")));
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let json = serde_json::to_writer(Closed, &[1, 2]).unwrap_err();
+        assert!(is_broken_pipe(&std::io::Error::from(json).into()));
+        let other = anyhow::Error::from(std::io::Error::from(std::io::ErrorKind::NotFound));
+        assert!(!is_broken_pipe(&other));
+        assert!(!is_broken_pipe(&anyhow::anyhow!("Broken pipe")));
+    }
 
     #[test]
     fn aligns_wide_characters() {

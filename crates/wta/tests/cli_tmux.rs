@@ -436,3 +436,43 @@ fn new_tab_and_split_pane_zsh_first_prompt_is_seen() {
 fn new_tab_and_split_pane_fish_first_prompt_is_seen() {
     new_panes_start_integrated_behind_the_gate("/usr/bin/fish");
 }
+
+/// `wta … | head`: a reader that went away ends the command quietly with
+/// the status a shell shows for `ls | head` (141), never "Broken pipe".
+#[test]
+fn a_closed_stdout_ends_quietly_like_ls_into_head() {
+    let server = TmuxServer::start();
+    let pane = server.first_pane();
+    for args in [
+        &["list-windows", "--json"][..],
+        &["list-windows"],
+        &["lsp", "-a", "--json"],
+        &["lsp", "-a"],
+        &["lst", "-a", "--json"],
+        &["info"],
+        &["capture-pane", "-t", pane],
+        &["pane-status", "-t", pane, "--json"],
+    ] {
+        // The read end is closed before wta starts: its first write fails.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(wta_bin())
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .arg("-L")
+            .arg(server.name())
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).as_ref()
+            ),
+            (Some(141), ""),
+            "{args:?}"
+        );
+    }
+}
