@@ -123,6 +123,27 @@ fn listen_reports_commands_and_records_the_last_one() {
     .unwrap();
     assert_eq!(rec["exit_code"], 2);
     assert_eq!(rec["cmdline"], "ls /nope");
+    let mut shape = rec.clone();
+    shape["duration_ms"] = 0.into();
+    shape["pane"] = "%N".into();
+    support::assert_golden("capture-pane-last-command", &shape);
+    // The text form shows what its help promises: command line, exit code, output.
+    let text = wta()
+        .args(["-S", &socket, "capture-pane", "--last-command", "-t", &pane])
+        .output()
+        .unwrap();
+    assert!(text.status.success(), "{text:?}");
+    let text = String::from_utf8(text.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("■ ls /nope → exit 2 in ") && lines[0].ends_with(" ms"),
+        "{text}"
+    );
+    assert_eq!(
+        lines[1],
+        "ls: cannot access '/nope': No such file or directory"
+    );
 
     // Pane death ends listen.
     server.type_line(&pane, "exit 3");

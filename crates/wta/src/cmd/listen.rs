@@ -11,9 +11,7 @@ use clap::Args;
 use serde_json::json;
 use wta_host::TerminalHost;
 use wta_protocol::ids::PaneId;
-use wta_shell::{
-    Effect, Host, LastCommand, PaneWatcher, TrackerConfig, WatchEvent, WatchOptions,
-};
+use wta_shell::{Effect, Host, LastCommand, PaneWatcher, TrackerConfig, WatchEvent, WatchOptions};
 
 use super::Ctx;
 
@@ -108,20 +106,7 @@ async fn listen(
                     v["event"] = json!("finished");
                     json_line(&v)?;
                 } else {
-                    let exit = record.exit_code.map_or("?".to_owned(), |c| c.to_string());
-                    crate::output::line(&format!(
-                        "■ {} → exit {exit} in {} ms{}",
-                        record.cmdline.unwrap_or_default(),
-                        record.duration_ms.unwrap_or(0),
-                        if record.truncated {
-                            " (output truncated)"
-                        } else {
-                            ""
-                        }
-                    ))?;
-                    if !record.output.is_empty() {
-                        crate::output::line(&record.output)?;
-                    }
+                    crate::output::line(&finished_text(&record))?;
                 }
             }
             WatchEvent::Effect(_) => {}
@@ -137,4 +122,78 @@ async fn listen(
     }
     watcher.stop().await;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A finished command for people: `■ <command line> → exit <code> in <ms> ms`,
+/// then its output. `wta listen` prints one per command and `wta capture-pane
+/// --last-command` the last one, so both read the same.
+pub fn finished_text(record: &LastCommand) -> String {
+    let cmdline = record
+        .cmdline
+        .as_deref()
+        .unwrap_or("(the shell did not report the command line)");
+    let end = match (record.exit_code, record.end_reason.as_str()) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, "pane_died") => "the pane died".to_owned(),
+        (None, "detached") => "end not seen (the watcher stopped)".to_owned(),
+        (None, _) => "exit code unknown".to_owned(),
+    };
+    let mut text = format!(
+        "■ {cmdline} → {end} in {} ms",
+        record.duration_ms.unwrap_or(0)
+    );
+    if record.interactive {
+        text.push_str(" (full-screen)");
+    }
+    if record.truncated {
+        text.push_str(" (output truncated)");
+    }
+    if !record.output.is_empty() {
+        text.push('\n');
+        text.push_str(&record.output);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(exit_code: Option<i32>, end_reason: &str, output: &str) -> LastCommand {
+        LastCommand {
+            pane: "%1".into(),
+            cmdline: Some("ls /nope".into()),
+            exit_code,
+            end_reason: end_reason.into(),
+            duration_ms: Some(12),
+            output: output.into(),
+            truncated: false,
+            interactive: false,
+            output_bytes: output.len() as u64,
+        }
+    }
+
+    #[test]
+    fn a_finished_command_shows_its_line_exit_code_and_output() {
+        assert_eq!(
+            finished_text(&record(Some(2), "mark", "ls: cannot access '/nope'")),
+            "■ ls /nope → exit 2 in 12 ms\nls: cannot access '/nope'"
+        );
+        assert_eq!(
+            finished_text(&record(None, "prompt_without_d", "")),
+            "■ ls /nope → exit code unknown in 12 ms"
+        );
+        assert_eq!(
+            finished_text(&record(None, "pane_died", "")),
+            "■ ls /nope → the pane died in 12 ms"
+        );
+        let mut odd = record(Some(0), "mark", "x");
+        odd.cmdline = None;
+        odd.truncated = true;
+        odd.interactive = true;
+        assert_eq!(
+            finished_text(&odd),
+            "■ (the shell did not report the command line) → exit 0 in 12 ms (full-screen) (output truncated)\nx"
+        );
+    }
 }

@@ -63,7 +63,7 @@ pub fn capture(ctx: &Ctx, args: &CaptureArgs) -> anyhow::Result<ExitCode> {
         if ctx.json {
             output::json(&record)?;
         } else {
-            output::line(&record.output)?;
+            output::line(&super::listen::finished_text(&record))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
