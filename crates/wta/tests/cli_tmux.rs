@@ -476,3 +476,38 @@ fn a_closed_stdout_ends_quietly_like_ls_into_head() {
         );
     }
 }
+
+/// A pane killed while `wait-for` waits is not a success: exit 1 and a
+/// message naming the pane (the JSON still says `gone`).
+#[test]
+fn wait_for_a_pane_killed_mid_wait_fails_naming_it() {
+    let server = TmuxServer::start();
+    let pane = ok(wta_named(&server, &["neww", "-c", "sleep 600"]))
+        .trim()
+        .to_owned();
+    let child = std::process::Command::new(wta_bin())
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .args(["-L", server.name(), "wait-for", "-t", &pane, "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Mid-wait: wait-for sleeps between polls only after its first query
+    // found the pane running.
+    let wchan = format!("/proc/{}/wchan", child.id());
+    wait_until("wait-for to be polling", LONG, || {
+        std::fs::read_to_string(&wchan).is_ok_and(|w| w.contains("nanosleep"))
+    })
+    .unwrap();
+    server.tmux(&["kill-pane", "-t", &pane]);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["state"], "gone", "{v}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("pane {pane} was closed")) && err.contains("exit status is unknown"),
+        "{err}"
+    );
+}

@@ -32,6 +32,10 @@ pub struct CaptureArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 once the program has exited (its own status is printed), \
+124 on --timeout, 1 when the pane was closed (killed) before its program's end was seen."
+)]
 pub struct WaitArgs {
     #[command(flatten)]
     pub target: TargetArgs,
@@ -115,7 +119,10 @@ fn describe(s: &PaneStatus) -> String {
                 None => format!("{} dead", s.pane),
             },
         },
-        PaneState::Gone => format!("{} is gone (it exited and tmux did not keep it)", s.pane),
+        PaneState::Gone => format!(
+            "{} is gone (killed, or it exited and tmux did not keep it)",
+            s.pane
+        ),
     }
 }
 
@@ -218,11 +225,21 @@ pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
     } else {
         output::line(&describe(&waited.status))?;
     }
-    if timed_out {
-        eprintln!("wta: {pane} still running after {}s", args.timeout);
-        return Ok(ExitCode::from(124));
+    match waited.status.state {
+        PaneState::Running if timed_out => {
+            eprintln!("wta: {pane} still running after {}s", args.timeout);
+            Ok(ExitCode::from(124))
+        }
+        // Not success: the program's end (and so its exit status) was never seen.
+        PaneState::Gone => {
+            eprintln!(
+                "wta: pane {pane} was closed while wta waited for it (killed, or its program \
+                 exited and tmux did not keep the pane), so its exit status is unknown"
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        PaneState::Running | PaneState::Dead => Ok(ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
