@@ -154,8 +154,14 @@ fn a_gated_integrated_shell_is_present_from_its_marks_and_its_announcement() {
     let shell_pid = integration["pid"].as_u64().unwrap() as u32;
     assert_eq!(wta_host::parent_pid(shell_pid), Some(pane_pid));
     // Without the watcher's verdict the announcement alone still says present.
-    w.server
-        .tmux(&["set", "-p", "-u", "-t", w.pane.as_str(), "@wta_integration_state"]);
+    w.server.tmux(&[
+        "set",
+        "-p",
+        "-u",
+        "-t",
+        w.pane.as_str(),
+        "@wta_integration_state",
+    ]);
     assert_eq!(active_integration(&w)["state"], "present");
     assert_eq!(listed_state(&w), "present");
 }
