@@ -175,3 +175,44 @@ fn tmux_older_than_3_2_is_reported_as_such() {
         "{err}"
     );
 }
+
+#[test]
+fn tabs_and_windows_are_named_by_id_or_name_and_bad_ones_say_what_is_accepted() {
+    let server = TmuxServer::start();
+    server.tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "other",
+        "-n",
+        "logs",
+        "sleep 600",
+    ]);
+    // list-panes -t: a tab's name as well as @N and %N.
+    let by_name = ok_json(wta_named(&server, &["lsp", "-t", "logs", "--json"]));
+    assert_eq!(by_name.as_array().unwrap().len(), 1, "{by_name}");
+    assert_eq!(by_name[0]["window_name"], "logs");
+    let bad = wta_named(&server, &["list-panes", "-t", "foo"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = stderr(&bad);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for form in ["`@N`", "`%N`", "a tab's name", "\"foo\""] {
+        assert!(err.contains(form), "{form} missing: {err}");
+    }
+    // new-tab -w takes a window (session) name, as list-tabs -w does.
+    let opened = ok_json(wta_named(
+        &server,
+        &["new-tab", "-w", "other", "-c", "sleep 600", "--json"],
+    ));
+    let other_id = server.tmux(&["display", "-p", "-t", "other:", "#{session_id}"]);
+    assert_eq!(opened["session"], other_id.trim(), "{opened}");
+    let tabs = ok_json(wta_named(&server, &["lst", "-w", "other", "--json"]));
+    assert_eq!(tabs.as_array().unwrap().len(), 2, "{tabs}");
+    let missing = wta_named(&server, &["new-tab", "-w", "nosuch", "-c", "true"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("session nosuch does not exist"),
+        "{}",
+        stderr(&missing)
+    );
+}

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use wta_host::{HostError, PaneInfo, TerminalHost};
+use wta_host::{HostError, PaneInfo, TerminalHost, WindowInfo};
 use wta_protocol::{PaneId, SessionId, WindowId};
 
 use super::Ctx;
@@ -22,8 +22,8 @@ pub struct ListTabsArgs {
 
 #[derive(Debug, Args)]
 pub struct ListPanesArgs {
-    /// Tab (tmux window `@N`), or a pane `%N` meaning its tab. Default: the caller's tab.
-    #[arg(short = 't', long = "target", value_name = "WINDOW")]
+    /// Tab: `@N`, a pane `%N` meaning its tab, or a tab's name. Default: the caller's tab.
+    #[arg(short = 't', long = "target", value_name = "TAB")]
     pub target: Option<String>,
     /// List every pane of the server.
     #[arg(short = 'a', long = "all", conflicts_with = "target")]
@@ -49,15 +49,15 @@ pub fn list_windows(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Resolves `$N` or a session name to an id.
-fn resolve_session(host: &impl TerminalHost, given: &str) -> Result<SessionId, HostError> {
-    if let Ok(id) = SessionId::parse(given).map_err(|_| ()).and_then(|id| {
-        if given.starts_with('$') {
-            Ok(id)
-        } else {
-            Err(())
-        }
-    }) {
+/// Resolves `$N` or a session (WT window) name to an id; shared by
+/// `list-tabs -w` and `new-tab -w`.
+pub(super) fn resolve_session(
+    host: &impl TerminalHost,
+    given: &str,
+) -> Result<SessionId, HostError> {
+    if given.starts_with('$')
+        && let Ok(id) = SessionId::parse(given)
+    {
         return Ok(id);
     }
     host.list_sessions()?
@@ -94,13 +94,43 @@ pub fn list_tabs(ctx: &Ctx, args: &ListTabsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A `-t` for list-panes: a window, or a pane standing for its window.
+/// What `list-panes -t` accepts, for messages.
+const TAB_FORMS: &str = "give a tab as `@N`, a pane as `%N` (meaning its tab) or a tab's name \
+     (see `wta list-tabs -a`)";
+
+/// A `-t` for list-panes: a tab `@N`, a pane `%N` standing for its tab, or
+/// the name of exactly one tab (a window linked into several sessions is
+/// one tab).
 fn window_of(host: &impl TerminalHost, given: &str) -> Result<WindowId, HostError> {
+    let bad = || HostError::InvalidArgument(format!("{given:?} is not a tab: {TAB_FORMS}"));
     if given.starts_with('%') {
-        let pane = PaneId::parse(given).map_err(|e| HostError::InvalidArgument(e.to_string()))?;
+        let pane = PaneId::parse(given).map_err(|_| bad())?;
         return Ok(host.pane(&pane)?.window);
     }
-    WindowId::parse(given).map_err(|e| HostError::InvalidArgument(e.to_string()))
+    if given.starts_with('@') {
+        return WindowId::parse(given).map_err(|_| bad());
+    }
+    let mut named: Vec<WindowInfo> = Vec::new();
+    for w in host.list_windows(None)? {
+        if w.name == given && !named.iter().any(|n| n.id == w.id) {
+            named.push(w);
+        }
+    }
+    match named.as_slice() {
+        [] => Err(HostError::InvalidArgument(format!(
+            "no tab is named {given:?}: {TAB_FORMS}"
+        ))),
+        [one] => Ok(one.id.clone()),
+        several => Err(HostError::InvalidArgument(format!(
+            "{} tabs are named {given:?} ({}): give the one you mean as `@N`",
+            several.len(),
+            several
+                .iter()
+                .map(|w| format!("{} in window {}", w.id, w.session))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 pub fn list_panes(ctx: &Ctx, args: &ListPanesArgs) -> anyhow::Result<ExitCode> {
@@ -218,9 +248,38 @@ mod tests {
             window_of(&host, "%99"),
             Err(HostError::PaneNotFound(p)) if p.contains("%99")
         ));
-        assert!(matches!(
-            window_of(&host, "main"),
-            Err(HostError::InvalidArgument(_))
-        ));
+    }
+
+    #[test]
+    fn a_tab_is_named_by_id_pane_or_name_and_a_bad_one_names_every_form() {
+        let host = FakeHost::new();
+        let tab = host
+            .new_tab(&NewTab {
+                title: Some("build".into()),
+                ..NewTab::default()
+            })
+            .unwrap();
+        assert_eq!(window_of(&host, "build").unwrap(), tab.window);
+        for bad in ["foo", "@x", "%y", "", "$0"] {
+            match window_of(&host, bad) {
+                Err(HostError::InvalidArgument(msg)) => {
+                    for form in ["`@N`", "`%N`", "a tab's name"] {
+                        assert!(msg.contains(form), "{bad}: {msg}");
+                    }
+                }
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+        host.new_tab(&NewTab {
+            title: Some("build".into()),
+            ..NewTab::default()
+        })
+        .unwrap();
+        match window_of(&host, "build") {
+            Err(HostError::InvalidArgument(msg)) => {
+                assert!(msg.contains("2 tabs are named \"build\""), "{msg}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -74,9 +74,10 @@ pub struct NewTabArgs {
     /// Tab title.
     #[arg(short = 'n', long = "title", value_name = "TITLE")]
     pub title: Option<String>,
-    /// Window (tmux session `$N`) to open the tab in. Default: the caller's.
+    /// Window (tmux session) to open the tab in: `$N` or its name, as for
+    /// `list-tabs -w`. Default: the caller's.
     #[arg(short = 'w', long = "window", value_name = "SESSION")]
-    pub session: Option<SessionId>,
+    pub session: Option<String>,
     /// Switch to the new tab.
     #[arg(long)]
     pub focus: bool,
@@ -133,9 +134,13 @@ fn print_opened(ctx: &Ctx, pane: PaneInfo) -> anyhow::Result<ExitCode> {
 
 pub fn new_tab(ctx: &Ctx, args: &NewTabArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
+    let session = match &args.session {
+        Some(given) => Some(super::list::resolve_session(&host, given)?),
+        None => None,
+    };
     let (command, GatedShell { env, gate, .. }) = command_for(args.command.as_ref())?;
     let spec = NewTab {
-        session: args.session.clone(),
+        session,
         command,
         cwd: args.cwd.clone(),
         title: args.title.clone(),
