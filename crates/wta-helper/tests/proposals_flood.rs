@@ -9,7 +9,7 @@
 //! - afterwards the process's RSS comes back to within 2× of its idle RSS.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -19,6 +19,7 @@ use wta_helper::proposals::server::MAX_CONNECTIONS;
 use wta_helper::proposals::{ProposalServer, ProposalService, TurnContext};
 use wta_protocol::limits::MAX_REQUEST_LINE_BYTES;
 use wta_protocol::{Channel, HelperId, PaneId, ProposalRequest, TurnNonce};
+use wta_testkit::procs::still_open;
 
 const SERVER_ENV: &str = "WTA_TEST_FLOOD_PROPOSAL_DIR";
 const GOOD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"List","actions":[{"type":"send","input":"ls"}]}]}"#;
@@ -120,14 +121,8 @@ impl Drop for ServerProcess {
     }
 }
 
-/// `VmRSS` of `pid`, in KiB.
 fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
+    wta_testkit::procs::rss_kib(pid).unwrap()
 }
 
 /// Reads one response line (the validation line) within [`T`].
@@ -141,25 +136,7 @@ fn read_line(stream: &UnixStream) -> serde_json::Value {
 /// Whether the server closed `stream` (EOF or reset) within [`T`]; data
 /// before the end is returned.
 fn closed_by_server(stream: &mut UnixStream) -> Option<Vec<u8>> {
-    stream.set_read_timeout(Some(T)).unwrap();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        match stream.read(&mut buf) {
-            Ok(0) => return Some(seen),
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-            Err(e) if e.kind() == ErrorKind::ConnectionReset => return Some(seen),
-            Err(_) => return None,
-        }
-    }
-}
-
-/// Still open from the server's side right now (nothing to read, no EOF).
-fn still_open(stream: &mut UnixStream) -> bool {
-    stream.set_nonblocking(true).unwrap();
-    let open = matches!(stream.read(&mut [0u8; 1]), Err(e) if e.kind() == ErrorKind::WouldBlock);
-    stream.set_nonblocking(false).unwrap();
-    open
+    wta_testkit::procs::read_until_closed(stream, T)
 }
 
 /// A request nobody can own: answered with a validation line, then closed.

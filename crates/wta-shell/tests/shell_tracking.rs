@@ -13,6 +13,7 @@ use std::time::Duration;
 use wta_shell::{EndReason, Integration, Shell, State, SubmitRefusal, TrackerConfig};
 use wta_testkit::{TmuxServer, wait_for_value};
 
+#[macro_use]
 mod common;
 use common::*;
 
@@ -310,14 +311,6 @@ async fn gate_named_on_the_pane_is_released_by_attach(sh: Shell) {
         p.server.display(&p.pane, "#{@wta_integration}"),
         format!("{} {pid}", sh.name())
     );
-}
-
-macro_rules! per_shell {
-    ($($name:ident),* $(,)?) => {
-        mod bash { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Bash).await } )* }
-        mod zsh { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Zsh).await } )* }
-        mod fish { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Fish).await } )* }
-    };
 }
 
 per_shell!(

@@ -19,6 +19,7 @@ use wta_host::{Key, Typing};
 use wta_protocol::PaneId;
 use wta_shell::{EndReason, Shell, State};
 
+#[macro_use]
 mod common;
 use common::*;
 
@@ -129,14 +130,6 @@ async fn separators_at_the_end_survive(sh: Shell) {
     let ran = p.run("echo trailing;").await;
     assert_eq!(ran.cmdline.as_deref(), Some("echo trailing;"));
     assert_eq!(ran.render().text, "trailing");
-}
-
-macro_rules! per_shell {
-    ($($name:ident),* $(,)?) => {
-        mod bash { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Bash).await } )* }
-        mod zsh { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Zsh).await } )* }
-        mod fish { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Fish).await } )* }
-    };
 }
 
 per_shell!(

@@ -14,7 +14,7 @@
 
 mod acp_common;
 
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use acp_common::{Env, Helper};
 use serde_json::{Value, json};
 use wta_master::{MAX_CONNECTIONS, MAX_LINE_BYTES};
+use wta_testkit::procs::still_open;
 
 const T: Duration = Duration::from_secs(20);
 /// Connections beyond the limit.
@@ -29,14 +30,8 @@ const FLOOD: usize = 1500;
 const LONG_LINES: usize = 8;
 const LONG_LINE_BYTES: usize = 15 << 20;
 
-/// `VmRSS` of `pid`, in KiB.
 fn rss_kib(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
+    wta_testkit::procs::rss_kib(u32::try_from(pid).unwrap()).unwrap()
 }
 
 /// A connection the master serves: it answered `initialize` from a one-shot
@@ -83,24 +78,7 @@ fn served_connections(socket: &Path, n: usize) -> Vec<UnixStream> {
 
 /// Whether the master closed `stream` (EOF or reset) within [`T`].
 fn closed_by_master(stream: &mut UnixStream) -> bool {
-    stream.set_read_timeout(Some(T)).unwrap();
-    let mut buf = [0u8; 4096];
-    loop {
-        match stream.read(&mut buf) {
-            Ok(0) => return true,
-            Ok(_) => {}
-            Err(e) if e.kind() == ErrorKind::ConnectionReset => return true,
-            Err(_) => return false,
-        }
-    }
-}
-
-/// Still open from the master's side right now (nothing to read, no EOF).
-fn still_open(stream: &mut UnixStream) -> bool {
-    stream.set_nonblocking(true).unwrap();
-    let open = matches!(stream.read(&mut [0u8; 1]), Err(e) if e.kind() == ErrorKind::WouldBlock);
-    stream.set_nonblocking(false).unwrap();
-    open
+    wta_testkit::procs::read_until_closed(stream, T).is_some()
 }
 
 /// The helper still gets its turn through the master.

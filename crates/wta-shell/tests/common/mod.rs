@@ -10,6 +10,17 @@ use wta_shell::{PaneWatcher, Run, Shell, State, TrackerConfig, WatchOptions, gat
 use wta_testkit::{TmuxServer, wait_for_value};
 
 pub const T: Duration = Duration::from_secs(15);
+
+/// `per_shell!(a, b)`: tests `bash::a`, `zsh::a`, `fish::a`, … each running
+/// `async fn a(Shell)` on a two-thread runtime.
+macro_rules! per_shell {
+    ($($name:ident),* $(,)?) => {
+        mod bash { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Bash).await } )* }
+        mod zsh { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Zsh).await } )* }
+        mod fish { use super::*; $( #[tokio::test(flavor = "multi_thread", worker_threads = 2)] async fn $name() { super::$name(Shell::Fish).await } )* }
+    };
+}
+
 pub const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
 
 /// Not a test: the pipe-pane sink entry point when re-run by tmux.
