@@ -32,6 +32,15 @@ pub fn json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Prints `value` as one compact JSON line (a stream, unlike one-shot `--json`).
+pub fn json_line<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
 /// A table with a header row; columns padded to their widest cell.
 #[derive(Debug, Default)]
 pub struct Table {

@@ -190,3 +190,74 @@ fn listen_refuses_a_runtime_dir_that_is_not_private() {
     let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o777);
 }
+
+#[test]
+fn listen_on_a_dead_pane_says_it_is_dead_with_its_status() {
+    let server = TmuxServer::start();
+    let pane = server.new_window("exit 3");
+    wta_testkit::wait_until("the pane to die", T, || {
+        server.display(&pane, "#{pane_dead} #{pane_dead_status}") == "1 3"
+    })
+    .unwrap();
+    let socket = server.socket().to_string_lossy().into_owned();
+    let out = wta()
+        .args(["-S", &socket, "listen", "-t", &pane])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("pane {pane} is dead (exit status 3)")),
+        "{err}"
+    );
+    assert!(!err.contains("tmux set failed"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// A plain shell (no integration) followed by `wta listen`: once a command
+/// ran without marks, listen says so, points at `wta shell-integration
+/// --help`, records the verdict on the pane and exits 1, pipe detached.
+#[test]
+fn listen_on_a_shell_without_integration_says_so_once_a_command_ran() {
+    let server = TmuxServer::start();
+    let pane = server.new_window("PS1='$ ' bash --norc --noprofile");
+    server.wait_for_text(&pane, "$", T);
+    let socket = server.socket().to_string_lossy().into_owned();
+    let mut child = wta()
+        .args(["-S", &socket, "listen", "-t", &pane])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    assert!(first.contains("listening to pane"), "{first}");
+    // Longer than listen's look interval: the foreground program changes
+    // under its eyes whenever it took its first look.
+    server.type_line(&pane, "sleep 1; echo done");
+    let status = wait_for_value("listen gives up", T, || child.try_wait().ok().flatten()).unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert_eq!(status.code(), Some(1), "{rest}");
+    assert!(
+        rest.contains(&format!(
+            "pane {pane}: the pane's shell shows no WTA shell integration"
+        )) && rest.contains("wta shell-integration --help"),
+        "{rest}"
+    );
+    assert_eq!(server.display(&pane, "#{pane_pipe}"), "0");
+    assert_eq!(server.display(&pane, "#{@wta_integration_state}"), "absent");
+    // A second listen knows at once, from the recorded verdict.
+    let again = wta()
+        .args(["-S", &socket, "--json", "listen", "-t", &pane])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    let line: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(
+        (line["event"].as_str(), line["integration"].as_str()),
+        (Some("ended"), Some("absent"))
+    );
+    assert!(String::from_utf8_lossy(&again.stderr).contains("wta shell-integration --help"));
+}

@@ -3,17 +3,29 @@
 //! rendered, bounded output) until Ctrl+C or the pane dies. Read-only: it
 //! never types into the pane. Each finished command is also recorded for
 //! `wta capture-pane --last-command`.
+//!
+//! It refuses a dead pane up front (naming its exit status), and it does not
+//! wait silently on a shell without WTA integration: once a command ran there
+//! without marks ([`super::listen_verdict`], or the watcher's own verdict) it
+//! says how to add the integration and exits 1. Whatever ends it, the pane's
+//! pipe is detached before it returns.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
 use serde_json::json;
-use wta_host::TerminalHost;
+use wta_host::{HostError, PaneState, TerminalHost, TmuxHost};
 use wta_protocol::ids::PaneId;
-use wta_shell::{Effect, Host, LastCommand, PaneWatcher, TrackerConfig, WatchEvent, WatchOptions};
+use wta_shell::{
+    Effect, GATE_OPTION, Host, INTEGRATION_EXPECTED_OPTION, INTEGRATION_STATE_OPTION, Integration,
+    LastCommand, PaneWatcher, TrackerConfig, WatchEvent, WatchOptions,
+};
 
 use super::Ctx;
+use super::listen_verdict::{self, Look, Probe};
+use crate::output;
 
 #[derive(Debug, Args)]
 pub struct ListenArgs {
@@ -22,26 +34,30 @@ pub struct ListenArgs {
     pub target: Option<PaneId>,
 }
 
-/// One compact JSON object per line (a stream, unlike one-shot `--json` output).
-fn json_line(value: &impl serde::Serialize) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, value)?;
-    out.write_all(b"\n")?;
-    out.flush()?;
-    Ok(())
-}
+/// How often a pane whose shell never announced itself is looked at, until
+/// its marks or their absence settle the question.
+const LOOK_EVERY: Duration = Duration::from_millis(300);
+
+/// Grace for the first marks after a command ran, when the pane expects
+/// integration (a shell WTA started, whose rc file may still be loading).
+const EXPECTED_GRACE_MS: u64 = 5000;
 
 pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
     let pane = match &args.target {
         Some(p) => p.clone(),
-        None => host
-            .caller_pane()
-            .ok_or(wta_host::HostError::NoCallerPane)?,
+        None => host.caller_pane().ok_or(HostError::NoCallerPane)?,
     };
-    // A typo names the pane as missing (before any pipe is touched).
-    host.pane(&pane)?;
+    // A typo names the pane as missing, a dead pane as dead (before any pipe
+    // is touched).
+    let info = host.pane(&pane)?;
+    if info.dead {
+        return Err(dead_pane(&host, &pane));
+    }
+    if info.integration.state == "absent" {
+        // A watcher already saw a command run there without marks.
+        return no_integration(&pane, ctx.json, false);
+    }
     let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
     let opts = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
@@ -52,7 +68,59 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(listen(std::sync::Arc::new(host), &pane, opts, ctx.json))
+    let listened = rt.block_on(listen(
+        std::sync::Arc::new(host.clone()),
+        &pane,
+        opts,
+        ctx.json,
+    ));
+    match listened {
+        Ok(Ended::Stopped) => Ok(ExitCode::SUCCESS),
+        Ok(Ended::NoIntegration) => no_integration(&pane, ctx.json, true),
+        // The pane died between the check above and the attach.
+        Err(_) if host.pane(&pane).is_ok_and(|p| p.dead) => Err(dead_pane(&host, &pane)),
+        Err(e) => Err(e),
+    }
+}
+
+/// "pane %N is dead (exit status N)", with the signal when that ended it.
+fn dead_pane(host: &TmuxHost, pane: &PaneId) -> anyhow::Error {
+    let how = match host.pane_status(pane) {
+        Ok(s) if s.state == PaneState::Dead => super::pane::dead_status(&s),
+        _ => "exit status unknown".to_owned(),
+    };
+    anyhow::anyhow!(
+        "pane {pane} is dead ({how}): its program has ended, so there is nothing to listen to \
+         (`wta kill-pane -t {pane}` closes it)"
+    )
+}
+
+/// Says that the pane's shell has no integration and how to add it; exit 1.
+fn no_integration(pane: &PaneId, as_json: bool, seen_now: bool) -> anyhow::Result<ExitCode> {
+    let reason = "the pane's shell shows no WTA shell integration";
+    if as_json {
+        output::json_line(
+            &json!({"event": "ended", "pane": pane, "reason": reason, "integration": "absent"}),
+        )?;
+    }
+    let when = if seen_now {
+        "a command ran there without its marks"
+    } else {
+        "a watcher saw a command run there without its marks"
+    };
+    eprintln!(
+        "wta: pane {pane}: {reason} ({when}), so wta cannot tell where commands start and end. \
+         Load it from your shell's rc file: `wta shell-integration --help` prints the line to add."
+    );
+    Ok(ExitCode::FAILURE)
+}
+
+/// How a listen that attached ended.
+enum Ended {
+    /// Ctrl+C, or the pane died or was taken over.
+    Stopped,
+    /// A command ran without marks.
+    NoIntegration,
 }
 
 async fn listen(
@@ -60,18 +128,66 @@ async fn listen(
     pane: &PaneId,
     opts: WatchOptions,
     as_json: bool,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<Ended> {
+    // Gated: the watcher starts the shell and judges its first prompt itself.
+    let options = host
+        .probe(pane, &[GATE_OPTION, INTEGRATION_EXPECTED_OPTION])
+        .await?;
+    let gated = !options.option(0).is_empty();
+    let grace = if options.option(1).is_empty() {
+        opts.config.submit_timeout_ms
+    } else {
+        EXPECTED_GRACE_MS
+    };
     let mut watcher = PaneWatcher::attach(host, pane, opts).await?;
     if !as_json {
         eprintln!("wta: listening to pane {pane} (Ctrl+C to stop)");
     }
+    // Nothing to judge when the shell announced itself, or when the watcher
+    // judges a gated start itself.
+    let announced = watcher.tracker().lock().await.integration == Integration::Present;
+    let probe = if gated || announced {
+        Probe::Present
+    } else {
+        Probe::Start
+    };
+    // Errors (a closed stdout) end the loop too: the pipe is detached first.
+    let ended = follow(&mut watcher, pane, as_json, probe, grace).await;
+    watcher.stop().await;
+    ended
+}
+
+async fn follow(
+    watcher: &mut PaneWatcher,
+    pane: &PaneId,
+    as_json: bool,
+    mut probe: Probe,
+    grace_ms: u64,
+) -> anyhow::Result<Ended> {
+    let mut looks = tokio::time::interval(LOOK_EVERY);
+    looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        let probing = !matches!(probe, Probe::Present | Probe::Absent);
         let event = tokio::select! {
             ev = watcher.next_event() => ev,
             _ = tokio::signal::ctrl_c() => None,
+            _ = looks.tick(), if probing => {
+                probe = look_again(watcher, pane, probe, grace_ms).await;
+                if probe == Probe::Absent {
+                    // Recorded like the watcher's verdicts, for list-panes and the agent pane.
+                    let _ = watcher.host().set_option(pane, INTEGRATION_STATE_OPTION, "absent").await;
+                    return Ok(Ended::NoIntegration);
+                }
+                continue;
+            }
         };
-        let Some(event) = event else { break };
+        let Some(event) = event else {
+            return Ok(Ended::Stopped);
+        };
         match event {
+            WatchEvent::Effect(Effect::IntegrationChanged {
+                integration: Integration::Absent,
+            }) => return Ok(Ended::NoIntegration),
             WatchEvent::Effect(Effect::RunStarted { id }) => {
                 let t = watcher.tracker();
                 let t = t.lock().await;
@@ -84,9 +200,11 @@ async fn listen(
                     .and_then(|r| r.cmdline.clone());
                 drop(t);
                 if as_json {
-                    json_line(&json!({"event": "started", "pane": pane, "cmdline": cmdline}))?;
+                    output::json_line(
+                        &json!({"event": "started", "pane": pane, "cmdline": cmdline}),
+                    )?;
                 } else {
-                    crate::output::line(&format!("▶ {}", cmdline.unwrap_or_default()))?;
+                    output::line(&format!("▶ {}", cmdline.unwrap_or_default()))?;
                 }
             }
             WatchEvent::Effect(Effect::RunFinished { id }) => {
@@ -104,24 +222,37 @@ async fn listen(
                 if as_json {
                     let mut v = serde_json::to_value(&record)?;
                     v["event"] = json!("finished");
-                    json_line(&v)?;
+                    output::json_line(&v)?;
                 } else {
-                    crate::output::line(&finished_text(&record))?;
+                    output::line(&finished_text(&record))?;
                 }
             }
             WatchEvent::Effect(_) => {}
             WatchEvent::Ended { reason } => {
                 if as_json {
-                    json_line(&json!({"event": "ended", "pane": pane, "reason": reason}))?;
+                    output::json_line(&json!({"event": "ended", "pane": pane, "reason": reason}))?;
                 } else {
-                    crate::output::line(&format!("wta: stopped: {reason}"))?;
+                    output::line(&format!("wta: stopped: {reason}"))?;
                 }
-                return Ok(ExitCode::SUCCESS);
+                return Ok(Ended::Stopped);
             }
         }
     }
-    watcher.stop().await;
-    Ok(ExitCode::SUCCESS)
+}
+
+/// One look at the pane for [`listen_verdict::step`]; a failed look changes nothing
+/// (the pane's death reaches us as the watcher's `Ended`).
+async fn look_again(watcher: &PaneWatcher, pane: &PaneId, probe: Probe, grace_ms: u64) -> Probe {
+    let host = watcher.host();
+    let (Ok(facts), Ok(screen)) = (host.probe(pane, &[]).await, host.screen(pane).await) else {
+        return probe;
+    };
+    let integration = watcher.tracker().lock().await.integration;
+    let look = Look {
+        foreground: facts.command,
+        screen,
+    };
+    listen_verdict::step(probe, watcher.now(), look, integration, grace_ms)
 }
 
 /// A finished command for people: `■ <command line> → exit <code> in <ms> ms`,

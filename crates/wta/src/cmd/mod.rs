@@ -4,6 +4,7 @@ pub mod agent_pane;
 pub mod connect;
 pub mod list;
 pub mod listen;
+mod listen_verdict;
 pub mod master;
 pub mod open;
 pub mod pane;

@@ -104,6 +104,15 @@ pub fn kill(ctx: &Ctx, args: &TargetArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// How a dead pane's program ended: `exit status N`, `killed by signal N`.
+pub(super) fn dead_status(s: &PaneStatus) -> String {
+    match (s.exit_status, s.exit_signal) {
+        (Some(code), _) => format!("exit status {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        (None, None) => "exit status unknown".to_owned(),
+    }
+}
+
 fn describe(s: &PaneStatus) -> String {
     match s.state {
         PaneState::Running => format!(
@@ -112,12 +121,9 @@ fn describe(s: &PaneStatus) -> String {
             s.command.as_deref().unwrap_or("?"),
             s.pid.map(|p| p.to_string()).unwrap_or_else(|| "?".into())
         ),
-        PaneState::Dead => match s.exit_status {
-            Some(code) => format!("{} dead, exit status {code}", s.pane),
-            None => match s.exit_signal {
-                Some(sig) => format!("{} dead, killed by signal {sig}", s.pane),
-                None => format!("{} dead", s.pane),
-            },
+        PaneState::Dead => match (s.exit_status, s.exit_signal) {
+            (None, None) => format!("{} dead", s.pane),
+            _ => format!("{} dead, {}", s.pane, dead_status(s)),
         },
         PaneState::Gone => format!(
             "{} is gone (killed, or it exited and tmux did not keep it)",
