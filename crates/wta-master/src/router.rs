@@ -249,12 +249,12 @@ async fn agent_for(
     agent_id: Option<&str>,
     generation: u64,
 ) -> Result<Arc<AgentInstance>, Error> {
+    let registry = master.registry().map_err(|e| agent_error(&e, None))?;
     let id = match agent_id {
         Some(text) => AgentId::parse(text).map_err(|e| agent_error(&e, None))?,
-        None => master.registry.default_agent(),
+        None => registry.default_agent(),
     };
-    let spec = master
-        .registry
+    let spec = registry
         .resolve(&id)
         .map_err(|e| agent_error(&e, Some(&id)))?;
     master

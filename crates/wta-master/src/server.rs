@@ -147,13 +147,17 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     if let Some(log) = &config.stdio_log {
         crate::daemon::stdio_to_log(log)?;
     }
-    let registry = Registry::load(RegistryPaths::from_env()?)?;
+    let registry_paths = RegistryPaths::from_env()?;
+    // Read again at each agent spawn; a broken file now is only logged.
+    if let Err(err) = Registry::load(registry_paths.clone()) {
+        tracing::warn!("the agent config cannot be read yet: {err}");
+    }
     let reaper = match &config.reaper_program {
         Some(program) => Reaper::spawn(program)
             .map_err(|e| MasterError::io("cannot start the agent reaper", program, e))?,
         None => Reaper::disabled(),
     };
-    let master = Master::new(registry, config.outbound_cap, reaper);
+    let master = Master::new(registry_paths, config.outbound_cap, reaper);
     tracing::info!(socket = %config.socket.display(), pid = std::process::id(), "master listening");
 
     let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;

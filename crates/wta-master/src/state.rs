@@ -17,7 +17,7 @@ use serde_json::json;
 use wta_agent::wire::{
     self, AgentExitedNotification, SessionState, WtaMeta, WtaSessionInfo, YoloReport,
 };
-use wta_agent::{AgentId, Registry};
+use wta_agent::{AgentId, Registry, RegistryPaths};
 
 use crate::outbound::{Admission, Gate};
 use crate::pool::{AgentInstance, Pool, Retire};
@@ -56,7 +56,10 @@ pub(crate) struct Routes {
 
 #[derive(Debug)]
 pub(crate) struct Master {
-    pub registry: Registry,
+    /// Where the config and policy files are: read at each use (agent spawn),
+    /// so an agent added while the master runs is found, and a broken file
+    /// fails that request only.
+    pub registry_paths: RegistryPaths,
     pub pool: Pool,
     /// Stops agent groups left behind if this process dies.
     pub reaper: Reaper,
@@ -71,9 +74,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Master {
-    pub fn new(registry: Registry, outbound_cap: usize, reaper: Reaper) -> Arc<Self> {
+    pub fn new(registry_paths: RegistryPaths, outbound_cap: usize, reaper: Reaper) -> Arc<Self> {
         Arc::new(Self {
-            registry,
+            registry_paths,
             pool: Pool::default(),
             reaper,
             helpers: Mutex::default(),
@@ -81,6 +84,11 @@ impl Master {
             next_helper: AtomicU64::new(1),
             outbound_cap,
         })
+    }
+
+    /// The agent registry as the config and policy files say now.
+    pub fn registry(&self) -> Result<Registry, wta_agent::AgentError> {
+        Registry::load(self.registry_paths.clone())
     }
 
     pub fn add_helper(&self, pid: Option<i32>) -> Arc<HelperHandle> {
