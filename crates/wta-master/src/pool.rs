@@ -62,6 +62,23 @@ impl AgentInstance {
         &self.key.id
     }
 
+    /// Whether the agent advertised `session/close`.
+    pub fn can_close_sessions(&self) -> bool {
+        self.init
+            .pointer("/agentCapabilities/sessionCapabilities/close")
+            .is_some()
+    }
+
+    /// Tells the agent to stop `session`'s turn (`session/cancel`).
+    pub fn cancel(&self, session: &str) {
+        if let Ok(cancel) = agent_client_protocol::UntypedMessage::new(
+            "session/cancel",
+            serde_json::json!({"sessionId": session}),
+        ) {
+            let _ = self.cx.send_notification(cancel);
+        }
+    }
+
     /// Asks the lifecycle task to close stdin and stop the process group.
     pub fn stop(&self) {
         if let Some(tx) = self.stop.lock().unwrap_or_else(|p| p.into_inner()).take() {

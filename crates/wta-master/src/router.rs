@@ -183,6 +183,17 @@ fn helper_request(
             let closing = (msg.method == "session/close")
                 .then(|| session_id(&msg.params).map(str::to_owned))
                 .flatten();
+            if let Some(session) = closing.as_deref()
+                && !instance.can_close_sessions()
+            {
+                // An agent that cannot close (the demo, some CLIs) is told to
+                // stop the session's turn; the pane's close succeeds here.
+                if let Some(closed) = master.unbind(helper.id, session) {
+                    closed.cancel(session);
+                    master.schedule_reap(closed.id);
+                }
+                return responder.respond(serde_json::json!({}));
+            }
             let (master, helper_id) = (master.clone(), helper.id);
             cx.spawn(async move {
                 let result = instance.cx.send_request(msg).block_task().await;

@@ -384,14 +384,8 @@ fn cancel_and_close(sessions: Vec<(String, Arc<AgentInstance>)>) {
         if !instance.is_alive() {
             continue;
         }
-        if let Ok(cancel) = UntypedMessage::new("session/cancel", json!({"sessionId": session})) {
-            let _ = instance.cx.send_notification(cancel);
-        }
-        let can_close = instance
-            .init
-            .pointer("/agentCapabilities/sessionCapabilities/close")
-            .is_some();
-        if can_close {
+        instance.cancel(&session);
+        if instance.can_close_sessions() {
             tokio::spawn(async move {
                 let Ok(close) = UntypedMessage::new("session/close", json!({"sessionId": session}))
                 else {

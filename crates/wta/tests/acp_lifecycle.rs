@@ -235,3 +235,23 @@ fn restart_gives_the_pane_a_fresh_agent_and_leaves_other_panes_on_the_old_one() 
     );
     assert_eq!(a.agent_pid(), fresh);
 }
+
+/// A pane closing a session the agent cannot close (the demo) still ends it:
+/// the master answers, cancels it on the agent and forgets it, so `sessions
+/// list` shows only what is live.
+#[test]
+fn a_session_closed_on_an_agent_that_cannot_close_is_forgotten() {
+    let env = Env::new();
+    let _master = env.start_master();
+    let (mut raw, first) = RawHelper::connect(&env.socket, "demo");
+    let new = raw.call(
+        "session/new",
+        json!({"cwd": std::env::temp_dir(), "mcpServers": []}),
+    );
+    let second = new["result"]["sessionId"].as_str().unwrap().to_owned();
+    let closed = raw.call("session/close", json!({"sessionId": first}));
+    assert!(closed.get("result").is_some(), "{closed}");
+    let listed = listed_sessions(&env);
+    assert!(listed.contains(&second), "{listed:?}");
+    assert!(!listed.contains(&first), "{listed:?}");
+}

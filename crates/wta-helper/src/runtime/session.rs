@@ -171,20 +171,16 @@ impl Runtime {
         });
     }
 
-    /// `session/close` for a replaced session, when the agent supports it.
+    /// `session/close` for a session this pane left (`/new`, a replaced
+    /// session). Always sent: the master forgets the session either way, and
+    /// answers itself for an agent that cannot close sessions.
     pub(super) fn close_session(&self, session: String) {
         let Some(conn) = self.conn.clone() else {
             return;
         };
-        let supported = conn
-            .init
-            .pointer("/agentCapabilities/sessionCapabilities/close")
-            .is_some();
-        if supported {
-            self.call(Call::CloseSession, async move {
-                conn.raw_request("session/close", json!({"sessionId": session}))
-                    .await
-            });
-        }
+        self.call(Call::CloseSession, async move {
+            conn.raw_request("session/close", json!({"sessionId": session}))
+                .await
+        });
     }
 }

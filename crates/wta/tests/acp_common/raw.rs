@@ -158,7 +158,13 @@ pub fn listed_sessions(env: &Env) -> Vec<String> {
         .as_array()
         .expect("sessions array")
         .iter()
-        .map(|s| s["sessionId"].as_str().unwrap_or_default().to_owned())
+        .map(|s| {
+            s.get("session_id")
+                .or_else(|| s.get("sessionId"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        })
         .collect()
 }
 
