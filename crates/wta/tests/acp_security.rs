@@ -239,12 +239,12 @@ fn sessions_list_reports_live_sessions_with_owner() {
     for (h, agent) in [(&a, "custom:test"), (&b, "custom:other")] {
         let row = rows
             .iter()
-            .find(|r| r["sessionId"] == h.session.as_str())
+            .find(|r| r["session_id"] == h.session.as_str())
             .expect("row for helper");
-        assert_eq!(row["agentId"], agent);
-        assert_eq!(row["ownerTab"], "@1");
-        assert_eq!(row["targetPane"], "%2");
-        assert_eq!(row["helperPid"], h.proc.pid());
+        assert_eq!(row["agent_id"], agent);
+        assert_eq!(row["owner_tab"], "@1");
+        assert_eq!(row["target_pane"], "%2");
+        assert_eq!(row["helper_pid"], h.proc.pid());
         assert_eq!(row["state"], "active");
     }
     let table = env

@@ -311,7 +311,7 @@ fn sessions_list_reports_yolo() {
         (v["sessions"][0]["yolo"]["on"] == true).then_some(v)
     })
     .unwrap();
-    assert_eq!(sessions["sessions"][0]["yolo"]["blockedByPolicy"], false);
+    assert_eq!(sessions["sessions"][0]["yolo"]["blocked_by_policy"], false);
 }
 
 #[test]

@@ -1,15 +1,33 @@
 //! `wta sessions list [--json] [--master-socket PATH]`: the master's live sessions.
+//!
+//! The master is the one of the tmux server the server flags (`-L`,
+//! `--socket`) or `$TMUX` name, like every other command. It answers within
+//! [`ANSWER_WITHIN`] or the command fails saying so (naming its pid from the
+//! lock file next to the socket); nothing listening fails at once, saying how
+//! a master starts. The JSON is snake_case like every CLI command
+//! ([`SessionsView`]); the `_wta/sessions` wire message keeps ACP's camelCase.
 
-use std::path::PathBuf;
+use std::io::ErrorKind;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
-use wta_agent::wire::{ClientKind, SESSIONS_TABLE_HEADER};
+use serde::Serialize;
+use wta_agent::wire::{
+    ClientKind, SESSIONS_TABLE_HEADER, SessionState, SessionsListResponse, WtaSessionInfo,
+    YoloReport,
+};
 use wta_helper::connection::{ConnectOptions, MasterConnection};
+use wta_protocol::{PaneId, WindowId};
 
 use super::Ctx;
 use crate::output::{self, Table};
+
+/// How long the master may take to answer (connect, initialize, list).
+pub const ANSWER_WITHIN: Duration = Duration::from_millis(1500);
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
@@ -25,44 +43,142 @@ pub enum SessionsCommand {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// The master's socket (default: the one for this tmux server).
+    /// The master's socket (default: the one for the tmux server named by
+    /// -L/--socket, else the one this pane runs in).
     #[arg(long, value_name = "PATH")]
     pub master_socket: Option<PathBuf>,
 }
 
+/// `sessions list --json`.
+#[derive(Debug, Serialize)]
+pub struct SessionsView<'a> {
+    pub sessions: Vec<SessionView<'a>>,
+}
+
+/// One session, snake_case.
+#[derive(Debug, Serialize)]
+pub struct SessionView<'a> {
+    pub session_id: &'a str,
+    pub agent_id: &'a str,
+    pub helper: u64,
+    pub helper_pid: Option<i32>,
+    pub owner_tab: Option<&'a WindowId>,
+    pub target_pane: Option<&'a PaneId>,
+    pub state: SessionState,
+    pub yolo: Option<YoloView>,
+}
+
+/// A session's yolo, snake_case.
+#[derive(Debug, Serialize)]
+pub struct YoloView {
+    pub on: bool,
+    pub blocked_by_policy: bool,
+}
+
+impl<'a> SessionsView<'a> {
+    pub fn new(list: &'a SessionsListResponse) -> Self {
+        Self {
+            sessions: list.sessions.iter().map(SessionView::new).collect(),
+        }
+    }
+}
+
+impl<'a> SessionView<'a> {
+    fn new(info: &'a WtaSessionInfo) -> Self {
+        // No `..`: a field added to the wire type must be added here too.
+        let WtaSessionInfo {
+            session_id,
+            agent_id,
+            helper,
+            helper_pid,
+            owner_tab,
+            target_pane,
+            state,
+            yolo,
+        } = info;
+        Self {
+            session_id,
+            agent_id,
+            helper: *helper,
+            helper_pid: *helper_pid,
+            owner_tab: owner_tab.as_ref(),
+            target_pane: target_pane.as_ref(),
+            state: *state,
+            yolo: yolo.map(
+                |YoloReport {
+                     on,
+                     blocked_by_policy,
+                 }| YoloView {
+                    on,
+                    blocked_by_policy,
+                },
+            ),
+        }
+    }
+}
+
+/// The master socket of the tmux server the flags or `$TMUX` name.
+fn master_socket(ctx: &Ctx) -> anyhow::Result<PathBuf> {
+    let host = ctx.host()?;
+    Ok(wta_master::paths::socket_for_tmux(
+        &host.location().socket_path(),
+    ))
+}
+
+/// The pid the master wrote into its lock file next to `socket`.
+fn master_pid(socket: &Path) -> Option<u32> {
+    std::fs::read_to_string(socket.with_extension("lock"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
 pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
     let SessionsCommand::List(list) = &args.command;
-    let socket = list
-        .master_socket
-        .clone()
-        .unwrap_or_else(wta_master::paths::default_socket_path);
+    let socket = match &list.master_socket {
+        Some(path) => path.clone(),
+        None => master_socket(ctx)?,
+    };
+    // One look first: a CLI does not wait for a master to appear.
+    match UnixStream::connect(&socket) {
+        Ok(_) => {}
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => bail!(
+            "no wta master runs for this tmux server (nothing listens on {}): \
+             one starts with the first agent pane, `wta up` or `wta pane open`",
+            socket.display()
+        ),
+        Err(e) => bail!("cannot reach the wta master at {}: {e}", socket.display()),
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let sessions = runtime.block_on(async {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-        let options = ConnectOptions {
-            socket: socket.clone(),
-            client: ClientKind::Cli,
-            ..ConnectOptions::default()
-        };
-        // The error already names the socket and its cause: said once.
-        let conn = MasterConnection::connect(options, tx).await.map_err(|e| {
-            anyhow::anyhow!(
-                "{e} (a master starts with the first agent pane: `wta up` or `wta pane open`)"
+    let asked = runtime.block_on(async { tokio::time::timeout(ANSWER_WITHIN, ask(&socket)).await });
+    // Its tasks may still wait on a master that stopped answering: do not wait for them.
+    runtime.shutdown_background();
+    let sessions = match asked {
+        Ok(answer) => answer?,
+        Err(_) => {
+            let who = match master_pid(&socket) {
+                Some(pid) => format!("the wta master (pid {pid})"),
+                None => "the wta master".to_owned(),
+            };
+            bail!(
+                "{who} at {} did not answer within {:.1} s: it may be stopped (SIGSTOP; \
+                 `kill -CONT <pid>` resumes it) or stuck; its log is {}",
+                socket.display(),
+                ANSWER_WITHIN.as_secs_f64(),
+                wta_master::paths::state_dir().join("master.log").display()
             )
-        })?;
-        conn.sessions()
-            .await
-            .context("the master did not list its sessions")
-    })?;
+        }
+    };
     if ctx.json {
-        output::json(&sessions)?;
+        output::json(&SessionsView::new(&sessions))?;
         return Ok(ExitCode::SUCCESS);
     }
     if sessions.sessions.is_empty() {
-        println!("no live sessions");
+        output::line("no live sessions")?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(&SESSIONS_TABLE_HEADER);
@@ -71,4 +187,80 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
     }
     table.print()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Connects as a CLI client (no agent is started) and lists the sessions.
+async fn ask(socket: &Path) -> anyhow::Result<SessionsListResponse> {
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let options = ConnectOptions {
+        socket: socket.to_path_buf(),
+        client: ClientKind::Cli,
+        ..ConnectOptions::default()
+    };
+    // The error already names the socket and its cause: said once.
+    let conn = MasterConnection::connect(options, tx).await.map_err(|e| {
+        anyhow::anyhow!(
+            "{e} (a master starts with the first agent pane: `wta up` or `wta pane open`)"
+        )
+    })?;
+    conn.sessions()
+        .await
+        .context("the master did not list its sessions")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_cli_view_is_snake_case_with_every_wire_field() {
+        let list = SessionsListResponse {
+            sessions: vec![WtaSessionInfo {
+                session_id: "s1".into(),
+                agent_id: "copilot".into(),
+                helper: 2,
+                helper_pid: Some(42),
+                owner_tab: Some(WindowId::parse("@1").unwrap()),
+                target_pane: Some(PaneId::parse("%2").unwrap()),
+                state: SessionState::Active,
+                yolo: Some(YoloReport {
+                    on: true,
+                    blocked_by_policy: false,
+                }),
+            }],
+        };
+        let view = serde_json::to_value(SessionsView::new(&list)).unwrap();
+        assert_eq!(
+            view,
+            json!({"sessions": [{"session_id": "s1", "agent_id": "copilot", "helper": 2,
+                "helper_pid": 42, "owner_tab": "@1", "target_pane": "%2", "state": "active",
+                "yolo": {"on": true, "blocked_by_policy": false}}]})
+        );
+        // The same fields as the wire, spelled the CLI's way.
+        let wire = serde_json::to_value(&list.sessions[0]).unwrap();
+        let snake = |k: &str| {
+            k.chars().fold(String::new(), |mut s, c| {
+                if c.is_ascii_uppercase() {
+                    s.push('_');
+                }
+                s.push(c.to_ascii_lowercase());
+                s
+            })
+        };
+        let mut wire_keys: Vec<String> =
+            wire.as_object().unwrap().keys().map(|k| snake(k)).collect();
+        let mut view_keys: Vec<String> = view["sessions"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        wire_keys.sort();
+        view_keys.sort();
+        assert_eq!(wire_keys, view_keys);
+    }
 }

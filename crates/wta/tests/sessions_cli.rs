@@ -1,0 +1,107 @@
+//! `wta sessions list` against real masters: it follows the server flags like
+//! every other command, prints snake_case JSON (golden), and fails within
+//! 2 s when no master runs or the master does not answer (SIGSTOP).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod launch_common;
+
+use std::time::{Duration, Instant};
+
+use launch_common::Launch;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+use wta_testkit::{TmuxServer, wait_for_value};
+
+mod support;
+
+/// The bound the commands must fail within, whatever the machine's load.
+const FAIL_WITHIN: Duration = Duration::from_secs(2);
+const T: Duration = Duration::from_secs(20);
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Replaces what differs between runs with placeholders.
+fn normalized(mut v: Value) -> Value {
+    for s in v["sessions"].as_array_mut().unwrap() {
+        s["session_id"] = "<session_id>".into();
+        s["helper_pid"] = 0.into();
+        s["helper"] = 0.into();
+    }
+    v
+}
+
+#[test]
+fn sessions_list_follows_the_server_flags_and_is_snake_case() {
+    let mut l = Launch::new();
+    let (_, _, agent) = l.up_ready("custom:test");
+    // The helper reports yolo just after its session opens.
+    let v = wait_for_value("the session with its yolo report", T, || {
+        let out = l.wta(&["sessions", "list", "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (!v["sessions"][0]["yolo"].is_null()).then_some(v)
+    })
+    .unwrap();
+    assert!(v["sessions"][0]["helper_pid"].as_i64().is_some(), "{v}");
+    assert_eq!(
+        v["sessions"][0]["owner_tab"],
+        l.tmux.display(&agent, "#{window_id}"),
+        "{v}"
+    );
+    support::assert_golden("sessions-list", &normalized(v));
+    let table = l.wta(&["sessions", "list"]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.starts_with("AGENT") && text.contains("custom:test"),
+        "{text}"
+    );
+
+    // Another server (named with -L) has no master: said at once, with how
+    // one starts; not this server's master.
+    let other = TmuxServer::start();
+    let started = Instant::now();
+    let none = l
+        .env
+        .command()
+        .args(["-L", other.name(), "sessions", "list"])
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < FAIL_WITHIN, "{:?}", started.elapsed());
+    assert_eq!(none.status.code(), Some(1));
+    let err = stderr(&none);
+    assert!(
+        err.contains("no wta master runs for this tmux server")
+            && err.contains("wta up")
+            && err.contains("wta pane open"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn a_stopped_master_fails_within_2_s_naming_its_pid() {
+    let mut l = Launch::new();
+    l.up_ready("custom:test");
+    let pid = l.master_pid();
+    kill(Pid::from_raw(pid), Signal::SIGSTOP).unwrap();
+    let started = Instant::now();
+    let out = l.wta(&["sessions", "list"]);
+    let took = started.elapsed();
+    // Resumed before any assertion, so the master can be stopped on drop.
+    kill(Pid::from_raw(pid), Signal::SIGCONT).unwrap();
+    assert!(took < FAIL_WITHIN, "took {took:?}");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("the wta master (pid {pid})"))
+            && err.contains("did not answer within 1.5 s"),
+        "{err}"
+    );
+    // Resumed, it answers again.
+    let again = l.wta(&["sessions", "list", "--json"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+}
