@@ -208,6 +208,10 @@ impl TerminalHost for FakeHost {
         Ok(self.with(|w| w.panes.clone()))
     }
 
+    fn window_exists(&self, window: &WindowId) -> Result<bool, HostError> {
+        Ok(self.with(|w| w.panes.iter().any(|p| &p.window == window)))
+    }
+
     fn window_panes(&self, window: &WindowId) -> Result<Vec<PaneInfo>, HostError> {
         let panes: Vec<PaneInfo> = self.with(|w| {
             w.panes

@@ -14,13 +14,16 @@ use crate::{
 pub trait TerminalHost {
     /// The server and the caller's place in it.
     fn server_info(&self) -> Result<ServerInfo, HostError>;
-    /// Every session (WT window).
+    /// Every session (WT window), except the host's private stash.
     fn list_sessions(&self) -> Result<Vec<SessionInfo>, HostError>;
-    /// Windows (tabs) of one session, or of every session when `None`.
+    /// Windows (tabs) of one session, or of every session when `None`; the
+    /// private stash's windows are never listed.
     fn list_windows(&self, session: Option<&SessionId>) -> Result<Vec<WindowInfo>, HostError>;
     /// Every pane of the server, each listed once even when its window is linked
-    /// into several sessions.
+    /// into several sessions; stashed panes (in the private stash) are not listed.
     fn list_panes(&self) -> Result<Vec<PaneInfo>, HostError>;
+    /// Whether the window (tab) exists.
+    fn window_exists(&self, window: &WindowId) -> Result<bool, HostError>;
     /// Panes of one window.
     fn window_panes(&self, window: &WindowId) -> Result<Vec<PaneInfo>, HostError>;
     /// One pane; [`HostError::PaneNotFound`] names it when it does not exist.

@@ -248,9 +248,11 @@ impl Runtime {
             return;
         };
         let own = self.config.own_pane.clone();
+        let owner = self.config.owner_tab.clone();
         let tx = self.done_tx.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Done::Status(status::probe(&host, &target, own.as_ref())));
+            let probe = status::probe(&host, &target, own.as_ref(), owner.as_ref());
+            let _ = tx.send(Done::Status(probe));
         });
     }
 
@@ -444,6 +446,13 @@ impl Runtime {
             ))],
             Done::Agents(agents) => vec![DomainEvent::Agents(agents)],
             Done::Status(probe) => {
+                if probe.owner_gone {
+                    // The tab was closed (with this pane stashed): end the
+                    // pane, its helper and, through the master, its sessions.
+                    tracing::info!("the tab this agent pane belongs to is gone; exiting");
+                    self.exit = Some(RuntimeExit::Quit);
+                    return Vec::new();
+                }
                 self.visible = probe.visible;
                 if self.probed_cwd.as_ref() == Some(&probe.cwd) {
                     return Vec::new();

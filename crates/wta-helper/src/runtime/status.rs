@@ -4,7 +4,7 @@
 
 use wta_agent::wire::{SESSIONS_TABLE_HEADER, SessionsListResponse};
 use wta_host::{HostError, TerminalHost};
-use wta_protocol::PaneId;
+use wta_protocol::{PaneId, WindowId};
 
 /// What one status probe saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,10 +14,18 @@ pub struct Probe {
     /// This agent pane is in an attached session's active window. Unknown
     /// counts as visible, so refreshing never stops by mistake.
     pub visible: bool,
+    /// The tab this pane belongs to is gone (closed while the pane was
+    /// stashed, say). Only a definite answer counts: a failed check is not gone.
+    pub owner_gone: bool,
 }
 
 /// Runs one probe (blocking host calls: run it off the UI task).
-pub fn probe(host: &dyn TerminalHost, target: &PaneId, own: Option<&PaneId>) -> Probe {
+pub fn probe(
+    host: &dyn TerminalHost,
+    target: &PaneId,
+    own: Option<&PaneId>,
+    owner: Option<&WindowId>,
+) -> Probe {
     let visible = own.is_none_or(|own| match host.visible(own) {
         Ok(visible) => visible,
         Err(err) => {
@@ -30,7 +38,12 @@ pub fn probe(host: &dyn TerminalHost, target: &PaneId, own: Option<&PaneId>) -> 
         .pane(target)
         .ok()
         .map(|p| p.cwd.to_string_lossy().into_owned());
-    Probe { cwd, visible }
+    let owner_gone = owner.is_some_and(|tab| host.window_exists(tab).is_ok_and(|exists| !exists));
+    Probe {
+        cwd,
+        visible,
+        owner_gone,
+    }
 }
 
 /// Copies `text` to the clipboard through the host (tmux: `set-buffer -w`, OSC 52).
@@ -84,16 +97,19 @@ mod tests {
     fn probe_reads_visibility_and_cwd_from_the_host() {
         let host = wta_host::FakeHost::new();
         let target = PaneId::from_number(0);
-        let seen = probe(&host, &target, Some(&target));
+        let tab = WindowId::from_number(0);
+        let seen = probe(&host, &target, Some(&target), Some(&tab));
         assert_eq!(seen.cwd.as_deref(), Some("/home/user"));
-        assert!(seen.visible);
+        assert!(seen.visible && !seen.owner_gone);
         let gone = probe(
             &host,
             &PaneId::from_number(9),
             Some(&PaneId::from_number(8)),
+            Some(&WindowId::from_number(7)),
         );
         assert_eq!(gone.cwd, None);
         assert!(gone.visible, "unknown counts as visible");
+        assert!(gone.owner_gone, "the tab @7 does not exist");
     }
 
     #[test]

@@ -95,6 +95,7 @@ pub fn window_format() -> String {
             "window_index",
             "window_active",
             "window_panes",
+            "session_name",
             "window_name",
         ],
         None,
@@ -262,22 +263,29 @@ pub fn parse_sessions(output: &str) -> Result<Vec<SessionInfo>, HostError> {
         .collect()
 }
 
-/// Parses `list-windows -F window_format()` output.
+/// Parses `list-windows -F window_format()` output. Windows of the private
+/// stash session (stashed agent panes) are left out.
 pub fn parse_windows(output: &str) -> Result<Vec<WindowInfo>, HostError> {
     records(output)
-        .map(|record| {
-            let f: Vec<&str> = record.splitn(6, US).collect();
-            if f.len() != 6 {
-                return Err(HostError::Parse("a window record is short".into()));
+        .filter_map(|record| {
+            let f: Vec<&str> = record.splitn(7, US).collect();
+            if f.len() != 7 {
+                return Some(Err(HostError::Parse("a window record is short".into())));
             }
-            Ok(WindowInfo {
-                id: id(WindowId::parse, f[0])?,
-                session: id(SessionId::parse, f[1])?,
-                index: num(f[2], "window_index")?,
-                active: flag(f[3]),
-                panes: num(f[4], "window_panes")?,
-                name: f[5].to_owned(),
-            })
+            if f[5] == super::STASH_SESSION {
+                return None;
+            }
+            let window = || -> Result<WindowInfo, HostError> {
+                Ok(WindowInfo {
+                    id: id(WindowId::parse, f[0])?,
+                    session: id(SessionId::parse, f[1])?,
+                    index: num(f[2], "window_index")?,
+                    active: flag(f[3]),
+                    panes: num(f[4], "window_panes")?,
+                    name: f[6].to_owned(),
+                })
+            };
+            Some(window())
         })
         .collect()
 }
@@ -549,7 +557,12 @@ mod tests {
         assert_eq!(s.len(), 2);
         assert!(s[0].attached && !s[1].attached);
         assert_eq!(s[1].name, "na\\037me");
-        let w = parse_windows("@1\x1f$0\x1f0\x1f1\x1f2\x1fünï code\x1e\n").unwrap();
+        let w = parse_windows(
+            "@1\x1f$0\x1f0\x1f1\x1f2\x1fmain\x1fünï code\x1e\n\
+             @5\x1f$9\x1f0\x1f1\x1f1\x1f_wta_stash\x1fwta-stash\x1e\n",
+        )
+        .unwrap();
+        assert_eq!(w.len(), 1, "the stash's windows are not listed");
         assert_eq!(
             (w[0].index, w[0].panes, w[0].name.as_str()),
             (0, 2, "ünï code")

@@ -237,7 +237,9 @@ impl TerminalHost for TmuxHost {
     fn list_sessions(&self) -> Result<Vec<SessionInfo>, HostError> {
         let out =
             self.run(&Cmd::new("list-sessions").opt_format("-F", &format::session_format()))?;
-        format::parse_sessions(&out)
+        let mut sessions = format::parse_sessions(&out)?;
+        sessions.retain(|s| s.name != STASH_SESSION);
+        Ok(sessions)
     }
 
     fn list_windows(&self, session: Option<&SessionId>) -> Result<Vec<WindowInfo>, HostError> {
@@ -248,11 +250,25 @@ impl TerminalHost for TmuxHost {
         format::parse_windows(&self.run(&cmd.opt_format("-F", &format::window_format()))?)
     }
 
+    fn window_exists(&self, window: &WindowId) -> Result<bool, HostError> {
+        let cmd = Cmd::new("display-message")
+            .flag("-p")
+            .opt("-t", window.as_str())
+            .arg_format("#{window_id}");
+        match self.run(&cmd) {
+            Ok(out) => Ok(out.trim() == window.as_str()),
+            Err(HostError::WindowNotFound(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     fn list_panes(&self) -> Result<Vec<PaneInfo>, HostError> {
         let cmd = Cmd::new("list-panes")
             .flag("-a")
             .opt_format("-F", &format::pane_format());
-        format::parse_pane_bytes(&self.run_raw(&cmd, None)?)
+        let mut panes = format::parse_pane_bytes(&self.run_raw(&cmd, None)?)?;
+        panes.retain(|p| p.session_name != STASH_SESSION);
+        Ok(panes)
     }
 
     fn window_panes(&self, window: &WindowId) -> Result<Vec<PaneInfo>, HostError> {

@@ -25,6 +25,11 @@ impl TmuxHost {
     /// escape `\` and control characters, so such a name would not read
     /// back as given.
     pub fn check_session_name(name: &str) -> Result<(), HostError> {
+        if name == super::STASH_SESSION {
+            return Err(HostError::InvalidArgument(format!(
+                "{name:?} is the session where wta keeps stashed agent panes; pick another name"
+            )));
+        }
         if name.is_empty() || name.contains([':', '.', '\\']) {
             return Err(HostError::InvalidArgument(format!(
                 "{name:?}: a tmux session name cannot be empty or contain ':', '.' or '\\'"
