@@ -69,7 +69,8 @@ pub struct ServerArgs {
     pub socket: Option<PathBuf>,
 
     /// tmux server socket name (like `tmux -L`).
-    #[arg(short = 'L', value_name = "NAME", global = true)]
+    #[arg(short = 'L', value_name = "NAME", global = true,
+          add = clap_complete::ArgValueCandidates::new(cmd::completions::servers))]
     pub name: Option<String>,
 }
 
@@ -125,12 +126,18 @@ pub enum Command {
     PipeSink(cmd::pipe_sink::PipeSinkArgs),
     /// Propose terminal actions to the user (run by agents; prints JSON lines).
     ProposeTerminalActions(cmd::propose::ProposeArgs),
+    /// Print a shell completion script (bash, zsh, fish); ids complete from the running server.
+    Completions(cmd::completions::CompletionsArgs),
+    /// Print the manual page (roff) for every command: `wta man > ~/.local/share/man/man1/wta.1`.
+    Man,
 }
 
 /// Parses arguments, runs the command and maps errors to exit statuses:
 /// 2 for usage errors and a missing server, 141 (silently) when stdout was
 /// closed early, 1 for everything else.
 pub fn main() -> ExitCode {
+    // A Tab in a shell that loaded `wta completions`: answered, then exit.
+    cmd::completions::answer_if_asked();
     let cli = Cli::parse();
     if cli.agent_reaper {
         return cmd::master::agent_reaper();

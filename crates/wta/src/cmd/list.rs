@@ -13,7 +13,8 @@ use crate::output::{self, Table, yes};
 #[derive(Debug, Args)]
 pub struct ListTabsArgs {
     /// Window (tmux session) to list: `$N` or its name. Default: the caller's.
-    #[arg(short = 'w', long = "window", value_name = "SESSION")]
+    #[arg(short = 'w', long = "window", value_name = "SESSION",
+          add = clap_complete::ArgValueCandidates::new(super::completions::windows))]
     pub session: Option<String>,
     /// List the tabs of every window.
     #[arg(short = 'a', long = "all", conflicts_with = "session")]
@@ -23,7 +24,8 @@ pub struct ListTabsArgs {
 #[derive(Debug, Args)]
 pub struct ListPanesArgs {
     /// Tab: `@N`, a pane `%N` meaning its tab, or a tab's name. Default: the caller's tab.
-    #[arg(short = 't', long = "target", value_name = "TAB")]
+    #[arg(short = 't', long = "target", value_name = "TAB",
+          add = clap_complete::ArgValueCandidates::new(super::completions::tabs))]
     pub target: Option<String>,
     /// List every pane of the server.
     #[arg(short = 'a', long = "all", conflicts_with = "target")]

@@ -30,7 +30,7 @@ use crate::output;
 #[derive(Debug, Args)]
 pub struct ListenArgs {
     /// Pane (`%N`). Default: the caller's pane.
-    #[arg(short = 't', long = "target", value_name = "PANE")]
+    #[arg(short = 't', long = "target", value_name = "PANE", add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
     pub target: Option<PaneId>,
 }
 

@@ -1,10 +1,12 @@
 //! One file per command group; `dispatch` routes a parsed command to it.
 
 pub mod agent_pane;
+pub mod completions;
 pub mod connect;
 pub mod list;
 pub mod listen;
 mod listen_verdict;
+pub mod man;
 pub mod master;
 pub mod open;
 pub mod pane;
@@ -57,6 +59,8 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Pane(args) => agent_pane::run(ctx, &args),
         Command::TmuxConfig => tmux_config::run(ctx),
         Command::ProposeTerminalActions(args) => Ok(propose::run(&args)),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man => man::run(),
     }
 }
 

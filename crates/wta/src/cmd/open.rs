@@ -76,7 +76,8 @@ pub struct NewTabArgs {
     pub title: Option<String>,
     /// Window (tmux session) to open the tab in: `$N` or its name, as for
     /// `list-tabs -w`. Default: the caller's.
-    #[arg(short = 'w', long = "window", value_name = "SESSION")]
+    #[arg(short = 'w', long = "window", value_name = "SESSION",
+          add = clap_complete::ArgValueCandidates::new(super::completions::windows))]
     pub session: Option<String>,
     /// Switch to the new tab.
     #[arg(long)]
@@ -95,7 +96,7 @@ pub struct SplitPaneArgs {
     #[arg(short = 'b', long = "before")]
     pub before: bool,
     /// Pane to split. Default: the caller's pane.
-    #[arg(short = 't', long = "target", value_name = "PANE")]
+    #[arg(short = 't', long = "target", value_name = "PANE", add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
     pub target: Option<PaneId>,
     /// Command to run in the new pane (via /bin/sh -c). Default: your shell, with WTA shell integration (the command returns once its first prompt shows, at most 5 s).
     #[arg(short = 'c', long = "command", value_name = "CMD")]
