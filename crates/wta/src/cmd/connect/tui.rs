@@ -5,7 +5,10 @@
 //! refresh that only runs while the pane is visible.
 //!
 //! Redraws happen only after an event reached the reducer, so an idle pane
-//! sleeps in `select!` and costs no CPU. After each draw, what the frame
+//! sleeps in `select!` and costs no CPU. Terminal input is read on a thread
+//! of its own ([`TerminalInput`]) and everything already read is applied
+//! before the next draw, so typed-ahead text (thousands of keys without
+//! bracketed paste) costs one frame, not one per key. After each draw, what the frame
 //! showed of a proposal card is fed back (`View::card_feedback`) before the
 //! next input is read. Nothing is printed outside the alternate screen
 //! while it is active; logs go to the state dir (tracing).
@@ -22,10 +25,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    EventStream,
 };
 use crossterm::{cursor, execute, terminal};
-use futures::StreamExt;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -41,6 +42,11 @@ const TICK: Duration = Duration::from_millis(100);
 const STATUS_EVERY: Duration = Duration::from_secs(2);
 /// How long the exiting helper may spend stopping its pane watchers.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+/// Terminal events read ahead of the loop; the reader waits when it is full.
+const INPUT_BUFFER: usize = 4096;
+/// Most terminal events applied between two draws, so a long typed-ahead
+/// text still shows progress.
+const INPUT_BATCH: usize = 2048;
 
 /// How the loop ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +109,44 @@ fn install_panic_hook() {
         previous(info);
         std::process::exit(101);
     }));
+}
+
+/// Terminal events from a reader thread: crossterm's blocking `read` (its
+/// level-triggered `/dev/tty` reader, see wta-tui's Cargo.toml) in a loop,
+/// into a bounded channel the loop drains without waiting.
+struct TerminalInput {
+    rx: tokio::sync::mpsc::Receiver<io::Result<crossterm::event::Event>>,
+}
+
+impl TerminalInput {
+    /// Starts the reader. It ends after a read error or once the loop is
+    /// gone; a read that is still blocked then ends with the process.
+    fn spawn() -> anyhow::Result<Self> {
+        let (tx, rx) = tokio::sync::mpsc::channel(INPUT_BUFFER);
+        std::thread::Builder::new()
+            .name("terminal-input".into())
+            .spawn(move || {
+                loop {
+                    let event = crossterm::event::read();
+                    let failed = event.is_err();
+                    if tx.blocking_send(event).is_err() || failed {
+                        return;
+                    }
+                }
+            })
+            .context("cannot start the terminal reader")?;
+        Ok(Self { rx })
+    }
+
+    /// The next event; `None` once the reader ended.
+    async fn next(&mut self) -> Option<io::Result<crossterm::event::Event>> {
+        self.rx.recv().await
+    }
+
+    /// An event already read, if any (never waits).
+    fn ready(&mut self) -> Option<io::Result<crossterm::event::Event>> {
+        self.rx.try_recv().ok()
+    }
 }
 
 enum Wake {
@@ -168,7 +212,7 @@ async fn event_loop(
     signals: &mut Signals,
 ) -> anyhow::Result<LoopExit> {
     let mut view = View::new();
-    let mut input = EventStream::new();
+    let mut input = TerminalInput::spawn()?;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut status = tokio::time::interval(STATUS_EVERY);
@@ -209,12 +253,21 @@ async fn event_loop(
             _ = signals.hup.recv() => Wake::Signal,
         };
         match wake {
-            Wake::Terminal(Some(Ok(event))) => {
+            Wake::Terminal(Some(first)) => {
                 runtime.touch();
-                queue.extend(wta_tui::keymap::from_crossterm(event));
-            }
-            Wake::Terminal(Some(Err(err))) => {
-                return Err(err).context("cannot read the terminal");
+                // Everything read so far goes to the reducer before the next draw.
+                let mut next = Some(first);
+                let mut taken = 0;
+                while let Some(event) = next {
+                    let event = event.context("cannot read the terminal")?;
+                    queue.extend(wta_tui::keymap::from_crossterm(event));
+                    taken += 1;
+                    next = if taken < INPUT_BATCH {
+                        input.ready()
+                    } else {
+                        None
+                    };
+                }
             }
             // The terminal is gone (pane killed): nothing left to show.
             Wake::Terminal(None) | Wake::Signal => return Ok(LoopExit::Quit),
