@@ -17,17 +17,13 @@ autoload -Uz add-zsh-hook
 # zsh prints PROMPT_SP (EOL mark + padding + "\r \r") before precmd hooks, so D is
 # emitted from the EOL mark: %(9V..) is true while psvar[9] is set (by preexec).
 PROMPT_EOL_MARK=$'%(9V.%{\e]133;D;%?;aid='$$';wta='$__wta_nonce$'\a%}.)'"${PROMPT_EOL_MARK-%B%S%#%s%b}"
+# Percent-encodes $1 into REPLY, byte by byte, in one substitution (a loop
+# over a long command line took seconds).
 __wta_urlencode() {
   emulate -L zsh
-  local LC_ALL=C s=$1 out= c i
-  for (( i = 1; i <= ${#s}; i++ )); do
-    c=${s[i]}
-    case $c in
-      [a-zA-Z0-9.~_/-]) out+=$c ;;
-      *) printf -v c '%%%02X' "'$c"; out+=${c: -3} ;;
-    esac
-  done
-  REPLY=$out
+  setopt extendedglob
+  local LC_ALL=C
+  REPLY=${1//(#m)[^a-zA-Z0-9.~_\/-]/%${(l:2::0:)$(( [##16] #MATCH ))}}
 }
 __wta_precmd() {
   local ec=$?

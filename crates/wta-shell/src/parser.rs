@@ -13,8 +13,9 @@
 use percent_encoding::percent_decode;
 
 /// Longest escape sequence (OSC payload included) that is interpreted.
-/// Commands are ≤ 8000 chars, percent-encoded at most ×3, plus headroom.
-pub const MAX_SEQUENCE: usize = 64 * 1024;
+/// A card's command is ≤ 8000 characters, ≤ 4 bytes each, and each byte
+/// percent-encoded takes 3: 96,000 bytes in a `C` mark, plus headroom.
+pub const MAX_SEQUENCE: usize = 128 * 1024;
 /// Longest `aid` kept; longer ones are cut (they are compared, never executed).
 const MAX_AID: usize = 64;
 /// Bytes handed to vte per call; bounds the work between sequence-length checks.

@@ -132,7 +132,22 @@ async fn separators_at_the_end_survive(sh: Shell) {
     assert_eq!(ran.render().text, "trailing");
 }
 
+/// The longest command a card may carry, in characters of three bytes: more
+/// than one tmux command can hold, so it goes through the paste buffer in
+/// pieces, and still arrives whole.
+async fn the_longest_unicode_command_arrives_whole(sh: Shell) {
+    let p = open(sh, cfg(), true).await;
+    let text = "日本".repeat(3_990);
+    let input = format!("printf '%s\\n' {}", quoted(sh, &text));
+    assert!(input.chars().count() <= 8000 && input.len() > 16 * 1024);
+    let ran = p.run(&input).await;
+    assert_eq!(ran.cmdline.as_deref(), Some(input.as_str()));
+    assert_eq!(ran.exit, Some(0));
+    assert_eq!(ran.render().text, text);
+}
+
 per_shell!(
     typed_text_arrives_byte_for_byte,
-    separators_at_the_end_survive
+    separators_at_the_end_survive,
+    the_longest_unicode_command_arrives_whole,
 );

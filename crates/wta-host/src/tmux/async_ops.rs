@@ -95,16 +95,36 @@ pub(super) fn unset_option_cmd(pane: &PaneId, name: &str) -> Result<Cmd, HostErr
         .arg(name))
 }
 
-/// The chain that types `text` into `pane` (see [`AsyncHost::type_text`]);
-/// `buffer` names the paste buffer a multi-line text goes through.
-pub(super) fn typing_cmd(
+/// Longest text typed as keys in one go; longer, or several lines, goes
+/// through a paste buffer.
+const KEYS_MAX: usize = 4 * 1024;
+/// Bytes of text per `set-buffer`: one tmux command must fit in 16 KiB.
+const BUFFER_CHUNK: usize = 8 * 1024;
+
+/// The commands that type `text` into `pane` (see [`AsyncHost::type_text`]),
+/// run in order; `buffer` names the paste buffer a long or multi-line text
+/// goes through (filled in chunks, since one tmux command holds 16 KiB).
+/// The last command does all the typing, so nothing reaches the pane until
+/// the whole text is in the buffer.
+pub(super) fn typing_cmds(
     pane: &PaneId,
     text: &str,
     typing: Typing,
     buffer: &str,
-) -> Result<Cmd, HostError> {
+) -> Result<Vec<Cmd>, HostError> {
     check_typed_text(text)?;
     let p = pane.as_str();
+    let pasted = text.contains('\n') || text.len() > KEYS_MAX;
+    let mut cmds = Vec::new();
+    if pasted {
+        for (i, chunk) in chunks(text, BUFFER_CHUNK).into_iter().enumerate() {
+            let mut set = Cmd::new("set-buffer");
+            if i > 0 {
+                set = set.flag("-a");
+            }
+            cmds.push(set.opt("-b", buffer).arg(chunk));
+        }
+    }
     let mut cmd = Cmd::new("copy-mode").flag("-q").opt("-t", p);
     if typing.clear_line {
         cmd = cmd
@@ -112,11 +132,8 @@ pub(super) fn typing_cmd(
             .opt("-t", p)
             .args([Key::CtrlE.tmux_name(), Key::CtrlU.tmux_name()]);
     }
-    if text.contains('\n') {
+    if pasted {
         cmd = cmd
-            .then("set-buffer")
-            .opt("-b", buffer)
-            .arg(text)
             .then("paste-buffer")
             .flag("-p")
             .flag("-r")
@@ -132,7 +149,24 @@ pub(super) fn typing_cmd(
             .opt("-t", p)
             .arg(Key::Enter.tmux_name());
     }
-    Ok(cmd)
+    cmds.push(cmd);
+    Ok(cmds)
+}
+
+/// `text` cut into pieces of at most `max` bytes, on character boundaries.
+fn chunks(text: &str, max: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while rest.len() > max {
+        let mut cut = max;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    out.push(rest);
+    out
 }
 
 /// `exec <sink argv>` as the shell command `pipe-pane` runs.
@@ -229,9 +263,10 @@ impl AsyncHost for TmuxHost {
     ) -> HostFuture<'a, ()> {
         Box::pin(async move {
             let buffer = unique_name("wta-send");
-            self.run_async(&typing_cmd(pane, text, typing, &buffer)?)
-                .await
-                .map(drop)
+            for cmd in typing_cmds(pane, text, typing, &buffer)? {
+                self.run_async(&cmd).await?;
+            }
+            Ok(())
         })
     }
 }
@@ -263,8 +298,9 @@ mod tests {
             clear_line: true,
             enter: true,
         };
-        let one: Vec<String> = typing_cmd(&pane, "ls -l", run, "b")
+        let one: Vec<String> = typing_cmds(&pane, "ls -l", run, "b")
             .unwrap()
+            .remove(0)
             .argv()
             .map(str::to_owned)
             .collect();
@@ -276,36 +312,46 @@ mod tests {
             clear_line: false,
             enter: false,
         };
-        let multi: Vec<String> = typing_cmd(&pane, "a\nb;", insert, "wta-1")
+        let multi: Vec<Vec<String>> = typing_cmds(&pane, "a\nb;", insert, "wta-1")
             .unwrap()
-            .argv()
-            .map(str::to_owned)
+            .iter()
+            .map(|c| c.argv().map(str::to_owned).collect())
             .collect();
         assert_eq!(
             multi,
             [
-                "copy-mode",
-                "-q",
-                "-t",
-                "%3",
-                ";",
-                "set-buffer",
-                "-b",
-                "wta-1",
-                "--",
-                "a\nb\\;",
-                ";",
-                "paste-buffer",
-                "-p",
-                "-r",
-                "-d",
-                "-b",
-                "wta-1",
-                "-t",
-                "%3"
+                vec!["set-buffer", "-b", "wta-1", "--", "a\nb\\;"],
+                vec![
+                    "copy-mode",
+                    "-q",
+                    "-t",
+                    "%3",
+                    ";",
+                    "paste-buffer",
+                    "-p",
+                    "-r",
+                    "-d",
+                    "-b",
+                    "wta-1",
+                    "-t",
+                    "%3"
+                ]
             ]
         );
-        assert!(typing_cmd(&pane, "a\tb", run, "b").is_err());
+        assert!(typing_cmds(&pane, "a\tb", run, "b").is_err());
+        // A long text is filled in chunks that each fit one tmux command.
+        let long = "日本".repeat(3000);
+        let cmds = typing_cmds(&pane, &long, run, "b").unwrap();
+        assert_eq!(cmds.len(), 4);
+        let filled: String = cmds[..3]
+            .iter()
+            .map(|c| c.argv().last().unwrap().to_owned())
+            .collect();
+        assert_eq!(filled, long);
+        assert!(
+            cmds.iter()
+                .all(|c| c.argv().map(str::len).sum::<usize>() < 16 * 1024)
+        );
     }
 
     #[test]

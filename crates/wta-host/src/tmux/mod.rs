@@ -12,10 +12,12 @@ mod async_ops;
 mod cmd;
 pub mod format;
 mod locate;
+mod native;
 mod run;
 mod session;
 mod stash;
 mod version;
+mod wire;
 
 pub use session::NewSession;
 pub use stash::STASH_SESSION;
@@ -33,7 +35,7 @@ use crate::{
     HostError, NewTab, PaneCommand, PaneInfo, PaneState, PaneStatus, ServerInfo, SessionInfo,
     Split, SplitDirection, StashRecord, TerminalHost, Typing, WindowInfo,
 };
-use async_ops::{checked_display, display_cmd, set_option_cmd, typing_cmd, unset_option_cmd};
+use async_ops::{checked_display, display_cmd, set_option_cmd, typing_cmds, unset_option_cmd};
 
 /// A tmux server reached through the `tmux` binary.
 #[derive(Debug, Clone)]
@@ -52,6 +54,13 @@ impl TmuxHost {
             caller,
             binary: PathBuf::from("tmux"),
         }
+    }
+
+    /// The same host, running `binary` when the tmux program is needed (to
+    /// start a server, or for a tmux that speaks another protocol).
+    pub fn with_binary(mut self, binary: impl Into<PathBuf>) -> Self {
+        self.binary = binary.into();
+        self
     }
 
     /// Finds the server from explicit flags, else `$TMUX`; the caller's pane
@@ -266,7 +275,7 @@ impl TerminalHost for TmuxHost {
         let cmd = Cmd::new("list-panes")
             .flag("-a")
             .opt_format("-F", &format::pane_format());
-        let mut panes = format::parse_pane_bytes(&self.run_raw(&cmd, None)?)?;
+        let mut panes = format::parse_pane_bytes(&self.run_raw(&cmd)?)?;
         panes.retain(|p| p.session_name != STASH_SESSION);
         Ok(panes)
     }
@@ -275,7 +284,7 @@ impl TerminalHost for TmuxHost {
         let cmd = Cmd::new("list-panes")
             .opt("-t", window.as_str())
             .opt_format("-F", &format::pane_format());
-        format::parse_pane_bytes(&self.run_raw(&cmd, None)?)
+        format::parse_pane_bytes(&self.run_raw(&cmd)?)
     }
 
     fn pane(&self, pane: &PaneId) -> Result<PaneInfo, HostError> {
@@ -450,8 +459,10 @@ impl TerminalHost for TmuxHost {
             enter,
         };
         let buffer = unique_name("wta-send");
-        self.run(&typing_cmd(pane, text, typing, &buffer)?)
-            .map(drop)
+        for cmd in typing_cmds(pane, text, typing, &buffer)? {
+            self.run(&cmd)?;
+        }
+        Ok(())
     }
 
     fn option(&self, pane: &PaneId, name: &str) -> Result<String, HostError> {

@@ -1,66 +1,135 @@
-//! Running `tmux`: the only place WTA starts a tmux process, blocking (the
+//! Running a tmux command line: over the server's socket when it can
+//! ([`super::native`]: no process, a fraction of a millisecond), else with
+//! the `tmux` binary — to start a server, for a tmux of another protocol
+//! version, or when `WTA_TMUX_CLIENT=binary` asks for it. Blocking (the
 //! one-shot CLI) or on tokio (watchers, the executor). Both read the same
-//! way: stdout on success, else a typed error from tmux's stderr.
+//! way: stdout on success, else a typed error from tmux's stderr. This is
+//! the only place WTA runs tmux.
 
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 
+use super::native::{self, NativeError};
+use super::wire::Outcome;
 use super::{Cmd, ServerLocation, TmuxHost, version};
 use crate::HostError;
+
+/// What the native attempt says about running `cmd` with the binary.
+enum Native {
+    Ran(Outcome),
+    UseBinary,
+}
 
 impl TmuxHost {
     /// Runs one command line and returns stdout.
     pub(crate) fn run(&self, cmd: &Cmd) -> Result<String, HostError> {
-        self.run_raw(cmd, None)
+        self.run_raw(cmd)
             .map(|out| String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// Runs one command line, writing `input` to tmux's stdin (for
-    /// `load-buffer -`), and returns stdout as raw bytes (paths may not be UTF-8).
-    pub(crate) fn run_raw(&self, cmd: &Cmd, input: Option<&[u8]>) -> Result<Vec<u8>, HostError> {
-        let mut command = std::process::Command::new(&self.binary);
-        command.args(self.location.args()).args(cmd.argv());
-        command.stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
+    /// Runs one command line and returns stdout as raw bytes (paths may not be UTF-8).
+    pub(crate) fn run_raw(&self, cmd: &Cmd) -> Result<Vec<u8>, HostError> {
+        let attempt = native::enabled().then(|| {
+            let argv: Vec<&str> = cmd.argv().collect();
+            native::run_blocking(&self.location.socket_path(), &argv)
         });
-        command.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = command.spawn().map_err(spawn_error)?;
-        if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-            use std::io::Write;
-            stdin.write_all(bytes).map_err(HostError::Spawn)?;
-        }
-        let out = child.wait_with_output().map_err(HostError::Spawn)?;
-        self.finish(cmd, out)
+        let outcome = match self.native_verdict(cmd, attempt)? {
+            Native::Ran(outcome) => outcome,
+            Native::UseBinary => self.spawn_blocking(cmd)?,
+        };
+        self.finish(cmd, outcome)
     }
 
     /// [`TmuxHost::run`] on the tokio runtime.
     pub(crate) async fn run_async(&self, cmd: &Cmd) -> Result<String, HostError> {
-        let out = tokio::process::Command::new(&self.binary)
-            .args(self.location.args())
-            .args(cmd.argv())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .output()
-            .await
-            .map_err(spawn_error)?;
+        let attempt = if native::enabled() {
+            let argv: Vec<&str> = cmd.argv().collect();
+            Some(native::run_async(&self.location.socket_path(), &argv).await)
+        } else {
+            None
+        };
+        let outcome = match self.native_verdict(cmd, attempt)? {
+            Native::Ran(outcome) => outcome,
+            Native::UseBinary => self.spawn_async(cmd).await?,
+        };
         let this = self.clone();
         let cmd = cmd.clone();
         // An unknown failure asks `tmux -V` (blocking): off the runtime.
-        let finished = tokio::task::spawn_blocking(move || this.finish(&cmd, out)).await;
+        let finished = tokio::task::spawn_blocking(move || this.finish(&cmd, outcome)).await;
         finished
             .map_err(|e| HostError::Spawn(std::io::Error::other(e.to_string())))?
             .map(|out| String::from_utf8_lossy(&out).into_owned())
     }
 
-    fn finish(&self, cmd: &Cmd, out: Output) -> Result<Vec<u8>, HostError> {
+    /// Says whether the native attempt's outcome stands or the binary must
+    /// run (`None`: native runs are off).
+    fn native_verdict(
+        &self,
+        cmd: &Cmd,
+        attempt: Option<Result<Outcome, NativeError>>,
+    ) -> Result<Native, HostError> {
+        let Some(attempt) = attempt else {
+            return Ok(Native::UseBinary);
+        };
+        match attempt {
+            Ok(outcome) => Ok(Native::Ran(outcome)),
+            // Only the binary can start a server.
+            Err(NativeError::Unreachable(e)) if cmd.starts_server() => {
+                tracing::debug!("no tmux server ({e}); the tmux binary starts one");
+                Ok(Native::UseBinary)
+            }
+            Err(NativeError::Unreachable(_)) => Err(HostError::NoServer {
+                socket: self.location.socket_path(),
+            }),
+            Err(NativeError::Mismatch { server }) => {
+                tracing::info!(
+                    server,
+                    "tmux speaks another protocol; running the tmux binary from now on"
+                );
+                native::disable();
+                Ok(Native::UseBinary)
+            }
+            Err(NativeError::TooLong) => Err(HostError::InvalidArgument(format!(
+                "the tmux command {} is too long for tmux (16 KiB at most)",
+                cmd.name()
+            ))),
+            // The server went away mid-command or answered oddly: the binary
+            // says what is wrong in tmux's own words.
+            Err(NativeError::Lost(why)) => {
+                tracing::debug!("tmux {}: {why}; running the tmux binary", cmd.name());
+                Ok(Native::UseBinary)
+            }
+        }
+    }
+
+    fn command(&self, cmd: &Cmd) -> std::process::Command {
+        let mut command = std::process::Command::new(&self.binary);
+        command
+            .args(self.location.args())
+            .args(cmd.argv())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    fn spawn_blocking(&self, cmd: &Cmd) -> Result<Outcome, HostError> {
+        let out = self.command(cmd).output().map_err(spawn_error)?;
+        Ok(outcome_of(out))
+    }
+
+    async fn spawn_async(&self, cmd: &Cmd) -> Result<Outcome, HostError> {
+        let mut command = tokio::process::Command::from(self.command(cmd));
+        command.kill_on_drop(true);
+        let out = command.output().await.map_err(spawn_error)?;
+        Ok(outcome_of(out))
+    }
+
+    fn finish(&self, cmd: &Cmd, out: Outcome) -> Result<Vec<u8>, HostError> {
         let message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
         // tmux 3.3 exits 0 when it cannot create a server's socket and only
         // says so on stderr; nothing on stdout plus an error line is a failure.
         let silent_error = out.stdout.is_empty() && message.starts_with("error ");
-        if out.status.success() && !silent_error {
+        if out.status == 0 && !silent_error {
             return Ok(out.stdout);
         }
         Err(self.classify(cmd, message))
@@ -83,6 +152,14 @@ impl TmuxHost {
             command: cmd.name().to_owned(),
             message,
         }
+    }
+}
+
+fn outcome_of(out: std::process::Output) -> Outcome {
+    Outcome {
+        status: out.status.code().unwrap_or(1),
+        stdout: out.stdout,
+        stderr: out.stderr,
     }
 }
 
@@ -154,9 +231,19 @@ mod tests {
             .flag("-d")
             .opt_format("-F", "#{pane_id}")
             .flag("-P")
-            .arg("true");
+            .arg("true")
+            .starting_server();
         let err = host.run(&cmd).unwrap_err().to_string();
         assert!(err.contains("error creating"), "{err}");
         assert!(!socket.exists());
+    }
+
+    /// Without a server a command fails as "no server", natively or not.
+    #[test]
+    fn no_server_is_no_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = TmuxHost::new(ServerLocation::Socket(dir.path().join("none")), None);
+        let err = host.run(&Cmd::new("list-sessions")).unwrap_err();
+        assert!(err.is_no_server(), "{err}");
     }
 }

@@ -48,7 +48,8 @@ impl TmuxHost {
             .opt("-x", &spec.size.cols.to_string())
             .opt("-y", &spec.size.rows.to_string())
             .flag("-P")
-            .opt_format("-F", &format::pane_format());
+            .opt_format("-F", &format::pane_format())
+            .starting_server();
         let cmd = Self::pane_spec(cmd, cwd.as_deref(), &spec.env, Some(&spec.argv))?;
         self.one_pane(&self.run(&cmd)?, "new-session")
     }
