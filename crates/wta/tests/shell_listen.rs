@@ -261,3 +261,72 @@ fn listen_on_a_shell_without_integration_says_so_once_a_command_ran() {
     );
     assert!(String::from_utf8_lossy(&again.stderr).contains("wta shell-integration --help"));
 }
+
+/// Commands typed ahead in bash finish back to back: `listen` reports every
+/// one of them (it used to look only at the tracker's last run, so a run
+/// that a later one had already followed was never reported finished).
+#[test]
+fn listen_reports_every_command_typed_ahead() {
+    let server = TmuxServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let gate = "wta-listen-ahead-gate";
+    let pane = integrated_bash_window(&server, dir.path(), gate);
+    let socket = server.socket().to_string_lossy().into_owned();
+    let mut child = wta()
+        .args(["-S", &socket, "listen", "-t", &pane, "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel::<serde_json::Value>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str(&line) {
+                let _ = tx.send(v);
+            }
+        }
+    });
+    wta_testkit::wait_until("listen attached", T, || {
+        server.display(&pane, "#{pane_pipe}") == "1"
+    })
+    .unwrap();
+    server.tmux(&["wait-for", "-S", gate]);
+    server.wait_for_text(&pane, "$", T);
+    // Ten commands in one burst of keys, each ready before the last ends.
+    let mut keys: Vec<String> = Vec::new();
+    for i in 0..10 {
+        keys.extend(
+            [
+                "send-keys",
+                "-t",
+                &pane,
+                "-l",
+                &format!("echo ahead-{i}"),
+                ";",
+            ]
+            .map(str::to_owned),
+        );
+        keys.extend(["send-keys", "-t", &pane, "Enter", ";"].map(str::to_owned));
+    }
+    keys.pop();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    server.tmux(&keys);
+    let mut seen = Vec::new();
+    let finished = wait_for_value("ten finished events", T, || {
+        while let Ok(v) = rx.try_recv() {
+            seen.push(v);
+        }
+        let done: Vec<String> = seen
+            .iter()
+            .filter(|v| v["event"] == "finished")
+            .filter_map(|v| v["cmdline"].as_str().map(str::to_owned))
+            .collect();
+        (done.len() >= 10).then_some(done)
+    })
+    .unwrap_or_else(|e| panic!("{e}: {seen:?}"));
+    let want: Vec<String> = (0..10).map(|i| format!("echo ahead-{i}")).collect();
+    assert_eq!(finished, want);
+    let _ = child.kill();
+    let _ = child.wait();
+}

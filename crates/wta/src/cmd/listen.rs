@@ -210,12 +210,9 @@ async fn follow(
             WatchEvent::Effect(Effect::RunFinished { id }) => {
                 let t = watcher.tracker();
                 let t = t.lock().await;
-                let Some(record) = t
-                    .last
-                    .as_ref()
-                    .filter(|r| r.id == id)
-                    .map(|r| LastCommand::from_run(pane, r))
-                else {
+                // Commands typed ahead finish back to back: by the time this
+                // event is read a later run may be `last` already.
+                let Some(record) = t.finished(id).map(|r| LastCommand::from_run(pane, r)) else {
                     continue;
                 };
                 drop(t);

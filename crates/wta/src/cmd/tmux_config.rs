@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     if ctx.json {
         output::json(&serde_json::json!({ "bindings": text }))?;
     } else {
-        print!("{text}");
+        output::line(text.trim_end())?;
     }
     Ok(ExitCode::SUCCESS)
 }
