@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use wta_helper::executor::{
-    ActionOutcome, ActionResult, DelegateLaunch, ExecutionSettings, Executor, ExecutorConfig,
-    Launch,
+    ActionOutcome, ActionResult, DelegateLaunch, DelegateSource, ExecutionSettings, Executor,
+    ExecutorConfig, Launch,
 };
 use wta_helper::proposals::ConfirmMode;
 use wta_host::TmuxHost;
@@ -345,7 +345,7 @@ async fn open_and_send_waits_for_the_new_shell_then_runs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_integration_is_completion_unavailable_and_delegate_starts_the_agent() {
     let rig = rig(false, |c| {
-        c.delegate = Some(DelegateLaunch {
+        c.delegate = DelegateSource::Fixed(DelegateLaunch {
             agent: "echo-agent".into(),
             launch: Launch {
                 argv: vec![
@@ -385,6 +385,55 @@ async fn no_integration_is_completion_unavailable_and_delegate_starts_the_agent(
     };
     assert_eq!(agent, "echo-agent");
     rig.server.wait_for_text(pane, "task: fix the tests", T);
+}
+
+/// The `[delegate]` table is read when a card launches one: added after the
+/// pane started, it is used at once; broken, the launch says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_delegate_is_read_from_the_config_at_each_launch() {
+    let config = tempfile::tempdir().unwrap();
+    let file = config.path().join("config.toml");
+    let paths = wta_agent::RegistryPaths {
+        config_file: file.clone(),
+        policy_file: config.path().join("policy.toml"),
+        wta_exe: std::env::current_exe().unwrap(),
+        path_var: std::env::var_os("PATH"),
+    };
+    let rig = rig(true, |c| c.delegate = DelegateSource::Config(paths)).await;
+    let delegate = || Action::OpenAndSend {
+        target: OpenTarget::Tab,
+        input: "review the diff".into(),
+        delegate: true,
+        cwd: None,
+    };
+    let results = rig.run(vec![delegate()], ConfirmMode::Run).await;
+    let ActionOutcome::Unavailable { reason } = &results[0].outcome else {
+        panic!("{results:?}");
+    };
+    assert!(
+        reason.contains("no delegate agent is configured"),
+        "{reason}"
+    );
+    std::fs::write(
+        &file,
+        "[delegate]\nname = \"late\"\nargv = [\"sh\", \"-c\", \"echo \\\"late: $1\\\"; sleep 30\", \"agent\"]\n",
+    )
+    .unwrap();
+    let results = rig.run(vec![delegate()], ConfirmMode::Run).await;
+    let ActionOutcome::Delegated { pane, agent } = &results[0].outcome else {
+        panic!("{results:?}");
+    };
+    assert_eq!(agent, "late");
+    rig.server.wait_for_text(pane, "late: review the diff", T);
+    std::fs::write(&file, "[delegate\n").unwrap();
+    let results = rig.run(vec![delegate()], ConfirmMode::Run).await;
+    let ActionOutcome::Unavailable { reason } = &results[0].outcome else {
+        panic!("{results:?}");
+    };
+    assert!(
+        reason.contains("cannot read the delegate agent"),
+        "{reason}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -74,6 +74,40 @@ pub struct DelegateLaunch {
     pub launch: Launch,
 }
 
+/// Where the delegate agent comes from when a card launches one.
+#[derive(Debug, Clone, Default)]
+pub enum DelegateSource {
+    /// None is configured.
+    #[default]
+    None,
+    /// This one (tests, embedders).
+    Fixed(DelegateLaunch),
+    /// The `[delegate]` table of the config file, read at each launch so an
+    /// edit applies without restarting the pane.
+    Config(wta_agent::RegistryPaths),
+}
+
+impl DelegateSource {
+    /// The delegate to launch now; `Err` says why the config cannot tell.
+    pub fn current(&self) -> Result<Option<DelegateLaunch>, String> {
+        match self {
+            Self::None => Ok(None),
+            Self::Fixed(d) => Ok(Some(d.clone())),
+            Self::Config(paths) => {
+                let registry =
+                    wta_agent::Registry::load(paths.clone()).map_err(|e| e.to_string())?;
+                Ok(registry.delegate().map(|d| DelegateLaunch {
+                    agent: d.name.clone(),
+                    launch: Launch {
+                        argv: d.argv.clone(),
+                        env: Vec::new(),
+                    },
+                }))
+            }
+        }
+    }
+}
+
 /// Everything the executor needs besides the host.
 #[derive(Debug, Clone)]
 pub struct ExecutorConfig {
@@ -81,7 +115,7 @@ pub struct ExecutorConfig {
     pub watch: WatchOptions,
     /// The integrated shell new tabs and panels run.
     pub shell: Launch,
-    pub delegate: Option<DelegateLaunch>,
+    pub delegate: DelegateSource,
     pub ready_timeout: Duration,
     /// The per-proposal execution timeout: one deadline, from confirmation,
     /// for all the actions of the confirmed choice. A run still going then
@@ -101,7 +135,7 @@ impl ExecutorConfig {
         Self {
             watch,
             shell,
-            delegate: None,
+            delegate: DelegateSource::None,
             ready_timeout: DEFAULT_READY_TIMEOUT,
             run_timeout: DEFAULT_EXECUTION_TIMEOUT,
             output_cap: DEFAULT_EXECUTION_OUTPUT_BYTES,

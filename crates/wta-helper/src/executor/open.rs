@@ -172,10 +172,14 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
         task: &str,
         progress: &mut Progress,
     ) -> ActionOutcome {
-        let Some(delegate) = self.config.delegate.clone() else {
-            return unavailable(
-                "no delegate agent is configured (add a [delegate] table with its argv to ~/.config/wta/config.toml)",
-            );
+        let delegate = match self.config.delegate.current() {
+            Ok(Some(delegate)) => delegate,
+            Ok(None) => {
+                return unavailable(
+                    "no delegate agent is configured (add a [delegate] table with its argv to ~/.config/wta/config.toml)",
+                );
+            }
+            Err(why) => return unavailable(format!("cannot read the delegate agent: {why}")),
         };
         let mut argv = delegate.launch.argv.clone();
         argv.push(task.to_owned());

@@ -26,7 +26,9 @@ use wta_shell::{PIPE_OWNER_OPTION, TrackerConfig, WatchOptions};
 
 use super::engine::{Done, Runtime};
 use crate::app::{AcceptedProposal, DomainEvent, Effect};
-use crate::executor::{DelegateLaunch, ExecutionSettings, Executor, ExecutorConfig, Launch};
+use crate::executor::{
+    DelegateLaunch, DelegateSource, ExecutionSettings, Executor, ExecutorConfig, Launch,
+};
 use crate::proposals::{Approval, ProposalEvent, runtime_dir};
 
 /// The runtime's card-side state: the executor, once the host is known,
@@ -134,13 +136,20 @@ fn executor_for(
         Err(err) => (ExecutionSettings::default(), Some(err.to_string())),
     };
     let mut config = ExecutorConfig::new(watch, launch).with_settings(settings);
-    config.delegate = delegate.map(|d| DelegateLaunch {
-        agent: d.name.clone(),
-        launch: Launch {
-            argv: d.argv.clone(),
-            env: Vec::new(),
-        },
-    });
+    // Read at each launch (an edit applies at once); without a usable config
+    // path, the one known at start.
+    config.delegate = match wta_agent::RegistryPaths::from_env() {
+        Ok(paths) => DelegateSource::Config(paths),
+        Err(_) => delegate.map_or(DelegateSource::None, |d| {
+            DelegateSource::Fixed(DelegateLaunch {
+                agent: d.name.clone(),
+                launch: Launch {
+                    argv: d.argv.clone(),
+                    env: Vec::new(),
+                },
+            })
+        }),
+    };
     Some((Executor::new(Arc::new(host.clone()), config), warning))
 }
 
