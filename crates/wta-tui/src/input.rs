@@ -99,6 +99,12 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     let buf = frame.buffer_mut();
     if state.input.is_empty() {
         let hint = match (&state.connection, state.setup.is_some()) {
+            _ if state.master_lost.as_ref().is_some_and(|l| l.reconnecting) => {
+                "Reconnecting…".to_owned()
+            }
+            _ if state.master_lost.is_some() => {
+                "Enter reconnects · Ctrl+C twice closes the pane".to_owned()
+            }
             (_, true) => "Type /agent to switch agent, /restart to retry".to_owned(),
             (ConnectionState::Connecting, _) => format!("Connecting to {}…", state.agent),
             (ConnectionState::Failed(_), _) => "/restart to reconnect".to_owned(),

@@ -30,6 +30,7 @@ pub fn render_entry(entry: &Entry, width: usize, focused: bool) -> Vec<Line<'sta
         Item::Tool(call) => tool(call, width),
         Item::Plan(plan) => plan_lines(plan, width),
         Item::System { level, text } => system(*level, text, width),
+        Item::Divider(label) => divider(label, width),
         Item::TurnEnd {
             stop,
             collapsed,
@@ -268,6 +269,19 @@ fn system(level: SystemLevel, text: &str, width: usize) -> Vec<Line<'static>> {
         ));
     }
     lines
+}
+
+/// `── label ───…` across the width, after a blank line.
+fn divider(label: &str, width: usize) -> Vec<Line<'static>> {
+    let text = truncate(&format!("── {label} "), width);
+    let fill = width.saturating_sub(unicode_width::UnicodeWidthStr::width(text.as_str()));
+    vec![
+        blank(),
+        Line::from(vec![
+            Span::styled(text, theme::accent()),
+            Span::styled("─".repeat(fill), theme::accent()),
+        ]),
+    ]
 }
 
 fn turn_end(stop: StopReason, collapsed: bool, items: usize, focused: bool) -> Vec<Line<'static>> {

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! transcript (or setup screen)      │ F12 traffic (right when wide,
-//! permission card / picker / popup  │  below when narrow)
+//! permission card / master-gone     │  below when narrow)
+//!   notice / picker / popup         │
 //! ─────────────────────────────────
 //! › prompt (1–8 rows)
 //! status line
@@ -20,7 +21,7 @@ use wta_helper::app::proposal_card::CardSight;
 use wta_helper::app::{AppState, Event};
 
 use crate::transcript::TranscriptCache;
-use crate::{card, debug, input, popup, proposal_card, setup, status, theme};
+use crate::{card, debug, input, master_lost, popup, proposal_card, setup, status, theme};
 
 /// Width at which the debug panel moves beside the transcript.
 const SIDE_DEBUG_MIN_WIDTH: u16 = 100;
@@ -74,6 +75,9 @@ impl View {
         let room = rule_area.y - area.y;
         let overlay_want = if !state.permissions.is_empty() {
             card::card_height(state, area.width as usize) as u16
+        } else if state.master_lost.is_some() {
+            let room = room.saturating_sub(1) as usize;
+            master_lost::height(state, area.width as usize, room) as u16
         } else if !state.proposals.is_empty() {
             proposal_card::card_height(state, area.width as usize) as u16
         } else {
@@ -107,6 +111,8 @@ impl View {
         if overlay_rows > 0 {
             if !state.permissions.is_empty() {
                 card::render(state, frame, overlay_area);
+            } else if state.master_lost.is_some() {
+                master_lost::render(state, frame, overlay_area);
             } else if !state.proposals.is_empty() {
                 self.card_sight = proposal_card::render(state, frame, overlay_area);
             } else {

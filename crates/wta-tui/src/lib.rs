@@ -14,6 +14,7 @@ pub mod items;
 pub mod keymap;
 mod layout;
 pub mod markdown;
+mod master_lost;
 mod popup;
 mod proposal_card;
 mod selection;

@@ -1,6 +1,7 @@
 //! The setup screen shown instead of the transcript when the agent is not
 //! installed (with its install hint) or needs authentication (its methods;
-//! a terminal login runs in a new tmux window on Enter).
+//! a terminal login runs in a new tmux window on Enter). Below it, why a
+//! message typed here was not sent (`AppState::setup_notice`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -81,6 +82,15 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
                 theme::dim(),
             ));
         }
+    }
+    if let Some(notice) = &state.setup_notice {
+        lines.push(Line::default());
+        lines.extend(wrap(
+            &[Span::styled(notice.clone(), theme::attention())],
+            width,
+            &[Span::styled("! ", theme::attention())],
+            &indent,
+        ));
     }
     let inner = Rect {
         x: area.x + 1,

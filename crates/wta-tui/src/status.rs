@@ -12,7 +12,7 @@ use wta_helper::app::{Activity, AppState, Scroll, Usage};
 use crate::theme;
 use crate::wrap::spans_width;
 
-const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+pub(crate) const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 fn left(state: &AppState) -> Vec<Span<'static>> {
     if state.quit_armed() {
@@ -23,6 +23,13 @@ fn left(state: &AppState) -> Vec<Span<'static>> {
     }
     let spinner = SPINNER[(state.frame % SPINNER.len() as u64) as usize];
     let mut spans = match state.activity() {
+        Activity::MasterLost {
+            reconnecting: false,
+        } => vec![Span::styled(" ✗ Master gone", theme::error())],
+        Activity::MasterLost { reconnecting: true } => vec![Span::styled(
+            format!(" {spinner} Reconnecting"),
+            theme::dim(),
+        )],
         Activity::Connecting => vec![Span::styled(format!(" {spinner} Connecting"), theme::dim())],
         Activity::Ready => vec![Span::styled(" ● ", theme::ok()), Span::raw("Ready")],
         Activity::Thinking { elapsed } => vec![

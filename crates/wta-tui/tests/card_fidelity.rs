@@ -169,6 +169,7 @@ impl Pane {
         let mut state = AppState::new("demo");
         for event in [
             DomainEvent::SessionStarted {
+                session: "s1".into(),
                 agent: "demo".into(),
                 model: None,
             },

@@ -1,6 +1,6 @@
 //! When the agent pane's helper exits — `wta pane close`, its pane killed
-//! (tmux hangs it up), SIGTERM, the master gone, even while a confirmed
-//! command is being followed — it stops the watcher it started on the shell
+//! (tmux hangs it up), SIGTERM, closed after the master went away, even while
+//! a confirmed command is being followed — it stops the watcher it started on the shell
 //! pane: `pipe-pane` off (`#{pane_pipe}` 0, `@wta_pipe` unset), the
 //! `wta pipe-sink` process gone, its socket removed. Real tmux (private
 //! server), `wta up` with the scripted test agent.
@@ -154,10 +154,16 @@ fn sigterm_to_the_helper_stops_the_watcher_on_the_shell_pane() {
     });
 }
 
+/// The master going away leaves the pane (it offers to reconnect); closing
+/// it then (Ctrl+C twice) releases the shell like any other exit.
 #[test]
-fn the_master_going_away_stops_the_watcher_on_the_shell_pane() {
-    ending_the_helper_releases_the_shell(|l, _, _, _| {
+fn closing_the_pane_after_the_master_went_away_stops_the_watcher() {
+    ending_the_helper_releases_the_shell(|l, _, agent, _| {
         stop_master(l.master_lock.as_ref().unwrap());
+        l.tmux.wait_for_text(agent, "Master gone", T);
+        l.tmux.tmux(&["send-keys", "-t", agent, "C-c"]);
+        l.tmux.wait_for_text(agent, "Ctrl+C again", T);
+        l.tmux.tmux(&["send-keys", "-t", agent, "C-c"]);
     });
 }
 

@@ -283,19 +283,17 @@ fn a_stale_socket_of_a_dead_master_is_replaced_and_panes_work_again() {
         socket.exists(),
         "a killed master leaves its socket file behind"
     );
-    // Its helper fails closed and the agent pane goes away with it.
-    wait_until("the old agent pane closes", T, || {
-        l.tmux
-            .try_tmux(&["display", "-p", "-t", &first_agent, "#{pane_id}"])
-            .is_none_or(|p| p.trim() != first_agent)
-    })
-    .unwrap();
+    // Its agent pane stays, says so, and waits for the user.
+    l.tmux.wait_for_text(&first_agent, "Master gone", T);
     let again = l.up(&["--agent", "custom:test"]);
     assert_eq!(again["created"], false);
     let agent = again["agent_pane"].as_str().unwrap().to_owned();
-    assert_ne!(agent, first_agent);
+    assert_eq!(agent, first_agent, "the pane that stayed is reused");
     assert_ne!(l.master_pid(), old, "a new master owns the socket");
-    l.tmux.wait_for_text(&agent, "Ready", T);
+    // Enter in the pane connects it to that master.
+    l.tmux.tmux(&["send-keys", "-t", &agent, "Enter"]);
+    l.tmux
+        .wait_for_text(&agent, "reconnected to a new master", T);
     l.say(&agent, "echo after the restart");
     l.tmux.wait_for_text(&agent, "after the restart", T);
 }

@@ -63,15 +63,26 @@ fn ctrl_c_twice_closes_the_pane_and_restores_the_terminal() {
     assert!(!screen.contains("Ready"), "the TUI is gone:\n{screen}");
 }
 
+/// The master killed: the pane stays (its TUI, its transcript) and says
+/// what happened; nothing reconnects on its own; Ctrl+C twice still closes
+/// it. (Reconnecting is `pane_tui_reconnect.rs`.)
 #[test]
-fn master_exit_ends_the_pane_with_a_clear_message() {
+fn master_exit_keeps_the_pane_with_a_clear_message() {
     let mut pane = Pane::open("custom:test");
     pane.wait_ready();
+    pane.submit("echo before the master went");
+    pane.wait_for("• before the master went");
     pane.master.kill9();
+    let screen = pane.wait_for("Master gone");
+    assert!(screen.contains("killed or crashed"), "{screen}");
+    assert!(screen.contains("Enter: start a new master"), "{screen}");
+    assert!(screen.contains("• before the master went"), "{screen}");
+    assert_eq!(pane.tmux.display(&pane.pane, "#{alternate_on}"), "1");
+    pane.keys(&["C-c"]);
+    pane.wait_for("Ctrl+C again");
+    pane.keys(&["C-c"]);
     let screen = pane.wait_exit();
-    assert!(screen.contains(&format!("{EXITED} 3")), "{screen}");
-    assert!(screen.contains("master closed the connection"), "{screen}");
-    assert_eq!(pane.tmux.display(&pane.pane, "#{alternate_on}"), "0");
+    assert!(screen.contains(&format!("{EXITED} 0")), "{screen}");
 }
 
 #[test]

@@ -1,15 +1,19 @@
 //! What submitting the input does: send a prompt or run a slash command,
-//! plus the shared actions (cancel a turn, answer pickers) the key handler
-//! calls. Everything user-visible that a command causes is a system line.
+//! plus the shared actions (cancel a turn) the key handler calls. Pickers
+//! live in `pickers.rs`. Everything user-visible that a command causes is a
+//! system line.
+//!
+//! The draft after Enter: a command that ran leaves the editor empty; one
+//! that could not run (unknown, bad argument) stays selected, so the next
+//! command typed replaces it instead of joining it.
 
 use std::time::Instant;
 
-use wta_agent::yolo::ALLOW_ALL;
-
 use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
+use super::pickers;
 use super::slash::{self, COMMANDS, SlashCommand, Submission};
-use super::state::{AppState, Picker, PickerItem, PickerKind, Scroll};
+use super::state::{AppState, Pending, Scroll, Setup};
 use super::transcript::SystemLevel;
 
 /// Enter in the editor: classify the line and act on it.
@@ -21,28 +25,42 @@ pub(crate) fn submit(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
             state.input.submit();
             run(state, command, fx);
         }
-        Submission::Unknown(name) => warn(
+        Submission::Unknown(name) => refuse(
             state,
             &format!(
                 "Unknown command /{name}. Type /help for the list, or start with // to send a literal slash."
             ),
         ),
-        Submission::BadArgument { message, .. } => warn(state, &message),
+        Submission::BadArgument { message, .. } => refuse(state, &message),
     }
 }
 
-fn warn(state: &mut AppState, text: &str) {
+/// A command that cannot run: say why and select the draft, so it can be
+/// fixed or typed over.
+fn refuse(state: &mut AppState, text: &str) {
+    warn(state, text);
+    state.input.select_all();
+}
+
+pub(crate) fn warn(state: &mut AppState, text: &str) {
     state.transcript.push_system(SystemLevel::Warn, text);
     state.scroll = Scroll::Follow;
 }
 
-fn info(state: &mut AppState, text: &str) {
+pub(crate) fn info(state: &mut AppState, text: &str) {
     state.transcript.push_system(SystemLevel::Info, text);
     state.scroll = Scroll::Follow;
 }
 
 fn send_prompt(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Effect>) {
-    if state.connection != ConnectionState::Ready || state.setup.is_some() {
+    if let Some(setup) = &state.setup {
+        // The setup screen hides the transcript: say it there.
+        let notice = setup_refusal(setup);
+        warn(state, &notice);
+        state.setup_notice = Some(notice);
+        return;
+    }
+    if state.connection != ConnectionState::Ready {
         return warn(state, "Not connected to an agent yet; your draft is kept.");
     }
     let card_open = !state.permissions.is_empty() || !state.proposals.is_empty();
@@ -60,6 +78,18 @@ fn send_prompt(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Ef
         return;
     }
     start_turn(state, text, now, fx);
+}
+
+/// Why a message typed on the setup screen was not sent, and what to do.
+fn setup_refusal(setup: &Setup) -> String {
+    match setup {
+        Setup::NotInstalled { agent, .. } => format!(
+            "Not sent: {agent} is not installed yet. Install it as shown above, then type /restart (or /agent to pick another agent). Your message stays in the prompt."
+        ),
+        Setup::NeedsAuth { agent, .. } => format!(
+            "Not sent: {agent} needs you to sign in first. On an empty prompt, ↑↓ and Enter pick a sign-in method above; then type /restart (or /agent to pick another agent). Your message stays in the prompt."
+        ),
+    }
 }
 
 /// The turn ended: a queued message goes out now when the agent finished
@@ -110,14 +140,19 @@ fn start_turn(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Eff
 
 /// Cancels the running turn and every permission it is waiting on.
 pub(crate) fn cancel_turn(state: &mut AppState, fx: &mut Vec<Effect>) {
+    cancel_permissions(state, fx);
+    fx.push(Effect::Cancel);
+    info(state, "Cancelling the turn…");
+}
+
+/// Answers every pending permission card `cancelled`.
+pub(crate) fn cancel_permissions(state: &mut AppState, fx: &mut Vec<Effect>) {
     for request in state.permissions.drain() {
         fx.push(Effect::AnswerPermission {
             request,
             answer: PermissionAnswer::Cancelled,
         });
     }
-    fx.push(Effect::Cancel);
-    info(state, "Cancelling the turn…");
 }
 
 /// Leaves a trace of the user's answer in the transcript.
@@ -137,31 +172,26 @@ fn run(state: &mut AppState, command: SlashCommand, fx: &mut Vec<Effect>) {
             state.selection = None;
         }
         SlashCommand::New => {
-            for request in state.permissions.drain() {
-                fx.push(Effect::AnswerPermission {
-                    request,
-                    answer: PermissionAnswer::Cancelled,
-                });
-            }
+            cancel_permissions(state, fx);
+            state.pending = Some(Pending::NewSession);
             fx.push(Effect::NewSession);
             info(state, "Starting a new session…");
         }
         SlashCommand::Restart => {
             state.permissions.drain();
             state.connection = ConnectionState::Connecting;
+            state.pending = Some(Pending::Restart);
             fx.push(Effect::Restart);
             info(state, &format!("Restarting {}…", state.agent.clone()));
         }
         SlashCommand::Stop if state.transcript.turn_running() => cancel_turn(state, fx),
         SlashCommand::Stop => info(state, "Nothing to stop: no turn is running."),
         SlashCommand::Agent(Some(id)) => switch_agent(state, id, fx),
-        SlashCommand::Agent(None) => open_agent_picker(state),
-        SlashCommand::Model(Some(id)) => {
-            state.model = Some(id.clone());
-            fx.push(Effect::SetModel(id));
-        }
-        SlashCommand::Model(None) => open_model_picker(state),
-        SlashCommand::Config => open_config_picker(state),
+        SlashCommand::Agent(None) => pickers::open_agent_picker(state),
+        // The status line changes once the agent confirms (`ModelChanged`).
+        SlashCommand::Model(Some(id)) => fx.push(Effect::SetModel(id)),
+        SlashCommand::Model(None) => pickers::open_model_picker(state),
+        SlashCommand::Config => pickers::open_config_picker(state),
         SlashCommand::Sessions => fx.push(Effect::OpenSessions),
         SlashCommand::Yolo(wanted) => yolo(state, wanted, fx),
     }
@@ -178,147 +208,39 @@ fn help_text() -> String {
         text.push_str(&format!("\n  {name:<18} {}", spec.help));
     }
     text.push_str(
-        "\nKeys:\n  Enter send · Shift/Alt+Enter or \\ Enter newline · ↑↓ history\n  \
+        "\nKeys:\n  Enter send (with the command list open: run the highlighted command) · Tab complete\n  \
+         Shift/Alt+Enter or \\ Enter newline · ↑↓ history\n  \
          Ctrl+C copy/cancel/clear/quit · Esc clear · PgUp/PgDn scroll · Ctrl+End follow\n  \
          Tab select a turn or thought, Enter fold it · F12 ACP traffic",
     );
     text
 }
 
-fn switch_agent(state: &mut AppState, id: String, fx: &mut Vec<Effect>) {
-    if !state.agents.is_empty() && !state.agents.iter().any(|a| a.id == id) {
-        let known: Vec<&str> = state.agents.iter().map(|a| a.id.as_str()).collect();
+/// `/agent ID` and the agent picker. The runtime checks the registry again
+/// before it switches: an agent that is not installed is not switched to
+/// (the running session stays) and the pane says how to install it
+/// (`AgentUnavailable`), so one installed since the list was read works.
+pub(crate) fn switch_agent(state: &mut AppState, id: String, fx: &mut Vec<Effect>) {
+    let known = state.agents.iter().find(|a| a.id == id);
+    if !state.agents.is_empty() && known.is_none() {
+        let ids: Vec<&str> = state.agents.iter().map(|a| a.id.as_str()).collect();
         return warn(
             state,
-            &format!("No installed agent `{id}`. Available: {}", known.join(", ")),
+            &format!("No agent `{id}` here. Known agents: {}", ids.join(", ")),
         );
     }
-    if id == state.agent {
+    if id == state.agent && state.setup.is_none() {
         return info(state, &format!("Already using {id}."));
     }
-    info(state, &format!("Switching to {id}…"));
-    state.connection = ConnectionState::Connecting;
+    if known.is_none_or(|a| a.installed()) {
+        info(state, &format!("Switching to {id}…"));
+    }
+    state.pending = Some(Pending::SwitchAgent(id.clone()));
     fx.push(Effect::SwitchAgent(id));
 }
 
-fn open_agent_picker(state: &mut AppState) {
-    if state.agents.is_empty() {
-        return warn(state, "No other agents are installed and allowed here.");
-    }
-    let items = state
-        .agents
-        .iter()
-        .map(|a| PickerItem {
-            id: a.id.clone(),
-            label: a.name.clone(),
-            detail: a.id.clone(),
-            current: a.id == state.agent,
-        })
-        .collect();
-    open_picker(state, PickerKind::Agent, "Switch agent", items);
-}
-
-fn open_model_picker(state: &mut AppState) {
-    if state.models.is_empty() {
-        return warn(state, "This agent does not offer a model choice.");
-    }
-    let current = state.model.clone();
-    let items = state
-        .models
-        .iter()
-        .map(|m| PickerItem {
-            id: m.id.clone(),
-            label: m.name.clone(),
-            detail: m.id.clone(),
-            current: current.as_deref() == Some(m.id.as_str()),
-        })
-        .collect();
-    open_picker(state, PickerKind::Model, "Choose model", items);
-}
-
-fn open_config_picker(state: &mut AppState) {
-    if state.config_options.is_empty() {
-        return info(state, "This agent has no session options to change.");
-    }
-    let items = state
-        .config_options
-        .iter()
-        .map(|o| {
-            let current = o
-                .values
-                .iter()
-                .find(|(v, _)| *v == o.current)
-                .map_or(o.current.as_str(), |(_, l)| l);
-            PickerItem {
-                id: o.id.clone(),
-                label: o.name.clone(),
-                detail: current.to_owned(),
-                current: false,
-            }
-        })
-        .collect();
-    open_picker(state, PickerKind::ConfigOption, "Session options", items);
-}
-
-fn open_picker(state: &mut AppState, kind: PickerKind, title: &str, items: Vec<PickerItem>) {
-    let selected = items.iter().position(|i| i.current).unwrap_or(0);
-    state.picker = Some(Picker {
-        kind,
-        title: title.to_owned(),
-        items,
-        selected,
-    });
-}
-
-/// Enter in a picker.
-pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>) {
-    let Some(item) = picker.items.get(picker.selected) else {
-        return;
-    };
-    match picker.kind {
-        PickerKind::Agent => switch_agent(state, item.id.clone(), fx),
-        PickerKind::Model => {
-            state.model = Some(item.id.clone());
-            fx.push(Effect::SetModel(item.id.clone()));
-        }
-        PickerKind::ConfigOption => {
-            let Some(option) = state.config_options.iter().find(|o| o.id == item.id) else {
-                return;
-            };
-            let items = option
-                .values
-                .iter()
-                .map(|(value, label)| PickerItem {
-                    id: value.clone(),
-                    label: label.clone(),
-                    detail: String::new(),
-                    current: *value == option.current,
-                })
-                .collect();
-            let title = option.name.clone();
-            let kind = PickerKind::ConfigValue {
-                option: option.id.clone(),
-            };
-            open_picker(state, kind, &title, items);
-        }
-        PickerKind::ConfigValue { option } => {
-            // `allow_all` is yolo's layer 1: it goes through `/yolo`, so the
-            // policy gate and the session state apply to it too.
-            if option == ALLOW_ALL && matches!(item.id.as_str(), "on" | "off") {
-                return yolo(state, Some(item.id == "on"), fx);
-            }
-            if let Some(o) = state.config_options.iter_mut().find(|o| o.id == option) {
-                o.current = item.id.clone();
-            }
-            fx.push(Effect::SetConfigOption {
-                option,
-                value: item.id.clone(),
-            });
-        }
-    }
-}
-
-fn yolo(state: &mut AppState, wanted: Option<bool>, fx: &mut Vec<Effect>) {
+/// `/yolo`, `/yolo on|off` and the `allow_all` config value.
+pub(crate) fn yolo(state: &mut AppState, wanted: Option<bool>, fx: &mut Vec<Effect>) {
     let Some(on) = wanted else {
         // Bare `/yolo` explains; it never changes anything.
         let now = match (state.yolo.blocked, state.yolo.on) {

@@ -199,10 +199,20 @@ pub struct Usage {
     pub cost: Option<(f64, String)>,
 }
 
+/// An agent this pane may switch to (allowed by policy and config).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentChoice {
     pub id: String,
     pub name: String,
+    /// `None` when installed; else how to install it (a command line, or
+    /// what to fix in the config for a custom agent).
+    pub install: Option<String>,
+}
+
+impl AgentChoice {
+    pub fn installed(&self) -> bool {
+        self.install.is_none()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,15 +1,16 @@
 //! Domain events from the ACP connection applied to the state: streamed
 //! content into the transcript, permission requests into the queue, and
-//! session facts into the status line and setup screen.
+//! session facts into the status line and setup screen. Session comings and
+//! goings (and the master's) are `lifecycle.rs`'s.
 
 use std::time::Instant;
 
-use super::domain::{ConnectionState, PermissionAnswer, StopReason};
+use super::domain::ConnectionState;
 use super::effects::Effect;
 use super::events::DomainEvent;
 use super::state::{AppState, Setup, TargetPane, YoloState};
 use super::transcript::SystemLevel;
-use super::{commands, proposal_card};
+use super::{commands, lifecycle, proposal_card};
 
 pub(crate) fn on_domain(
     state: &mut AppState,
@@ -20,16 +21,29 @@ pub(crate) fn on_domain(
     match event {
         DomainEvent::Connection(connection) => {
             if let ConnectionState::Failed(reason) = &connection {
-                state.transcript.push_system(SystemLevel::Error, reason);
-                fail_open_turn(state, fx);
+                let text = lifecycle::failed(state, reason);
+                state.transcript.push_system(SystemLevel::Error, &text);
+                lifecycle::end_everything_open(state, fx);
             }
             state.connection = connection;
         }
-        DomainEvent::SessionStarted { agent, model } => {
+        DomainEvent::SessionStarted {
+            session,
+            agent,
+            model,
+        } => {
             state.agent = agent;
             state.model = model;
             state.setup = None;
+            state.setup_notice = None;
             state.connection = ConnectionState::Ready;
+            lifecycle::session_started(state, session);
+        }
+        DomainEvent::ModelChanged(model) => {
+            state
+                .transcript
+                .push_system(SystemLevel::Info, &format!("Model: {model}"));
+            state.model = Some(model);
         }
         DomainEvent::UserMessage(text) => state.transcript.push_replayed_user(&text),
         DomainEvent::AgentMessageChunk(text) => state.transcript.append_agent(&text),
@@ -63,6 +77,8 @@ pub(crate) fn on_domain(
             agent,
             install_hint,
         } => {
+            let text = lifecycle::failed(state, &format!("{agent} is not installed"));
+            state.transcript.push_system(SystemLevel::Warn, &text);
             state.agent = agent.clone();
             state.model = None;
             state.setup = Some(Setup::NotInstalled {
@@ -71,6 +87,8 @@ pub(crate) fn on_domain(
             });
         }
         DomainEvent::AuthRequired { agent, methods } => {
+            let text = lifecycle::failed(state, &format!("{agent} needs you to sign in"));
+            state.transcript.push_system(SystemLevel::Warn, &text);
             state.agent = agent.clone();
             state.model = None;
             state.setup = Some(Setup::NeedsAuth {
@@ -79,6 +97,11 @@ pub(crate) fn on_domain(
                 selected: 0,
             });
         }
+        DomainEvent::AgentUnavailable { agent, install } => {
+            lifecycle::agent_unavailable(state, &agent, &install);
+        }
+        DomainEvent::MasterGone { why } => lifecycle::master_gone(state, why, fx),
+        DomainEvent::Reconnected { new_master } => lifecycle::reconnected(state, new_master),
         DomainEvent::Traffic { direction, line } => state.debug.push(direction, &line),
         DomainEvent::ProposalAccepted(proposal) => {
             proposal_card::on_accepted(state, *proposal, now);
@@ -86,21 +109,5 @@ pub(crate) fn on_domain(
         DomainEvent::ProposalResolved { id, status, reason } => {
             proposal_card::on_resolved(state, id, status, reason);
         }
-    }
-}
-
-/// The connection died mid-turn: close the turn and drop its pending cards
-/// (answering them keeps the connection layer's responders from leaking).
-fn fail_open_turn(state: &mut AppState, fx: &mut Vec<Effect>) {
-    for request in state.permissions.drain() {
-        fx.push(Effect::AnswerPermission {
-            request,
-            answer: PermissionAnswer::Cancelled,
-        });
-    }
-    state.transcript.end_turn(StopReason::Cancelled);
-    state.turn_started = None;
-    if let Some(queued) = state.queued.take() {
-        commands::unqueue(state, queued);
     }
 }

@@ -51,6 +51,9 @@ pub enum Effect {
     },
     /// The user pressed Esc on a live recommendation card.
     CancelProposal { id: ProposalId },
+    /// The master went away and the user pressed Enter: start a master if
+    /// none runs, connect to it and open a new session in this pane.
+    Reconnect,
     /// Close the pane (helper exits; master cleans up the session).
     Quit,
 }

@@ -133,9 +133,13 @@ pub enum DomainEvent {
     Connection(ConnectionState),
     /// A session is live with this agent and model (after `session/new|load`).
     SessionStarted {
+        /// The session id (kept so a session left behind can be resumed).
+        session: String,
         agent: String,
         model: Option<String>,
     },
+    /// The agent switched the session's model (a `/model` or picker choice).
+    ModelChanged(String),
     /// A user message replayed by `session/load` (not typed in this pane).
     UserMessage(String),
     AgentMessageChunk(String),
@@ -155,7 +159,7 @@ pub enum DomainEvent {
     /// A neutral notice from the helper (e.g. "yolo approved: Read file").
     Notice(String),
     Usage(Usage),
-    /// Agents the user may switch to (installed ∩ allowed).
+    /// Agents the user may switch to: every allowed one, installed or not.
     Agents(Vec<AgentChoice>),
     /// Models the agent offers (or its `model` config option values).
     Models(Vec<ModelChoice>),
@@ -176,6 +180,12 @@ pub enum DomainEvent {
         agent: String,
         install_hint: String,
     },
+    /// `/agent ID` was not carried out: that agent is not installed (checked
+    /// again when asked). The current session stays.
+    AgentUnavailable {
+        agent: String,
+        install: String,
+    },
     /// The agent requires authentication before a session can start.
     AuthRequired {
         agent: String,
@@ -190,6 +200,18 @@ pub enum DomainEvent {
         id: wta_protocol::ProposalId,
         status: wta_protocol::FinalStatus,
         reason: Option<String>,
+    },
+    /// The master connection ended, or no master could be reached (again):
+    /// the pane keeps its transcript and offers to reconnect. `why` is what
+    /// the helper could tell (socket closed, process killed, …).
+    MasterGone {
+        why: String,
+    },
+    /// After [`super::Effect::Reconnect`]: a master answers again
+    /// (`new_master` unless it is the one this pane lost, which had only
+    /// closed the connection); a new session is being opened.
+    Reconnected {
+        new_master: bool,
     },
     /// One line of ACP traffic for the F12 debug panel.
     Traffic {

@@ -61,6 +61,12 @@ impl InputEditor {
         (start < end).then_some((start, end))
     }
 
+    /// Selects the whole text (typing then replaces it), cursor at the end.
+    pub fn select_all(&mut self) {
+        self.cursor = self.text.len();
+        self.anchor = Some(0);
+    }
+
     /// Ends the selection, keeping text and cursor.
     pub fn clear_selection(&mut self) {
         self.anchor = None;

@@ -1,12 +1,14 @@
 //! Key routing. Precedence, top first: Ctrl+C ladder and F12 (always) →
-//! permission card (after its grace period) → proposal card (same) → picker → slash popup →
-//! setup list → fold selection → scrolling → the editor.
+//! Enter while the master is gone (reconnect) → permission card (after its
+//! grace period) → proposal card (same) → picker → slash popup → setup list
+//! → fold selection → scrolling → the editor.
 
 use std::time::Instant;
 
 use super::commands;
 use super::effects::Effect;
 use super::events::{Key, KeyCode, Mods};
+use super::pickers;
 use super::proposal_card;
 use super::reducer::{page_size, scroll_down, scroll_up};
 use super::selection;
@@ -19,6 +21,9 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
     if key.code == KeyCode::F(12) {
         state.debug.visible = !state.debug.visible;
         return;
+    }
+    if key == Key::plain(KeyCode::Enter) && state.master_lost.is_some() {
+        return super::lifecycle::reconnect(state, fx);
     }
     if state.permissions.accepts_keys(now) && card_key(state, key, now, fx) {
         return;
@@ -125,14 +130,18 @@ fn picker_key(state: &mut AppState, key: Key, fx: &mut Vec<Effect>) {
         KeyCode::Esc => state.picker = None,
         KeyCode::Enter => {
             if let Some(picker) = state.picker.take() {
-                commands::picked(state, picker, fx);
+                pickers::picked(state, picker, fx);
             }
         }
         _ => {}
     }
 }
 
-/// Keys for the slash popup while it shows candidates.
+/// Keys for the slash popup while it shows candidates. Enter runs: the line
+/// as typed when it names a command exactly (bare, or with a value the popup
+/// offers), else the highlighted row (a command bare: `/model` and `/agent`
+/// open their pickers, `/yolo` explains; a value with its command). A row
+/// picked with ↑↓ wins over the typed text. Tab only completes.
 fn popup_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
     let rows = state.completions();
     if rows.is_empty() {
@@ -140,22 +149,32 @@ fn popup_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>)
     }
     let selected = state.popup_selected.min(rows.len() - 1);
     match (key.code, key.mods) {
-        (KeyCode::Up, _) => state.popup_selected = selected.saturating_sub(1),
-        (KeyCode::Down, _) => state.popup_selected = (selected + 1).min(rows.len() - 1),
+        (KeyCode::Up, _) => {
+            state.popup_selected = selected.saturating_sub(1);
+            state.popup_chosen = true;
+        }
+        (KeyCode::Down, _) => {
+            state.popup_selected = (selected + 1).min(rows.len() - 1);
+            state.popup_chosen = true;
+        }
         (KeyCode::Esc, _) => state.popup_dismissed = true,
         (KeyCode::Tab, _) => {
             state.input.set_text(&rows[selected].replacement);
             state.popup_selected = 0;
+            state.popup_chosen = false;
         }
         (KeyCode::Enter, Mods::NONE) => {
-            let replacement = rows[selected].replacement.clone();
-            state.input.set_text(&replacement);
-            state.popup_selected = 0;
-            // A complete command runs at once; one that takes an argument
-            // waits for it (its popup then offers the values).
-            if !replacement.ends_with(' ') {
-                commands::submit(state, now, fx);
+            let sources = super::slash::ArgSources {
+                agents: &state.agents,
+                models: &state.models,
+            };
+            if state.popup_chosen || !super::slash::runs_as_typed(state.input.text(), sources) {
+                let line = rows[selected].replacement.trim_end().to_owned();
+                state.input.set_text(&line);
             }
+            state.popup_selected = 0;
+            state.popup_chosen = false;
+            commands::submit(state, now, fx);
         }
         _ => return false,
     }
@@ -306,6 +325,7 @@ pub(crate) fn on_paste(state: &mut AppState, text: &str) {
 fn after_edit(state: &mut AppState, before: &str) {
     if state.input.text() != before {
         state.popup_selected = 0;
+        state.popup_chosen = false;
         state.popup_dismissed = false;
         state.fold_focus = None;
     }

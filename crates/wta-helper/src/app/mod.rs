@@ -16,6 +16,9 @@
 //!   [`Effect::AnswerPermission`] for it arrives (`Cancelled` included).
 //! - Execute effects in order. After any event, redraw; tick (~100 ms) only
 //!   while [`AppState::needs_tick`] is true, so an idle pane costs nothing.
+//! - When the master connection ends, send `MasterGone` and keep running:
+//!   [`Effect::Reconnect`] (Enter) asks for a master and a new session, and
+//!   `Reconnected` says one answers; only [`Effect::Quit`] ends the pane.
 
 mod commands;
 pub mod debug;
@@ -25,7 +28,9 @@ pub mod effects;
 pub mod events;
 pub mod input;
 mod keys;
+pub mod lifecycle;
 pub mod permission;
+mod pickers;
 pub mod proposal_card;
 pub mod reducer;
 pub mod selection;
@@ -41,11 +46,15 @@ pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQue
 pub use reducer::update;
 pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};
 pub use state::{
-    Activity, AppState, Picker, PickerItem, PickerKind, Scroll, Setup, TargetPane, Viewport,
-    YoloState,
+    Activity, AppState, MasterLost, Pending, Picker, PickerItem, PickerKind, Scroll, Setup,
+    TargetPane, Viewport, YoloState,
 };
 pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
 
+#[cfg(test)]
+mod commands_tests;
+#[cfg(test)]
+mod lifecycle_tests;
 #[cfg(test)]
 mod reducer_tests;
 #[cfg(test)]

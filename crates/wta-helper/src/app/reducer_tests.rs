@@ -20,6 +20,7 @@ impl Pane {
             now: t0,
         };
         pane.domain(DomainEvent::SessionStarted {
+            session: "s1".into(),
             agent: "demo".into(),
             model: Some("m1".into()),
         });
@@ -292,10 +293,12 @@ fn slash_commands_emit_their_effects() {
         AgentChoice {
             id: "demo".into(),
             name: "Demo".into(),
+            install: None,
         },
         AgentChoice {
             id: "claude".into(),
             name: "Claude Code".into(),
+            install: None,
         },
     ]));
     let mut run = |line: &str| {
@@ -338,10 +341,13 @@ fn slash_popup_filters_navigates_and_runs() {
     assert_eq!(labels[..2], ["/stop".to_owned(), "/sessions".to_owned()]);
     p.code(KeyCode::Down);
     assert_eq!(p.code(KeyCode::Enter), [Effect::OpenSessions]);
-    // A command with an argument is completed, not run.
+    // A partly typed command runs as completed: bare `/yolo` explains.
     p.typed("/yo");
     assert!(p.code(KeyCode::Enter).is_empty());
-    assert_eq!(p.state.input.text(), "/yolo ");
+    assert_eq!(p.state.input.text(), "");
+    assert!(p.last_system().unwrap().1.starts_with("Yolo is off"));
+    // A value picked with the arrows runs with its command.
+    p.typed("/yolo ");
     p.code(KeyCode::Down);
     assert_eq!(p.code(KeyCode::Enter), [Effect::SetYolo(false)]);
     // Esc hides the popup, typing brings it back.
@@ -493,6 +499,12 @@ fn pickers_choose_agent_model_and_config_values() {
     );
     p.code(KeyCode::Down);
     assert_eq!(p.code(KeyCode::Enter), [Effect::SetModel("m2".into())]);
+    assert_eq!(
+        p.state.model.as_deref(),
+        Some("m1"),
+        "the status line waits for the agent"
+    );
+    p.domain(DomainEvent::ModelChanged("m2".into()));
     assert_eq!(p.state.model.as_deref(), Some("m2"));
     p.state.input.set_text("/config");
     p.state.popup_dismissed = true;
@@ -573,6 +585,7 @@ fn setup_screen_runs_terminal_auth_or_authenticate() {
         }]
     );
     p.domain(DomainEvent::SessionStarted {
+        session: "s2".into(),
         agent: "gemini".into(),
         model: None,
     });

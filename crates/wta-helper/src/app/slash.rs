@@ -198,8 +198,9 @@ fn command_completions(typed: &str) -> Vec<Completion> {
         .collect()
 }
 
-fn arg_completions(name: &str, typed: &str, sources: ArgSources<'_>) -> Vec<Completion> {
-    let values: Vec<(String, String)> = match name {
+/// The values offered after `/name ` as (value, description).
+fn arg_values(name: &str, sources: ArgSources<'_>) -> Vec<(String, String)> {
+    match name {
         "yolo" => vec![
             ("on".into(), "approve tool permissions automatically".into()),
             ("off".into(), "ask before every tool permission".into()),
@@ -207,7 +208,13 @@ fn arg_completions(name: &str, typed: &str, sources: ArgSources<'_>) -> Vec<Comp
         "agent" => sources
             .agents
             .iter()
-            .map(|a| (a.id.clone(), a.name.clone()))
+            .map(|a| {
+                let detail = match &a.install {
+                    None => a.name.clone(),
+                    Some(install) => format!("not installed · {install}"),
+                };
+                (a.id.clone(), detail)
+            })
             .collect(),
         "model" => sources
             .models
@@ -215,9 +222,12 @@ fn arg_completions(name: &str, typed: &str, sources: ArgSources<'_>) -> Vec<Comp
             .map(|m| (m.id.clone(), m.name.clone()))
             .collect(),
         _ => Vec::new(),
-    };
+    }
+}
+
+fn arg_completions(name: &str, typed: &str, sources: ArgSources<'_>) -> Vec<Completion> {
     let typed_lower = typed.to_lowercase();
-    values
+    arg_values(name, sources)
         .into_iter()
         .filter(|(value, _)| value.to_lowercase().contains(&typed_lower) && value != typed)
         .map(|(value, detail)| Completion {
@@ -226,6 +236,26 @@ fn arg_completions(name: &str, typed: &str, sources: ArgSources<'_>) -> Vec<Comp
             detail,
         })
         .collect()
+}
+
+/// Whether Enter runs `input` as typed rather than the highlighted popup
+/// row: it names a command exactly, with no argument or with one of the
+/// values offered for it.
+pub fn runs_as_typed(input: &str, sources: ArgSources<'_>) -> bool {
+    let Some(rest) = input.trim_end().strip_prefix('/') else {
+        return false;
+    };
+    let (name, arg) = match rest.split_once(' ') {
+        Some((name, arg)) => (name, arg.trim()),
+        None => (rest, ""),
+    };
+    if !COMMANDS.iter().any(|spec| spec.name == name) {
+        return false;
+    }
+    arg.is_empty()
+        || arg_values(name, sources)
+            .iter()
+            .any(|(value, _)| value == arg)
 }
 
 #[cfg(test)]
@@ -297,6 +327,7 @@ mod tests {
         let agents = [AgentChoice {
             id: "claude".into(),
             name: "Claude Code".into(),
+            install: None,
         }];
         let sources = ArgSources {
             agents: &agents,
@@ -313,6 +344,37 @@ mod tests {
         assert!(
             completions("/yolo on", sources).is_empty(),
             "an exact value needs no popup"
+        );
+    }
+
+    #[test]
+    fn an_exact_command_or_offered_value_runs_as_typed() {
+        let agents = [AgentChoice {
+            id: "claude".into(),
+            name: "Claude Code".into(),
+            install: Some("npm install -g @agentclientprotocol/claude-agent-acp".into()),
+        }];
+        let sources = ArgSources {
+            agents: &agents,
+            models: &[],
+        };
+        for typed in [
+            "/yolo",
+            "/yolo ",
+            "/yolo on",
+            "/model",
+            "/agent claude",
+            "/new",
+        ] {
+            assert!(runs_as_typed(typed, sources), "{typed}");
+        }
+        for typed in ["/yo", "/s", "/agent cl", "/yolo o", "hello", "//yolo"] {
+            assert!(!runs_as_typed(typed, sources), "{typed}");
+        }
+        let got = completions("/agent ", sources);
+        assert_eq!(
+            got[0].detail,
+            "not installed · npm install -g @agentclientprotocol/claude-agent-acp"
         );
     }
 }

@@ -102,12 +102,42 @@ pub enum Setup {
     },
 }
 
+/// The master connection is gone; the pane stays with its transcript and
+/// offers to reconnect (never on its own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MasterLost {
+    /// What the helper could tell (socket closed, process killed, …).
+    pub why: String,
+    /// Enter was pressed: a master is being started and connected to.
+    pub reconnecting: bool,
+}
+
+/// A session change the user asked for and has not seen finish yet: the
+/// transcript says when it is ready or that it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pending {
+    /// `/new`.
+    NewSession,
+    /// `/restart`.
+    Restart,
+    /// `/agent ID` or the agent picker.
+    SwitchAgent(String),
+    /// Enter after the master went away.
+    Reconnect,
+}
+
 /// What the status line says the session is doing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Activity {
+    /// The master went away (`reconnecting` once Enter was pressed).
+    MasterLost {
+        reconnecting: bool,
+    },
     Connecting,
     Ready,
-    Thinking { elapsed: Duration },
+    Thinking {
+        elapsed: Duration,
+    },
     WaitingForPermission,
     Failed(String),
     Setup,
@@ -160,6 +190,19 @@ pub struct AppState {
     pub config_options: Vec<ConfigOption>,
     /// Set once `Effect::Quit` was emitted.
     pub quitting: bool,
+    /// The live session's id (from `SessionStarted`).
+    pub session: Option<String>,
+    /// Sessions this pane had on masters that went away, oldest first, so
+    /// they can be resumed once resuming exists.
+    pub lost_sessions: Vec<String>,
+    /// Set while the master is gone.
+    pub master_lost: Option<MasterLost>,
+    /// The session change in progress (`/new`, `/restart`, `/agent`, reconnect).
+    pub pending: Option<Pending>,
+    /// Why the setup screen did not send what was typed, and what to do.
+    pub setup_notice: Option<String>,
+    /// The popup highlight was moved with ↑↓: Enter takes that row.
+    pub popup_chosen: bool,
 }
 
 impl AppState {
@@ -172,6 +215,11 @@ impl AppState {
     }
 
     pub fn activity(&self) -> Activity {
+        if let Some(lost) = &self.master_lost {
+            return Activity::MasterLost {
+                reconnecting: lost.reconnecting,
+            };
+        }
         if self.setup.is_some() {
             return Activity::Setup;
         }
@@ -219,6 +267,8 @@ impl AppState {
             // The spinner: not while the setup screen waits for the user.
             || (self.connection == ConnectionState::Connecting && self.setup.is_none())
             || self.quit_armed_at.is_some()
+            // The reconnect spinner (not while the pane waits for Enter).
+            || self.master_lost.as_ref().is_some_and(|l| l.reconnecting)
             || self.clock.is_some_and(|now| self.permissions.in_grace(now))
             || self.clock.is_some_and(|now| self.proposals.in_grace(now))
     }

@@ -41,6 +41,9 @@ pub enum Item {
         level: SystemLevel,
         text: String,
     },
+    /// A rule across the transcript with a label: what came before belongs
+    /// to an earlier connection (e.g. "reconnected to a new master").
+    Divider(String),
     /// Closes a turn; when `collapsed`, the turn shows only its prompt and this line.
     TurnEnd {
         stop: StopReason,
@@ -149,6 +152,11 @@ impl Transcript {
                 text: text.to_owned(),
             },
         );
+    }
+
+    /// A labelled rule; never part of a turn.
+    pub fn push_divider(&mut self, label: &str) {
+        self.push(None, Item::Divider(label.to_owned()));
     }
 
     /// Appends a reply chunk to the streaming message, or starts one.

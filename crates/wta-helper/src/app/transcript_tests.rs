@@ -10,6 +10,7 @@ fn texts(t: &Transcript) -> Vec<String> {
             Item::Tool(c) => format!("tool:{}:{:?}", c.title, c.status),
             Item::Plan(p) => format!("plan:{}", p.len()),
             Item::System { text, .. } => format!("system:{text}"),
+            Item::Divider(label) => format!("divider:{label}"),
             Item::TurnEnd {
                 collapsed, items, ..
             } => format!("end:{collapsed}:{items}"),

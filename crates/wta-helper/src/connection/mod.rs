@@ -7,10 +7,14 @@
 //! to `connect`: session updates, permission requests (answer them through
 //! [`PermissionRequest::respond`]), other client requests (`fs/*`, `terminal/*`),
 //! `_wta/lagged`, `_wta/agent_exited`, and finally [`HelperEvent::MasterClosed`].
-//! A master EOF is final: there is no reconnect (fail closed, DESIGN §2).
+//! A master EOF ends the connection for good: nothing here reconnects. A new
+//! connection (to a new master) is a new [`MasterConnection::connect`], made
+//! only when the user asks for it (DESIGN §2); [`lost`] says what became of
+//! the old master.
 
 mod error;
 mod events;
+pub mod lost;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

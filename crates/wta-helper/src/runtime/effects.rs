@@ -4,10 +4,10 @@
 
 use serde_json::{Value, json};
 
-use super::engine::{Call, Done, Runtime, RuntimeExit, traffic};
+use super::engine::{Call, Done, Runtime, traffic};
 use super::map::{self, ModelControl};
 use super::status;
-use crate::app::{Direction, DomainEvent, Effect, StopReason};
+use crate::app::{AgentChoice, ConnectionState, Direction, DomainEvent, Effect, StopReason};
 use crate::connection::ConnectionError;
 
 impl Runtime {
@@ -33,10 +33,14 @@ impl Runtime {
             }
             Effect::Restart => self.restart_agent_stack(),
             Effect::SwitchAgent(id) => {
-                self.abandon_turn();
-                let mut events = self.reset_session_yolo();
-                events.extend(self.open_session(Some(id)));
-                events
+                // Read the registry again: an agent installed since the
+                // list was read is switched to, a missing one is not.
+                let tx = self.done_tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let agents = super::agents::known_agents();
+                    let _ = tx.send(Done::AgentChecked { id, agents });
+                });
+                Vec::new()
             }
             Effect::SetModel(id) => self.set_model(id),
             Effect::SetConfigOption { option, value } => {
@@ -79,11 +83,35 @@ impl Runtime {
             Effect::ConfirmProposal { .. } | Effect::CancelProposal { .. } => {
                 self.proposal_decision(effect)
             }
+            Effect::Reconnect => self.reconnect(),
             Effect::Quit => {
-                self.exit = Some(RuntimeExit::Quit);
+                self.quit = true;
                 Vec::new()
             }
         }
+    }
+
+    /// `/agent ID` after the registry was read again: switch, or say how
+    /// to install it and keep the current session.
+    pub(super) fn agent_checked(
+        &mut self,
+        id: String,
+        agents: Vec<AgentChoice>,
+    ) -> Vec<DomainEvent> {
+        let install = agents
+            .iter()
+            .find(|a| a.id == id)
+            .and_then(|a| a.install.clone());
+        let mut events = vec![DomainEvent::Agents(agents)];
+        if let Some(install) = install {
+            events.push(DomainEvent::AgentUnavailable { agent: id, install });
+            return events;
+        }
+        self.abandon_turn();
+        events.extend(self.reset_session_yolo());
+        events.push(DomainEvent::Connection(ConnectionState::Connecting));
+        events.extend(self.open_session(Some(id)));
+        events
     }
 
     pub(super) fn send_prompt(&mut self, text: String) -> Vec<DomainEvent> {
@@ -214,7 +242,7 @@ impl Runtime {
         match (call, result) {
             (Call::SetModel(id), Ok(v)) => {
                 let mut events = options(&v);
-                events.push(DomainEvent::Notice(format!("Model: {id}")));
+                events.push(DomainEvent::ModelChanged(id));
                 events
             }
             (Call::SetModel(id), Err(err)) => {

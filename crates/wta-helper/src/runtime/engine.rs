@@ -11,10 +11,12 @@
 //!
 //! Invariants: updates and permission requests of any session other than the
 //! current one are dropped (a stale permission is cancelled); each permission
-//! request is answered exactly once ([`Permissions`]); a master EOF is final
-//! ([`RuntimeExit::MasterClosed`]). A session that died with its agent is
-//! replaced by the next prompt: a new session first (which starts the agent
-//! again), a visible line saying so, then the prompt.
+//! request is answered exactly once ([`Permissions`]); a master EOF ends the
+//! connection, its session and turn, and only the user's `Effect::Reconnect`
+//! connects again (`master.rs`); only `Effect::Quit` ends the pane. A
+//! session that died with its agent is replaced by the next prompt: a new
+//! session first (which starts the agent again), a visible line saying so,
+//! then the prompt.
 
 use std::path::PathBuf;
 
@@ -25,6 +27,7 @@ use wta_host::TmuxHost;
 use wta_protocol::{PaneId, WindowId};
 
 use super::map::{self, ModelControl};
+use super::master::MasterStarter;
 use super::permissions::Permissions;
 use super::status::{self, Probe};
 use crate::app::{AgentChoice, AuthMethod, Direction, DomainEvent, StopReason};
@@ -52,20 +55,17 @@ pub struct RuntimeConfig {
     pub auto_approve_tools: bool,
     /// The `[delegate]` agent CLI for `delegate: true` proposals.
     pub delegate: Option<wta_agent::Delegate>,
+    /// Starts a master when the user reconnects and none runs; `None`
+    /// connects to whatever listens on `socket`.
+    pub master_starter: Option<MasterStarter>,
 }
 
-/// Why the runtime wants the pane to close.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RuntimeExit {
-    /// The user quit (Ctrl+C twice).
-    Quit,
-    /// The master connection ended (fail closed: no reconnect).
-    MasterClosed,
-    /// The master cannot be reached at all.
-    Unreachable(String),
-}
-
-type Connected = (MasterConnection, mpsc::UnboundedReceiver<HelperEvent>);
+/// A new connection, its events, and the pid in the master's lock file.
+type Connected = (
+    MasterConnection,
+    mpsc::UnboundedReceiver<HelperEvent>,
+    Option<u32>,
+);
 
 /// Something the runtime's background work produced.
 #[derive(Debug)]
@@ -88,6 +88,13 @@ pub enum Done {
     },
     Sessions(Result<SessionsListResponse, ConnectionError>),
     Agents(Vec<AgentChoice>),
+    /// The registry read again before `/agent ID` switches.
+    AgentChecked {
+        id: String,
+        agents: Vec<AgentChoice>,
+    },
+    /// The master starter answered.
+    MasterStarted(Result<(), String>),
     Status(Probe),
     Event(DomainEvent),
 }
@@ -122,7 +129,14 @@ pub struct Runtime {
     pub(super) visible: bool,
     /// Last probed target cwd, so an unchanged probe causes no redraw.
     pub(super) probed_cwd: Option<Option<String>>,
-    pub(super) exit: Option<RuntimeExit>,
+    /// The user closed the pane.
+    pub(super) quit: bool,
+    /// The agent the master chose or the session runs; `None` until known.
+    pub(super) known_agent: Option<String>,
+    /// The user asked to reconnect and no connection answered yet.
+    pub(super) reconnecting: bool,
+    /// The pid of the master this pane last connected to (its lock file).
+    pub(super) master_pid: Option<u32>,
     /// Terminal-action proposals (channel, preflight, socket).
     pub(super) proposals: crate::proposals::ProposalGlue,
     /// Recommendation cards: decisions and the executor (`card_decisions.rs`).
@@ -158,6 +172,7 @@ impl Runtime {
         proposals.set_delegate(config.delegate.as_ref().map(|d| d.name.clone()));
         Self {
             agent: config.agent.clone().unwrap_or_else(|| "agent".to_owned()),
+            known_agent: config.agent.clone(),
             config,
             conn: None,
             events: None,
@@ -173,7 +188,9 @@ impl Runtime {
             host,
             visible: true,
             probed_cwd: None,
-            exit: None,
+            quit: false,
+            reconnecting: false,
+            master_pid: None,
             proposals,
             cards: super::card_decisions::Cards::default(),
             session_lost: false,
@@ -192,9 +209,9 @@ impl Runtime {
         self.proposals.service()
     }
 
-    /// Set once the pane should close.
-    pub fn exit(&self) -> Option<&RuntimeExit> {
-        self.exit.as_ref()
+    /// Set once the user closed the pane (`Effect::Quit`).
+    pub fn quit_requested(&self) -> bool {
+        self.quit
     }
 
     /// Whether the status line is worth refreshing (the pane is visible and
@@ -213,7 +230,7 @@ impl Runtime {
         self.connect(self.config.agent.clone());
         let tx = self.done_tx.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Done::Agents(installed_agents()));
+            let _ = tx.send(Done::Agents(super::agents::known_agents()));
         });
         self.refresh_status();
         let mut events = self.proposals.start();
@@ -295,8 +312,10 @@ impl Runtime {
         };
         self.spawn(async move {
             let (tx, rx) = mpsc::unbounded_channel();
+            let socket = options.socket.clone();
             let result = MasterConnection::connect(options, tx).await;
-            Done::Connected(Box::new(result.map(|conn| (conn, rx))))
+            let pid = crate::connection::lost::current_master_pid(&socket).await;
+            Done::Connected(Box::new(result.map(|conn| (conn, rx, pid))))
         });
     }
 
@@ -368,11 +387,7 @@ impl Runtime {
                 }
                 events
             }
-            HelperEvent::MasterClosed => {
-                self.proposals.service().transport_lost();
-                self.exit = Some(RuntimeExit::MasterClosed);
-                Vec::new()
-            }
+            HelperEvent::MasterClosed => self.master_closed(),
         }
     }
 
@@ -410,32 +425,37 @@ impl Runtime {
     fn on_done(&mut self, done: Done) -> Vec<DomainEvent> {
         match done {
             Done::Connected(result) => match *result {
-                Ok((conn, rx)) => {
+                Ok((conn, rx, pid)) => {
                     self.auth = map::auth_methods(&conn.init);
                     if let Some(agent) = conn.agent_id() {
                         self.agent = agent.to_owned();
+                        self.known_agent = Some(agent.to_owned());
                     }
                     let line = traffic(Direction::In, format!("initialize → {}", conn.init));
                     self.conn = Some(conn);
                     self.events = Some(rx);
                     let mut events = vec![line];
+                    let new_master = self.master_pid != pid;
+                    self.master_pid = pid;
+                    if std::mem::take(&mut self.reconnecting) {
+                        events.push(DomainEvent::Reconnected { new_master });
+                    }
                     events.extend(self.open_session(None));
                     events
                 }
-                Err(ConnectionError::Unreachable { socket, source }) => {
-                    self.exit = Some(RuntimeExit::Unreachable(format!(
-                        "cannot reach the wta master at {}: {source}",
-                        socket.display()
-                    )));
-                    Vec::new()
+                Err(
+                    err @ (ConnectionError::Unreachable { .. } | ConnectionError::MasterClosed),
+                ) => self.master_unreachable(&err),
+                Err(err) => {
+                    self.reconnecting = false;
+                    vec![map::open_failure(&err, &self.agent, &self.auth)]
                 }
-                Err(ConnectionError::MasterClosed) => {
-                    self.exit = Some(RuntimeExit::MasterClosed);
-                    Vec::new()
-                }
-                Err(err) => vec![map::open_failure(&err, &self.agent, &self.auth)],
             },
+            // A reply the old master sent before it went away.
+            Done::SessionOpened { .. } if self.conn.is_none() => Vec::new(),
             Done::SessionOpened { agent, result } => self.session_opened(agent, result),
+            Done::AgentChecked { id, agents } => self.agent_checked(id, agents),
+            Done::MasterStarted(result) => self.master_started(result),
             Done::Reply { call, result } => self.reply(call, result),
             Done::Sessions(Ok(list)) => vec![DomainEvent::Notice(status::sessions_table(
                 &list,
@@ -450,7 +470,7 @@ impl Runtime {
                     // The tab was closed (with this pane stashed): end the
                     // pane, its helper and, through the master, its sessions.
                     tracing::info!("the tab this agent pane belongs to is gone; exiting");
-                    self.exit = Some(RuntimeExit::Quit);
+                    self.quit = true;
                     return Vec::new();
                 }
                 self.visible = probe.visible;
@@ -507,26 +527,6 @@ fn on_client_request(request: ClientRequest) -> Vec<DomainEvent> {
         Direction::In,
         format!("{method} (refused: not served)"),
     )]
-}
-
-/// Installed and allowed agents from the local registry (same config as the master).
-fn installed_agents() -> Vec<AgentChoice> {
-    let registry = wta_agent::RegistryPaths::from_env().and_then(wta_agent::Registry::load);
-    match registry {
-        Ok(registry) => registry
-            .list()
-            .into_iter()
-            .filter(|a| a.installed && a.allowed)
-            .map(|a| AgentChoice {
-                name: a.id.clone(),
-                id: a.id,
-            })
-            .collect(),
-        Err(err) => {
-            tracing::warn!("cannot read the agent registry: {err}");
-            Vec::new()
-        }
-    }
 }
 
 async fn recv_or_pending<T>(rx: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {

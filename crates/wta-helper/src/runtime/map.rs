@@ -361,17 +361,19 @@ pub fn session_started(agent: &str, reply: &Value) -> Option<SessionFacts> {
         models = option_models(option);
         model = Some(option.current.clone()).filter(|c| !c.is_empty());
     }
+    let events = vec![
+        DomainEvent::Models(models),
+        DomainEvent::ConfigOptions(options),
+        DomainEvent::SessionStarted {
+            session: session_id.clone(),
+            agent: agent.to_owned(),
+            model,
+        },
+    ];
     Some(SessionFacts {
         session_id,
         model_control: control,
-        events: vec![
-            DomainEvent::Models(models),
-            DomainEvent::ConfigOptions(options),
-            DomainEvent::SessionStarted {
-                agent: agent.to_owned(),
-                model,
-            },
-        ],
+        events,
     })
 }
 

@@ -10,20 +10,26 @@
 //!   `/sessions` table.
 //! - [`yolo`]: per-session yolo state and its two layers (the decision is
 //!   `wta_agent::yolo::decide`).
+//! - [`agents`]: the agents a pane may switch to, with install lines.
+//! - `master`: the master going away and the user's reconnect
+//!   ([`MasterStarter`] starts a master when none runs).
 //! - [`Runtime`]: executes `Effect`s against the connection and turns
 //!   `HelperEvent`s into `DomainEvent`s; never blocks the UI loop.
 //!
 //! The terminal loop that drives it lives in the `wta` binary.
 
+pub mod agents;
 mod card_decisions;
 pub mod client_fs;
 mod effects;
 mod engine;
 pub mod map;
+mod master;
 pub mod permissions;
 mod proposal_row;
 mod session;
 pub mod status;
 pub mod yolo;
 
-pub use engine::{Call, Done, Input, Runtime, RuntimeConfig, RuntimeExit};
+pub use engine::{Call, Done, Input, Runtime, RuntimeConfig};
+pub use master::MasterStarter;

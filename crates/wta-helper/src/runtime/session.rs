@@ -103,6 +103,7 @@ impl Runtime {
             Ok(reply) => reply,
             Err(err) => {
                 self.agent = agent.clone();
+                self.known_agent = Some(agent.clone());
                 let mut events = vec![traffic(Direction::In, format!("session/new failed: {err}"))];
                 if self.pending_prompt.take().is_some() {
                     self.session_lost = true;
@@ -131,6 +132,7 @@ impl Runtime {
         {
             self.close_session(old);
         }
+        self.known_agent = Some(agent.clone());
         self.agent = agent;
         self.announce_agent();
         self.session = Some(facts.session_id);

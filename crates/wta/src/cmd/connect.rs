@@ -3,9 +3,13 @@
 //! with `--headless` the line-based driver (`wta_helper::driver`): commands on
 //! stdin, JSON event lines on stdout.
 //!
-//! Exit statuses: 0 the user closed the pane (or SIGTERM/SIGHUP); 3 the master
-//! closed the connection (message on stderr after the screen is restored);
-//! 1 anything else (master unreachable, no terminal, …).
+//! The TUI outlives its master: when the master goes away the pane stays,
+//! says so and offers to reconnect (Enter starts a master for this tmux
+//! server through [`crate::launch::master::ensure`] when none runs).
+//!
+//! Exit statuses: 0 the user closed the pane (or SIGTERM/SIGHUP); 3 the
+//! master closed the connection (`--headless` only: a script's driver fails
+//! closed); 1 anything else (no terminal, …).
 
 mod tui;
 
@@ -16,7 +20,8 @@ use clap::Args;
 use wta_agent::wire::ClientKind;
 use wta_helper::connection::ConnectOptions;
 use wta_helper::driver::{DriverExit, run_headless};
-use wta_helper::runtime::{Runtime, RuntimeConfig};
+use wta_helper::runtime::{MasterStarter, Runtime, RuntimeConfig};
+use wta_host::TmuxHost;
 use wta_protocol::{PaneId, WindowId};
 
 /// Options of the helper role.
@@ -136,25 +141,29 @@ fn interactive(
         yolo_policy,
         auto_approve_tools,
         delegate,
+        master_starter: master_starter(),
     };
     let result = runtime.block_on(tui::run(config));
     match result {
-        Ok(tui::LoopExit::Quit) => ExitCode::SUCCESS,
-        Ok(tui::LoopExit::MasterClosed) => {
-            tracing::info!("master closed the connection; helper exits");
-            say(MASTER_CLOSED_MESSAGE);
-            ExitCode::from(MASTER_CLOSED)
-        }
-        Ok(tui::LoopExit::Unreachable(why)) => {
-            say(&format!("wta: {why}"));
-            ExitCode::from(1)
-        }
+        Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             tracing::error!("agent pane failed: {err:#}");
             say(&format!("wta: {err:#}"));
             ExitCode::from(1)
         }
     }
+}
+
+/// Starts a master for this pane's tmux server (`$TMUX`, else the default
+/// server) when the user reconnects and none runs; `None` outside tmux.
+fn master_starter() -> Option<MasterStarter> {
+    let tmux = TmuxHost::discover(None, None)
+        .ok()?
+        .location()
+        .socket_path();
+    Some(MasterStarter::new(move |socket| {
+        crate::launch::master::ensure(socket, &tmux).map_err(|err| format!("{err:#}"))
+    }))
 }
 
 /// One line on stderr, never a panic: when the agent pane was killed its

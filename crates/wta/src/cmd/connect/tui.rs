@@ -13,9 +13,11 @@
 //! next input is read. Nothing is printed outside the alternate screen
 //! while it is active; logs go to the state dir (tracing).
 //!
+//! The master going away does not end the loop: the pane keeps its
+//! transcript and offers to reconnect (the runtime and the app handle it).
 //! Every way out of the loop (Ctrl+C twice, SIGTERM/SIGHUP — tmux hangs up a
-//! killed pane —, the terminal gone, the master gone, an error) restores the
-//! terminal, then stops the pane watchers the helper started, bounded by
+//! killed pane —, the terminal gone, an error) restores the terminal, then
+//! stops the pane watchers the helper started, bounded by
 //! [`SHUTDOWN_GRACE`], so no pane keeps a pipe to a sink nobody reads.
 
 use std::collections::VecDeque;
@@ -32,7 +34,7 @@ use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::time::MissedTickBehavior;
 use wta_helper::app::{AppState, Effect, Event, update};
-use wta_helper::runtime::{Input, Runtime, RuntimeConfig, RuntimeExit};
+use wta_helper::runtime::{Input, Runtime, RuntimeConfig};
 use wta_host::TmuxHost;
 use wta_tui::View;
 
@@ -47,17 +49,6 @@ const INPUT_BUFFER: usize = 4096;
 /// Most terminal events applied between two draws, so a long typed-ahead
 /// text still shows progress.
 const INPUT_BATCH: usize = 2048;
-
-/// How the loop ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoopExit {
-    /// The user closed the pane (Ctrl+C twice), or SIGTERM/SIGHUP.
-    Quit,
-    /// The master connection ended.
-    MasterClosed,
-    /// The master could not be reached.
-    Unreachable(String),
-}
 
 /// Puts the terminal back: mouse, paste, screen, cursor, cooked mode.
 /// Idempotent; every step is attempted even if an earlier one fails.
@@ -173,8 +164,9 @@ impl Signals {
     }
 }
 
-/// Runs the agent pane until the user quits or the master goes away.
-pub async fn run(config: RuntimeConfig) -> anyhow::Result<LoopExit> {
+/// Runs the agent pane until the user closes it (Ctrl+C twice), its tab
+/// goes, or SIGTERM/SIGHUP.
+pub async fn run(config: RuntimeConfig) -> anyhow::Result<()> {
     let mut signals = Signals::watch()?;
     let host = TmuxHost::discover(None, None).ok();
     let mut runtime = Runtime::new(config, host);
@@ -192,7 +184,7 @@ pub async fn run(config: RuntimeConfig) -> anyhow::Result<LoopExit> {
 }
 
 /// The terminal part: holds the TUI screen and runs the loop.
-async fn show(runtime: &mut Runtime, signals: &mut Signals) -> anyhow::Result<LoopExit> {
+async fn show(runtime: &mut Runtime, signals: &mut Signals) -> anyhow::Result<()> {
     let mut state = AppState::new(runtime.agent());
     let guard = TerminalGuard::enter()?;
     install_panic_hook();
@@ -210,7 +202,7 @@ async fn event_loop(
     runtime: &mut Runtime,
     state: &mut AppState,
     signals: &mut Signals,
-) -> anyhow::Result<LoopExit> {
+) -> anyhow::Result<()> {
     let mut view = View::new();
     let mut input = TerminalInput::spawn()?;
     let mut tick = tokio::time::interval(TICK);
@@ -222,11 +214,8 @@ async fn event_loop(
     let mut dirty = true;
     loop {
         dirty |= apply(state, runtime, &mut queue);
-        match runtime.exit() {
-            Some(RuntimeExit::Quit) => return Ok(LoopExit::Quit),
-            Some(RuntimeExit::MasterClosed) => return Ok(LoopExit::MasterClosed),
-            Some(RuntimeExit::Unreachable(why)) => return Ok(LoopExit::Unreachable(why.clone())),
-            None => {}
+        if runtime.quit_requested() {
+            return Ok(());
         }
         if dirty {
             terminal
@@ -270,7 +259,7 @@ async fn event_loop(
                 }
             }
             // The terminal is gone (pane killed): nothing left to show.
-            Wake::Terminal(None) | Wake::Signal => return Ok(LoopExit::Quit),
+            Wake::Terminal(None) | Wake::Signal => return Ok(()),
             Wake::Runtime(event) => {
                 queue.extend(runtime.handle(*event).into_iter().map(Event::Domain));
             }

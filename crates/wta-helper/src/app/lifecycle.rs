@@ -1,0 +1,151 @@
+//! What the pane says as sessions come and go: a `/new`, `/restart`,
+//! `/agent` or reconnect in progress ([`Pending`]) ends with a line saying
+//! it is ready or that it failed; and the master going away keeps the pane
+//! and its transcript ([`MasterLost`]) until the user presses Enter to
+//! reconnect (never on its own) or closes the pane.
+//!
+//! Invariants: while the master is gone no turn is open and no card waits
+//! (each permission is answered `cancelled` once; recommendation cards are
+//! dropped, the proposal engine ended them with the connection); the id of a session left
+//! on a gone master is kept in `lost_sessions`; a reconnect starts only from
+//! Enter and shows a divider in the transcript once a master answers.
+
+use super::domain::{ConnectionState, PermissionAnswer, StopReason};
+use super::effects::Effect;
+use super::state::{AppState, MasterLost, Pending};
+use super::transcript::SystemLevel;
+
+/// The divider above what a reconnected pane shows.
+pub const RECONNECTED_NEW: &str = "reconnected to a new master";
+/// The divider when the master that answers is the one the pane lost (it
+/// had closed this pane's connection but kept running).
+pub const RECONNECTED: &str = "reconnected to the master";
+
+fn push(state: &mut AppState, level: SystemLevel, text: &str) {
+    state.transcript.push_system(level, text);
+    state.scroll = super::state::Scroll::Follow;
+}
+
+/// A session is live: the pending change, if any, is done.
+pub(crate) fn session_started(state: &mut AppState, session: String) {
+    state.session = Some(session);
+    let Some(pending) = state.pending.take() else {
+        return;
+    };
+    let agent = state.agent.clone();
+    let text = match pending {
+        Pending::NewSession => format!("New session with {agent} ready."),
+        Pending::Restart => format!("{agent} restarted: a new session is ready."),
+        Pending::SwitchAgent(_) => format!("Now using {agent}: a new session is ready."),
+        Pending::Reconnect => format!("A new session with {agent} is ready."),
+    };
+    push(state, SystemLevel::Info, &text);
+}
+
+/// What a failure line says: which change failed, when one was pending.
+pub(crate) fn failed(state: &mut AppState, reason: &str) -> String {
+    match state.pending.take() {
+        None => reason.to_owned(),
+        Some(pending) => format!("{} failed: {reason}", label(&pending, &state.agent)),
+    }
+}
+
+fn label(pending: &Pending, agent: &str) -> String {
+    match pending {
+        Pending::NewSession => "Starting a new session".to_owned(),
+        Pending::Restart => format!("Restarting {agent}"),
+        Pending::SwitchAgent(id) => format!("Switching to {id}"),
+        Pending::Reconnect => "Opening a session on the new master".to_owned(),
+    }
+}
+
+/// `/agent ID` found the agent missing: the current session stays.
+pub(crate) fn agent_unavailable(state: &mut AppState, agent: &str, install: &str) {
+    state.pending = None;
+    let text = format!(
+        "{agent} is not installed, so this pane stays with {}. Install it with:\n  {install}\nthen type /agent {agent} again.",
+        state.agent
+    );
+    if state.setup.is_some() {
+        state.setup_notice = Some(text.clone());
+    }
+    push(state, SystemLevel::Warn, &text);
+}
+
+/// The master connection ended (or a reconnect could not reach one).
+pub(crate) fn master_gone(state: &mut AppState, why: String, fx: &mut Vec<Effect>) {
+    if let Some(lost) = state.master_lost.as_mut() {
+        // Already gone: this is a reconnect that did not work.
+        let retry = lost.reconnecting;
+        lost.reconnecting = false;
+        lost.why = why.clone();
+        let text = if retry {
+            format!("Reconnecting failed: {why}")
+        } else {
+            why
+        };
+        return push(state, SystemLevel::Error, &text);
+    }
+    end_everything_open(state, fx);
+    state.proposals.drain();
+    if let Some(session) = state.session.take() {
+        state.lost_sessions.push(session);
+    }
+    state.pending = None;
+    state.picker = None;
+    state.setup = None;
+    state.setup_notice = None;
+    state.connection = ConnectionState::Failed(why.clone());
+    push(
+        state,
+        SystemLevel::Error,
+        &format!("The wta master went away: {why}"),
+    );
+    state.master_lost = Some(MasterLost {
+        why,
+        reconnecting: false,
+    });
+}
+
+/// Enter while the master is gone: one reconnect at a time.
+pub(crate) fn reconnect(state: &mut AppState, fx: &mut Vec<Effect>) {
+    let Some(lost) = state.master_lost.as_mut() else {
+        return;
+    };
+    if lost.reconnecting {
+        return;
+    }
+    lost.reconnecting = true;
+    fx.push(Effect::Reconnect);
+}
+
+/// A master answers again: the transcript gets its divider and a session
+/// is being opened.
+pub(crate) fn reconnected(state: &mut AppState, new_master: bool) {
+    state.master_lost = None;
+    state.connection = ConnectionState::Connecting;
+    state.pending = Some(Pending::Reconnect);
+    state.transcript.push_divider(if new_master {
+        RECONNECTED_NEW
+    } else {
+        RECONNECTED
+    });
+    state.scroll = super::state::Scroll::Follow;
+}
+
+/// The connection is gone mid-turn: close the turn and drop its pending
+/// cards (answering them keeps the connection layer's responders from
+/// leaking); a queued message goes back to the editor.
+pub(crate) fn end_everything_open(state: &mut AppState, fx: &mut Vec<Effect>) {
+    for request in state.permissions.drain() {
+        fx.push(Effect::AnswerPermission {
+            request,
+            answer: PermissionAnswer::Cancelled,
+        });
+    }
+    state.transcript.end_turn(StopReason::Cancelled);
+    state.turn_started = None;
+    if let Some(queued) = state.queued.take() {
+        super::commands::unqueue(state, queued);
+    }
+}

@@ -1,0 +1,208 @@
+//! The master going away and the user's reconnect, through `update`: what
+//! the state keeps, what it drops, and which effects come out.
+
+use std::time::{Duration, Instant};
+
+use super::*;
+
+const WHY: &str = "the wta master (pid 42) is gone without shutting down: it was killed or crashed";
+
+struct Pane {
+    state: AppState,
+    t0: Instant,
+    now: Instant,
+}
+
+impl Pane {
+    fn ready() -> Self {
+        let t0 = Instant::now();
+        let mut pane = Pane {
+            state: AppState::new("demo"),
+            t0,
+            now: t0,
+        };
+        pane.domain(DomainEvent::SessionStarted {
+            session: "s1".into(),
+            agent: "demo".into(),
+            model: None,
+        });
+        pane
+    }
+
+    fn at(&mut self, ms: u64) -> &mut Self {
+        self.now = self.t0 + Duration::from_millis(ms);
+        self
+    }
+
+    fn send(&mut self, event: Event) -> Vec<Effect> {
+        update(&mut self.state, event, self.now)
+    }
+
+    fn domain(&mut self, event: DomainEvent) -> Vec<Effect> {
+        self.send(Event::Domain(event))
+    }
+
+    fn key(&mut self, key: Key) -> Vec<Effect> {
+        self.send(Event::Key(key))
+    }
+
+    fn typed(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(Key::ch(c));
+        }
+    }
+
+    fn enter(&mut self) -> Vec<Effect> {
+        self.key(Key::plain(KeyCode::Enter))
+    }
+
+    fn gone(&mut self) -> Vec<Effect> {
+        self.domain(DomainEvent::MasterGone { why: WHY.into() })
+    }
+
+    fn items(&self) -> Vec<Item> {
+        self.state
+            .transcript
+            .entries()
+            .iter()
+            .map(|e| e.item.clone())
+            .collect()
+    }
+}
+
+fn permission(id: u64) -> PermissionRequest {
+    PermissionRequest {
+        id: PermissionRequestId(id),
+        title: "Run tests".into(),
+        kind: ToolKind::Execute,
+        target: Some("cargo test".into()),
+        options: vec![PermissionOption {
+            id: "allow".into(),
+            name: "Allow".into(),
+            kind: PermissionOptionKind::AllowOnce,
+        }],
+    }
+}
+
+/// The master going away mid-turn: the turn closes, its card is answered
+/// `cancelled` once, the queued message returns to the editor, the session
+/// id is kept for a later resume, and the pane says what happened.
+#[test]
+fn the_master_going_away_keeps_the_pane_and_says_why() {
+    let mut p = Pane::ready();
+    p.typed("first question");
+    p.enter();
+    p.domain(DomainEvent::AgentMessageChunk("half an answ".into()));
+    p.domain(DomainEvent::PermissionRequest(permission(7)));
+    p.typed("next");
+    p.enter(); // the card is open: refused, kept as draft
+    p.state.queued = Some("queued one".into());
+    let fx = p.gone();
+    assert_eq!(
+        fx,
+        [Effect::AnswerPermission {
+            request: PermissionRequestId(7),
+            answer: PermissionAnswer::Cancelled,
+        }]
+    );
+    assert!(!p.state.transcript.turn_running());
+    assert!(p.state.permissions.is_empty());
+    assert_eq!(p.state.input.text(), "queued one\nnext");
+    assert_eq!(p.state.session, None);
+    assert_eq!(p.state.lost_sessions, ["s1"]);
+    assert_eq!(
+        p.state.activity(),
+        Activity::MasterLost {
+            reconnecting: false
+        }
+    );
+    assert!(!p.state.needs_tick(), "waiting for Enter costs nothing");
+    let Some(Item::System { level, text }) = p.items().pop() else {
+        panic!("a system line last: {:?}", p.items());
+    };
+    assert_eq!(level, SystemLevel::Error);
+    assert_eq!(text, format!("The wta master went away: {WHY}"));
+    assert!(
+        p.items()
+            .iter()
+            .any(|i| *i == Item::User("first question".into())),
+        "the transcript stays"
+    );
+    // A second notice of the same loss changes nothing.
+    let before = p.items().len();
+    assert_eq!(p.gone(), []);
+    assert_eq!(p.items().len(), before + 1, "only a line");
+}
+
+/// Nothing reconnects on its own: Enter does (with or without a draft,
+/// which stays), once; a failed attempt can be retried; once a master
+/// answers, a divider separates the old transcript from the new session.
+#[test]
+fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
+    let mut p = Pane::ready();
+    p.gone();
+    p.typed("keep me");
+    assert_eq!(p.enter(), [Effect::Reconnect]);
+    assert_eq!(p.state.input.text(), "keep me", "not sent, not lost");
+    assert_eq!(
+        p.state.activity(),
+        Activity::MasterLost { reconnecting: true }
+    );
+    assert!(p.state.needs_tick(), "the spinner turns while reconnecting");
+    assert_eq!(p.enter(), [], "one attempt at a time");
+    // The new master could not be started: say so, allow another try.
+    p.domain(DomainEvent::MasterGone {
+        why: "cannot start a new wta master: no space left".into(),
+    });
+    assert_eq!(
+        p.state.activity(),
+        Activity::MasterLost {
+            reconnecting: false
+        }
+    );
+    let Some(Item::System { text, .. }) = p.items().pop() else {
+        panic!()
+    };
+    assert_eq!(
+        text,
+        "Reconnecting failed: cannot start a new wta master: no space left"
+    );
+    assert_eq!(p.enter(), [Effect::Reconnect]);
+    assert_eq!(p.domain(DomainEvent::Reconnected { new_master: true }), []);
+    assert_eq!(p.state.master_lost, None);
+    assert_eq!(p.state.activity(), Activity::Connecting);
+    assert_eq!(
+        p.items().pop(),
+        Some(Item::Divider(lifecycle::RECONNECTED_NEW.into()))
+    );
+    p.domain(DomainEvent::SessionStarted {
+        session: "s2".into(),
+        agent: "demo".into(),
+        model: None,
+    });
+    assert_eq!(p.state.activity(), Activity::Ready);
+    assert_eq!(p.state.session.as_deref(), Some("s2"));
+    assert_eq!(p.state.lost_sessions, ["s1"], "still there to resume");
+    let Some(Item::System { text, .. }) = p.items().pop() else {
+        panic!()
+    };
+    assert_eq!(text, "A new session with demo is ready.");
+    // Back to normal: Enter sends the draft.
+    assert_eq!(p.enter(), [Effect::SendPrompt("keep me".into())]);
+}
+
+/// Ctrl+C twice still closes the pane while the master is gone, and the
+/// setup screen and any picker give way to the transcript.
+#[test]
+fn ctrl_c_twice_closes_a_pane_whose_master_is_gone() {
+    let mut p = Pane::ready();
+    p.domain(DomainEvent::AgentMissing {
+        agent: "claude".into(),
+        install_hint: "npm i".into(),
+    });
+    p.gone();
+    assert_eq!(p.state.setup, None);
+    assert_eq!(p.state.picker, None);
+    assert_eq!(p.at(100).key(Key::ctrl('c')), []);
+    assert_eq!(p.at(600).key(Key::ctrl('c')), [Effect::Quit]);
+}

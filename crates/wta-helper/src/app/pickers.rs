@@ -1,0 +1,130 @@
+//! The pickers `/agent`, `/model` and `/config` open, and what Enter on one
+//! of their rows does. Opening is pure; the choice goes out as an effect
+//! (the status line changes only once the agent confirms it).
+
+use wta_agent::yolo::ALLOW_ALL;
+
+use super::commands::{info, switch_agent, warn, yolo};
+use super::effects::Effect;
+use super::state::{AppState, Picker, PickerItem, PickerKind};
+
+/// Every allowed agent; one that is not installed shows its install line.
+pub(crate) fn open_agent_picker(state: &mut AppState) {
+    if state.agents.is_empty() {
+        return warn(
+            state,
+            "No agents are known here (the agent registry could not be read); type /agent ID to switch.",
+        );
+    }
+    let items = state
+        .agents
+        .iter()
+        .map(|a| PickerItem {
+            id: a.id.clone(),
+            label: a.name.clone(),
+            detail: match &a.install {
+                None => a.id.clone(),
+                Some(install) => format!("not installed · {install}"),
+            },
+            current: a.id == state.agent,
+        })
+        .collect();
+    open_picker(state, PickerKind::Agent, "Switch agent", items);
+}
+
+pub(crate) fn open_model_picker(state: &mut AppState) {
+    if state.models.is_empty() {
+        return warn(state, "This agent does not offer a model choice.");
+    }
+    let current = state.model.clone();
+    let items = state
+        .models
+        .iter()
+        .map(|m| PickerItem {
+            id: m.id.clone(),
+            label: m.name.clone(),
+            detail: m.id.clone(),
+            current: current.as_deref() == Some(m.id.as_str()),
+        })
+        .collect();
+    open_picker(state, PickerKind::Model, "Choose model", items);
+}
+
+pub(crate) fn open_config_picker(state: &mut AppState) {
+    if state.config_options.is_empty() {
+        return info(state, "This agent has no session options to change.");
+    }
+    let items = state
+        .config_options
+        .iter()
+        .map(|o| {
+            let current = o
+                .values
+                .iter()
+                .find(|(v, _)| *v == o.current)
+                .map_or(o.current.as_str(), |(_, l)| l);
+            PickerItem {
+                id: o.id.clone(),
+                label: o.name.clone(),
+                detail: current.to_owned(),
+                current: false,
+            }
+        })
+        .collect();
+    open_picker(state, PickerKind::ConfigOption, "Session options", items);
+}
+
+fn open_picker(state: &mut AppState, kind: PickerKind, title: &str, items: Vec<PickerItem>) {
+    let selected = items.iter().position(|i| i.current).unwrap_or(0);
+    state.picker = Some(Picker {
+        kind,
+        title: title.to_owned(),
+        items,
+        selected,
+    });
+}
+
+/// Enter in a picker.
+pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>) {
+    let Some(item) = picker.items.get(picker.selected) else {
+        return;
+    };
+    match picker.kind {
+        PickerKind::Agent => switch_agent(state, item.id.clone(), fx),
+        PickerKind::Model => fx.push(Effect::SetModel(item.id.clone())),
+        PickerKind::ConfigOption => {
+            let Some(option) = state.config_options.iter().find(|o| o.id == item.id) else {
+                return;
+            };
+            let items = option
+                .values
+                .iter()
+                .map(|(value, label)| PickerItem {
+                    id: value.clone(),
+                    label: label.clone(),
+                    detail: String::new(),
+                    current: *value == option.current,
+                })
+                .collect();
+            let title = option.name.clone();
+            let kind = PickerKind::ConfigValue {
+                option: option.id.clone(),
+            };
+            open_picker(state, kind, &title, items);
+        }
+        PickerKind::ConfigValue { option } => {
+            // `allow_all` is yolo's layer 1: it goes through `/yolo`, so the
+            // policy gate and the session state apply to it too.
+            if option == ALLOW_ALL && matches!(item.id.as_str(), "on" | "off") {
+                return yolo(state, Some(item.id == "on"), fx);
+            }
+            if let Some(o) = state.config_options.iter_mut().find(|o| o.id == option) {
+                o.current = item.id.clone();
+            }
+            fx.push(Effect::SetConfigOption {
+                option,
+                value: item.id.clone(),
+            });
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The notice pinned above the prompt while the master is gone: the two
+//! ways on (Enter reconnects, Ctrl+C twice closes the pane), a spinner once
+//! Enter was pressed. What happened to the master is the transcript's last
+//! line, just above it (it stays there after a reconnect). A two-row form
+//! is used when the pane is short.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use wta_helper::app::{AppState, MasterLost};
+
+use crate::status::SPINNER;
+use crate::theme;
+use crate::wrap::{truncate, wrap};
+
+const TITLE: &str = " The wta master went away ";
+
+fn spinner(state: &AppState) -> &'static str {
+    SPINNER[(state.frame % SPINNER.len() as u64) as usize]
+}
+
+/// Rows of the short form.
+const COMPACT_ROWS: usize = 2;
+
+fn body(state: &AppState, lost: &MasterLost, width: usize) -> Vec<Line<'static>> {
+    if lost.reconnecting {
+        return vec![Line::from(vec![
+            Span::styled(format!("{} ", spinner(state)), theme::accent()),
+            Span::raw("Reconnecting (a master is started if none runs)…"),
+        ])];
+    }
+    let key = |key: &str, what: &str| {
+        wrap(
+            &[
+                Span::styled(key.to_owned(), theme::accent().add_modifier(Modifier::BOLD)),
+                Span::raw(what.to_owned()),
+            ],
+            width,
+            &[],
+            &[Span::raw("  ")],
+        )
+    };
+    let mut lines = key(
+        "Enter",
+        ": start a new master (if none runs) and a new session here; this transcript stays.",
+    );
+    lines.extend(key("Ctrl+C", " twice: close the pane."));
+    lines
+}
+
+/// Rows the notice takes at this width with `room` rows free above the
+/// prompt: the full form when it fits, else the short one (0 while the
+/// master is there).
+pub fn height(state: &AppState, width: usize, room: usize) -> usize {
+    let Some(lost) = &state.master_lost else {
+        return 0;
+    };
+    let full = body(state, lost, width.saturating_sub(4)).len() + 2;
+    if full <= room { full } else { COMPACT_ROWS }
+}
+
+pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
+    let Some(lost) = &state.master_lost else {
+        return;
+    };
+    let full = body(state, lost, area.width.saturating_sub(4) as usize).len() + 2;
+    if (area.height as usize) < full {
+        return compact(state, lost, frame, area);
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(theme::error())
+        .title(Line::from(Span::styled(
+            TITLE,
+            theme::error().add_modifier(Modifier::BOLD),
+        )));
+    let lines = body(state, lost, area.width.saturating_sub(4) as usize);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let padded = Rect {
+        x: inner.x + 1,
+        width: inner.width.saturating_sub(2),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines), padded);
+}
+
+fn compact(state: &AppState, lost: &MasterLost, frame: &mut Frame, area: Rect) {
+    let width = area.width as usize;
+    let head = truncate("The wta master went away", width.saturating_sub(2));
+    let keys = if lost.reconnecting {
+        format!("{} reconnecting…", spinner(state))
+    } else {
+        "Enter reconnects · Ctrl+C twice closes".to_owned()
+    };
+    let lines = vec![
+        Line::from(vec![
+            Span::styled("✗ ", theme::error()),
+            Span::styled(head, theme::bold()),
+        ]),
+        Line::from(Span::styled(truncate(&keys, width), theme::dim())),
+    ];
+    frame.render_widget(
+        Paragraph::new(
+            lines
+                .into_iter()
+                .take(area.height as usize)
+                .collect::<Vec<_>>(),
+        ),
+        area,
+    );
+}
