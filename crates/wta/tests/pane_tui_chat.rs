@@ -127,3 +127,41 @@ fn f12_shows_this_panes_acp_traffic() {
     let screen = pane.wait_for("session/prompt");
     assert!(screen.contains("agent_message_chunk"), "{screen}");
 }
+
+/// Typed as a user types them (the popup open), slash commands run with one
+/// Enter; `/new` says when its session is ready.
+#[test]
+fn slash_commands_run_with_one_enter_and_new_says_when_it_is_ready() {
+    let pane = Pane::open("custom:test");
+    pane.wait_ready();
+    pane.submit("/yolo");
+    pane.wait_for("Yolo is off: every tool permission asks first.");
+    pane.submit("/sessions");
+    pane.wait_for("(this pane)");
+    pane.submit("/new");
+    pane.wait_for("New session with custom:test ready.");
+}
+
+/// `/agent` to an agent that is not installed says how to install it and
+/// keeps the pane on its agent, which still answers; the picker lists it
+/// with that line.
+#[test]
+fn switching_to_a_missing_agent_says_how_to_install_it_and_keeps_the_session() {
+    let env = Env::with_config("[custom_agents.missing]\nargv = [\"/nonexistent/wta-agent\"]\n");
+    let pane = Pane::open_in(env, "custom:test");
+    pane.wait_ready();
+    pane.submit("/agent custom:missing");
+    let screen = pane.wait_for("custom:missing is not installed, so this pane stays");
+    assert!(
+        screen.contains("Fix custom_agents.missing.argv"),
+        "{screen}"
+    );
+    pane.submit("echo still custom:test");
+    pane.wait_for("• still custom:test");
+    pane.submit("/agent");
+    let screen = pane.wait_for("Switch agent");
+    assert!(
+        screen.contains("not installed · Fix custom_agents.missing.argv"),
+        "{screen}"
+    );
+}
