@@ -1,7 +1,7 @@
 //! WTA talks to a running tmux server over its socket, without the `tmux`
 //! binary: with the binary made unreachable, every operation on a live
-//! server still works, output and errors read as tmux's own, and only
-//! starting a server needs the binary.
+//! server still works, output and errors read as tmux's own; with no server
+//! the binary is asked (it starts one, or says why not).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -87,11 +87,11 @@ async fn the_async_face_runs_without_the_binary_too() {
 }
 
 #[test]
-fn only_starting_a_server_needs_the_binary() {
+fn without_a_server_the_binary_is_asked() {
     let dir = tempfile::tempdir().unwrap();
     let host = TmuxHost::new(ServerLocation::Socket(dir.path().join("none")), None)
         .with_binary("/nonexistent/tmux");
-    assert!(host.list_sessions().unwrap_err().is_no_server());
+    assert!(matches!(host.list_sessions(), Err(HostError::TmuxMissing)));
     let started = host.new_session(&wta_host::NewSession {
         name: "s".into(),
         size: wta_host::PaneSize { cols: 80, rows: 24 },

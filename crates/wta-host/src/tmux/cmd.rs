@@ -31,8 +31,6 @@ pub(crate) struct Cmd {
     name: &'static str,
     /// The current command already has a positional word (and its `--`).
     positional: bool,
-    /// May start a server when none runs (only the `tmux` binary can).
-    starts_server: bool,
 }
 
 impl Cmd {
@@ -42,19 +40,7 @@ impl Cmd {
             words: vec![name.to_owned()],
             name,
             positional: false,
-            starts_server: false,
         }
-    }
-
-    /// Marks a command that starts a server when none runs (`new-session`).
-    pub(crate) fn starting_server(mut self) -> Self {
-        self.starts_server = true;
-        self
-    }
-
-    /// Whether this command may start a server.
-    pub(crate) fn starts_server(&self) -> bool {
-        self.starts_server
     }
 
     /// A flag without a value, e.g. `-d`.
@@ -116,7 +102,6 @@ impl Cmd {
         self.words.push(";".to_owned());
         self.words.extend(next.words);
         self.positional = next.positional;
-        self.starts_server |= next.starts_server;
         self
     }
 

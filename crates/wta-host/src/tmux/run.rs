@@ -1,7 +1,8 @@
 //! Running a tmux command line: over the server's socket when it can
 //! ([`super::native`]: no process, a fraction of a millisecond), else with
-//! the `tmux` binary — to start a server, for a tmux of another protocol
-//! version, or when `WTA_TMUX_CLIENT=binary` asks for it. Blocking (the
+//! the `tmux` binary — when no server answers (the binary starts one, or
+//! says in its own words why not: not installed, too old, no server), for a
+//! tmux of another protocol version, or when `WTA_TMUX_CLIENT=binary` asks. Blocking (the
 //! one-shot CLI) or on tokio (watchers, the executor). Both read the same
 //! way: stdout on success, else a typed error from tmux's stderr. This is
 //! the only place WTA runs tmux.
@@ -72,14 +73,12 @@ impl TmuxHost {
         };
         match attempt {
             Ok(outcome) => Ok(Native::Ran(outcome)),
-            // Only the binary can start a server.
-            Err(NativeError::Unreachable(e)) if cmd.starts_server() => {
-                tracing::debug!("no tmux server ({e}); the tmux binary starts one");
+            // Only the binary can start a server, and it knows best why it
+            // cannot (missing, too old, nothing to connect to).
+            Err(NativeError::Unreachable(e)) => {
+                tracing::debug!("no tmux server answers ({e}); running the tmux binary");
                 Ok(Native::UseBinary)
             }
-            Err(NativeError::Unreachable(_)) => Err(HostError::NoServer {
-                socket: self.location.socket_path(),
-            }),
             Err(NativeError::Mismatch { server }) => {
                 tracing::info!(
                     server,
@@ -231,8 +230,7 @@ mod tests {
             .flag("-d")
             .opt_format("-F", "#{pane_id}")
             .flag("-P")
-            .arg("true")
-            .starting_server();
+            .arg("true");
         let err = host.run(&cmd).unwrap_err().to_string();
         assert!(err.contains("error creating"), "{err}");
         assert!(!socket.exists());

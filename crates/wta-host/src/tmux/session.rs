@@ -48,8 +48,7 @@ impl TmuxHost {
             .opt("-x", &spec.size.cols.to_string())
             .opt("-y", &spec.size.rows.to_string())
             .flag("-P")
-            .opt_format("-F", &format::pane_format())
-            .starting_server();
+            .opt_format("-F", &format::pane_format());
         let cmd = Self::pane_spec(cmd, cwd.as_deref(), &spec.env, Some(&spec.argv))?;
         self.one_pane(&self.run(&cmd)?, "new-session")
     }
