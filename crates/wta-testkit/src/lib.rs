@@ -7,7 +7,7 @@
 //! - [`rerun_self_argv`]: run this test binary again as one entry-point test.
 //! - [`as_nobody`]: run a program as another user, for peer-uid checks.
 //! - [`squeezed`]: compare pane text regardless of where it wrapped.
-//! - [`procs`]: a process's resident memory; whether a socket's far side closed it.
+//! - [`procs`]: whether a process runs; its resident memory; whether a socket's far side closed it.
 
 pub mod acp;
 mod nobody;

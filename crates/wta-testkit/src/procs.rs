@@ -1,9 +1,31 @@
-//! Facts about processes and sockets that tests and benches check: a
-//! process's resident memory, and whether the far side closed a socket.
+//! Facts about processes and sockets that tests and benches check: whether
+//! a process still runs, its resident memory, and whether the far side
+//! closed a socket.
 
 use std::io::{ErrorKind, Read};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
+
+/// Whether `pid` still runs: it exists and is not a zombie.
+///
+/// An exited process stays in the table (state `Z`) until its parent reaps
+/// it, and a tmux server built with utempter can miss the `SIGCHLD` of a
+/// pane process that exits while a pane is being torn down, leaving the
+/// zombie until its next child exits. Tests of "this process ended" ask
+/// this, not whether the pid is still known.
+pub fn running(pid: i32) -> bool {
+    if nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_err() {
+        return false;
+    }
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        // No /proc (macOS): a known pid is taken as running.
+        return true;
+    };
+    // `pid (comm) state …`; comm may hold spaces and parentheses.
+    stat.rfind(')')
+        .and_then(|i| stat[i + 1..].split_whitespace().next())
+        .is_none_or(|state| state != "Z")
+}
 
 /// `VmRSS` of `pid`, in KiB; `None` when the process is gone.
 pub fn rss_kib(pid: u32) -> Option<u64> {
@@ -46,6 +68,26 @@ pub fn still_open(stream: &mut UnixStream) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exited_unreaped_child_is_not_running() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "read _"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        assert!(running(pid));
+        drop(child.stdin.take());
+        crate::wait_until("the child to exit", Duration::from_secs(10), || {
+            !running(pid)
+        })
+        .unwrap();
+        // Exited but not yet waited for: a zombie, still known by pid.
+        assert!(nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok());
+        child.wait().unwrap();
+        assert!(!running(pid));
+    }
 
     #[test]
     fn closes_and_memory_are_seen() {

@@ -12,18 +12,10 @@ use std::time::Duration;
 use launch_common::{Launch, WTA, user_env};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
+use wta_testkit::procs::running;
 use wta_testkit::{wait_for_value, wait_until};
 
 const T: Duration = Duration::from_secs(20);
-
-fn alive(pid: i32) -> bool {
-    // A zombie has exited; /proc shows it as state Z until it is reaped.
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let state = stat
-        .rfind(')')
-        .and_then(|i| stat[i + 1..].split_whitespace().next());
-    kill(Pid::from_raw(pid), None).is_ok() && state != Some("Z")
-}
 
 /// Every process below `pid` now (children, their children, …).
 fn descendants(pid: i32) -> Vec<i32> {
@@ -93,8 +85,8 @@ fn closing_the_terminal_that_ran_up_changes_nothing() {
     l.say(&agent, "echo still here after the hangup");
     l.tmux
         .wait_for_text(&agent, "still here after the hangup", T);
-    assert!(alive(master), "the master survived the hangup");
-    assert!(alive(helper), "the helper survived the hangup");
+    assert!(running(master), "the master survived the hangup");
+    assert!(running(helper), "the helper survived the hangup");
     let session = std::fs::read_to_string(format!("/proc/{master}/stat")).unwrap();
     let fields: Vec<&str> = session[session.rfind(')').unwrap() + 1..]
         .split_whitespace()
@@ -123,15 +115,15 @@ fn the_master_follows_its_tmux_server() {
         "the master runs its reaper and the demo agent: {below:?}"
     );
     l.tmux.tmux(&["kill-server"]);
-    wait_until("the master to exit", T, || !alive(master)).unwrap();
+    wait_until("the master to exit", T, || !running(master)).unwrap();
     let left: Vec<i32> = wait_for_value("its processes to end", T, || {
-        let left: Vec<i32> = below.iter().copied().filter(|p| alive(*p)).collect();
+        let left: Vec<i32> = below.iter().copied().filter(|p| running(*p)).collect();
         left.is_empty().then_some(left)
     })
     .unwrap_or_else(|e| {
         let left: Vec<String> = below
             .iter()
-            .filter(|p| alive(**p))
+            .filter(|p| running(**p))
             .map(|p| {
                 std::fs::read_to_string(format!("/proc/{p}/cmdline"))
                     .unwrap_or_default()

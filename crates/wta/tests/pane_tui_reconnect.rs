@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use launch_common::Launch;
+use wta_testkit::procs::running;
 use wta_testkit::wait_until;
 
 const T: Duration = Duration::from_secs(20);
@@ -23,14 +24,6 @@ fn kill9(pid: i32) {
         nix::sys::signal::Signal::SIGKILL,
     )
     .unwrap();
-}
-
-fn gone(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
-        s.rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z'))
-    })
 }
 
 #[test]
@@ -45,7 +38,7 @@ fn a_killed_master_leaves_the_pane_and_enter_reconnects_it() {
 
     let old = l.master_pid();
     kill9(old);
-    wait_until("the old master is gone", T, || gone(old)).unwrap();
+    wait_until("the old master is gone", T, || !running(old)).unwrap();
     let screen = l.tmux.wait_for_text(&pane, "Master gone", T);
     assert!(
         screen.contains(&format!("(pid {old})")) && screen.contains("killed or crashed"),
@@ -67,7 +60,7 @@ fn a_killed_master_leaves_the_pane_and_enter_reconnects_it() {
     assert!(screen.contains("reconnected to a new master"), "{screen}");
     let new = l.master_pid();
     assert_ne!(new, old, "a new master holds the lock");
-    assert!(!gone(new));
+    assert!(running(new));
     l.say(&pane, "echo answered by the new master");
     let screen = l
         .tmux

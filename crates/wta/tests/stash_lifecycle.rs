@@ -65,7 +65,7 @@ fn a_stashed_pane_is_unlisted_and_ends_with_its_tab() {
     })
     .unwrap();
     wait_until("its helper to exit", T, || {
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(helper), None).is_err()
+        !wta_testkit::procs::running(helper)
     })
     .unwrap();
 }
