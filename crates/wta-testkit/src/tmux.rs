@@ -187,6 +187,41 @@ impl TmuxServer {
             .to_owned()
     }
 
+    /// Waits until `pane`'s process has exited and tmux knows its status;
+    /// returns `pane_dead_status`.
+    ///
+    /// A tmux built with utempter can miss the `SIGCHLD` of a pane process
+    /// that exits while the pane's pty is being torn down (utempter has its
+    /// own handler in for a moment): the pane then shows dead with no status
+    /// until the server's next child exits. While that is the picture, this
+    /// sends `SIGCHLD` to this test's own server, which reaps every exited
+    /// child on it.
+    pub fn wait_dead(&self, pane: &str, timeout: Duration) -> String {
+        let server_pid: i32 = self
+            .tmux(&["display", "-p", "#{pid}"])
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        let waited = wait_for_value(&format!("pane {pane} to die"), timeout, || {
+            let seen = self.display(pane, "#{pane_dead} #{pane_dead_status}");
+            match seen.split_once(' ') {
+                Some(("1", "")) => {
+                    let _ = nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(server_pid),
+                        nix::sys::signal::Signal::SIGCHLD,
+                    );
+                    None
+                }
+                Some(("1", status)) => Some(status.to_owned()),
+                _ => None,
+            }
+        });
+        match waited {
+            Ok(status) => status,
+            Err(err) => panic!("{err}; screen was:\n{}", self.capture(pane)),
+        }
+    }
+
     /// Waits until `pane`'s captured screen contains `needle`; returns the screen.
     pub fn wait_for_text(&self, pane: &str, needle: &str, timeout: Duration) -> String {
         match wait_for_value(&format!("{needle:?} in pane {pane}"), timeout, || {

@@ -195,10 +195,7 @@ fn listen_refuses_a_runtime_dir_that_is_not_private() {
 fn listen_on_a_dead_pane_says_it_is_dead_with_its_status() {
     let server = TmuxServer::start();
     let pane = server.new_window("exit 3");
-    wta_testkit::wait_until("the pane to die", T, || {
-        server.display(&pane, "#{pane_dead} #{pane_dead_status}") == "1 3"
-    })
-    .unwrap();
+    assert_eq!(server.wait_dead(&pane, T), "3");
     let socket = server.socket().to_string_lossy().into_owned();
     let out = wta()
         .args(["-S", &socket, "listen", "-t", &pane])
