@@ -30,7 +30,7 @@ pub enum PaneAction {
 #[derive(Debug, Args)]
 pub struct WhereArgs {
     /// Act for this pane instead of the caller's (key bindings pass `#{pane_id}`).
-    #[arg(long = "pane", value_name = "PANE")]
+    #[arg(long = "pane", value_name = "PANE", add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
     pub pane: Option<PaneId>,
 }
 
