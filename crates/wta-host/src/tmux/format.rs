@@ -138,7 +138,8 @@ struct PaneRecord<'a> {
 /// exactly that many path bytes and the RS (and newline) that end the record.
 /// Output that went through a lossy UTF-8 conversion can hold a path longer
 /// than tmux counted; then the path runs to the first RS (+ newline or end)
-/// after the counted length.
+/// after the counted length. A path shorter than counted (it changed while
+/// tmux printed the record) runs to the first record end.
 fn pane_records(output: &[u8]) -> Result<Vec<PaneRecord<'_>>, HostError> {
     const RS: u8 = 0x1e;
     let want = PANE_FIELDS.len() + 2;
@@ -171,13 +172,18 @@ fn pane_records(output: &[u8]) -> Result<Vec<PaneRecord<'_>>, HostError> {
         let ends_here = |at: usize| {
             output.get(at) == Some(&RS) && matches!(output.get(at + 1), None | Some(b'\n'))
         };
+        // tmux evaluates the path twice (value and length); a pane whose
+        // process changes directory in between (a pane just starting, before
+        // its chdir) prints a path of another length. Then the path runs to
+        // the first record end.
         let path_end = pos
             .checked_add(len)
             .filter(|&at| at <= output.len())
             .and_then(|at| (at..output.len()).find(|&i| ends_here(i)))
+            .or_else(|| (pos..output.len()).find(|&i| ends_here(i)))
             .ok_or_else(|| {
                 HostError::Parse(format!(
-                    "a pane record's path is shorter than its length ({len} bytes)"
+                    "a pane record's path has no end (its length is {len} bytes)"
                 ))
             })?;
         records.push(PaneRecord {
@@ -375,11 +381,26 @@ mod tests {
     }
 
     #[test]
-    fn a_length_that_overruns_the_output_is_an_error() {
+    fn a_path_shorter_than_its_length_runs_to_its_record_end() {
+        // tmux reads the cwd twice: a pane that changed directory in between
+        // (one just starting) prints a path of another length.
         let mut fields = pane_fields("%3", "s", "t", "", "");
         fields.pop();
         let mut out = fields.join("\x1f");
         out.push_str("\x1f999\x1f/short\x1e\n");
+        out += &record(&pane_fields("%4", "s", "t", "", "/next"));
+        let panes = parse_panes(&out).unwrap();
+        assert_eq!(panes.len(), 2);
+        assert_eq!(panes[0].cwd, PathBuf::from("/short"));
+        assert_eq!(panes[1].cwd, PathBuf::from("/next"));
+    }
+
+    #[test]
+    fn a_record_without_an_end_or_a_length_is_an_error() {
+        let mut fields = pane_fields("%3", "s", "t", "", "");
+        fields.pop();
+        let mut out = fields.join("\x1f");
+        out.push_str("\x1f999\x1f/short");
         assert!(parse_panes(&out).is_err());
         out = fields.join("\x1f");
         out.push_str("\x1fnot-a-number\x1f/\x1e\n");
