@@ -5,8 +5,6 @@
 //!   only ever names an [`AgentId`]; [`Registry::resolve`] builds the argv itself.
 //! - [`spawn`]: start an agent in its own process group with the wta env, and stop it
 //!   (stdin EOF, wait, SIGTERM, SIGKILL to the group).
-//! - [`wire`]: the helper↔master `_wta/*` extension messages, `_meta.wta`, and the
-//!   typed error codes the master answers with.
 //! - [`demo`]: the built-in offline demo agent (`wta --demo-agent`).
 //! - [`yolo`]: whether the agent's own tool permissions are auto-approved, as one pure function.
 //! - [`heap`]: bounds on what socket peers make a daemon hold (connection slots), and
@@ -17,7 +15,6 @@ mod error;
 pub mod heap;
 pub mod registry;
 pub mod spawn;
-pub mod wire;
 pub mod yolo;
 
 pub use error::AgentError;

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use wta_protocol::{PaneId, SessionId, WindowId};
+use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use crate::{
     HostError, Integration, NewTab, PaneCommand, PaneInfo, PaneSize, PaneState, PaneStatus,
@@ -140,7 +140,7 @@ fn make_pane(w: &mut World, window: u32, index: u32, cwd: &str, command: &str) -
     PaneInfo {
         id: pane_id(n),
         window: WindowId::from_number(window),
-        session: SessionId::from_number(0),
+        session: TmuxSessionId::from_number(0),
         session_name: "main".into(),
         window_index: window,
         window_name: command.into(),
@@ -177,14 +177,14 @@ impl TerminalHost for FakeHost {
     fn list_sessions(&self) -> Result<Vec<SessionInfo>, HostError> {
         let windows = self.list_windows(None)?.len() as u32;
         Ok(vec![SessionInfo {
-            id: SessionId::from_number(0),
+            id: TmuxSessionId::from_number(0),
             name: "main".into(),
             windows,
             attached: true,
         }])
     }
 
-    fn list_windows(&self, _session: Option<&SessionId>) -> Result<Vec<WindowInfo>, HostError> {
+    fn list_windows(&self, _session: Option<&TmuxSessionId>) -> Result<Vec<WindowInfo>, HostError> {
         Ok(self.with(|w| {
             let mut out: Vec<WindowInfo> = Vec::new();
             for p in &w.panes {

@@ -3,7 +3,7 @@
 //! Implementations must not type into an existing pane except through
 //! [`TerminalHost::send_text`], which only confirmed proposals reach.
 
-use wta_protocol::{PaneId, SessionId, WindowId};
+use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use crate::{
     HostError, NewTab, PaneInfo, PaneStatus, ServerInfo, SessionInfo, Split, StashRecord,
@@ -18,7 +18,7 @@ pub trait TerminalHost {
     fn list_sessions(&self) -> Result<Vec<SessionInfo>, HostError>;
     /// Windows (tabs) of one session, or of every session when `None`; the
     /// private stash's windows are never listed.
-    fn list_windows(&self, session: Option<&SessionId>) -> Result<Vec<WindowInfo>, HostError>;
+    fn list_windows(&self, session: Option<&TmuxSessionId>) -> Result<Vec<WindowInfo>, HostError>;
     /// Every pane of the server, each listed once even when its window is linked
     /// into several sessions; stashed panes (in the private stash) are not listed.
     fn list_panes(&self) -> Result<Vec<PaneInfo>, HostError>;

@@ -6,12 +6,12 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use wta_protocol::{PaneId, SessionId, WindowId};
+use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 /// A terminal window (a tmux session).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SessionInfo {
-    pub id: SessionId,
+    pub id: TmuxSessionId,
     pub name: String,
     pub windows: u32,
     pub attached: bool,
@@ -21,7 +21,7 @@ pub struct SessionInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WindowInfo {
     pub id: WindowId,
-    pub session: SessionId,
+    pub session: TmuxSessionId,
     pub index: u32,
     pub name: String,
     pub active: bool,
@@ -109,7 +109,7 @@ impl Integration {
 pub struct PaneInfo {
     pub id: PaneId,
     pub window: WindowId,
-    pub session: SessionId,
+    pub session: TmuxSessionId,
     pub session_name: String,
     pub window_index: u32,
     pub window_name: String,
@@ -170,7 +170,7 @@ pub struct ServerInfo {
     pub tmux_version: String,
     pub pane: Option<PaneId>,
     pub window: Option<WindowId>,
-    pub session: Option<SessionId>,
+    pub session: Option<TmuxSessionId>,
     pub session_name: Option<String>,
 }
 
@@ -202,7 +202,7 @@ pub enum PaneCommand {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NewTab {
     /// Session to open the tab in; `None` = the caller's session.
-    pub session: Option<SessionId>,
+    pub session: Option<TmuxSessionId>,
     /// `None` = the user's default shell.
     pub command: Option<PaneCommand>,
     pub cwd: Option<PathBuf>,

@@ -92,8 +92,8 @@ impl Gate {
 pub(crate) fn lagged_line(dropped: u64) -> String {
     serde_json::json!({
         "jsonrpc": "2.0",
-        "method": wta_agent::wire::METHOD_LAGGED,
-        "params": wta_agent::wire::LaggedNotification { dropped },
+        "method": wta_protocol::helper_master::METHOD_LAGGED,
+        "params": wta_protocol::helper_master::LaggedNotification { dropped },
     })
     .to_string()
 }

@@ -13,10 +13,10 @@ use std::sync::Arc;
 use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
 use agent_client_protocol::{Client, Error, UntypedMessage};
 use serde_json::{Value, json};
-use wta_agent::wire::{
+use wta_agent::{AgentError, AgentId};
+use wta_protocol::helper_master::{
     self, ClientKind, FailureKind, MasterFailure, SessionsListResponse, WtaMeta,
 };
-use wta_agent::{AgentError, AgentId};
 
 use crate::pool::AgentInstance;
 use crate::state::{HelperHandle, Master};
@@ -114,23 +114,24 @@ fn helper_request(
     responder: Responder<Value>,
     cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
-    if wire::ext_method(&msg.method) == Some(wire::METHOD_SESSIONS) {
+    if helper_master::ext_method(&msg.method) == Some(helper_master::METHOD_SESSIONS) {
         let list = SessionsListResponse {
             sessions: master.sessions(),
         };
         return responder.respond(serde_json::to_value(list)?);
     }
-    if wire::ext_method(&msg.method) == Some(wire::METHOD_SESSION_STATE) {
-        let params: wire::SessionStateParams = match serde_json::from_value(msg.params.clone()) {
-            Ok(p) => p,
-            Err(e) => {
-                return responder.respond_with_error(failure(
-                    FailureKind::BadMeta,
-                    None,
-                    format!("invalid _wta/session_state params: {e}"),
-                ));
-            }
-        };
+    if helper_master::ext_method(&msg.method) == Some(helper_master::METHOD_SESSION_STATE) {
+        let params: helper_master::SessionStateParams =
+            match serde_json::from_value(msg.params.clone()) {
+                Ok(p) => p,
+                Err(e) => {
+                    return responder.respond_with_error(failure(
+                        FailureKind::BadMeta,
+                        None,
+                        format!("invalid _wta/session_state params: {e}"),
+                    ));
+                }
+            };
         if !master.set_session_yolo(helper.id, &params.session_id, params.yolo) {
             return responder.respond_with_error(failure(
                 FailureKind::UnknownSession,

@@ -14,10 +14,10 @@ use std::time::Duration;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Client, UntypedMessage};
 use serde_json::json;
-use wta_agent::wire::{
+use wta_agent::{AgentId, Registry, RegistryPaths};
+use wta_protocol::helper_master::{
     self, AgentExitedNotification, SessionState, WtaMeta, WtaSessionInfo, YoloReport,
 };
-use wta_agent::{AgentId, Registry, RegistryPaths};
 
 use crate::outbound::{Admission, Gate};
 use crate::pool::{AgentInstance, Pool, Retire};
@@ -236,7 +236,7 @@ impl Master {
                     "helper caught up after a stall"
                 );
                 if let Ok(lagged) =
-                    UntypedMessage::new(wire::METHOD_LAGGED, json!({"dropped": dropped}))
+                    UntypedMessage::new(helper_master::METHOD_LAGGED, json!({"dropped": dropped}))
                 {
                     let _ = cx.send_notification(lagged);
                 }
@@ -310,7 +310,7 @@ impl Master {
                 session_ids,
                 reason: reason.to_owned(),
             };
-            if let Ok(msg) = UntypedMessage::new(wire::METHOD_AGENT_EXITED, note) {
+            if let Ok(msg) = UntypedMessage::new(helper_master::METHOD_AGENT_EXITED, note) {
                 let _ = cx.send_notification(msg);
             }
         }

@@ -86,7 +86,7 @@ macro_rules! tmux_id {
 
 tmux_id!(
     /// A tmux session (`$N`): what Windows Terminal called a window.
-    SessionId, '$', "session"
+    TmuxSessionId, '$', "session"
 );
 tmux_id!(
     /// A tmux window (`@N`): what Windows Terminal called a tab.
@@ -106,7 +106,7 @@ mod tests {
         assert_eq!(PaneId::parse("%3").unwrap().as_str(), "%3");
         assert_eq!(PaneId::parse("12").unwrap().as_str(), "%12");
         assert_eq!(WindowId::parse("@0").unwrap().number(), 0);
-        assert_eq!(SessionId::parse("$7").unwrap().to_string(), "$7");
+        assert_eq!(TmuxSessionId::parse("$7").unwrap().to_string(), "$7");
     }
 
     #[test]

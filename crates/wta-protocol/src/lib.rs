@@ -9,6 +9,7 @@ pub mod digest;
 pub mod envelope;
 pub mod error;
 pub mod frame;
+pub mod helper_master;
 pub mod hexid;
 pub mod ids;
 pub mod invocation;
@@ -21,7 +22,7 @@ pub mod private_dir;
 pub mod prompt;
 pub mod status;
 
-pub use ids::{IdError, PaneId, SessionId, WindowId};
+pub use ids::{IdError, PaneId, TmuxSessionId, WindowId};
 
 pub use channel::Channel;
 pub use digest::{ArmCheck, Armed, ChannelDigest, PayloadDigest};

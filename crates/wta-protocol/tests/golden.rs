@@ -271,3 +271,143 @@ fn maximal_worst_case_request_fits_the_frame_limit() {
     let line = ProposalRequest::new(channel(), payload).to_line().unwrap();
     assert!(line.len() - 1 <= wta_protocol::limits::MAX_REQUEST_LINE_BYTES);
 }
+
+// Helper ↔ master (`_wta/*` and `_meta.wta`, DESIGN §4.1).
+
+mod helper_master {
+    use super::{assert_golden, fixture};
+    use wta_protocol::helper_master::{
+        AgentExitedNotification, ClientKind, FailureKind, LaggedNotification, MasterFailure,
+        SessionState, SessionStateParams, SessionsListResponse, WtaMeta, WtaSessionInfo,
+        YoloReport,
+    };
+    use wta_protocol::{PaneId, WindowId};
+
+    #[test]
+    fn meta_on_initialize_and_session_new() {
+        let helper = WtaMeta {
+            agent_id: Some("copilot".into()),
+            owner_tab: Some(WindowId::parse("@3").unwrap()),
+            target_pane: Some(PaneId::parse("%7").unwrap()),
+            client: ClientKind::Helper,
+            proposal_mcp: Some("http-v1".into()),
+            fresh_agent: false,
+        };
+        assert_golden(&helper, &fixture("meta_initialize.json"));
+        let cli = WtaMeta {
+            client: ClientKind::Cli,
+            ..WtaMeta::default()
+        };
+        assert_golden(&cli, &fixture("meta_initialize_cli.json"));
+        let restart = WtaMeta {
+            agent_id: Some("custom:test".into()),
+            fresh_agent: true,
+            ..WtaMeta::default()
+        };
+        assert_golden(&restart, &fixture("meta_session_new_restart.json"));
+    }
+
+    #[test]
+    fn sessions_list_result() {
+        let list = SessionsListResponse {
+            sessions: vec![
+                WtaSessionInfo {
+                    session_id: "sess-1".into(),
+                    agent_id: "copilot".into(),
+                    helper: 2,
+                    helper_pid: Some(4242),
+                    owner_tab: Some(WindowId::parse("@1").unwrap()),
+                    target_pane: Some(PaneId::parse("%3").unwrap()),
+                    state: SessionState::Active,
+                    yolo: Some(YoloReport {
+                        on: true,
+                        blocked_by_policy: false,
+                    }),
+                },
+                WtaSessionInfo {
+                    session_id: "sess-2".into(),
+                    agent_id: "custom:test".into(),
+                    helper: 3,
+                    helper_pid: None,
+                    owner_tab: None,
+                    target_pane: None,
+                    state: SessionState::AgentExited,
+                    yolo: None,
+                },
+            ],
+        };
+        assert_golden(&list, &fixture("wta_sessions_result.json"));
+    }
+
+    #[test]
+    fn method_names() {
+        use wta_protocol::helper_master::*;
+        assert_eq!(
+            [
+                METHOD_SESSIONS,
+                METHOD_LAGGED,
+                METHOD_AGENT_EXITED,
+                METHOD_SESSION_STATE
+            ],
+            [
+                "_wta/sessions",
+                "_wta/lagged",
+                "_wta/agent_exited",
+                "_wta/session_state"
+            ]
+        );
+    }
+
+    #[test]
+    fn notifications_both_ways() {
+        assert_golden(
+            &LaggedNotification { dropped: 17 },
+            &fixture("wta_lagged.json"),
+        );
+        assert_golden(
+            &AgentExitedNotification {
+                agent_id: "copilot".into(),
+                session_ids: vec!["sess-1".into(), "sess-2".into()],
+                reason: "exited with status 1".into(),
+            },
+            &fixture("wta_agent_exited.json"),
+        );
+        assert_golden(
+            &SessionStateParams {
+                session_id: "sess-1".into(),
+                yolo: YoloReport {
+                    on: false,
+                    blocked_by_policy: true,
+                },
+            },
+            &fixture("wta_session_state.json"),
+        );
+    }
+
+    #[test]
+    fn master_error_data_by_kind() {
+        let kinds = [
+            (FailureKind::AgentExited, -32090),
+            (FailureKind::UnknownSession, -32091),
+            (FailureKind::AgentNotAllowed, -32092),
+            (FailureKind::AgentUnavailable, -32093),
+            (FailureKind::AgentStartFailed, -32094),
+            (FailureKind::BadMeta, -32095),
+            (FailureKind::NoAgent, -32096),
+        ];
+        let lines: Vec<String> = kinds
+            .iter()
+            .map(|(kind, code)| {
+                assert_eq!(kind.code(), *code);
+                let data = MasterFailure::data(*kind, Some("copilot"));
+                let back = MasterFailure::classify(*code, "m", Some(&data)).unwrap();
+                assert_eq!(
+                    (back.kind, back.agent_id.as_deref()),
+                    (*kind, Some("copilot"))
+                );
+                format!("{code} {}", serde_json::to_string(&data).unwrap())
+            })
+            .collect();
+        assert_eq!(lines.join("\n"), fixture("wta_error_data.txt"));
+    }
+}

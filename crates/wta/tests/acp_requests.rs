@@ -184,7 +184,7 @@ fn session_load_binds_the_loaded_session_to_the_loading_helper() {
     let (refused, _) = c.response(id, T);
     assert_eq!(
         refused["error"]["code"],
-        wta_agent::wire::codes::UNKNOWN_SESSION,
+        wta_protocol::helper_master::codes::UNKNOWN_SESSION,
         "{refused}"
     );
 }

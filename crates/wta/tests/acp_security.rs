@@ -169,7 +169,7 @@ fn a_command_in_meta_is_never_executed() {
         let code = reply["error"]["code"].as_i64();
         assert_eq!(
             code,
-            Some(wta_agent::wire::codes::BAD_META as i64),
+            Some(wta_protocol::helper_master::codes::BAD_META as i64),
             "refused: {reply}"
         );
     }
@@ -185,7 +185,7 @@ fn a_command_in_meta_is_never_executed() {
     );
     assert_eq!(
         reply["error"]["code"].as_i64(),
-        Some(wta_agent::wire::codes::BAD_META as i64),
+        Some(wta_protocol::helper_master::codes::BAD_META as i64),
         "{reply}"
     );
     assert!(!marker.exists(), "a helper-supplied command was executed");
@@ -200,7 +200,7 @@ fn agents_outside_the_policy_allowlist_are_refused() {
     let reply = raw_request(&env.socket, 0, "initialize", params);
     assert_eq!(
         reply["error"]["code"].as_i64(),
-        Some(wta_agent::wire::codes::AGENT_NOT_ALLOWED as i64),
+        Some(wta_protocol::helper_master::codes::AGENT_NOT_ALLOWED as i64),
         "{reply}"
     );
     assert_eq!(reply["error"]["data"]["wta"]["kind"], "agent_not_allowed");

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use wta_agent::wire::{FailureKind, MasterFailure};
+use wta_protocol::helper_master::{FailureKind, MasterFailure};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectionError {

@@ -7,7 +7,7 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::{Dispatch, Responder};
 use serde_json::Value;
 use tokio::sync::mpsc;
-use wta_agent::wire::{self, AgentExitedNotification};
+use wta_protocol::helper_master::{self, AgentExitedNotification};
 
 /// One thing the master told this helper.
 #[derive(Debug)]
@@ -101,10 +101,10 @@ impl ClientRequest {
 pub(crate) fn other(events: &mpsc::UnboundedSender<HelperEvent>, dispatch: Dispatch) {
     match dispatch {
         Dispatch::Notification(msg) => {
-            let event = match wire::ext_method(&msg.method) {
-                Some(wire::METHOD_LAGGED) => super::parse_lagged(&msg.params)
+            let event = match helper_master::ext_method(&msg.method) {
+                Some(helper_master::METHOD_LAGGED) => super::parse_lagged(&msg.params)
                     .map(|l| HelperEvent::Lagged { dropped: l.dropped }),
-                Some(wire::METHOD_AGENT_EXITED) => {
+                Some(helper_master::METHOD_AGENT_EXITED) => {
                     super::parse_agent_exited(&msg.params).map(HelperEvent::AgentExited)
                 }
                 _ => None,

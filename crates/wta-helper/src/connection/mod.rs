@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use tokio::net::UnixStream;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
-use wta_agent::wire::{
+use wta_protocol::helper_master::{
     self, AgentExitedNotification, ClientKind, LaggedNotification, SessionsListResponse, WtaMeta,
 };
 use wta_protocol::{PaneId, WindowId};
@@ -286,7 +286,9 @@ impl MasterConnection {
 
     /// `_wta/sessions`: the master's live sessions.
     pub async fn sessions(&self) -> Result<SessionsListResponse, ConnectionError> {
-        let value = self.request(wire::METHOD_SESSIONS, json!({})).await?;
+        let value = self
+            .request(helper_master::METHOD_SESSIONS, json!({}))
+            .await?;
         serde_json::from_value(value).map_err(|e| ConnectionError::BadReply(e.to_string()))
     }
 

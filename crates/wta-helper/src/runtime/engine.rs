@@ -22,8 +22,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
-use wta_agent::wire::SessionsListResponse;
 use wta_host::TmuxHost;
+use wta_protocol::helper_master::SessionsListResponse;
 use wta_protocol::{PaneId, WindowId};
 
 use super::map::{self, ModelControl};
@@ -35,7 +35,7 @@ use crate::connection::{
     ClientRequest, ConnectOptions, ConnectionError, HelperEvent, MasterConnection,
     PermissionRequest,
 };
-use wta_agent::wire::ClientKind;
+use wta_protocol::helper_master::ClientKind;
 
 /// Who this pane is (the helper's command line).
 #[derive(Debug, Clone, Default)]

@@ -17,7 +17,7 @@ use crate::app::{
     ToolCallId, ToolCallUpdate, ToolKind, ToolStatus, Usage,
 };
 use crate::connection::ConnectionError;
-use wta_agent::wire::FailureKind;
+use wta_protocol::helper_master::FailureKind;
 
 /// ACP's `auth_required` error code.
 pub const AUTH_REQUIRED_CODE: i32 = -32000;

@@ -5,7 +5,7 @@
 //! Calls are spawned; replies come back through `Done`.
 
 use serde_json::{Value, json};
-use wta_agent::wire::WtaMeta;
+use wta_protocol::helper_master::WtaMeta;
 
 use super::engine::{Call, Done, Runtime, traffic};
 use super::map;

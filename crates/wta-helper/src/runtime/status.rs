@@ -2,8 +2,8 @@
 //! pane is visible and the target pane's cwd, and the sessions table text
 //! (formatting is pure).
 
-use wta_agent::wire::{SESSIONS_TABLE_HEADER, SessionsListResponse};
 use wta_host::{HostError, TerminalHost};
+use wta_protocol::helper_master::{SESSIONS_TABLE_HEADER, SessionsListResponse};
 use wta_protocol::{PaneId, WindowId};
 
 /// What one status probe saw.
@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn sessions_table_aligns_the_shared_columns_and_marks_this_pane() {
-        use wta_agent::wire::{SessionState, WtaSessionInfo};
+        use wta_protocol::helper_master::{SessionState, WtaSessionInfo};
         let row = |session: &str, pid| WtaSessionInfo {
             session_id: session.into(),
             agent_id: "custom:test".into(),

@@ -17,8 +17,8 @@
 //! any session replacement; the global default and the policy stay.
 
 use serde_json::Value;
-use wta_agent::wire::{METHOD_SESSION_STATE, SessionStateParams, YoloReport};
 use wta_agent::yolo::{self, ALLOW_ALL, Decision, OfferedOption, OptionKind, Request, YoloPolicy};
+use wta_protocol::helper_master::{METHOD_SESSION_STATE, SessionStateParams, YoloReport};
 
 use super::engine::{Call, Runtime};
 use super::map;

@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use wta_protocol::{PaneId, SessionId, WindowId};
+use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use crate::{HostError, Integration, PaneInfo, PaneSize, SessionInfo, WindowInfo};
 
@@ -211,7 +211,7 @@ pub fn parse_pane_bytes(output: &[u8]) -> Result<Vec<PaneInfo>, HostError> {
         let cwd =
             osc7_path(f[21]).unwrap_or_else(|| PathBuf::from(bytes_to_os(record.path.to_vec())));
         let pane = PaneInfo {
-            session: id(SessionId::parse, f[0])?,
+            session: id(TmuxSessionId::parse, f[0])?,
             session_name: f[1].to_owned(),
             window: id(WindowId::parse, f[2])?,
             window_index: num(f[3], "window_index")?,
@@ -260,7 +260,7 @@ pub fn parse_sessions(output: &str) -> Result<Vec<SessionInfo>, HostError> {
                 return Err(HostError::Parse("a session record is short".into()));
             }
             Ok(SessionInfo {
-                id: id(SessionId::parse, f[0])?,
+                id: id(TmuxSessionId::parse, f[0])?,
                 windows: num(f[1], "session_windows")?,
                 attached: num::<u32>(f[2], "session_attached")? > 0,
                 name: f[3].to_owned(),
@@ -284,7 +284,7 @@ pub fn parse_windows(output: &str) -> Result<Vec<WindowInfo>, HostError> {
             let window = || -> Result<WindowInfo, HostError> {
                 Ok(WindowInfo {
                     id: id(WindowId::parse, f[0])?,
-                    session: id(SessionId::parse, f[1])?,
+                    session: id(TmuxSessionId::parse, f[1])?,
                     index: num(f[2], "window_index")?,
                     active: flag(f[3]),
                     panes: num(f[4], "window_panes")?,

@@ -28,7 +28,7 @@ pub(crate) use cmd::Cmd;
 pub use locate::{ServerLocation, socket_dir};
 pub use version::TmuxVersion;
 
-use wta_protocol::{PaneId, SessionId, WindowId};
+use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use crate::async_host::check_option_name;
 use crate::{
@@ -238,7 +238,7 @@ impl TerminalHost for TmuxHost {
             tmux_version: f[0].to_owned(),
             pane: inside.then(|| PaneId::parse(f[4]).ok()).flatten(),
             window: inside.then(|| WindowId::parse(f[3]).ok()).flatten(),
-            session: inside.then(|| SessionId::parse(f[2]).ok()).flatten(),
+            session: inside.then(|| TmuxSessionId::parse(f[2]).ok()).flatten(),
             session_name: inside.then(|| f[5].to_owned()),
         })
     }
@@ -251,7 +251,7 @@ impl TerminalHost for TmuxHost {
         Ok(sessions)
     }
 
-    fn list_windows(&self, session: Option<&SessionId>) -> Result<Vec<WindowInfo>, HostError> {
+    fn list_windows(&self, session: Option<&TmuxSessionId>) -> Result<Vec<WindowInfo>, HostError> {
         let cmd = match session {
             Some(s) => Cmd::new("list-windows").opt("-t", s.as_str()),
             None => Cmd::new("list-windows").flag("-a"),

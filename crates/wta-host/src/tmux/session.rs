@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use wta_protocol::SessionId;
+use wta_protocol::TmuxSessionId;
 
 use super::{Cmd, TmuxHost, check_name, format};
 use crate::{HostError, PaneInfo, PaneSize, SessionInfo, TerminalHost, WindowInfo};
@@ -64,7 +64,7 @@ impl TmuxHost {
     }
 
     /// The active window of `session`.
-    pub fn active_window(&self, session: &SessionId) -> Result<WindowInfo, HostError> {
+    pub fn active_window(&self, session: &TmuxSessionId) -> Result<WindowInfo, HostError> {
         self.list_windows(Some(session))?
             .into_iter()
             .find(|w| w.active)
@@ -72,13 +72,13 @@ impl TmuxHost {
     }
 
     /// Shows `session` in the client the caller runs in.
-    pub fn switch_client(&self, session: &SessionId) -> Result<(), HostError> {
+    pub fn switch_client(&self, session: &TmuxSessionId) -> Result<(), HostError> {
         self.run(&Cmd::new("switch-client").opt("-t", session.as_str()))
             .map(drop)
     }
 
     /// The process that attaches this terminal to `session` (to `exec`).
-    pub fn attach_command(&self, session: &SessionId) -> std::process::Command {
+    pub fn attach_command(&self, session: &TmuxSessionId) -> std::process::Command {
         let mut command = std::process::Command::new(&self.binary);
         command.args(self.location.args()).args(
             Cmd::new("attach-session")

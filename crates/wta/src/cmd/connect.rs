@@ -17,11 +17,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use wta_agent::wire::ClientKind;
 use wta_helper::connection::ConnectOptions;
 use wta_helper::driver::{DriverExit, run_headless};
 use wta_helper::runtime::{MasterStarter, Runtime, RuntimeConfig};
 use wta_host::TmuxHost;
+use wta_protocol::helper_master::ClientKind;
 use wta_protocol::{PaneId, WindowId};
 
 /// Options of the helper role.

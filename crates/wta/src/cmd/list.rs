@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use wta_host::{HostError, PaneInfo, TerminalHost, WindowInfo};
-use wta_protocol::{PaneId, SessionId, WindowId};
+use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use super::Ctx;
 use crate::output::{self, Table, yes};
@@ -56,9 +56,9 @@ pub fn list_windows(ctx: &Ctx) -> anyhow::Result<ExitCode> {
 pub(super) fn resolve_session(
     host: &impl TerminalHost,
     given: &str,
-) -> Result<SessionId, HostError> {
+) -> Result<TmuxSessionId, HostError> {
     if given.starts_with('$')
-        && let Ok(id) = SessionId::parse(given)
+        && let Ok(id) = TmuxSessionId::parse(given)
     {
         return Ok(id);
     }

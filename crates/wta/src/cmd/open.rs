@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 use wta_host::{HostError, NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost};
-use wta_protocol::{PaneId, SessionId, WindowId};
+use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use super::Ctx;
 use crate::launch::shell::{self, GatedShell};
@@ -117,7 +117,7 @@ pub struct SplitPaneArgs {
 pub struct Opened {
     pub pane: PaneId,
     pub window: WindowId,
-    pub session: SessionId,
+    pub session: TmuxSessionId,
 }
 
 fn print_opened(ctx: &Ctx, pane: PaneInfo) -> anyhow::Result<ExitCode> {

@@ -16,11 +16,11 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use wta_agent::wire::{
+use wta_helper::connection::{ConnectOptions, MasterConnection};
+use wta_protocol::helper_master::{
     ClientKind, SESSIONS_TABLE_HEADER, SessionState, SessionsListResponse, WtaSessionInfo,
     YoloReport,
 };
-use wta_helper::connection::{ConnectOptions, MasterConnection};
 use wta_protocol::{PaneId, WindowId};
 
 use super::Ctx;

@@ -8,8 +8,8 @@
 //! `WtaMeta` denies unknown fields: a helper cannot smuggle an argv or a command
 //! string in; such a request is refused with a clear error.
 
+use crate::{PaneId, WindowId};
 use serde::{Deserialize, Serialize};
-use wta_protocol::{PaneId, WindowId};
 
 /// `_wta/sessions`: ask the master for its live sessions.
 pub const METHOD_SESSIONS: &str = "_wta/sessions";
@@ -319,5 +319,5 @@ impl MasterFailure {
 }
 
 #[cfg(test)]
-#[path = "wire_tests.rs"]
+#[path = "helper_master_tests.rs"]
 mod tests;

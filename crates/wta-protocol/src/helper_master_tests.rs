@@ -46,7 +46,7 @@ fn golden_sessions_list() {
             agent_id: "copilot".into(),
             helper: 2,
             helper_pid: Some(42),
-            owner_tab: Some(wta_protocol::WindowId::parse("@1").unwrap()),
+            owner_tab: Some(crate::WindowId::parse("@1").unwrap()),
             target_pane: None,
             state: SessionState::AgentExited,
             yolo: Some(YoloReport {
