@@ -8,8 +8,8 @@ pub enum MasterError {
         "another wta master is already serving {socket} (pid {pid}); not starting a second one"
     )]
     AlreadyRunning { socket: PathBuf, pid: String },
-    #[error("refusing to use {path}: {reason}")]
-    UnsafeDir { path: PathBuf, reason: String },
+    #[error(transparent)]
+    UnsafeDir(#[from] wta_env::UnsafeDir),
     #[error("{action} {path}: {source}")]
     Io {
         action: &'static str,
@@ -20,8 +20,6 @@ pub enum MasterError {
     NoRuntimeDir,
     #[error(transparent)]
     Agent(#[from] wta_agent::AgentError),
-    #[error("cannot set up logging in {path}: {message}")]
-    Logging { path: PathBuf, message: String },
 }
 
 impl MasterError {

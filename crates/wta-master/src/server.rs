@@ -35,7 +35,9 @@ use wta_protocol::{FrameReader, ProtocolError};
 
 use crate::reaper::Reaper;
 use crate::state::Master;
-use crate::{MasterError, paths};
+use wta_env::{dirs, private_dir};
+
+use crate::MasterError;
 
 /// Longest JSON-RPC line accepted from a helper, without its newline: the
 /// shared [`wta_protocol::limits::MAX_HELPER_LINE_BYTES`] (what flows and why
@@ -138,8 +140,8 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map(Path::to_path_buf)
-        .unwrap_or_else(paths::runtime_dir);
-    paths::ensure_private_dir(&dir)?;
+        .unwrap_or_else(dirs::runtime_dir);
+    private_dir::ensure_private_dir(&dir)?;
     let _lock = take_lock(&config.socket)?;
     let listener = bind(&config.socket)?;
     // Startup refusals (a second master, an unsafe dir) went to stderr; from

@@ -1,5 +1,4 @@
-//! WTA wire types: serde only, no async runtime; the only I/O is the private
-//! runtime-dir check (`private_dir`) every side shares.
+//! WTA wire types: serde only, no async runtime, no I/O.
 //!
 //! Every type that crosses a process boundary lives here so that each side
 //! (CLI, helper, master) agrees on one definition, and golden tests pin it.
@@ -18,7 +17,6 @@ pub mod lines;
 pub mod mcp_forms;
 pub mod payload;
 mod payload_rules;
-pub mod private_dir;
 pub mod prompt;
 pub mod status;
 

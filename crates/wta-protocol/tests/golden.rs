@@ -395,19 +395,23 @@ mod helper_master {
             (FailureKind::BadMeta, -32095),
             (FailureKind::NoAgent, -32096),
         ];
-        let lines: Vec<String> = kinds
-            .iter()
-            .map(|(kind, code)| {
-                assert_eq!(kind.code(), *code);
-                let data = MasterFailure::data(*kind, Some("copilot"));
-                let back = MasterFailure::classify(*code, "m", Some(&data)).unwrap();
-                assert_eq!(
-                    (back.kind, back.agent_id.as_deref()),
-                    (*kind, Some("copilot"))
-                );
-                format!("{code} {}", serde_json::to_string(&data).unwrap())
-            })
+        // `data` is a JSON value, whose key order depends on serde_json's
+        // features in the build: compared as values, line by line.
+        let fixture = fixture("wta_error_data.jsonl");
+        let golden: Vec<serde_json::Value> = fixture
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(lines.join("\n"), fixture("wta_error_data.txt"));
+        assert_eq!(golden.len(), kinds.len());
+        for ((kind, code), want) in kinds.iter().zip(&golden) {
+            assert_eq!(kind.code(), *code);
+            let data = MasterFailure::data(*kind, Some("copilot"));
+            assert_eq!(&serde_json::json!({"code": code, "data": data}), want);
+            let back = MasterFailure::classify(*code, "m", Some(&data)).unwrap();
+            assert_eq!(
+                (back.kind, back.agent_id.as_deref()),
+                (*kind, Some("copilot"))
+            );
+        }
     }
 }

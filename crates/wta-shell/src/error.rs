@@ -34,7 +34,7 @@ pub enum ShellError {
     )]
     NoTrackedCommand { pane: String },
     #[error(transparent)]
-    UnsafeDir(#[from] wta_protocol::private_dir::UnsafeDir),
+    UnsafeDir(#[from] wta_env::private_dir::UnsafeDir),
     #[error("state file {path}: {message}")]
     StateFile { path: PathBuf, message: String },
 }

@@ -50,7 +50,7 @@ pub struct WatchOptions {
     /// argv before the socket path, e.g. `["/usr/bin/wta", "pipe-sink"]`.
     pub sink_argv: Vec<String>,
     /// Private directory for the watcher socket: created 0700, refused when it
-    /// exists and is not ours with mode 0700 ([`wta_protocol::private_dir`]).
+    /// exists and is not ours with mode 0700 ([`wta_env::private_dir`]).
     pub runtime_dir: PathBuf,
     pub config: TrackerConfig,
 }
@@ -122,7 +122,7 @@ impl PaneWatcher {
             IntegrationMark::parse(probe.option(2)).is_some_and(|m| announced_for(&m, probe.pid));
 
         // Created 0700, and refused if someone else made it first or loosened it.
-        wta_protocol::private_dir::ensure_private_dir(&opts.runtime_dir)?;
+        wta_env::private_dir::ensure_private_dir(&opts.runtime_dir)?;
         let socket = opts.runtime_dir.join(format!(
             "pipe-{}-{:x}{:x}.sock",
             pane.as_str().trim_start_matches('%'),

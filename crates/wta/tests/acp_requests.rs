@@ -325,7 +325,7 @@ fn an_empty_xdg_runtime_dir_counts_as_unset() {
     // A tmux server socket no other test uses; its master socket lives in
     // /tmp/wta-<uid>/ when XDG_RUNTIME_DIR is empty.
     let tmux_socket = env.path("tmux-sock");
-    let name = wta_master::paths::socket_for_tmux(&tmux_socket);
+    let name = wta_env::dirs::socket_for_tmux(&tmux_socket);
     let uid = nix::unistd::getuid();
     let socket = Path::new(&format!("/tmp/wta-{uid}")).join(name.file_name().unwrap());
     let mut master = env

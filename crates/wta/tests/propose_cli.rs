@@ -285,7 +285,7 @@ fn helper_socket_dir_is_the_master_runtime_dir() {
     // The helper binds where the CLI looks: both read the same environment.
     assert_eq!(
         wta_helper::proposals::runtime_dir(),
-        wta_master::paths::runtime_dir()
+        wta_env::dirs::runtime_dir()
     );
 }
 

@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 use wta_agent::heap::{ConnectionSlots, Slot};
+use wta_env::private_dir;
 use wta_protocol::limits::{MAX_REQUEST_LINE_BYTES, PROTOCOL_VERSION};
-use wta_protocol::private_dir;
 use wta_protocol::{FrameReader, ProposalRequest, ProtocolError, ResponseLine, ValidationLine};
 
 use super::service::ProposalService;
@@ -105,7 +105,7 @@ fn io(what: &'static str, path: &Path, source: std::io::Error) -> ServerError {
 }
 
 /// `$XDG_RUNTIME_DIR/wta` or `/tmp/wta-<uid>`: the one runtime dir every
-/// side shares ([`wta_protocol::private_dir::runtime_dir`]).
+/// side shares ([`wta_env::private_dir::runtime_dir`]).
 pub fn runtime_dir() -> PathBuf {
     private_dir::runtime_dir()
 }

@@ -53,8 +53,8 @@ const MASTER_CLOSED_MESSAGE: &str =
     "wta: the wta master closed the connection; this pane's agent session has ended";
 
 pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
-    let _guard = wta_master::logging::init_file_logging(
-        &wta_master::paths::state_dir(),
+    let _guard = wta_env::logging::init_file_logging(
+        &wta_env::dirs::state_dir(),
         &format!("helper-{}.log", std::process::id()),
     )
     .ok();

@@ -61,7 +61,7 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
     let opts = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
-        runtime_dir: wta_protocol::private_dir::private_runtime_dir()?.join("listen"),
+        runtime_dir: wta_env::private_dir::private_runtime_dir()?.join("listen"),
         config: TrackerConfig::default(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -23,8 +23,7 @@ pub fn run(socket: PathBuf, tmux_socket: Option<PathBuf>) -> ExitCode {
         }
     }
     let _guard =
-        match wta_master::logging::init_file_logging(&wta_master::paths::state_dir(), "master.log")
-        {
+        match wta_env::logging::init_file_logging(&wta_env::dirs::state_dir(), "master.log") {
             Ok(guard) => Some(guard),
             Err(err) => {
                 eprintln!("wta master: {err} (continuing without a log file)");
@@ -44,7 +43,7 @@ pub fn run(socket: PathBuf, tmux_socket: Option<PathBuf>) -> ExitCode {
     };
     let mut config = wta_master::MasterConfig::new(socket);
     config.tmux_socket = tmux_socket;
-    config.stdio_log = Some(wta_master::paths::state_dir().join("master.log"));
+    config.stdio_log = Some(wta_env::dirs::state_dir().join("master.log"));
     match std::env::current_exe() {
         Ok(exe) => config.reaper_program = Some(exe),
         Err(err) => {

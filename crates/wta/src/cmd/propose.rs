@@ -87,7 +87,7 @@ pub fn run(args: &ProposeArgs) -> ExitCode {
 
 /// `<runtime dir>/proposal-<helper-id>.sock`.
 pub fn socket_path(channel: &Channel) -> PathBuf {
-    wta_master::paths::runtime_dir().join(channel.socket_file_name())
+    wta_env::dirs::runtime_dir().join(channel.socket_file_name())
 }
 
 fn fail(code: u8, message: &str) -> ExitCode {

@@ -120,7 +120,7 @@ impl<'a> SessionView<'a> {
 /// The master socket of the tmux server the flags or `$TMUX` name.
 fn master_socket(ctx: &Ctx) -> anyhow::Result<PathBuf> {
     let host = ctx.host()?;
-    Ok(wta_master::paths::socket_for_tmux(
+    Ok(wta_env::dirs::socket_for_tmux(
         &host.location().socket_path(),
     ))
 }
@@ -169,7 +169,7 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
                  `kill -CONT <pid>` resumes it) or stuck; its log is {}",
                 socket.display(),
                 ANSWER_WITHIN.as_secs_f64(),
-                wta_master::paths::state_dir().join("master.log").display()
+                wta_env::dirs::state_dir().join("master.log").display()
             )
         }
     };

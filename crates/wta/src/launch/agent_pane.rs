@@ -204,7 +204,7 @@ pub fn check_agent(id: &str) -> anyhow::Result<()> {
 
 /// The runtime directory for launcher files (rc files for integrated shells).
 pub fn launcher_dir() -> PathBuf {
-    wta_master::paths::runtime_dir().join("launch")
+    wta_env::dirs::runtime_dir().join("launch")
 }
 
 /// Makes sure `dir`'s parent (the private runtime dir) exists with mode 0700
@@ -212,8 +212,8 @@ pub fn launcher_dir() -> PathBuf {
 /// already keeps every other user out).
 pub fn ensure_runtime_dir(dir: &Path) -> anyhow::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
-    let runtime = wta_master::paths::runtime_dir();
-    wta_master::paths::ensure_private_dir(&runtime)
+    let runtime = wta_env::dirs::runtime_dir();
+    wta_env::private_dir::ensure_private_dir(&runtime)
         .with_context(|| format!("cannot prepare {}", runtime.display()))?;
     std::fs::DirBuilder::new()
         .recursive(true)

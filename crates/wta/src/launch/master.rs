@@ -1,7 +1,7 @@
 //! One master per tmux server, started on demand.
 //!
 //! The socket name comes from the tmux server's socket
-//! (`wta_master::paths::socket_for_tmux`). A socket that accepts a connection
+//! (`wta_env::dirs::socket_for_tmux`). A socket that accepts a connection
 //! has a live master. Otherwise a new master is started through `/bin/sh -c
 //! '… &'` so it is re-parented at once (no zombie under the launcher, which may
 //! `exec` tmux next) and survives the launcher; it then takes a session of its
@@ -23,7 +23,7 @@ pub fn is_running(socket: &Path) -> bool {
 
 /// The master socket for the tmux server at `tmux_socket`.
 pub fn socket_for(tmux_socket: &Path) -> PathBuf {
-    wta_master::paths::socket_for_tmux(tmux_socket)
+    wta_env::dirs::socket_for_tmux(tmux_socket)
 }
 
 /// Makes sure a master listens on `socket`, starting one for the tmux server
@@ -56,7 +56,7 @@ pub fn ensure(socket: &Path, tmux_socket: &Path) -> anyhow::Result<()> {
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(100));
     }
-    let log = wta_master::paths::state_dir().join("master.log");
+    let log = wta_env::dirs::state_dir().join("master.log");
     bail!(
         "the wta master did not start listening on {} within 10 s; see {}",
         socket.display(),

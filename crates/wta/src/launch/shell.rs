@@ -92,7 +92,7 @@ pub fn first_prompt(
     let release = || TerminalHost::signal(host, gate);
     let prepared = (|| -> anyhow::Result<_> {
         let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
-        let runtime_dir = wta_protocol::private_dir::private_runtime_dir()?.join("watch");
+        let runtime_dir = wta_env::private_dir::private_runtime_dir()?.join("watch");
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;

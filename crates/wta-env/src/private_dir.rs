@@ -8,9 +8,8 @@
 //! writable by others unless sticky, like `/tmp`). A refusal names the path
 //! and the reason; nothing is changed on disk then.
 //!
-//! This is the one check for every side: the master (`wta-master/src/paths.rs`),
-//! the helper's proposal server, the shell watcher and `wta listen`. It is
-//! the only I/O in this crate: a few `stat`s and `mkdir`s.
+//! This is the one check for every side: the master, the helper's proposal
+//! server, the shell watcher and `wta listen`.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

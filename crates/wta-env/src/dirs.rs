@@ -1,15 +1,12 @@
-//! Where the master keeps its socket, lock and logs, and the checks on them.
+//! The directories and socket names every role agrees on.
 //!
-//! Runtime dir: `$XDG_RUNTIME_DIR/wta/` (an empty value counts as unset), else
-//! `/tmp/wta-<uid>/`. It must be a real directory (checked with `lstat`, so a
-//! symlink planted by another user is refused), owned by us, mode 0700; the
-//! checks are `wta_protocol::private_dir`'s, shared with the other sides.
+//! Runtime dir (sockets): [`crate::private_dir::runtime_dir`]. State dir
+//! (logs): `$XDG_STATE_HOME/wta`, else `~/.local/state/wta`. The master
+//! socket: one per tmux server, in the runtime dir ([`socket_for_tmux`]).
 
 use std::path::{Path, PathBuf};
 
-use wta_protocol::private_dir;
-
-use crate::MasterError;
+use crate::private_dir;
 
 fn non_empty_env(name: &str) -> Option<PathBuf> {
     std::env::var_os(name)
@@ -17,8 +14,8 @@ fn non_empty_env(name: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// `$XDG_RUNTIME_DIR/wta` or `/tmp/wta-<uid>` (not created); the one
-/// definition every side shares is [`wta_protocol::private_dir`].
+/// `$XDG_RUNTIME_DIR/wta` or `/tmp/wta-<uid>` (not created; check it with
+/// [`private_dir::ensure_private_dir`] before use).
 pub fn runtime_dir() -> PathBuf {
     private_dir::runtime_dir()
 }
@@ -73,24 +70,6 @@ pub fn socket_for_tmux(tmux_socket: &Path) -> PathBuf {
     runtime_dir().join(format!("master-{safe}-{hash:08x}.sock"))
 }
 
-/// Creates `dir` (mode 0700) if missing, then insists it is a private
-/// directory of ours ([`private_dir::ensure_private_dir`]).
-pub fn ensure_private_dir(dir: &Path) -> Result<(), MasterError> {
-    private_dir::ensure_private_dir(dir).map_err(unsafe_dir)
-}
-
-/// The checks alone ([`private_dir::check_private_dir`]).
-pub fn check_private_dir(dir: &Path) -> Result<(), MasterError> {
-    private_dir::check_private_dir(dir).map_err(unsafe_dir)
-}
-
-fn unsafe_dir(e: private_dir::UnsafeDir) -> MasterError {
-    MasterError::UnsafeDir {
-        path: e.path,
-        reason: e.reason,
-    }
-}
-
 #[cfg(test)]
 mod socket_name_tests {
     use super::*;
@@ -115,30 +94,5 @@ mod socket_name_tests {
             "{odd}"
         );
         assert!(!odd.contains(' ') && !odd.contains(';'));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::os::unix::fs::PermissionsExt;
-
-    use super::*;
-
-    #[test]
-    fn creates_0700_and_refuses_loose_or_symlinked_dirs() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("wta");
-        ensure_private_dir(&dir).unwrap();
-        let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o700);
-
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let err = ensure_private_dir(&dir).unwrap_err().to_string();
-        assert!(err.contains("must be 700"), "{err}");
-
-        let link = tmp.path().join("link");
-        std::os::unix::fs::symlink(&dir, &link).unwrap();
-        let err = check_private_dir(&link).unwrap_err().to_string();
-        assert!(err.contains("symlink"), "{err}");
     }
 }

@@ -1,12 +1,19 @@
-//! Logging for the master: a file under the state dir, never the terminal.
+//! Logging for the master and the helper: a file under the state dir, never
+//! the terminal (the helper's terminal is the agent pane).
 //! Filter from `WTA_LOG`; the default keeps the ACP crate at `info` (its `debug`
 //! once grew a log to 3.85 GB).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tracing_subscriber::EnvFilter;
 
-use crate::MasterError;
+/// The log file could not be set up.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot set up logging in {}: {message}", path.display())]
+pub struct LogError {
+    pub path: PathBuf,
+    pub message: String,
+}
 
 const DEFAULT_FILTER: &str = "info,agent_client_protocol=info";
 
@@ -15,9 +22,12 @@ const DEFAULT_FILTER: &str = "info,agent_client_protocol=info";
 pub fn init_file_logging(
     state_dir: &Path,
     file_name: &str,
-) -> Result<tracing_appender::non_blocking::WorkerGuard, MasterError> {
-    std::fs::create_dir_all(state_dir)
-        .map_err(|e| MasterError::io("cannot create", state_dir, e))?;
+) -> Result<tracing_appender::non_blocking::WorkerGuard, LogError> {
+    let fail = |message: String| LogError {
+        path: state_dir.to_path_buf(),
+        message,
+    };
+    std::fs::create_dir_all(state_dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
     let appender = tracing_appender::rolling::never(state_dir, file_name);
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter =
@@ -27,9 +37,6 @@ pub fn init_file_logging(
         .with_writer(writer)
         .with_ansi(false)
         .try_init()
-        .map_err(|e| MasterError::Logging {
-            path: state_dir.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        .map_err(|e| fail(e.to_string()))?;
     Ok(guard)
 }

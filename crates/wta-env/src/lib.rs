@@ -1,0 +1,19 @@
+//! wta-env: where WTA keeps its files on this machine, for every role
+//! (master, helper, one-shot CLI).
+//!
+//! - [`private_dir`]: the private runtime directory every socket lives in,
+//!   and the checks that refuse one another user could have planted.
+//! - [`dirs`]: the state directory (logs) and the master socket for a tmux
+//!   server.
+//! - [`logging`]: tracing to a file in the state directory, never to the
+//!   terminal.
+//!
+//! This is I/O (a few `stat`s, `mkdir`s and a log file); the wire types stay
+//! in `wta-protocol`.
+
+pub mod dirs;
+pub mod logging;
+pub mod private_dir;
+
+pub use logging::LogError;
+pub use private_dir::UnsafeDir;
