@@ -11,9 +11,7 @@
 
 use serde::Serialize;
 
-/// The id of the agent-native switch (Copilot's shape): a Select config
-/// option with values `on` and `off`, matched by id, never by category.
-pub const ALLOW_ALL: &str = "allow_all";
+pub use wta_protocol::acp_options::ALLOW_ALL;
 
 /// The system policy (`allow_yolo_mode` in the policy file; absent = allowed).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -1,6 +1,5 @@
 //! wta-helper: see Cargo.toml description.
 
-pub mod app;
 pub mod connection;
 pub mod context;
 pub mod driver;

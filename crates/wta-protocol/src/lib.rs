@@ -3,6 +3,7 @@
 //! Every type that crosses a process boundary lives here so that each side
 //! (CLI, helper, master) agrees on one definition, and golden tests pin it.
 
+pub mod acp_options;
 pub mod channel;
 pub mod digest;
 pub mod envelope;

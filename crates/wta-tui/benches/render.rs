@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use wta_helper::app::*;
+use wta_state::*;
 use wta_tui::View;
 
 const REPLY: &str = "Here is what I found in **the build**:\n\n- the `wrap` module breaks long words\n- tables degrade to records when narrow\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nA longer paragraph follows so that wrapping has real work to do at this width, with *emphasis* and a [link](https://example.com).\n";

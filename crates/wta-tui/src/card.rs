@@ -7,8 +7,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
-use wta_helper::app::permission::PendingPermission;
-use wta_helper::app::{AppState, PermissionOptionKind};
+use wta_state::permission::PendingPermission;
+use wta_state::{AppState, PermissionOptionKind};
 
 use crate::items::kind_glyph;
 use crate::theme;

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
-use wta_helper::app::{AppState, Direction};
+use wta_state::{AppState, Direction};
 
 use crate::theme;
 use crate::wrap::truncate;

@@ -6,7 +6,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
-use wta_helper::app::{AppState, ConnectionState};
+use wta_state::{AppState, ConnectionState};
 
 use crate::theme;
 

@@ -4,7 +4,7 @@
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use wta_helper::app::{
+use wta_state::{
     Entry, Item, PlanEntry, PlanStatus, StopReason, SystemLevel, ToolCall, ToolKind, ToolStatus,
 };
 

@@ -3,7 +3,7 @@
 //! button (transcript selection), with 0-based screen cells.
 
 use ratatui::crossterm::event as ct;
-use wta_helper::app::{Event, Key, KeyCode, Mods, Mouse};
+use wta_state::{Event, Key, KeyCode, Mods, Mouse};
 
 /// Converts one crossterm event; `None` for input the app does not use.
 pub fn from_crossterm(event: ct::Event) -> Option<Event> {

@@ -17,8 +17,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
-use wta_helper::app::proposal_card::CardSight;
-use wta_helper::app::{AppState, Event};
+use wta_state::proposal_card::CardSight;
+use wta_state::{AppState, Event};
 
 use crate::transcript::TranscriptCache;
 use crate::{card, debug, input, master_lost, popup, proposal_card, setup, status, theme};

@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
-use wta_helper::app::{AppState, MasterLost};
+use wta_state::{AppState, MasterLost};
 
 use crate::status::SPINNER;
 use crate::theme;

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
-use wta_helper::app::AppState;
+use wta_state::AppState;
 
 use crate::theme;
 use crate::wrap::truncate;

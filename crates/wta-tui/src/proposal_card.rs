@@ -13,7 +13,7 @@
 //! card says how many, and its buttons stay greyed out with the key that
 //! opens the full view (`v`): the card over the whole pane, scrolled row by
 //! row. Once every action row has been on screen, the buttons light up.
-//! Draws only; the keys live in `wta_helper::app::proposal_card`.
+//! Draws only; the keys live in `wta_state::proposal_card`.
 
 use std::ops::Range;
 
@@ -23,11 +23,9 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 use unicode_width::UnicodeWidthStr;
-use wta_helper::app::AppState;
-use wta_helper::app::proposal_card::{
-    CardSight, ConfirmMode, FullViewFrame, ProposalCard, mode_label,
-};
 use wta_protocol::{Action, Choice, Direction, OpenTarget, Origin};
+use wta_state::AppState;
+use wta_state::proposal_card::{CardSight, ConfirmMode, FullViewFrame, ProposalCard, mode_label};
 
 use crate::theme;
 use crate::wrap::{truncate, wrap, wrap_chars};

@@ -9,9 +9,9 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use wta_helper::app::AppState;
-use wta_helper::app::proposal_card::{CardSight, FullViewFrame};
 use wta_protocol::Origin;
+use wta_state::AppState;
+use wta_state::proposal_card::{CardSight, FullViewFrame};
 
 use super::{buttons_line, fits, fitting, full_text, sight, text_width, unread};
 use crate::theme;
@@ -88,7 +88,7 @@ pub(crate) fn render_full(state: &AppState, frame: &mut Frame, area: Rect) -> Op
 /// The last row: why nothing can run, how much is left to read, or the buttons.
 fn footer(
     state: &AppState,
-    card: &wta_helper::app::ProposalCard,
+    card: &wta_state::ProposalCard,
     width: usize,
     unread: usize,
     whole: bool,

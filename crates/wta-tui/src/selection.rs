@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthChar;
-use wta_helper::app::{Selection, Unit};
+use wta_state::{Selection, Unit};
 
 use crate::theme;
 
@@ -148,7 +148,7 @@ fn columns_of(line: &Line<'_>, from: usize, to: usize) -> String {
 #[cfg(test)]
 mod tests {
     use ratatui::text::Span;
-    use wta_helper::app::TextPoint;
+    use wta_state::TextPoint;
 
     use super::*;
 

@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use wta_helper::app::{AppState, Setup};
+use wta_state::{AppState, Setup};
 
 use crate::theme;
 use crate::wrap::{wrap, wrap_chars};

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
-use wta_helper::app::{Activity, AppState, Scroll, Usage};
+use wta_state::{Activity, AppState, Scroll, Usage};
 
 use crate::theme;
 use crate::wrap::spans_width;

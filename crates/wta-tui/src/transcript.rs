@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use wta_helper::app::{AppState, ItemId, SelectedText, TranscriptArea, Viewport};
+use wta_state::{AppState, ItemId, SelectedText, TranscriptArea, Viewport};
 
 use crate::items::render_entry;
 use crate::selection;

@@ -13,10 +13,10 @@ use proptest::prelude::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use unicode_width::UnicodeWidthStr;
-use wta_helper::app::*;
 use wta_protocol::{
     Action, Choice, Direction, OpenTarget, Origin, ProposalId, ProposalPayload, parse_payload,
 };
+use wta_state::*;
 use wta_tui::View;
 
 // ---- payloads ----

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use wta_helper::app::*;
 use wta_protocol::{Action, Choice, OpenTarget, Origin, ProposalId, ProposalPayload};
+use wta_state::*;
 use wta_tui::View;
 
 fn proposal() -> AcceptedProposal {

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use wta_helper::app::*;
 use wta_protocol::{Action, Choice, Origin, ProposalId, ProposalPayload};
+use wta_state::*;
 use wta_tui::View;
 
 /// Clears the screen, sets the clipboard (OSC 52), rings the bell, and

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use wta_helper::app::*;
 use wta_helper::executor::{ActionOutcome, RunReport};
 use wta_protocol::{Action, Choice, Origin, ProposalId, ProposalPayload};
+use wta_state::*;
 use wta_tui::View;
 
 fn report(exit: Option<i32>, output: &str, ms: u64) -> RunReport {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use wta_helper::app::*;
+use wta_state::*;
 use wta_tui::View;
 
 const GONE: &str = "the wta master (pid 4242) is gone without shutting down: it was killed or crashed, and its socket /run/user/1000/wta/master-default.sock is left closed";

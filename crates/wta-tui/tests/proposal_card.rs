@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use wta_helper::app::*;
 use wta_protocol::{
     Action, Choice, Direction, FinalStatus, OpenTarget, Origin, ProposalId, ProposalPayload,
 };
+use wta_state::*;
 use wta_tui::View;
 
 const SIZES: [(u16, u16); 6] = [(40, 10), (80, 10), (120, 10), (40, 40), (80, 40), (120, 40)];

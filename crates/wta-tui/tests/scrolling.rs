@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use wta_helper::app::*;
+use wta_state::*;
 use wta_tui::View;
 
 /// A pane whose session has started.

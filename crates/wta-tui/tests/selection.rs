@@ -7,7 +7,7 @@ use std::time::Instant;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Modifier;
-use wta_helper::app::*;
+use wta_state::*;
 use wta_tui::View;
 
 struct Pane {

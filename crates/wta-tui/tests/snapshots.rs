@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use wta_helper::app::*;
+use wta_state::*;
 use wta_tui::View;
 
 const SIZES: [(u16, u16); 6] = [(40, 10), (80, 10), (120, 10), (40, 40), (80, 40), (120, 40)];

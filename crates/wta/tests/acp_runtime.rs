@@ -16,8 +16,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use acp_common::{Env, Helper};
-use wta_helper::app::{DomainEvent, Effect};
 use wta_helper::runtime::{Runtime, RuntimeConfig};
+use wta_state::{DomainEvent, Effect};
 
 const T: Duration = Duration::from_secs(20);
 /// Set (to the shared agent's pid) only in the child that runs the runtime.

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use launch_common::{Launch, stop_master};
-use wta_helper::app::permission::PERMISSION_GRACE;
+use wta_state::permission::PERMISSION_GRACE;
 use wta_testkit::{wait_for_value, wait_until};
 
 const T: Duration = Duration::from_secs(20);

@@ -9,7 +9,7 @@ mod pane_tui_common;
 use std::time::Instant;
 
 use pane_tui_common::{EXITED, Env, Pane, T};
-use wta_helper::app::permission::PERMISSION_GRACE;
+use wta_state::permission::PERMISSION_GRACE;
 use wta_testkit::wait_until;
 
 #[test]

@@ -6,7 +6,7 @@
 mod pane_tui_common;
 
 use pane_tui_common::{Env, Pane, T};
-use wta_helper::app::permission::PERMISSION_GRACE;
+use wta_state::permission::PERMISSION_GRACE;
 use wta_testkit::{squeezed, wait_for_value, wait_until};
 
 const PAYLOAD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Hand it to the delegate","rationale":"It is a long task.","actions":[{"type":"open_and_send","target":"tab","input":"fix the flaky tests","delegate":true}]}]}"#;

@@ -13,7 +13,7 @@ mod pane_tui_common;
 use std::time::Instant;
 
 use pane_tui_common::{Env, Pane, T, WTA};
-use wta_helper::app::permission::PERMISSION_GRACE;
+use wta_state::permission::PERMISSION_GRACE;
 use wta_testkit::{TmuxServer, squeezed, wait_for_value, wait_until};
 
 /// A private server whose first pane runs bash with PS1 `$ ` and WTA's

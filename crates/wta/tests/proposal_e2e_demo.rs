@@ -11,7 +11,7 @@ mod launch_common;
 use std::time::{Duration, Instant};
 
 use launch_common::Launch;
-use wta_helper::app::permission::PERMISSION_GRACE;
+use wta_state::permission::PERMISSION_GRACE;
 use wta_testkit::{squeezed, wait_for_value, wait_until};
 
 const T: Duration = Duration::from_secs(20);

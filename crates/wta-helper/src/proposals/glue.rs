@@ -13,9 +13,9 @@ use super::preflight::Preflight;
 use super::server::{ProposalServer, runtime_dir};
 use super::service::ProposalService;
 use super::types::TurnContext;
-use crate::app::DomainEvent;
 use crate::connection::{MasterConnection, PermissionRequest};
 use crate::context;
+use wta_state::DomainEvent;
 
 /// The runtime's handle on proposals.
 #[derive(Debug)]

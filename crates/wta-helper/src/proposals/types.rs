@@ -66,16 +66,8 @@ pub struct ProposalAccepted {
     pub approval: Approval,
 }
 
-/// How the user confirmed a choice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfirmMode {
-    /// Send the input and press Enter.
-    Run,
-    /// Type the input without Enter (nothing runs).
-    Insert,
-    /// Open actions (tab/panel) only.
-    Open,
-}
+/// How the user confirmed a choice (the card's own type).
+pub use wta_state::ConfirmMode;
 
 /// A successfully claimed proposal: the executor may now act on it.
 #[derive(Debug, Clone, PartialEq, Eq)]

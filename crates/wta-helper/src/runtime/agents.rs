@@ -6,7 +6,7 @@
 use wta_agent::{AgentId, Registry, RegistryPaths};
 
 use super::map;
-use crate::app::AgentChoice;
+use wta_state::AgentChoice;
 
 /// Every allowed agent, in the registry's order; empty when the registry
 /// cannot be read (the master still decides on a switch).

@@ -25,11 +25,11 @@ use wta_protocol::PaneId;
 use wta_shell::{PIPE_OWNER_OPTION, TrackerConfig, WatchOptions};
 
 use super::engine::{Done, Runtime};
-use crate::app::{AcceptedProposal, DomainEvent, Effect};
 use crate::executor::{
     DelegateLaunch, DelegateSource, ExecutionSettings, Executor, ExecutorConfig, Launch,
 };
 use crate::proposals::{Approval, ProposalEvent, runtime_dir};
+use wta_state::{AcceptedProposal, DomainEvent, Effect};
 
 /// The runtime's card-side state: the executor, once the host is known,
 /// the task that starts following the target and the executions.
@@ -293,9 +293,9 @@ mod tests {
     use wta_protocol::{FinalStatus, PaneId, ProposalRequest};
 
     use super::card_event;
-    use crate::app::{AppState, Effect, Event, Key, KeyCode, update};
     use crate::proposals::service::CLIENT_GONE_REASON;
     use crate::proposals::{ProposalService, TurnContext};
+    use wta_state::{AppState, Effect, Event, Key, KeyCode, update};
 
     const GOOD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"List","actions":[{"type":"send","input":"ls"}]}]}"#;
 

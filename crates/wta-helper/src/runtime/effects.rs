@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use super::engine::{Call, Done, Runtime, traffic};
 use super::map::{self, ModelControl};
 use super::status;
-use crate::app::{AgentChoice, ConnectionState, Direction, DomainEvent, Effect, StopReason};
 use crate::connection::ConnectionError;
+use wta_state::{AgentChoice, ConnectionState, Direction, DomainEvent, Effect, StopReason};
 
 impl Runtime {
     /// Runs one effect of the app. `Quit` only records the exit.

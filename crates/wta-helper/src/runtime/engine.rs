@@ -30,12 +30,12 @@ use super::map::{self, ModelControl};
 use super::master::MasterStarter;
 use super::permissions::Permissions;
 use super::status::{self, Probe};
-use crate::app::{AgentChoice, AuthMethod, Direction, DomainEvent, StopReason};
 use crate::connection::{
     ClientRequest, ConnectOptions, ConnectionError, HelperEvent, MasterConnection,
     PermissionRequest,
 };
 use wta_protocol::helper_master::ClientKind;
+use wta_state::{AgentChoice, AuthMethod, Direction, DomainEvent, StopReason};
 
 /// Who this pane is (the helper's command line).
 #[derive(Debug, Clone, Default)]
@@ -407,7 +407,7 @@ impl Runtime {
             Err(p) => *p,
         };
         // Layer 2 of yolo, after the proposal special cases above.
-        let card = map::permission_request(crate::app::PermissionRequestId(0), &value);
+        let card = map::permission_request(wta_state::PermissionRequestId(0), &value);
         if let Some(option) = self.yolo_permission(&card) {
             let notice = format!("Yolo approved: {}", card.title);
             return match p.select(&option) {

@@ -11,13 +11,13 @@
 use serde_json::Value;
 
 use super::proposal_row;
-use crate::app::{
+use crate::connection::ConnectionError;
+use wta_protocol::helper_master::FailureKind;
+use wta_state::{
     AuthMethod, ConfigOption, DomainEvent, ModelChoice, PermissionOption, PermissionOptionKind,
     PermissionRequest, PermissionRequestId, PlanEntry, PlanStatus, StopReason, ToolCall,
     ToolCallId, ToolCallUpdate, ToolKind, ToolStatus, Usage,
 };
-use crate::connection::ConnectionError;
-use wta_protocol::helper_master::FailureKind;
 
 /// ACP's `auth_required` error code.
 pub const AUTH_REQUIRED_CODE: i32 = -32000;
@@ -497,7 +497,7 @@ pub fn open_failure(err: &ConnectionError, agent: &str, auth: &[AuthMethod]) -> 
                 methods: auth.to_vec(),
             }
         }
-        other => DomainEvent::Connection(crate::app::ConnectionState::Failed(format!(
+        other => DomainEvent::Connection(wta_state::ConnectionState::Failed(format!(
             "{other}. Type /restart to try again, or /agent to pick another agent."
         ))),
     }

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::app::ConnectionState;
+use wta_state::ConnectionState;
 
 #[test]
 fn message_thought_and_user_chunks_carry_their_text() {

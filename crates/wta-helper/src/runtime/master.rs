@@ -10,8 +10,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::engine::{Done, Runtime};
-use crate::app::DomainEvent;
 use crate::connection::{ConnectionError, lost};
+use wta_state::DomainEvent;
 
 /// Makes sure a master listens on the pane's socket, starting one when none
 /// does (the error says why it could not). The `wta` binary supplies it (its

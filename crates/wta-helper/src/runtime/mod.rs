@@ -1,5 +1,5 @@
 //! The helper's interactive runtime without drawing: the glue between the
-//! chat app (`crate::app`) and the master connection (`crate::connection`).
+//! chat app (`wta_state`) and the master connection (`crate::connection`).
 //!
 //! - [`map`]: pure wire JSON → `DomainEvent` mapping (session updates,
 //!   permission requests, `session/new` replies, setup-screen errors).

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::app::{PermissionAnswer, PermissionRequestId};
 use crate::connection::{ConnectionError, PermissionRequest};
+use wta_state::{PermissionAnswer, PermissionRequestId};
 
 /// Something that can answer one permission request.
 pub trait Responder {

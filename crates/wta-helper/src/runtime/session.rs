@@ -9,8 +9,8 @@ use wta_protocol::helper_master::WtaMeta;
 
 use super::engine::{Call, Done, Runtime, traffic};
 use super::map;
-use crate::app::{ConnectionState, Direction, DomainEvent, StopReason};
 use crate::connection::ConnectionError;
+use wta_state::{ConnectionState, Direction, DomainEvent, StopReason};
 
 impl Runtime {
     /// `session/new` (raw, so the unstable `models` field survives).

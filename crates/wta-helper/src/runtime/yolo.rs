@@ -22,7 +22,7 @@ use wta_protocol::helper_master::{METHOD_SESSION_STATE, SessionStateParams, Yolo
 
 use super::engine::{Call, Runtime};
 use super::map;
-use crate::app::{ConnectionState, DomainEvent, PermissionOptionKind, PermissionRequest};
+use wta_state::{ConnectionState, DomainEvent, PermissionOptionKind, PermissionRequest};
 
 /// Yolo settings of one pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

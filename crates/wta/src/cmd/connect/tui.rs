@@ -33,9 +33,9 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::time::MissedTickBehavior;
-use wta_helper::app::{AppState, Effect, Event, update};
 use wta_helper::runtime::{Input, Runtime, RuntimeConfig};
 use wta_host::TmuxHost;
+use wta_state::{AppState, Effect, Event, update};
 use wta_tui::View;
 
 /// Animation clock while `AppState::needs_tick()`.

@@ -2,7 +2,7 @@
 //! of their rows does. Opening is pure; the choice goes out as an effect
 //! (the status line changes only once the agent confirms it).
 
-use wta_agent::yolo::ALLOW_ALL;
+use wta_protocol::acp_options::ALLOW_ALL;
 
 use super::commands::{info, switch_agent, warn, yolo};
 use super::effects::Effect;

@@ -261,7 +261,7 @@ pub fn runs_as_typed(input: &str, sources: ArgSources<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::domain::AgentChoice;
+    use crate::domain::AgentChoice;
 
     #[test]
     fn parses_commands_arguments_and_escapes() {

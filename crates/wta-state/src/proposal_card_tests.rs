@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use wta_protocol::{Action, Choice, FinalStatus, OpenTarget, Origin, ProposalId, ProposalPayload};
 
 use super::*;
-use crate::app::{DomainEvent, Effect, Event, Key, KeyCode, update};
+use crate::{DomainEvent, Effect, Event, Key, KeyCode, update};
 
 fn pid(n: u8) -> ProposalId {
     ProposalId::from_bytes([n; 16])
@@ -365,7 +365,7 @@ fn a_queued_stale_card_is_dropped_with_a_note_and_unknown_ids_are_ignored() {
 
 #[test]
 fn the_permission_card_keeps_precedence() {
-    use crate::app::{
+    use crate::{
         PermissionOption, PermissionOptionKind, PermissionRequest, PermissionRequestId, ToolKind,
     };
     let mut f = F::new(three());
@@ -482,11 +482,7 @@ fn the_full_view_takes_every_key_and_v_closes_it() {
             .map(|c| c.choice),
         Some(3)
     );
-    update(
-        &mut f.state,
-        Event::Mouse(crate::app::Mouse::WheelDown),
-        f.t0,
-    );
+    update(&mut f.state, Event::Mouse(crate::Mouse::WheelDown), f.t0);
     assert_eq!(f.state.proposals.front().unwrap().full_view.unwrap().top, 3);
     f.key(KeyCode::Home);
     assert_eq!(f.state.proposals.front().unwrap().full_view.unwrap().top, 0);

@@ -58,9 +58,16 @@ pub struct AcceptedProposal {
     pub delegate_agent: Option<String>,
 }
 
-/// How the user confirmed a choice (the engine's type, so a decision passes
-/// through unchanged).
-pub use crate::proposals::ConfirmMode;
+/// How the user confirmed a choice (the proposal engine takes it as it is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfirmMode {
+    /// Send the input and press Enter.
+    Run,
+    /// Type the input without Enter (nothing runs).
+    Insert,
+    /// Open actions (tab/panel) only.
+    Open,
+}
 
 /// The button's label.
 pub const fn mode_label(mode: ConfirmMode) -> &'static str {

@@ -169,7 +169,7 @@ impl PermissionQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::domain::{PermissionOption, ToolKind};
+    use crate::domain::{PermissionOption, ToolKind};
 
     fn request(id: u64) -> PermissionRequest {
         let option = |id: &str, kind| PermissionOption {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::app::domain::{PlanStatus, ToolCallId, ToolStatus};
+use crate::domain::{PlanStatus, ToolCallId, ToolStatus};
 
 fn texts(t: &Transcript) -> Vec<String> {
     t.visible()
@@ -84,10 +84,7 @@ fn tool_output_is_bounded_to_its_tail() {
     let mut call = ToolCall::default();
     let text: String = (0..250).map(|i| format!("{i}\n")).collect();
     call.set_output(&text);
-    assert_eq!(
-        call.output.len(),
-        crate::app::domain::TOOL_OUTPUT_KEEP_LINES
-    );
+    assert_eq!(call.output.len(), crate::domain::TOOL_OUTPUT_KEEP_LINES);
     assert_eq!(call.output_dropped, 50);
     assert_eq!(call.output[0], "50");
 }

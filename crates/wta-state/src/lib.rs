@@ -1,4 +1,4 @@
-//! The chat app of one agent pane, as data: state, events in, effects out,
+//! wta-state: the chat app of one agent pane, as data: state, events in, effects out,
 //! and the pure reducer between them. No I/O and no async runtime here; the
 //! driver feeds events and executes effects, `wta-tui` draws the state.
 //!
