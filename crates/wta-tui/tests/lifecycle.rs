@@ -5,81 +5,12 @@
 //! message, the agent picker with a missing agent, `/new` finishing, `/model`
 //! refused. States come from the real reducer, as in the helper.
 
-use std::time::{Duration, Instant};
+mod common;
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use common::Fixture;
 use wta_state::*;
-use wta_tui::View;
 
 const GONE: &str = "the wta master (pid 4242) is gone without shutting down: it was killed or crashed, and its socket /run/user/1000/wta/master-default.sock is left closed";
-
-struct Fixture {
-    state: AppState,
-    t0: Instant,
-    now: Instant,
-}
-
-impl Fixture {
-    fn ready() -> Self {
-        let t0 = Instant::now();
-        let mut f = Fixture {
-            state: AppState::new("demo"),
-            t0,
-            now: t0,
-        };
-        f.domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
-            agent: "demo".into(),
-            model: Some("demo-1".into()),
-        });
-        f.domain(DomainEvent::TargetPane {
-            pane: "%3".into(),
-            cwd: Some("/home/ada/src/wta".into()),
-        });
-        f
-    }
-
-    fn at(&mut self, ms: u64) -> &mut Self {
-        self.now = self.t0 + Duration::from_millis(ms);
-        self
-    }
-
-    fn send(&mut self, event: Event) -> Vec<Effect> {
-        update(&mut self.state, event, self.now)
-    }
-
-    fn domain(&mut self, event: DomainEvent) -> Vec<Effect> {
-        self.send(Event::Domain(event))
-    }
-
-    fn typed(&mut self, text: &str) {
-        for c in text.chars() {
-            self.send(Event::Key(Key::ch(c)));
-        }
-    }
-
-    fn enter(&mut self) -> Vec<Effect> {
-        self.send(Event::Key(Key::plain(KeyCode::Enter)))
-    }
-
-    /// One finished turn: the prompt and the agent's answer.
-    fn turn(&mut self, prompt: &str, answer: &str) {
-        self.typed(prompt);
-        self.enter();
-        self.domain(DomainEvent::AgentMessageChunk(answer.into()));
-        self.domain(DomainEvent::TurnEnded(StopReason::EndTurn));
-    }
-
-    fn render(&self, width: u16, height: u16) -> String {
-        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        let mut view = View::new();
-        terminal
-            .draw(|frame| view.render(&self.state, frame))
-            .unwrap();
-        terminal.backend().to_string()
-    }
-}
 
 fn gone() -> Fixture {
     let mut f = Fixture::ready();

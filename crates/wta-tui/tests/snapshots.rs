@@ -2,81 +2,12 @@
 //! pane, each at widths 40/80/120 and heights 10/40. States are built by
 //! feeding events through the real reducer, as the helper does.
 
-use std::time::{Duration, Instant};
+mod common;
 
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use common::Fixture;
 use wta_state::*;
-use wta_tui::View;
 
 const SIZES: [(u16, u16); 6] = [(40, 10), (80, 10), (120, 10), (40, 40), (80, 40), (120, 40)];
-
-struct Fixture {
-    state: AppState,
-    t0: Instant,
-    now: Instant,
-}
-
-impl Fixture {
-    fn ready() -> Self {
-        let t0 = Instant::now();
-        let mut f = Fixture {
-            state: AppState::new("demo"),
-            t0,
-            now: t0,
-        };
-        f.domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
-            agent: "demo".into(),
-            model: Some("demo-1".into()),
-        });
-        f.domain(DomainEvent::TargetPane {
-            pane: "%3".into(),
-            cwd: Some("/home/ada/src/wta".into()),
-        });
-        f
-    }
-
-    fn at(&mut self, ms: u64) -> &mut Self {
-        self.now = self.t0 + Duration::from_millis(ms);
-        self
-    }
-
-    fn send(&mut self, event: Event) -> Vec<Effect> {
-        update(&mut self.state, event, self.now)
-    }
-
-    fn domain(&mut self, event: DomainEvent) -> &mut Self {
-        self.send(Event::Domain(event));
-        self
-    }
-
-    fn typed(&mut self, text: &str) -> &mut Self {
-        for c in text.chars() {
-            self.send(Event::Key(Key::ch(c)));
-        }
-        self
-    }
-
-    fn prompt(&mut self, text: &str) -> &mut Self {
-        self.typed(text);
-        self.send(Event::Key(Key::plain(KeyCode::Enter)));
-        self
-    }
-
-    fn chunk(&mut self, text: &str) -> &mut Self {
-        self.domain(DomainEvent::AgentMessageChunk(text.into()))
-    }
-
-    fn render(&self, width: u16, height: u16) -> String {
-        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        let mut view = View::new();
-        terminal
-            .draw(|frame| view.render(&self.state, frame))
-            .unwrap();
-        terminal.backend().to_string()
-    }
-}
 
 fn snapshot_all_sizes(name: &str, fixture: &Fixture) {
     for (w, h) in SIZES {
