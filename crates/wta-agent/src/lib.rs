@@ -6,6 +6,8 @@
 //! - [`spawn`]: start an agent in its own process group with the wta env, and stop it
 //!   (stdin EOF, wait, SIGTERM, SIGKILL to the group).
 //! - [`demo`]: the built-in offline demo agent (`wta --demo-agent`).
+//! - [`scripted`]: the ACP core of scripted agents (the demo and the test agent): the serving
+//!   loop, session bookkeeping and a turn's step vocabulary.
 //! - [`yolo`]: whether the agent's own tool permissions are auto-approved, as one pure function.
 //! - [`heap`]: bounds on what socket peers make a daemon hold (connection slots), and
 //!   handing freed heap back to the OS after a flood.
@@ -14,6 +16,7 @@ pub mod demo;
 mod error;
 pub mod heap;
 pub mod registry;
+pub mod scripted;
 pub mod spawn;
 pub mod yolo;
 
