@@ -464,23 +464,19 @@ mod tests {
     /// (an in-memory client over a duplex pipe).
     mod wire {
         use super::*;
-        use crate::scripted::probe::{Rule, ask, choosing, open, probe, prompt};
+        use crate::scripted::probe::{Rule, ask, choosing, open, probe, prompt, said as say};
         use std::sync::Arc;
 
         /// One prompt in a fresh session: (session id, answer, log after `session/new`).
         async fn turn(text: &str, rule: Arc<Rule>) -> (String, Value, Vec<Value>) {
             let ((session, answer), log) = probe(serve, rule, async |cx| {
-                let session = open(&cx).await;
+                let session = open(&cx).await?;
                 let answer = prompt(&cx, &session, text).await;
                 Ok((session, answer))
             })
-            .await;
+            .await
+            .unwrap();
             (session, answer, log)
-        }
-
-        fn say(session: &str, text: &str) -> Value {
-            json!({"notify": "session/update", "params": {"sessionId": session, "update":
-                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
         }
 
         fn end_turn() -> Value {
@@ -504,7 +500,8 @@ mod tests {
                 let second = ask(&cx, "session/new", json!({"cwd": "/", "mcpServers": []})).await;
                 Ok((init, first, second))
             })
-            .await;
+            .await
+            .unwrap();
             assert_eq!(
                 init,
                 json!({"protocolVersion": 1, "agentCapabilities": {"loadSession": false},
@@ -529,7 +526,8 @@ mod tests {
             let (answer, _) = probe(serve, choosing(None), async |cx| {
                 Ok(ask(&cx, "session/load", json!({"sessionId": "x"})).await)
             })
-            .await;
+            .await
+            .unwrap();
             assert_eq!(answer["error"]["code"], -32601, "{answer}");
             assert_eq!(answer["error"]["data"], "session/load", "{answer}");
         }

@@ -1,4 +1,3 @@
 //! One core for scripted ACP agents: the built-in demo agent and the test agent.
 
-#[cfg(test)]
-pub(crate) mod probe;
+pub mod probe;

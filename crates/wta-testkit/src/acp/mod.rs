@@ -9,6 +9,8 @@ pub mod propose;
 pub mod script;
 pub mod switches;
 mod turn;
+#[cfg(test)]
+mod wire_tests;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
