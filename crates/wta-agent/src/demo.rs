@@ -3,19 +3,25 @@
 //! It says plainly that it is a demo. Deterministic replies: a markdown echo,
 //! a plan (`plan`), a permission request (`permission`), and help otherwise.
 //! `run <command>` proposes that command through WTA's terminal-action path
-//! exactly as a real agent would (see [`propose`]) and reports the result.
-//! Built on the ACP crate's Agent side; serves one client on the given streams.
+//! exactly as a real agent would (see [`steps`]) and reports the result.
+//! What is the demo's own is here: its words, its fixed script and its
+//! report; the ACP side is the shared core in [`crate::scripted`].
 
-use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
-use agent_client_protocol::{Agent, ByteStreams, Client, Error, UntypedMessage};
-use serde_json::{Value, json};
-use tokio::io::AsyncReadExt;
-use wta_protocol::prompt::{channel_in, request_and_context};
+use agent_client_protocol::Error;
+use agent_client_protocol::v1::schema::{
+    PlanEntry, PlanEntryPriority, PlanEntryStatus, ToolCallStatus, ToolKind,
+};
+use serde_json::{Map, Value, json};
+use wta_protocol::prompt::channel_in;
 use wta_protocol::{
     ExecutionLine, ExecutionStatus, FinalStatus, ResponseLine, ValidationStatus, build_invocation,
+};
+
+use crate::scripted::{
+    Command, Permission, PermissionAnswer, PermissionOption, Prompt, Ran, ScriptedAgent, Sessions,
+    Step, ToolCall, ToolContent, ToolUpdate,
 };
 
 const INTRO: &str = "**This is the WTA demo agent.** It runs offline and does not use a model: \
@@ -57,106 +63,102 @@ where
     W: futures::AsyncWrite + Send + 'static,
     R: futures::AsyncRead + Send + 'static,
 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    Agent
-        .v1()
-        .name("wta-demo-agent")
-        .on_receive_dispatch(
-            async move |dispatch: Dispatch, cx: ConnectionTo<Client>| match dispatch {
-                Dispatch::Request(msg, responder) => match msg.method.as_str() {
-                    "initialize" => responder.respond(json!({
-                        "protocolVersion": 1,
-                        "agentCapabilities": {"loadSession": false},
-                        "authMethods": [],
-                        "agentInfo": {"name": "wta-demo", "title": "WTA demo agent (offline)", "version": env!("CARGO_PKG_VERSION")}
-                    })),
-                    "session/new" => responder.respond(json!({
-                        "sessionId": format!("demo-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
-                    })),
-                    "session/prompt" => {
-                        let session = msg.params.get("sessionId").cloned().unwrap_or(Value::Null);
-                        let (text, context) = request_and_context(&msg.params);
-                        cx.spawn({
-                            let cx = cx.clone();
-                            async move {
-                                turn(&cx, session, choose(&text), &context, responder).await;
-                                Ok(())
-                            }
-                        })
-                    }
-                    other => responder.respond_with_error(Error::method_not_found().data(json!(other))),
-                },
-                Dispatch::Notification(_) => Ok(()),
-                Dispatch::Response(result, router) => router.route_with_result(result),
-            },
-            agent_client_protocol::on_receive_dispatch!(),
-        )
-        .connect_to(ByteStreams::new(outgoing, incoming))
-        .await
+    crate::scripted::serve(Demo, outgoing, incoming).await
 }
 
-fn chunk(cx: &ConnectionTo<Client>, session: &Value, text: &str) -> Result<(), Error> {
-    update(
-        cx,
-        session,
-        json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}),
-    )
-}
+/// The demo as a scripted agent: no session state, any session id welcome.
+struct Demo;
 
-fn update(cx: &ConnectionTo<Client>, session: &Value, update: Value) -> Result<(), Error> {
-    cx.send_notification(UntypedMessage::new(
-        "session/update",
-        json!({"sessionId": session, "update": update}),
-    )?)
-}
+impl ScriptedAgent for Demo {
+    type Session = ();
+    const NAME: &'static str = "wta-demo-agent";
+    const SESSION_PREFIX: &'static str = "demo";
 
-async fn turn(
-    cx: &ConnectionTo<Client>,
-    session: Value,
-    reply: DemoReply,
-    context: &str,
-    responder: Responder<Value>,
-) {
-    let result = async {
-        chunk(cx, &session, INTRO)?;
-        match reply {
-            DemoReply::Echo(text) => {
-                let body = if text.is_empty() { "(empty prompt)".to_owned() } else { text };
-                chunk(cx, &session, &format!("You said:\n\n> {body}\n\nTry `plan`, `permission` or `run <command>`.\n"))?;
-            }
-            DemoReply::Propose(command) => propose(cx, &session, context, &command).await?,
-            DemoReply::Plan => {
-                update(cx, &session, json!({"sessionUpdate": "plan", "entries": [
-                    {"content": "Read the failing test output", "priority": "high", "status": "completed"},
-                    {"content": "Propose a fix", "priority": "medium", "status": "in_progress"},
-                    {"content": "Re-run the tests", "priority": "low", "status": "pending"}]}))?;
-                chunk(cx, &session, "Here is a **plan** (a demo; nothing is run).\n")?;
-            }
-            DemoReply::Permission => {
-                let answer = cx
-                    .send_request(UntypedMessage::new("session/request_permission", json!({
-                        "sessionId": session,
-                        "toolCall": {"toolCallId": "demo-1", "title": "echo hello from the demo", "kind": "execute"},
-                        "options": [
-                            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-                            {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]}))?)
-                    .block_task()
-                    .await?;
-                let text = match answer.pointer("/outcome/optionId").and_then(Value::as_str) {
-                    Some("allow") => "You allowed it. (The demo does not run anything.)\n",
-                    Some(_) => "You rejected it.\n",
-                    None => "The request was cancelled.\n",
-                };
-                chunk(cx, &session, text)?;
-            }
-        }
-        Ok::<_, Error>(())
+    fn initialize(&self) -> Value {
+        json!({
+            "protocolVersion": 1,
+            "agentCapabilities": {"loadSession": false},
+            "authMethods": [],
+            "agentInfo": {"name": "wta-demo", "title": "WTA demo agent (offline)", "version": env!("CARGO_PKG_VERSION")}
+        })
     }
-    .await;
-    let _ = match result {
-        Ok(()) => responder.respond(json!({"stopReason": "end_turn"})),
-        Err(err) => responder.respond_with_error(err),
-    };
+
+    fn open_session(&self, _id: &str) -> ((), Map<String, Value>) {
+        ((), Map::new())
+    }
+
+    fn prompt(&self, prompt: &Prompt, _sessions: &Sessions<()>) -> Result<Vec<Step>, Error> {
+        Ok(steps(choose(&prompt.text), &prompt.context))
+    }
+}
+
+/// The demo's turn for `reply`; `context` is the block WTA appended to the
+/// prompt (where `run` finds its proposal channel).
+pub fn steps(reply: DemoReply, context: &str) -> Vec<Step> {
+    let mut steps = vec![Step::say(INTRO)];
+    match reply {
+        DemoReply::Echo(text) => {
+            let body = if text.is_empty() {
+                "(empty prompt)".to_owned()
+            } else {
+                text
+            };
+            steps.push(Step::say(format!(
+                "You said:\n\n> {body}\n\nTry `plan`, `permission` or `run <command>`.\n"
+            )));
+        }
+        DemoReply::Plan => {
+            steps.push(Step::Plan(vec![
+                PlanEntry::new(
+                    "Read the failing test output",
+                    PlanEntryPriority::High,
+                    PlanEntryStatus::Completed,
+                ),
+                PlanEntry::new(
+                    "Propose a fix",
+                    PlanEntryPriority::Medium,
+                    PlanEntryStatus::InProgress,
+                ),
+                PlanEntry::new(
+                    "Re-run the tests",
+                    PlanEntryPriority::Low,
+                    PlanEntryStatus::Pending,
+                ),
+            ]));
+            steps.push(Step::say("Here is a **plan** (a demo; nothing is run).\n"));
+        }
+        DemoReply::Permission => {
+            let permission = allow_or_reject(ToolCall::new(
+                "demo-1",
+                "echo hello from the demo",
+                ToolKind::Execute,
+            ));
+            steps.push(Step::ask(permission.clone(), move |answer| {
+                let text = match answer {
+                    Err(err) => return vec![Step::Fail(err)],
+                    Ok(answer) if answer.allows(&permission) => {
+                        "You allowed it. (The demo does not run anything.)\n"
+                    }
+                    Ok(PermissionAnswer::Selected(_)) => "You rejected it.\n",
+                    Ok(PermissionAnswer::Cancelled) => "The request was cancelled.\n",
+                };
+                vec![Step::say(text)]
+            }));
+        }
+        DemoReply::Propose(command) => steps.extend(propose(context, command)),
+    }
+    steps
+}
+
+/// A permission request for `call` with Allow and Reject.
+fn allow_or_reject(call: ToolCall) -> Permission {
+    Permission {
+        call,
+        options: vec![
+            PermissionOption::new("allow", "Allow", "allow_once"),
+            PermissionOption::new("reject", "Reject", "reject_once"),
+        ],
+    }
 }
 
 /// A one-choice, one-`send` payload for `command`, as compact JSON.
@@ -173,114 +175,52 @@ pub fn payload_for(command: &str) -> String {
 /// and arms the payload), run it with `sh -c`, and read the lines the CLI
 /// prints: validation, the user's decision on the card, then the execution
 /// result, which the reply reports.
-async fn propose(
-    cx: &ConnectionTo<Client>,
-    session: &Value,
-    context: &str,
-    command: &str,
-) -> Result<(), Error> {
+fn propose(context: &str, command: String) -> Vec<Step> {
     let Some(channel) = channel_in(context) else {
-        return chunk(
-            cx,
-            session,
+        return vec![Step::say(
             "This prompt came without a WTA proposal channel (is this a WTA agent pane?), so I \
              cannot propose the command.\n",
-        );
+        )];
     };
-    chunk(
-        cx,
-        session,
-        &format!("I'll propose `{command}` for your shell; confirm it on the card.\n\n"),
-    )?;
-    let invocation = build_invocation(&channel, &payload_for(command));
+    let invocation = build_invocation(&channel, &payload_for(&command));
     // Tool call ids are unique within a session: one per proposal.
-    static PROPOSALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    let n = PROPOSALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let id = format!("demo-propose-{n}");
-    let call = json!({"toolCallId": id, "title": format!("`{invocation}`"),
-        "kind": "execute", "status": "pending",
-        "rawInput": {"command": invocation, "description": "Propose a terminal action"}});
-    update(
-        cx,
-        session,
-        json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": call["title"],
-        "kind": "execute", "status": "pending", "rawInput": call["rawInput"]}),
-    )?;
-    let answer = cx
-        .send_request(UntypedMessage::new(
-            "session/request_permission",
-            json!({"sessionId": session, "toolCall": call, "options": [
-                {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-                {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]}),
-        )?)
-        .block_task()
-        .await?;
-    if answer.pointer("/outcome/optionId").and_then(Value::as_str) != Some("allow") {
-        update(
-            cx,
-            session,
-            json!({"sessionUpdate": "tool_call_update", "toolCallId": id, "status": "failed"}),
-        )?;
-        return chunk(
-            cx,
-            session,
-            "The proposal command was not allowed, so nothing was proposed.\n",
-        );
-    }
-    let ran = run_cli(&invocation).await;
-    let status = if ran.exit == Some(0) {
-        "completed"
-    } else {
-        "failed"
-    };
-    update(
-        cx,
-        session,
-        json!({"sessionUpdate": "tool_call_update", "toolCallId": id, "status": status,
-        "content": [{"type": "content", "content": {"type": "text", "text": ran.stdout}}]}),
-    )?;
-    chunk(cx, session, &report(command, &ran))
+    static PROPOSALS: AtomicU64 = AtomicU64::new(1);
+    let id = format!("demo-propose-{}", PROPOSALS.fetch_add(1, Ordering::Relaxed));
+    let call = ToolCall::new(&id, format!("`{invocation}`"), ToolKind::Execute)
+        .status(ToolCallStatus::Pending)
+        .raw_input(json!({"command": invocation, "description": "Propose a terminal action"}));
+    let permission = allow_or_reject(call.clone());
+    vec![
+        Step::say(format!(
+            "I'll propose `{command}` for your shell; confirm it on the card.\n\n"
+        )),
+        Step::ToolCall(call),
+        Step::ask(permission.clone(), move |answer| match answer {
+            Err(err) => vec![Step::Fail(err)],
+            Ok(answer) if !answer.allows(&permission) => vec![
+                Step::ToolUpdate(ToolUpdate::new(id, ToolCallStatus::Failed)),
+                Step::say("The proposal command was not allowed, so nothing was proposed.\n"),
+            ],
+            Ok(_) => vec![Step::run(cli(&invocation), move |ran| {
+                vec![
+                    Step::ToolUpdate(
+                        ToolUpdate::new(id, ran.tool_status())
+                            .content(ToolContent::Text(ran.stdout.clone())),
+                    ),
+                    Step::say(report(&command, &ran)),
+                ]
+            })],
+        }),
+    ]
 }
 
-/// What the proposal CLI printed and how it exited.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CliRun {
-    pub stdout: String,
-    pub stderr: String,
-    pub exit: Option<i32>,
-}
-
-async fn run_cli(invocation: &str) -> CliRun {
-    let mut cmd = tokio::process::Command::new("sh");
-    cmd.args(["-c", invocation])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    // The master sets WTA_CLI_PATH; when run by hand, the demo is wta itself.
-    if std::env::var_os("WTA_CLI_PATH").is_none()
-        && let Ok(exe) = std::env::current_exe()
-    {
-        cmd.env("WTA_CLI_PATH", exe);
-    }
-    let mut child = match cmd.spawn() {
-        Ok(child) => child,
-        Err(err) => {
-            return CliRun {
-                stderr: format!("cannot start sh: {err}"),
-                ..CliRun::default()
-            };
-        }
-    };
-    let (mut out, mut err) = (String::new(), String::new());
-    if let (Some(o), Some(e)) = (child.stdout.as_mut(), child.stderr.as_mut()) {
-        let _ = tokio::join!(o.read_to_string(&mut out), e.read_to_string(&mut err));
-    }
-    let exit = child.wait().await.ok().and_then(|s| s.code());
-    CliRun {
-        stdout: out,
-        stderr: err,
-        exit,
+/// `sh -c <invocation>`. The master sets WTA_CLI_PATH; when run by hand,
+/// the demo is wta itself.
+fn cli(invocation: &str) -> Command {
+    let command = Command::shell(invocation);
+    match (std::env::var_os("WTA_CLI_PATH"), std::env::current_exe()) {
+        (None, Ok(exe)) => command.env("WTA_CLI_PATH", exe),
+        _ => command,
     }
 }
 
@@ -288,12 +228,8 @@ async fn run_cli(invocation: &str) -> CliRun {
 const TAIL_LINES: usize = 5;
 
 /// The demo's reply, from the CLI's lines (pure).
-pub fn report(command: &str, ran: &CliRun) -> String {
-    let lines: Vec<ResponseLine> = ran
-        .stdout
-        .lines()
-        .filter_map(|l| ResponseLine::from_frame(l.as_bytes()).ok())
-        .collect();
+pub fn report(command: &str, ran: &Ran) -> String {
+    let lines = ran.response_lines();
     if lines.is_empty() {
         let why = ran.stderr.lines().next().unwrap_or("no output");
         return format!(
@@ -393,8 +329,8 @@ mod tests {
 
     const ID: &str = "0123456789abcdef0123456789abcdef";
 
-    fn cli(lines: &[String]) -> CliRun {
-        CliRun {
+    fn cli(lines: &[String]) -> Ran {
+        Ran {
             stdout: lines.join("\n"),
             stderr: String::new(),
             exit: Some(0),
@@ -449,7 +385,7 @@ mod tests {
             report("x", &cli(&[accepted, cancelled])),
             "You cancelled the proposal; nothing ran.\n"
         );
-        let broken = CliRun {
+        let broken = Ran {
             stdout: String::new(),
             stderr: "wta: cannot connect\n".into(),
             exit: Some(1),
