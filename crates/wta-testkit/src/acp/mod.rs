@@ -1,9 +1,12 @@
 //! The scripted ACP test agent: stands in for an LLM's decisions, nothing else.
 //!
-//! Built on the `agent-client-protocol` crate's Agent side with untyped messages,
-//! so the wire shapes (a Copilot-shaped `allow_all` config option, int or string
-//! ids) are exactly what real agents send. Behaviour per prompt: [`script::parse`].
-//! [`agent_path`] builds and finds the `wta-test-agent` binary for black-box tests.
+//! Built on the shared scripted-agent core ([`wta_agent::scripted`]), which
+//! sends the wire shapes real agents send. What is the test agent's own is
+//! here and beside it: its script language ([`script::parse`], `turn.rs`
+//! turning a script into steps, [`propose`]), the Copilot-shaped `mode` and
+//! `allow_all` config options with their argv switches, `state`, and the
+//! process switches in [`switches`]. [`agent_path`] builds and finds the
+//! `wta-test-agent` binary for black-box tests.
 
 pub mod propose;
 pub mod script;
@@ -12,32 +15,18 @@ mod turn;
 #[cfg(test)]
 mod wire_tests;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 
-use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
-use agent_client_protocol::{Agent, ByteStreams, Client, UntypedMessage};
-use serde_json::{Value, json};
-use tokio::sync::Notify;
-use wta_protocol::prompt::request_and_context;
+use agent_client_protocol::Error;
+use serde_json::{Map, Value, json};
+use wta_agent::scripted::{Peer, Prompt, ScriptedAgent, Sessions, Step, Update, session_id};
 
-/// Per-session state of the test agent.
-#[derive(Debug, Default)]
-struct Session {
-    cancel: Arc<Notify>,
+/// The test agent's own state of a session: its config options.
+#[derive(Debug)]
+struct Config {
     allow_all: String,
     mode: String,
-}
-
-#[derive(Debug, Default)]
-struct State {
-    sessions: Mutex<HashMap<String, Session>>,
-    next: AtomicU64,
-    options: Options,
-    record: switches::Recorder,
-    history: switches::History,
 }
 
 /// Agent-wide switches from the process's argv (set per `custom:` entry in a
@@ -63,52 +52,33 @@ impl Options {
     }
 }
 
-type Shared = Arc<State>;
-
 /// Serves the test agent on the given byte streams until the client hangs up.
 pub async fn serve<W, R>(outgoing: W, incoming: R) -> agent_client_protocol::Result<()>
 where
     W: futures::AsyncWrite + Send + 'static,
     R: futures::AsyncRead + Send + 'static,
 {
-    let state: Shared = Arc::new(State {
+    let agent = TestAgent {
         options: Options::from_args(),
         record: switches::Recorder::from_args(),
-        ..State::default()
-    });
-    Agent
-        .v1()
-        .name("wta-test-agent")
-        .on_receive_dispatch(
-            async move |dispatch: Dispatch, cx| {
-                let state = state.clone();
-                match dispatch {
-                    Dispatch::Request(msg, responder) => handle_request(&state, msg, responder, cx),
-                    Dispatch::Notification(msg) => {
-                        handle_notification(&state, &msg);
-                        Ok(())
-                    }
-                    Dispatch::Response(result, router) => router.route_with_result(result),
-                }
-            },
-            agent_client_protocol::on_receive_dispatch!(),
-        )
-        .connect_to(ByteStreams::new(outgoing, incoming))
-        .await
+        history: switches::History::default(),
+    };
+    wta_agent::scripted::serve(agent, outgoing, incoming).await
 }
 
-fn handle_request(
-    state: &Shared,
-    msg: UntypedMessage,
-    responder: Responder<Value>,
-    cx: ConnectionTo<Client>,
-) -> agent_client_protocol::Result<()> {
-    let params = msg.params;
-    state
-        .record
-        .line(&format!("{} {}", msg.method, session_id(&params)));
-    match msg.method.as_str() {
-        "initialize" => responder.respond(json!({
+struct TestAgent {
+    options: Options,
+    record: switches::Recorder,
+    history: switches::History,
+}
+
+impl ScriptedAgent for TestAgent {
+    type Session = Config;
+    const NAME: &'static str = "wta-test-agent";
+    const SESSION_PREFIX: &'static str = "test";
+
+    fn initialize(&self) -> Value {
+        json!({
             "protocolVersion": 1,
             "agentCapabilities": {
                 "loadSession": switches::load_session(),
@@ -117,153 +87,135 @@ fn handle_request(
             },
             "authMethods": [],
             "agentInfo": {"name": "wta-test-agent", "version": env!("CARGO_PKG_VERSION")}
-        })),
-        "session/new" => {
-            let n = state.next.fetch_add(1, Ordering::Relaxed);
-            let id = format!("test-{}-{n}", std::process::id());
-            let starts_on = state.options.allow_all_starts_on && !state.options.no_allow_all;
-            let session = Session {
-                allow_all: if starts_on { "on" } else { "off" }.into(),
-                mode: "agent".into(),
-                ..Session::default()
-            };
-            let options = config_options(&session, state.options);
-            lock(state).insert(id.clone(), session);
-            state.history.started(&id);
-            responder.respond(json!({"sessionId": id, "configOptions": options}))
+        })
+    }
+
+    fn open_session(&self, id: &str) -> (Config, Map<String, Value>) {
+        let starts_on = self.options.allow_all_starts_on && !self.options.no_allow_all;
+        let config = Config {
+            allow_all: if starts_on { "on" } else { "off" }.into(),
+            mode: "agent".into(),
+        };
+        self.history.started(id);
+        let answer = self.answer(&config);
+        (config, answer)
+    }
+
+    fn prompt(&self, prompt: &Prompt, sessions: &Sessions<Config>) -> Result<Vec<Step>, Error> {
+        if !prompt.known {
+            return Err(unknown_session(&prompt.session));
         }
-        "session/load" if switches::load_session() => {
-            let id = session_id(&params);
-            let Some(prompts) = state.history.replay(&id) else {
-                return responder.respond_with_error(unknown_session(&id));
-            };
-            // Like real agents: the history comes back as updates, then the answer.
-            for text in prompts {
-                let update = json!({"sessionId": id, "update": {"sessionUpdate": "user_message_chunk",
-                    "content": {"type": "text", "text": text}}});
-                cx.send_notification(UntypedMessage::new("session/update", update)?)?;
+        self.history.prompted(&prompt.session, &prompt.text);
+        if prompt.text.trim() == "state" {
+            // This session's config as the agent holds it (what layer 1 set).
+            let line = sessions
+                .with(&prompt.session, |c| {
+                    format!("state: allow_all={} mode={}", c.allow_all, c.mode)
+                })
+                .unwrap_or_else(|| "state: unknown session".to_owned());
+            return Ok(vec![Step::Say(line)]);
+        }
+        Ok(turn::steps(script::parse(&prompt.text), prompt))
+    }
+
+    fn request(
+        &self,
+        method: &str,
+        params: &Value,
+        peer: &Peer,
+        sessions: &Sessions<Config>,
+    ) -> Option<Result<Value, Error>> {
+        match method {
+            "session/load" if switches::load_session() => Some(self.load(params, peer, sessions)),
+            "session/close" => {
+                sessions.close(&session_id(params));
+                Some(Ok(json!({})))
             }
-            let session = Session {
-                allow_all: "off".into(),
-                mode: "agent".into(),
-                ..Session::default()
-            };
-            let options = config_options(&session, state.options);
-            lock(state).insert(id, session);
-            responder.respond(json!({"configOptions": options}))
+            "session/set_config_option" => Some(self.set_config(params, sessions)),
+            _ => None,
         }
-        "session/close" => {
-            let id = session_id(&params);
-            if let Some(s) = lock(state).remove(&id) {
-                s.cancel.notify_waiters();
-            }
-            responder.respond(json!({}))
+    }
+
+    fn received(&self, method: &str, params: &Value) {
+        self.record
+            .line(&format!("{method} {}", session_id(params)));
+    }
+}
+
+impl TestAgent {
+    /// `session/load`: like real agents, the history comes back as updates,
+    /// then the answer.
+    fn load(
+        &self,
+        params: &Value,
+        peer: &Peer,
+        sessions: &Sessions<Config>,
+    ) -> Result<Value, Error> {
+        let id = session_id(params);
+        let Some(prompts) = self.history.replay(&id) else {
+            return Err(unknown_session(&id));
+        };
+        for text in prompts {
+            peer.notify(&id, &Update::UserText(text))?;
         }
-        "session/set_config_option" => {
-            let id = session_id(&params);
-            let config = params
-                .get("configId")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let value = params
-                .get("value")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let mut sessions = lock(state);
-            let Some(session) = sessions.get_mut(&id) else {
-                return responder.respond_with_error(unknown_session(&id));
-            };
-            let opts = state.options;
+        let config = Config {
+            allow_all: "off".into(),
+            mode: "agent".into(),
+        };
+        let answer = self.answer(&config);
+        sessions.insert(id, config);
+        Ok(Value::Object(answer))
+    }
+
+    fn set_config(&self, params: &Value, sessions: &Sessions<Config>) -> Result<Value, Error> {
+        let id = session_id(params);
+        let config = params
+            .get("configId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let value = params
+            .get("value")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let opts = self.options;
+        let set = |session: &mut Config| {
             match (config, value.as_str()) {
                 ("allow_all", "off") if opts.refuse_allow_all_off => {
-                    return responder.respond_with_error(
-                        agent_client_protocol::Error::internal_error()
-                            .data(json!("allow_all cannot be turned off right now")),
-                    );
+                    return Err(Error::internal_error()
+                        .data(json!("allow_all cannot be turned off right now")));
                 }
-                ("allow_all", "on" | "off") if !opts.no_allow_all => session.allow_all = value,
-                ("mode", "agent" | "plan") => session.mode = value,
+                ("allow_all", "on" | "off") if !opts.no_allow_all => {
+                    session.allow_all.clone_from(&value);
+                }
+                ("mode", "agent" | "plan") => session.mode.clone_from(&value),
                 _ => {
-                    return responder.respond_with_error(
-                        agent_client_protocol::Error::invalid_params()
-                            .data(json!(format!("unknown config option {config}={value}"))),
-                    );
+                    return Err(Error::invalid_params()
+                        .data(json!(format!("unknown config option {config}={value}"))));
                 }
             }
-            responder.respond(json!({"configOptions": config_options(session, opts)}))
-        }
-        "session/prompt" => {
-            let id = session_id(&params);
-            // A fresh Notify per turn: a cancel aimed at an earlier turn must not
-            // leave a stored permit that cancels this one.
-            let cancel = Arc::new(Notify::new());
-            match lock(state).get_mut(&id) {
-                Some(session) => session.cancel = cancel.clone(),
-                None => return responder.respond_with_error(unknown_session(&id)),
-            }
-            let (text, context) = request_and_context(&params);
-            state.history.prompted(&id, &text);
-            if text.trim() == "state" {
-                // This session's config as the agent holds it (what layer 1 set).
-                let line = match lock(state).get(&id) {
-                    Some(s) => format!("state: allow_all={} mode={}", s.allow_all, s.mode),
-                    None => "state: unknown session".to_owned(),
-                };
-                let update = json!({"sessionId": id, "update": {"sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": line}}});
-                cx.send_notification(UntypedMessage::new("session/update", update)?)?;
-                return responder.respond(json!({"stopReason": "end_turn"}));
-            }
-            let script = script::parse(&text);
-            cx.spawn({
-                let cx = cx.clone();
-                async move {
-                    turn::run(cx, id, script, context, cancel, responder).await;
-                    Ok(())
-                }
-            })
-        }
-        other => responder.respond_with_error(
-            agent_client_protocol::Error::method_not_found().data(json!(other)),
-        ),
+            Ok(Value::Object(self.answer(session)))
+        };
+        sessions
+            .with(&id, set)
+            .unwrap_or_else(|| Err(unknown_session(&id)))
+    }
+
+    /// `{"configOptions": …}` for `config`.
+    fn answer(&self, config: &Config) -> Map<String, Value> {
+        let mut answer = Map::new();
+        answer.insert("configOptions".into(), config_options(config, self.options));
+        answer
     }
 }
 
-fn handle_notification(state: &Shared, msg: &UntypedMessage) {
-    state
-        .record
-        .line(&format!("{} {}", msg.method, session_id(&msg.params)));
-    if msg.method == "session/cancel" {
-        let id = session_id(&msg.params);
-        if let Some(s) = lock(state).get(&id) {
-            s.cancel.notify_one();
-        }
-    }
-}
-
-fn lock(state: &Shared) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
-    state
-        .sessions
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn session_id(params: &Value) -> String {
-    params
-        .get("sessionId")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
-}
-
-fn unknown_session(id: &str) -> agent_client_protocol::Error {
-    agent_client_protocol::Error::invalid_params().data(json!(format!("unknown session {id}")))
+fn unknown_session(id: &str) -> Error {
+    Error::invalid_params().data(json!(format!("unknown session {id}")))
 }
 
 /// Copilot-shaped config options: `mode` and `allow_all` (category
 /// permissions), the latter left out with `--no-allow-all`.
-fn config_options(session: &Session, options: Options) -> Value {
+fn config_options(session: &Config, options: Options) -> Value {
     let mut list = vec![json!(
         {"id": "mode", "name": "Mode", "type": "select", "currentValue": session.mode,
          "options": [{"value": "agent", "name": "Agent"}, {"value": "plan", "name": "Plan"}]})];

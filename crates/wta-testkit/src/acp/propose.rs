@@ -8,17 +8,17 @@
 //! The agent decides nothing else: [`reply`] is a pure function of the
 //! CLI's output, so tests can tell success, failure and refusals apart.
 
-use std::process::Stdio;
-
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use agent_client_protocol::v1::schema::{ToolCallStatus, ToolKind};
+use serde_json::json;
+use wta_agent::scripted::{
+    Command, Permission, PermissionAnswer, PermissionOption, Ran, Step, ToolCall, ToolUpdate,
+};
 use wta_protocol::prompt::channel_in;
 use wta_protocol::{
     Channel, ExecutionStatus, FinalStatus, ResponseLine, ValidationStatus, build_invocation,
 };
 
 use super::script::{Asking, Proposal};
-use super::turn::Turn;
 
 /// The tool call id of the proposal command.
 const CALL_ID: &str = "wta-propose-1";
@@ -32,25 +32,30 @@ pub fn command_for(channel: &Channel, proposal: &Proposal) -> String {
     }
 }
 
-/// The permission request's `toolCall` and options, shaped like the agent's.
-fn permission_params(session: &str, how: Asking, command: &str) -> Value {
+/// The permission request's tool call and options, shaped like the agent's.
+fn permission(how: Asking, command: &str) -> Permission {
     match how {
-        Asking::Codex => json!({"sessionId": session,
-            "toolCall": {"toolCallId": CALL_ID, "kind": "execute", "status": "pending", "title": command,
-                "rawInput": {"command": ["/bin/bash", "-lc", command],
-                             "proposed_execpolicy_amendment": ["\"$WTA_CLI_PATH\"", "propose-terminal-actions"]}},
-            "options": [
-                {"optionId": "approved", "name": "Yes, proceed", "kind": "allow_once"},
-                {"optionId": "approved-execpolicy-amendment", "name": "Yes, and don't ask again", "kind": "allow_always"},
-                {"optionId": "abort", "name": "No, and tell Codex what to do differently", "kind": "reject_once"}]}),
-        Asking::Claude | Asking::Piped | Asking::Unarmed => json!({"sessionId": session,
-            "toolCall": {"toolCallId": CALL_ID, "kind": "execute", "status": "pending",
-                "title": format!("`{command}`"),
-                "rawInput": {"command": command, "description": "Propose terminal actions"}},
-            "options": [
-                {"optionId": "allow_always", "name": "Always Allow", "kind": "allow_always"},
-                {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-                {"optionId": "reject", "name": "Reject", "kind": "reject_once"}]}),
+        Asking::Codex => Permission {
+            call: ToolCall::new(CALL_ID, command, ToolKind::Execute)
+                .status(ToolCallStatus::Pending)
+                .raw_input(json!({"command": ["/bin/bash", "-lc", command],
+                    "proposed_execpolicy_amendment": ["\"$WTA_CLI_PATH\"", "propose-terminal-actions"]})),
+            options: vec![
+                PermissionOption::new("approved", "Yes, proceed", "allow_once"),
+                PermissionOption::new("approved-execpolicy-amendment", "Yes, and don't ask again", "allow_always"),
+                PermissionOption::new("abort", "No, and tell Codex what to do differently", "reject_once"),
+            ],
+        },
+        Asking::Claude | Asking::Piped | Asking::Unarmed => Permission {
+            call: ToolCall::new(CALL_ID, format!("`{command}`"), ToolKind::Execute)
+                .status(ToolCallStatus::Pending)
+                .raw_input(json!({"command": command, "description": "Propose terminal actions"})),
+            options: vec![
+                PermissionOption::new("allow_always", "Always Allow", "allow_always"),
+                PermissionOption::new("allow", "Allow", "allow_once"),
+                PermissionOption::new("reject", "Reject", "reject_once"),
+            ],
+        },
     }
 }
 
@@ -64,116 +69,64 @@ fn argv(how: Asking, command: &str) -> Vec<String> {
     }
 }
 
-/// Performs the proposal turn.
-pub(super) async fn run(
-    turn: &Turn,
-    context: &str,
-    proposal: &Proposal,
-) -> Result<(), agent_client_protocol::Error> {
+/// The proposal turn's steps.
+pub(super) fn steps(context: &str, proposal: &Proposal) -> Vec<Step> {
     let Some(channel) = channel_in(context) else {
-        return turn.chunk("no WTA proposal channel in this prompt; nothing proposed");
+        return vec![Step::say(
+            "no WTA proposal channel in this prompt; nothing proposed",
+        )];
     };
     let command = command_for(&channel, proposal);
-    turn.update(json!({"sessionUpdate": "tool_call", "toolCallId": CALL_ID,
-        "title": format!("`{command}`"), "kind": "execute", "status": "pending",
-        "rawInput": {"command": command}}))?;
-    if proposal.how != Asking::Unarmed {
-        let params = permission_params(turn.session(), proposal.how, &command);
-        let answer = turn.request("session/request_permission", params).await;
-        let allowed = match &answer {
-            Ok(v) => matches!(
-                v.pointer("/outcome/optionId").and_then(Value::as_str),
-                Some("allow" | "allow_always" | "approved" | "approved-execpolicy-amendment")
-            ),
-            Err(_) => false,
+    let how = proposal.how;
+    let mut steps = vec![Step::ToolCall(
+        ToolCall::new(CALL_ID, format!("`{command}`"), ToolKind::Execute)
+            .status(ToolCallStatus::Pending)
+            .raw_input(json!({"command": command})),
+    )];
+    if how == Asking::Unarmed {
+        steps.extend(running(how, &command));
+        return steps;
+    }
+    let ask = permission(how, &command);
+    steps.push(Step::ask(ask.clone(), move |answer| {
+        let why = match answer {
+            Ok(answer) if answer.allows(&ask) => return running(how, &command),
+            Ok(PermissionAnswer::Selected(id)) => id,
+            Ok(PermissionAnswer::Cancelled) => "cancelled".to_owned(),
+            Err(err) => err.message,
         };
-        if !allowed {
-            let why = match answer {
-                Ok(v) => v
-                    .pointer("/outcome/optionId")
-                    .or_else(|| v.pointer("/outcome/outcome"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
-                    .to_owned(),
-                Err(err) => err.message,
-            };
-            turn.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": CALL_ID, "status": "failed"}))?;
-            return turn.chunk(&format!(
+        vec![
+            Step::ToolUpdate(ToolUpdate::new(CALL_ID, ToolCallStatus::Failed)),
+            Step::say(format!(
                 "permission not granted ({why}); the proposal command did not run"
-            ));
-        }
-    }
-    turn.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": CALL_ID, "status": "in_progress"}))?;
-    let ran = execute(turn, &argv(proposal.how, &command)).await?;
-    let status = if ran.exit == Some(0) {
-        "completed"
-    } else {
-        "failed"
-    };
-    turn.update(
-        json!({"sessionUpdate": "tool_call_update", "toolCallId": CALL_ID, "status": status,
-        "rawOutput": {"exitCode": ran.exit, "stdout": ran.lines.join("\n"), "stderr": ran.stderr}}),
-    )?;
-    // A paragraph of its own after the streamed lines.
-    turn.chunk(&format!("\n\n{}", reply(&ran)))
+            )),
+        ]
+    }));
+    steps
 }
 
-/// What running the CLI gave.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ran {
-    /// Stdout lines, in order.
-    pub lines: Vec<String>,
-    pub stderr: String,
-    /// `None` when killed by a signal or not started.
-    pub exit: Option<i32>,
-}
-
-/// Runs `argv`, streaming each stdout line back as a chunk as it arrives.
-async fn execute(turn: &Turn, argv: &[String]) -> Result<Ran, agent_client_protocol::Error> {
-    let mut ran = Ran::default();
-    let spawned = tokio::process::Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn();
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(err) => {
-            ran.stderr = format!("cannot start {}: {err}", argv[0]);
-            return Ok(ran);
-        }
-    };
-    let stderr_task = child.stderr.take().map(|mut err| {
-        tokio::spawn(async move {
-            let mut text = String::new();
-            let _ = err.read_to_string(&mut text).await;
-            text
-        })
-    });
-    if let Some(out) = child.stdout.take() {
-        let mut lines = BufReader::new(out).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            turn.chunk(&format!("{line}\n"))?;
-            ran.lines.push(line);
-        }
-    }
-    ran.exit = child.wait().await.ok().and_then(|s| s.code());
-    if let Some(task) = stderr_task {
-        ran.stderr = task.await.unwrap_or_default();
-    }
-    Ok(ran)
+/// Runs the command, streaming each CLI line back as a chunk, and answers
+/// from the lines it printed (a paragraph of its own after them).
+fn running(how: Asking, command: &str) -> Vec<Step> {
+    let cli = Command::new(argv(how, command)).saying_lines();
+    vec![
+        Step::ToolUpdate(ToolUpdate::new(CALL_ID, ToolCallStatus::InProgress)),
+        Step::run(cli, |ran| {
+            let stdout = ran.lines().collect::<Vec<_>>().join("\n");
+            vec![
+                Step::ToolUpdate(ToolUpdate::new(CALL_ID, ran.tool_status()).raw_output(
+                    json!({"exitCode": ran.exit, "stdout": stdout, "stderr": ran.stderr}),
+                )),
+                Step::say(format!("\n\n{}", reply(&ran))),
+            ]
+        }),
+    ]
 }
 
 /// The agent's follow-up, from what the CLI printed: one sentence per
 /// phase that matters (a refusal, the user's decision, each execution).
 pub fn reply(ran: &Ran) -> String {
-    let parsed: Vec<ResponseLine> = ran
-        .lines
-        .iter()
-        .filter_map(|l| ResponseLine::from_frame(l.as_bytes()).ok())
-        .collect();
+    let parsed = ran.response_lines();
     if parsed.is_empty() {
         let first = ran.stderr.lines().next().unwrap_or("").trim();
         return match ran.exit {
@@ -290,7 +243,7 @@ mod tests {
 
     fn ran(lines: &[&str]) -> Ran {
         Ran {
-            lines: lines.iter().map(|l| (*l).to_owned()).collect(),
+            stdout: lines.join("\n"),
             stderr: String::new(),
             exit: Some(0),
         }
@@ -334,7 +287,7 @@ mod tests {
             "the proposal was refused (not_armed): ask first. [CLI: validation not_armed; exit 0]"
         );
         let broken = Ran {
-            lines: vec![],
+            stdout: String::new(),
             stderr: "wta: cannot connect\nmore".into(),
             exit: Some(1),
         };

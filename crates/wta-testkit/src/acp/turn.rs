@@ -1,223 +1,219 @@
-//! Performs one scripted turn: notifications, client requests, the prompt answer.
-//! Errors talking to the client end the turn with a visible chunk, never a panic.
+//! A script's turn as the shared core's steps: pure, but for `exit` (which
+//! ends the process at once, mid-turn) and `pid`. Errors talking to the
+//! client end the turn with a visible chunk where the script says so
+//! (`permission`, `terminal`, `read`), with the error otherwise.
 
-use std::sync::Arc;
-
-use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Client, UntypedMessage};
-use futures::FutureExt;
+use agent_client_protocol::Error;
+use agent_client_protocol::v1::schema::{
+    PlanEntry, PlanEntryPriority, PlanEntryStatus, ToolCallStatus, ToolKind,
+};
 use serde_json::{Value, json};
-use tokio::sync::Notify;
+use wta_agent::scripted::{
+    Command, Permission, PermissionAnswer, PermissionOption, Prompt, Step, ToolCall, ToolContent,
+    ToolUpdate,
+};
 
 use super::propose;
 use super::script::Script;
 
-type Cx = ConnectionTo<Client>;
-
-pub(super) async fn run(
-    cx: Cx,
-    session: String,
-    script: Script,
-    context: String,
-    cancel: Arc<Notify>,
-    responder: Responder<Value>,
-) {
-    let turn = Turn {
-        cx,
-        session,
-        context,
-    };
-    let outcome = turn.perform(script, &cancel).await;
-    let _ = match outcome {
-        Ok(stop) => responder.respond(json!({"stopReason": stop})),
-        Err(err) => responder.respond_with_error(err),
-    };
-}
-
-pub(super) struct Turn {
-    cx: Cx,
-    session: String,
-    /// The context block WTA appended to the prompt (empty without one).
-    context: String,
-}
-
-impl Turn {
-    async fn perform(
-        &self,
-        script: Script,
-        cancel: &Notify,
-    ) -> Result<&'static str, agent_client_protocol::Error> {
-        match script {
-            Script::Echo(text) => self.chunk(&text)?,
-            Script::Pid => self.chunk(&format!("pid {}", std::process::id()))?,
-            Script::Stream { count, tag } => {
-                for i in 0..count {
-                    if cancel.notified().now_or_never().is_some() {
-                        return Ok("cancelled");
-                    }
-                    self.chunk(&format!("{tag}:{i};"))?;
-                }
-            }
-            Script::Tool => {
-                self.update(json!({"sessionUpdate": "tool_call", "toolCallId": "tc-1", "title": "Read README.md",
-                    "kind": "read", "status": "pending", "locations": [{"path": "README.md"}]}))?;
-                self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "tc-1", "status": "in_progress"}))?;
-                self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "tc-1", "status": "completed",
-                    "content": [{"type": "content", "content": {"type": "text", "text": "read 3 lines"}}]}))?;
-                self.chunk("tool done")?;
-            }
-            Script::Plan => {
-                self.update(json!({"sessionUpdate": "plan", "entries": [
-                    {"content": "Inspect the failing test", "priority": "high", "status": "completed"},
-                    {"content": "Fix the parser", "priority": "medium", "status": "in_progress"},
-                    {"content": "Run the suite", "priority": "low", "status": "pending"}]}))?;
-                self.chunk("plan shown")?;
-            }
-            Script::Permission(kinds) => {
-                let options: Vec<Value> = kinds
-                    .iter()
-                    .enumerate()
-                    .map(|(i, kind)| json!({"optionId": format!("opt-{i}-{kind}"), "name": kind, "kind": kind}))
-                    .collect();
-                self.update(json!({"sessionUpdate": "tool_call", "toolCallId": "perm-1", "title": "touch made_by_tool",
-                    "kind": "execute", "status": "pending", "rawInput": {"command": "touch made_by_tool"}}))?;
-                let answer = self
-                    .request("session/request_permission", json!({"sessionId": self.session,
-                        "toolCall": {"toolCallId": "perm-1", "title": "touch made_by_tool", "kind": "execute"},
-                        "options": options}))
-                    .await;
-                let text = match answer {
-                    Ok(v) => match v.pointer("/outcome/outcome").and_then(Value::as_str) {
-                        Some("selected") => format!(
-                            "permission: selected {}",
-                            v.pointer("/outcome/optionId")
-                                .and_then(Value::as_str)
-                                .unwrap_or("?")
-                        ),
-                        _ => "permission: cancelled".to_owned(),
-                    },
-                    Err(err) => format!("permission: error {}", err.message),
-                };
-                self.chunk(&text)?;
-            }
-            Script::Terminal(command) => {
-                let text = match self.terminal(&command).await {
-                    Ok(text) => text,
-                    Err(err) => format!("terminal: error {}", err.message),
-                };
-                self.chunk(&text)?;
-            }
-            Script::Run(command) => self.run_command(&command).await?,
-            Script::ReadFile(path) => {
-                let answer = self
-                    .request(
-                        "fs/read_text_file",
-                        json!({"sessionId": self.session, "path": path}),
-                    )
-                    .await;
-                let text = match answer {
+/// The steps of `script` for `prompt`.
+pub(super) fn steps(script: Script, prompt: &Prompt) -> Vec<Step> {
+    match script {
+        Script::Echo(text) => vec![Step::Say(text)],
+        Script::Pid => vec![Step::say(format!("pid {}", std::process::id()))],
+        Script::Stream { count, tag } => stream(0, count, tag),
+        Script::Tool => vec![
+            Step::ToolCall(
+                ToolCall::new("tc-1", "Read README.md", ToolKind::Read)
+                    .status(ToolCallStatus::Pending)
+                    .location("README.md"),
+            ),
+            Step::ToolUpdate(ToolUpdate::new("tc-1", ToolCallStatus::InProgress)),
+            Step::ToolUpdate(
+                ToolUpdate::new("tc-1", ToolCallStatus::Completed)
+                    .content(ToolContent::Text("read 3 lines".into())),
+            ),
+            Step::say("tool done"),
+        ],
+        Script::Plan => vec![
+            Step::Plan(vec![
+                PlanEntry::new(
+                    "Inspect the failing test",
+                    PlanEntryPriority::High,
+                    PlanEntryStatus::Completed,
+                ),
+                PlanEntry::new(
+                    "Fix the parser",
+                    PlanEntryPriority::Medium,
+                    PlanEntryStatus::InProgress,
+                ),
+                PlanEntry::new(
+                    "Run the suite",
+                    PlanEntryPriority::Low,
+                    PlanEntryStatus::Pending,
+                ),
+            ]),
+            Step::say("plan shown"),
+        ],
+        Script::Permission(kinds) => permission(&kinds),
+        Script::Terminal(command) => terminal(command),
+        Script::Run(command) => run(command),
+        Script::ReadFile(path) => vec![Step::request(
+            "fs/read_text_file",
+            json!({"path": path}),
+            |answer| {
+                vec![Step::say(match answer {
                     Ok(v) => format!(
                         "read: {}",
                         v.get("content").and_then(Value::as_str).unwrap_or_default()
                     ),
                     Err(err) => format!("read: error {}", err.message),
-                };
-                self.chunk(&text)?;
-            }
-            Script::Fail { code, message } => {
-                return Err(agent_client_protocol::Error::new(code, message));
-            }
-            Script::Stall => {
-                self.chunk("stalling")?;
-                cancel.notified().await;
-                return Ok("cancelled");
-            }
-            Script::Exit => std::process::exit(3),
-            Script::Propose(proposal) => propose::run(self, &self.context, &proposal).await?,
+                })]
+            },
+        )],
+        Script::Fail { code, message } => vec![Step::Fail(Error::new(code, message))],
+        Script::Stall => vec![Step::say("stalling"), Step::AwaitCancel],
+        Script::Exit => std::process::exit(3),
+        Script::Propose(proposal) => propose::steps(&prompt.context, &proposal),
+    }
+}
+
+/// Chunks `<tag>:<i>;` from `i` to `count`, each after a cancel check
+/// (made one at a time, so a long stream holds no list of steps).
+fn stream(i: u32, count: u32, tag: String) -> Vec<Step> {
+    if i >= count {
+        return Vec::new();
+    }
+    vec![Step::unless_cancelled(move || {
+        let mut steps = vec![Step::say(format!("{tag}:{i};"))];
+        steps.extend(stream(i + 1, count, tag));
+        steps
+    })]
+}
+
+/// `permission [kind…]`: one option per kind, the answer said back.
+fn permission(kinds: &[String]) -> Vec<Step> {
+    let options = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| PermissionOption::new(format!("opt-{i}-{kind}"), kind, kind))
+        .collect();
+    let title = "touch made_by_tool";
+    let ask = Permission {
+        call: ToolCall::new("perm-1", title, ToolKind::Execute),
+        options,
+    };
+    vec![
+        Step::ToolCall(
+            ToolCall::new("perm-1", title, ToolKind::Execute)
+                .status(ToolCallStatus::Pending)
+                .raw_input(json!({"command": title})),
+        ),
+        Step::ask(ask, |answer| {
+            vec![Step::say(match answer {
+                Ok(PermissionAnswer::Selected(id)) => format!("permission: selected {id}"),
+                Ok(PermissionAnswer::Cancelled) => "permission: cancelled".to_owned(),
+                Err(err) => format!("permission: error {}", err.message),
+            })]
+        }),
+    ]
+}
+
+/// `run <command>`: run by the agent itself, shown as a tool call.
+fn run(command: String) -> Vec<Step> {
+    vec![
+        Step::ToolCall(
+            ToolCall::new("run-1", &command, ToolKind::Execute)
+                .status(ToolCallStatus::InProgress)
+                .raw_input(json!({"command": command})),
+        ),
+        Step::run(Command::shell(command), |ran| {
+            let code = ran.exit.unwrap_or(-1);
+            vec![
+                Step::ToolUpdate(
+                    ToolUpdate::new("run-1", ran.tool_status())
+                        .raw_output(json!({"exitCode": code, "output": ran.stdout}))
+                        .content(ToolContent::Text(ran.stdout.clone())),
+                ),
+                Step::say(format!("ran with exit {code}: {}", ran.stdout)),
+            ]
+        }),
+    ]
+}
+
+/// Where `terminal <command>` is: each phase follows one client request.
+enum Terminal {
+    Created,
+    Exited,
+    Read { exit: Value },
+    Released { exit: Value, output: Value },
+}
+
+/// `terminal <command>` through the client's `terminal/*` requests.
+fn terminal(command: String) -> Vec<Step> {
+    vec![Step::request(
+        "terminal/create",
+        json!({"command": "sh", "args": ["-c", command], "outputByteLimit": 32000}),
+        move |answer| terminal_next(Terminal::Created, &command, Value::Null, answer),
+    )]
+}
+
+/// The steps after the request of `phase` answered; an error ends the
+/// sequence with a chunk saying so.
+fn terminal_next(
+    phase: Terminal,
+    command: &str,
+    id: Value,
+    answer: Result<Value, Error>,
+) -> Vec<Step> {
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(err) => return vec![Step::say(format!("terminal: error {}", err.message))],
+    };
+    let request = |method: &str, phase: Terminal, id: Value| {
+        let command = command.to_owned();
+        let ids = json!({"terminalId": id});
+        Step::request(method, ids, move |answer| {
+            terminal_next(phase, &command, id, answer)
+        })
+    };
+    match phase {
+        Terminal::Created => {
+            let id = answer.get("terminalId").cloned().unwrap_or(Value::Null);
+            let shown = ToolContent::Terminal(id.as_str().unwrap_or_default().to_owned());
+            vec![
+                Step::ToolCall(
+                    ToolCall::new("term-1", command, ToolKind::Execute)
+                        .status(ToolCallStatus::InProgress)
+                        .content(shown),
+                ),
+                request("terminal/wait_for_exit", Terminal::Exited, id),
+            ]
         }
-        Ok("end_turn")
-    }
-
-    pub(super) fn session(&self) -> &str {
-        &self.session
-    }
-
-    pub(super) fn update(&self, update: Value) -> Result<(), agent_client_protocol::Error> {
-        self.cx.send_notification(UntypedMessage::new(
-            "session/update",
-            json!({"sessionId": self.session, "update": update}),
-        )?)
-    }
-
-    pub(super) fn chunk(&self, text: &str) -> Result<(), agent_client_protocol::Error> {
-        self.update(json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}))
-    }
-
-    pub(super) async fn request(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, agent_client_protocol::Error> {
-        self.cx
-            .send_request(UntypedMessage::new(method, params)?)
-            .block_task()
-            .await
-    }
-
-    async fn terminal(&self, command: &str) -> Result<String, agent_client_protocol::Error> {
-        let created = self
-            .request(
-                "terminal/create",
-                json!({"sessionId": self.session, "command": "sh",
-                "args": ["-c", command], "outputByteLimit": 32000}),
-            )
-            .await?;
-        let id = created.get("terminalId").cloned().unwrap_or(Value::Null);
-        self.update(json!({"sessionUpdate": "tool_call", "toolCallId": "term-1", "title": command,
-            "kind": "execute", "status": "in_progress", "content": [{"type": "terminal", "terminalId": id}]}))?;
-        let ids = json!({"sessionId": self.session, "terminalId": id});
-        let exit = self.request("terminal/wait_for_exit", ids.clone()).await?;
-        let output = self.request("terminal/output", ids.clone()).await?;
-        self.request("terminal/release", ids).await?;
-        self.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "term-1", "status": "completed"}))?;
-        Ok(format!(
-            "terminal exit {}: {}",
-            exit.get("exitCode")
-                .map(Value::to_string)
-                .unwrap_or_default(),
-            output
-                .get("output")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-        ))
-    }
-
-    async fn run_command(&self, command: &str) -> Result<(), agent_client_protocol::Error> {
-        self.update(
-            json!({"sessionUpdate": "tool_call", "toolCallId": "run-1", "title": command,
-            "kind": "execute", "status": "in_progress", "rawInput": {"command": command}}),
-        )?;
-        let out = tokio::process::Command::new("sh")
-            .args(["-c", command])
-            .output()
-            .await;
-        let (status, text, code) = match out {
-            Ok(out) => (
-                if out.status.success() {
-                    "completed"
-                } else {
-                    "failed"
-                },
-                String::from_utf8_lossy(&out.stdout).into_owned(),
-                out.status.code().unwrap_or(-1),
-            ),
-            Err(err) => ("failed", err.to_string(), -1),
-        };
-        self.update(
-            json!({"sessionUpdate": "tool_call_update", "toolCallId": "run-1", "status": status,
-            "rawOutput": {"exitCode": code, "output": text},
-            "content": [{"type": "content", "content": {"type": "text", "text": text}}]}),
-        )?;
-        self.chunk(&format!("ran with exit {code}: {text}"))
+        Terminal::Exited => vec![request(
+            "terminal/output",
+            Terminal::Read { exit: answer },
+            id,
+        )],
+        Terminal::Read { exit } => {
+            let next = Terminal::Released {
+                exit,
+                output: answer,
+            };
+            vec![request("terminal/release", next, id)]
+        }
+        Terminal::Released { exit, output } => vec![
+            Step::ToolUpdate(ToolUpdate::new("term-1", ToolCallStatus::Completed)),
+            Step::say(format!(
+                "terminal exit {}: {}",
+                exit.get("exitCode")
+                    .map(Value::to_string)
+                    .unwrap_or_default(),
+                output
+                    .get("output")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            )),
+        ],
     }
 }
