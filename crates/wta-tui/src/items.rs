@@ -1,6 +1,7 @@
 //! One transcript entry → its lines at a given width. Pure and cacheable:
 //! the output depends only on the entry (id, revision), the width and
-//! whether the entry has fold focus.
+//! whether the entry has fold focus. [`entry_height`] runs the same layout
+//! into a line counter, so it always equals `render_entry(..).len()`.
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -9,8 +10,9 @@ use wta_state::{
 };
 
 use crate::markdown;
+use crate::sink::{Count, Sink};
 use crate::theme;
-use crate::wrap::{truncate, wrap, wrap_chars};
+use crate::wrap::{truncate, wrap_chars_into, wrap_into};
 
 /// Output lines previewed under a tool call.
 pub const TOOL_PREVIEW_LINES: usize = 4;
@@ -18,70 +20,74 @@ pub const TOOL_PREVIEW_LINES: usize = 4;
 const LIVE_THOUGHT_LINES: usize = 3;
 
 pub fn render_entry(entry: &Entry, width: usize, focused: bool) -> Vec<Line<'static>> {
-    let width = width.max(10);
-    let mut lines = match &entry.item {
-        Item::User(text) => user(text, width),
-        Item::Agent(text) => agent(text, width),
-        Item::Thought {
-            text,
-            expanded,
-            live,
-        } => thought(text, *expanded, *live, width),
-        Item::Tool(call) => tool(call, width),
-        Item::Plan(plan) => plan_lines(plan, width),
-        Item::System { level, text } => system(*level, text, width),
-        Item::Divider(label) => divider(label, width),
-        Item::TurnEnd {
-            stop,
-            collapsed,
-            items,
-        } => turn_end(*stop, *collapsed, *items, focused),
-    };
+    let mut lines = Vec::new();
+    layout(entry, width, focused, &mut lines);
     if focused && let Some(line) = lines.iter_mut().find(|l| l.width() > 0) {
         line.style = line.style.patch(theme::selected());
     }
     lines
 }
 
+/// The number of lines `render_entry` returns, without building them.
+pub fn entry_height(entry: &Entry, width: usize, focused: bool) -> usize {
+    let mut count = Count::default();
+    layout(entry, width, focused, &mut count);
+    count.len()
+}
+
+fn layout<S: Sink>(entry: &Entry, width: usize, focused: bool, out: &mut S) {
+    let width = width.max(10);
+    match &entry.item {
+        Item::User(text) => user(text, width, out),
+        Item::Agent(text) => agent(text, width, out),
+        Item::Thought {
+            text,
+            expanded,
+            live,
+        } => thought(text, *expanded, *live, width, out),
+        Item::Tool(call) => tool(call, width, out),
+        Item::Plan(plan) => plan_lines(plan, width, out),
+        Item::System { level, text } => system(*level, text, width, out),
+        Item::Divider(label) => divider(label, width, out),
+        Item::TurnEnd {
+            stop,
+            collapsed,
+            items,
+        } => turn_end(*stop, *collapsed, *items, focused, out),
+    }
+}
+
 fn blank() -> Line<'static> {
     Line::default()
 }
 
-fn user(text: &str, width: usize) -> Vec<Line<'static>> {
-    let mut lines = vec![blank()];
+fn user<S: Sink>(text: &str, width: usize, out: &mut S) {
+    out.line(blank);
     let first = [Span::styled("› ", theme::user_prefix())];
     let rest = [Span::raw("  ")];
     for (i, line) in text.split('\n').enumerate() {
         let prefix = if i == 0 { &first } else { &rest };
-        lines.extend(wrap(
-            &[Span::styled(line.to_owned(), theme::bold())],
+        wrap_into(
+            &[Span::styled(line, theme::bold())],
             width,
             prefix,
             &rest,
-        ));
+            out,
+        );
     }
-    lines
 }
 
-fn agent(text: &str, width: usize) -> Vec<Line<'static>> {
-    let mut lines = vec![blank()];
-    let body = markdown::render(text, width - 2);
-    for (i, line) in body.into_iter().enumerate() {
-        let mut spans = vec![if i == 0 {
-            Span::styled("• ", theme::dim())
-        } else {
-            Span::raw("  ")
-        }];
-        spans.extend(line.spans);
-        lines.push(Line::from(spans).style(line.style));
-    }
-    lines
+fn agent<S: Sink>(text: &str, width: usize, out: &mut S) {
+    out.line(blank);
+    let mut body = S::default();
+    markdown::render_into(text, width - 2, &mut body);
+    out.append_indented(body, Span::styled("• ", theme::dim()), Span::raw("  "));
 }
 
-fn thought(text: &str, expanded: bool, live: bool, width: usize) -> Vec<Line<'static>> {
+fn thought<S: Sink>(text: &str, expanded: bool, live: bool, width: usize, out: &mut S) {
     let text = text.trim();
     let rows: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut lines = vec![blank()];
+    out.line(blank);
     if !expanded && !live {
         let first = rows.first().copied().unwrap_or("");
         let more = if rows.len() > 1 {
@@ -89,13 +95,15 @@ fn thought(text: &str, expanded: bool, live: bool, width: usize) -> Vec<Line<'st
         } else {
             String::new()
         };
-        let summary = truncate(first, width.saturating_sub(4 + more.len()));
-        lines.push(Line::from(vec![
-            Span::styled("∴ ", theme::thought()),
-            Span::styled(summary, theme::thought()),
-            Span::styled(more, theme::dim()),
-        ]));
-        return lines;
+        out.line(|| {
+            let summary = truncate(first, width.saturating_sub(4 + more.len()));
+            Line::from(vec![
+                Span::styled("∴ ", theme::thought()),
+                Span::styled(summary, theme::thought()),
+                Span::styled(more, theme::dim()),
+            ])
+        });
+        return;
     }
     let shown = if live {
         &rows[rows.len().saturating_sub(LIVE_THOUGHT_LINES)..]
@@ -107,17 +115,17 @@ fn thought(text: &str, expanded: bool, live: bool, width: usize) -> Vec<Line<'st
     } else {
         "∴ Thought"
     };
-    lines.push(Line::from(Span::styled(header, theme::thought())));
+    out.line(|| Line::from(Span::styled(header, theme::thought())));
     let indent = [Span::raw("  ")];
     for row in shown {
-        lines.extend(wrap(
-            &[Span::styled((*row).to_owned(), theme::thought())],
+        wrap_into(
+            &[Span::styled(*row, theme::thought())],
             width,
             &indent,
             &indent,
-        ));
+            out,
+        );
     }
-    lines
 }
 
 pub fn kind_glyph(kind: ToolKind) -> &'static str {
@@ -144,7 +152,7 @@ fn status_glyph(status: ToolStatus) -> Span<'static> {
     }
 }
 
-fn tool(call: &ToolCall, width: usize) -> Vec<Line<'static>> {
+fn tool<S: Sink>(call: &ToolCall, width: usize, out: &mut S) {
     let title = if call.title.is_empty() {
         "Tool call"
     } else {
@@ -154,7 +162,7 @@ fn tool(call: &ToolCall, width: usize) -> Vec<Line<'static>> {
         status_glyph(call.status),
         Span::raw(" "),
         Span::styled(format!("{} ", kind_glyph(call.kind)), theme::dim()),
-        Span::styled(title.to_owned(), theme::bold()),
+        Span::styled(title, theme::bold()),
     ];
     if let Some(code) = call.exit_code {
         let style = if code == 0 {
@@ -172,51 +180,49 @@ fn tool(call: &ToolCall, width: usize) -> Vec<Line<'static>> {
         };
         head.push(Span::styled(label, theme::dim()));
     }
-    let mut lines = vec![blank()];
-    lines.extend(wrap(&head, width, &[], &[Span::raw("    ")]));
+    out.line(blank);
+    wrap_into(&head, width, &[], &[Span::raw("    ")], out);
     if let Some(target) = call.target.as_deref().filter(|t| *t != title) {
         let bar = [Span::styled("  └ ", theme::dim())];
         let indent = [Span::raw("    ")];
         let first = target.lines().next().unwrap_or("");
-        lines.extend(
-            wrap_chars(first, theme::accent(), width, &bar, &indent)
-                .into_iter()
-                .take(3),
-        );
+        let mut wrapped = S::default();
+        wrap_chars_into(first, theme::accent(), width, &bar, &indent, &mut wrapped);
+        out.append(wrapped, 3);
     }
     let output = &call.output;
     let start = output.len().saturating_sub(TOOL_PREVIEW_LINES);
     let hidden = start + call.output_dropped;
     let gutter = Span::styled("    │ ", theme::dim());
     if hidden > 0 {
-        lines.push(Line::from(vec![
-            gutter.clone(),
-            Span::styled(format!("… {hidden} earlier lines"), theme::dim()),
-        ]));
+        out.line(|| {
+            Line::from(vec![
+                gutter.clone(),
+                Span::styled(format!("… {hidden} earlier lines"), theme::dim()),
+            ])
+        });
     }
     for row in &output[start..] {
-        let text = truncate(row, width.saturating_sub(6));
-        lines.push(Line::from(vec![
-            gutter.clone(),
-            Span::styled(text, theme::dim()),
-        ]));
+        out.line(|| {
+            let text = truncate(row, width.saturating_sub(6));
+            Line::from(vec![gutter.clone(), Span::styled(text, theme::dim())])
+        });
     }
-    lines
 }
 
-fn plan_lines(plan: &[PlanEntry], width: usize) -> Vec<Line<'static>> {
+fn plan_lines<S: Sink>(plan: &[PlanEntry], width: usize, out: &mut S) {
     let done = plan
         .iter()
         .filter(|e| e.status == PlanStatus::Completed)
         .count();
-    let mut lines = vec![
-        blank(),
+    out.line(blank);
+    out.line(|| {
         Line::from(vec![
             Span::styled("☰ ", theme::dim()),
             Span::styled("Plan", theme::bold()),
             Span::styled(format!(" · {done}/{} done", plan.len()), theme::dim()),
-        ]),
-    ];
+        ])
+    });
     for entry in plan {
         let (mark, style) = match entry.status {
             PlanStatus::Completed => ("  ✓ ", theme::dim().add_modifier(Modifier::CROSSED_OUT)),
@@ -229,17 +235,17 @@ fn plan_lines(plan: &[PlanEntry], width: usize) -> Vec<Line<'static>> {
             style
         };
         let first = [Span::styled(mark, mark_style)];
-        lines.extend(wrap(
-            &[Span::styled(entry.text.clone(), style)],
+        wrap_into(
+            &[Span::styled(entry.text.as_str(), style)],
             width,
             &first,
             &[Span::raw("    ")],
-        ));
+            out,
+        );
     }
-    lines
 }
 
-fn system(level: SystemLevel, text: &str, width: usize) -> Vec<Line<'static>> {
+fn system<S: Sink>(level: SystemLevel, text: &str, width: usize, out: &mut S) {
     let (mark, mark_style, text_style) = match level {
         SystemLevel::Info => ("· ", theme::dim(), theme::dim()),
         SystemLevel::Warn => (
@@ -253,38 +259,29 @@ fn system(level: SystemLevel, text: &str, width: usize) -> Vec<Line<'static>> {
             theme::error(),
         ),
     };
-    let mut lines = vec![blank()];
+    out.line(blank);
     let rest = [Span::raw("  ")];
+    let mark = [Span::styled(mark, mark_style)];
     for (i, row) in text.split('\n').enumerate() {
-        let first = if i == 0 {
-            vec![Span::styled(mark, mark_style)]
-        } else {
-            rest.to_vec()
-        };
-        lines.extend(wrap(
-            &[Span::styled(row.to_owned(), text_style)],
-            width,
-            &first,
-            &rest,
-        ));
+        let first = if i == 0 { &mark } else { &rest };
+        wrap_into(&[Span::styled(row, text_style)], width, first, &rest, out);
     }
-    lines
 }
 
 /// `── label ───…` across the width, after a blank line.
-fn divider(label: &str, width: usize) -> Vec<Line<'static>> {
-    let text = truncate(&format!("── {label} "), width);
-    let fill = width.saturating_sub(unicode_width::UnicodeWidthStr::width(text.as_str()));
-    vec![
-        blank(),
+fn divider<S: Sink>(label: &str, width: usize, out: &mut S) {
+    out.line(blank);
+    out.line(|| {
+        let text = truncate(&format!("── {label} "), width);
+        let fill = width.saturating_sub(unicode_width::UnicodeWidthStr::width(text.as_str()));
         Line::from(vec![
             Span::styled(text, theme::accent()),
             Span::styled("─".repeat(fill), theme::accent()),
-        ]),
-    ]
+        ])
+    });
 }
 
-fn turn_end(stop: StopReason, collapsed: bool, items: usize, focused: bool) -> Vec<Line<'static>> {
+fn turn_end<S: Sink>(stop: StopReason, collapsed: bool, items: usize, focused: bool, out: &mut S) {
     let reason = match stop {
         StopReason::EndTurn => None,
         StopReason::Cancelled => Some(("⊘ cancelled", theme::attention())),
@@ -315,8 +312,8 @@ fn turn_end(stop: StopReason, collapsed: bool, items: usize, focused: bool) -> V
         spans.push(Span::styled(text, style));
     }
     if spans.is_empty() {
-        return Vec::new();
+        return;
     }
     spans.insert(0, Span::raw("  "));
-    vec![Line::from(spans)]
+    out.line(|| Line::from(spans));
 }

@@ -1,6 +1,6 @@
 //! wta-tui: ratatui views of the helper's `AppState`. Pure: views read
 //! state and draw into a frame; the only mutable thing is the view's own
-//! cache of wrapped transcript lines.
+//! cache of transcript entry heights and of the wrapped lines in view.
 //!
 //! Integration: keep one [`View`] per pane, call `view.render(&state, frame)`
 //! inside `terminal.draw`, and turn crossterm input into app events with
@@ -19,6 +19,7 @@ mod popup;
 mod proposal_card;
 mod selection;
 mod setup;
+mod sink;
 mod status;
 mod table;
 pub mod theme;

@@ -5,32 +5,71 @@
 //! with its language label, rules, and tables (aligned when they fit, one
 //! record per row when they do not). Partial markdown from a stream renders
 //! as well as it parses; no construct can make a line exceed `width`.
+//!
+//! [`height`] runs the same renderer into a line counter: it parses but
+//! builds no lines, and always equals `render(..).len()`.
 
-use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use std::borrow::Cow;
+
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
+use crate::sink::{Count, Sink};
 use crate::table::{Table, render_table};
 use crate::theme;
-use crate::wrap::{wrap, wrap_chars};
+use crate::wrap::{wrap_chars_into, wrap_into};
+
+/// The markdown extensions the transcript understands.
+pub const OPTIONS: Options = Options::ENABLE_TABLES
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_TASKLISTS);
 
 /// Renders `source` into lines no wider than `width`.
 pub fn render(source: &str, width: usize) -> Vec<Line<'static>> {
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let mut out = Vec::new();
+    render_into(source, width, &mut out);
+    out
+}
+
+/// The number of lines `render(source, width)` returns, without building them.
+pub fn height(source: &str, width: usize) -> usize {
+    let mut out = Count::default();
+    render_into(source, width, &mut out);
+    out.len()
+}
+
+/// [`render`] into any sink; `out` starts empty (blocks after the first
+/// are set apart by a blank line).
+pub(crate) fn render_into<S: Sink>(source: &str, width: usize, out: &mut S) {
     let mut r = Renderer {
         width: width.max(8),
-        ..Renderer::default()
+        out,
+        inline: Vec::new(),
+        styles: Vec::new(),
+        containers: Vec::new(),
+        lists: Vec::new(),
+        links: Vec::new(),
+        code: None,
+        table: None,
+        gap: false,
     };
-    for event in Parser::new_ext(source, options) {
+    for event in Parser::new_ext(source, OPTIONS) {
         r.event(event);
     }
     r.flush();
     if r.code.is_some() {
         r.end_code();
     }
-    r.out
+}
+
+/// Event text as a span's content, borrowing the source where the parser did.
+fn cow(text: CowStr<'_>) -> Cow<'_, str> {
+    match text {
+        CowStr::Borrowed(s) => Cow::Borrowed(s),
+        other => Cow::Owned(other.into_string()),
+    }
 }
 
 /// A container's line prefixes: `first` once, then `rest`.
@@ -45,11 +84,12 @@ struct Code {
     text: String,
 }
 
-#[derive(Default)]
-struct Renderer {
+/// Renders events of a source borrowed for `'a` into `S`.
+struct Renderer<'a, 'o, S: Sink> {
     width: usize,
-    out: Vec<Line<'static>>,
-    inline: Vec<Span<'static>>,
+    out: &'o mut S,
+    /// The paragraph being collected; wrapped into `out` at `flush`.
+    inline: Vec<Span<'a>>,
     styles: Vec<Style>,
     containers: Vec<Prefix>,
     lists: Vec<Option<u64>>,
@@ -60,7 +100,7 @@ struct Renderer {
     gap: bool,
 }
 
-impl Renderer {
+impl<'a, S: Sink> Renderer<'a, '_, S> {
     fn style(&self) -> Style {
         self.styles
             .iter()
@@ -83,10 +123,7 @@ impl Renderer {
     }
 
     fn rest_prefix(&self) -> Vec<Span<'static>> {
-        self.containers
-            .iter()
-            .flat_map(|c| c.rest.clone())
-            .collect()
+        rest_prefix(&self.containers)
     }
 
     /// Starts a block: a blank line when a block came before, unless this is
@@ -95,8 +132,11 @@ impl Renderer {
         self.flush();
         let fresh_item = self.containers.last().is_some_and(|c| !c.used);
         if self.gap && !self.out.is_empty() && !fresh_item {
-            let blank: Vec<Span<'static>> = self.rest_prefix().into_iter().map(trim_span).collect();
-            self.out.push(Line::from(blank));
+            let containers = &self.containers;
+            self.out.line(|| {
+                let blank = rest_prefix(containers).into_iter().map(trim_span);
+                Line::from(blank.collect::<Vec<_>>())
+            });
         }
         self.gap = false;
     }
@@ -105,53 +145,61 @@ impl Renderer {
         if self.inline.is_empty() {
             return;
         }
-        let spans = std::mem::take(&mut self.inline);
+        let mut spans = std::mem::take(&mut self.inline);
         let (first, rest) = self.prefixes();
-        self.out.extend(wrap(&spans, self.width, &first, &rest));
+        wrap_into(&spans, self.width, &first, &rest, self.out);
+        spans.clear();
+        self.inline = spans;
     }
 
-    fn text(&mut self, text: &str) {
+    fn text(&mut self, text: impl Into<Cow<'a, str>>) {
+        let text = text.into();
         if let Some(code) = &mut self.code {
-            code.text.push_str(text);
+            code.text.push_str(&text);
         } else if let Some(table) = &mut self.table {
-            table.push_text(text);
+            table.push_text(&text);
         } else {
             let style = self.style();
-            self.inline.push(Span::styled(text.to_owned(), style));
+            self.inline.push(Span::styled(text, style));
         }
     }
 
-    fn event(&mut self, event: Event<'_>) {
+    fn event(&mut self, event: Event<'a>) {
         match event {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
-            Event::Text(text) => self.text(&text),
+            Event::Text(text) => self.text(cow(text)),
             Event::Code(code) => {
                 if let Some(table) = &mut self.table {
                     table.push_text(&code);
                 } else {
                     let style = self.style().patch(theme::inline_code());
-                    self.inline.push(Span::styled(code.into_string(), style));
+                    self.inline.push(Span::styled(cow(code), style));
                 }
             }
-            Event::InlineMath(t) | Event::DisplayMath(t) => self.text(&t),
+            Event::InlineMath(t) | Event::DisplayMath(t) => self.text(cow(t)),
             Event::Html(html) | Event::InlineHtml(html) => {
-                let text = html.trim_end_matches('\n').to_owned();
+                let text = match cow(html) {
+                    Cow::Borrowed(s) => Cow::Borrowed(s.trim_end_matches('\n')),
+                    Cow::Owned(s) => Cow::Owned(s.trim_end_matches('\n').to_owned()),
+                };
                 self.inline.push(Span::styled(text, theme::dim()));
             }
-            Event::FootnoteReference(label) => self.text(&format!("[{label}]")),
+            Event::FootnoteReference(label) => self.text(format!("[{label}]")),
             Event::SoftBreak => self.text(" "),
             Event::HardBreak => self.flush(),
             Event::Rule => {
                 self.block();
-                let rest = self.rest_prefix();
-                let used: usize = rest.iter().map(|s| s.content.width()).sum();
-                let mut spans = rest;
-                spans.push(Span::styled(
-                    "─".repeat(self.width.saturating_sub(used).min(40)),
-                    theme::dim(),
-                ));
-                self.out.push(Line::from(spans));
+                let (containers, width) = (&self.containers, self.width);
+                self.out.line(|| {
+                    let mut spans = rest_prefix(containers);
+                    let used: usize = spans.iter().map(|s| s.content.width()).sum();
+                    spans.push(Span::styled(
+                        "─".repeat(width.saturating_sub(used).min(40)),
+                        theme::dim(),
+                    ));
+                    Line::from(spans)
+                });
                 self.gap = true;
             }
             Event::TaskListMarker(done) => {
@@ -165,7 +213,7 @@ impl Renderer {
         }
     }
 
-    fn start(&mut self, tag: Tag<'_>) {
+    fn start(&mut self, tag: Tag<'a>) {
         match tag {
             Tag::Paragraph => self.block(),
             Tag::Heading { level, .. } => {
@@ -296,7 +344,7 @@ impl Renderer {
             TagEnd::Table => {
                 if let Some(table) = self.table.take() {
                     let rest = self.rest_prefix();
-                    self.out.extend(render_table(&table, self.width, &rest));
+                    render_table(&table, self.width, &rest, self.out);
                 }
                 self.gap = true;
             }
@@ -355,24 +403,33 @@ impl Renderer {
             p
         };
         if !code.lang.is_empty() {
-            let mut label = gutter("┌ ");
-            label.push(Span::styled(
-                code.lang,
-                theme::dim().add_modifier(Modifier::ITALIC),
-            ));
-            self.out.push(Line::from(label));
+            self.out.line(|| {
+                let mut label = gutter("┌ ");
+                label.push(Span::styled(
+                    code.lang,
+                    theme::dim().add_modifier(Modifier::ITALIC),
+                ));
+                Line::from(label)
+            });
         }
         let (bar, cont) = (gutter("│ "), gutter("┆ "));
         for line in code.text.trim_end_matches('\n').split('\n') {
-            let line = line.replace('\t', "    ");
-            self.out
-                .extend(wrap_chars(&line, Style::new(), self.width, &bar, &cont));
+            let line = if line.contains('\t') {
+                Cow::Owned(line.replace('\t', "    "))
+            } else {
+                Cow::Borrowed(line)
+            };
+            wrap_chars_into(&line, Style::new(), self.width, &bar, &cont, self.out);
         }
         if let Some(c) = self.containers.last_mut() {
             c.used = true;
         }
         self.gap = true;
     }
+}
+
+fn rest_prefix(containers: &[Prefix]) -> Vec<Span<'static>> {
+    containers.iter().flat_map(|c| c.rest.clone()).collect()
 }
 
 fn heading_style(level: HeadingLevel) -> Style {

@@ -6,8 +6,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
+use crate::sink::Sink;
 use crate::theme;
-use crate::wrap::{spans_width, wrap};
+use crate::wrap::{spans_width, wrap_into};
 
 /// Cells as plain text; the first row is the header.
 #[derive(Debug, Default)]
@@ -33,10 +34,10 @@ impl Table {
     }
 }
 
-pub fn render_table(table: &Table, width: usize, prefix: &[Span<'static>]) -> Vec<Line<'static>> {
+pub fn render_table<S: Sink>(table: &Table, width: usize, prefix: &[Span<'static>], out: &mut S) {
     let columns = table.rows.iter().map(Vec::len).max().unwrap_or(0);
     if columns == 0 {
-        return Vec::new();
+        return;
     }
     let mut widths = vec![1usize; columns];
     for row in &table.rows {
@@ -46,61 +47,64 @@ pub fn render_table(table: &Table, width: usize, prefix: &[Span<'static>]) -> Ve
     }
     let total = widths.iter().sum::<usize>() + 3 * (columns - 1);
     if total + spans_width(prefix) <= width {
-        grid(table, &widths, prefix)
+        grid(table, &widths, prefix, out);
     } else {
-        records(table, width, prefix)
+        records(table, width, prefix, out);
     }
 }
 
-fn grid(table: &Table, widths: &[usize], prefix: &[Span<'static>]) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
+fn grid<S: Sink>(table: &Table, widths: &[usize], prefix: &[Span<'static>], out: &mut S) {
     for (r, row) in table.rows.iter().enumerate() {
-        let mut spans = prefix.to_vec();
-        let style = if r == 0 { theme::bold() } else { Style::new() };
-        for (i, w) in widths.iter().enumerate() {
-            if i > 0 {
-                spans.push(Span::styled(" │ ", theme::dim()));
-            }
-            let cell = row.get(i).map_or("", String::as_str);
-            let pad = w - cell.width();
-            let text = if i + 1 == widths.len() {
-                cell.to_owned()
-            } else {
-                format!("{cell}{}", " ".repeat(pad))
-            };
-            spans.push(Span::styled(text, style));
-        }
-        lines.push(Line::from(spans));
+        out.line(|| grid_row(r, row, widths, prefix));
         if r == 0 {
-            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-            let mut spans = prefix.to_vec();
-            spans.push(Span::styled(rule.join("─┼─"), theme::dim()));
-            lines.push(Line::from(spans));
+            out.line(|| {
+                let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+                let mut spans = prefix.to_vec();
+                spans.push(Span::styled(rule.join("─┼─"), theme::dim()));
+                Line::from(spans)
+            });
         }
     }
-    lines
 }
 
-fn records(table: &Table, width: usize, prefix: &[Span<'static>]) -> Vec<Line<'static>> {
+fn grid_row(r: usize, row: &[String], widths: &[usize], prefix: &[Span<'static>]) -> Line<'static> {
+    let mut spans = prefix.to_vec();
+    let style = if r == 0 { theme::bold() } else { Style::new() };
+    for (i, w) in widths.iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" │ ", theme::dim()));
+        }
+        let cell = row.get(i).map_or("", String::as_str);
+        let pad = w - cell.width();
+        let text = if i + 1 == widths.len() {
+            cell.to_owned()
+        } else {
+            format!("{cell}{}", " ".repeat(pad))
+        };
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
+}
+
+fn records<S: Sink>(table: &Table, width: usize, prefix: &[Span<'static>], out: &mut S) {
     let header = table.rows.first().cloned().unwrap_or_default();
-    let mut lines = Vec::new();
     let mut first = prefix.to_vec();
     first.push(Span::styled("• ", theme::dim()));
     let mut rest = prefix.to_vec();
     rest.push(Span::raw("  "));
     for row in table.rows.iter().skip(1) {
         let title = row.first().map_or("", String::as_str);
-        lines.extend(wrap(
-            &[Span::styled(title.to_owned(), theme::bold())],
+        wrap_into(
+            &[Span::styled(title, theme::bold())],
             width,
             &first,
             &rest,
-        ));
+            out,
+        );
         for (i, cell) in row.iter().enumerate().skip(1) {
             let name = header.get(i).map_or(String::new(), |h| format!("{h}: "));
-            let spans = [Span::styled(name, theme::dim()), Span::raw(cell.clone())];
-            lines.extend(wrap(&spans, width, &rest, &rest));
+            let spans = [Span::styled(name, theme::dim()), Span::raw(cell.as_str())];
+            wrap_into(&spans, width, &rest, &rest, out);
         }
     }
-    lines
 }

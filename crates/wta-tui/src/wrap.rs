@@ -1,97 +1,160 @@
 //! Word wrapping of styled text by display width (unicode-width), with a
 //! first-line prefix and a hanging continuation prefix. Words wider than the
 //! line are broken between characters; nothing is ever cut off.
+//!
+//! Line breaks are decided from widths alone, and text is copied only into
+//! the lines a [`Sink`] keeps, so counting a wrap (`Count`) costs a scan of
+//! the text and gives exactly the number of lines the kept wrap has.
+
+use std::borrow::Cow;
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-/// A run of text in one style.
-pub type Piece = (Style, String);
+use crate::sink::Sink;
 
 /// Display width of a list of spans.
 pub fn spans_width(spans: &[Span<'_>]) -> usize {
-    spans.iter().map(|s| s.content.width()).sum()
+    spans.iter().map(|s| text_width(&s.content)).sum()
 }
 
-/// One word (or one whitespace run) as styled fragments.
-struct Token {
-    space: bool,
-    pieces: Vec<Piece>,
-    width: usize,
+/// `text.width()`, without the lookup for printable ASCII (one column a
+/// byte, which no sequence rule changes).
+fn text_width(text: &str) -> usize {
+    if text.bytes().all(|b| b.is_ascii_graphic() || b == b' ') {
+        text.len()
+    } else {
+        text.width()
+    }
 }
 
-fn tokenize(spans: &[Span<'_>]) -> Vec<Token> {
-    let mut tokens: Vec<Token> = Vec::new();
-    for span in spans {
-        for c in span.content.chars() {
-            let space = c == ' ';
-            let w = c.width().unwrap_or(0);
-            let start_new = tokens.last().is_none_or(|t| t.space != space);
-            if start_new {
-                tokens.push(Token {
-                    space,
-                    pieces: Vec::new(),
-                    width: 0,
-                });
-            }
-            let Some(token) = tokens.last_mut() else {
-                continue;
-            };
-            token.width += w;
-            match token.pieces.last_mut() {
-                Some((style, text)) if *style == span.style => text.push(c),
-                _ => token.pieces.push((span.style, c.to_string())),
-            }
+/// `c.width()`, zero for control characters, without the lookup for
+/// printable ASCII.
+fn char_width(c: char) -> usize {
+    if c.is_ascii_graphic() || c == ' ' {
+        1
+    } else {
+        c.width().unwrap_or(0)
+    }
+}
+
+/// A run of a token in one style. Borrowed from its span unless the run
+/// continues across spans of the same style.
+struct Piece<'s> {
+    style: Style,
+    text: Cow<'s, str>,
+}
+
+impl Piece<'_> {
+    /// The piece's width as the wrap counts it: of the whole string (a
+    /// sequence can be narrower than its characters).
+    fn width(&self) -> usize {
+        text_width(&self.text)
+    }
+}
+
+/// Splits spans into tokens: alternating runs of words and of spaces, which
+/// may cross span boundaries.
+struct Tokens<'s> {
+    spans: &'s [Span<'s>],
+    span: usize,
+    byte: usize,
+}
+
+impl<'s> Tokens<'s> {
+    fn new(spans: &'s [Span<'s>]) -> Self {
+        Tokens {
+            spans,
+            span: 0,
+            byte: 0,
         }
     }
-    tokens
+
+    /// Reads the next token into `pieces`: whether it is spaces, and its
+    /// width (the sum of its characters' widths).
+    fn next(&mut self, pieces: &mut Vec<Piece<'s>>) -> Option<(bool, usize)> {
+        pieces.clear();
+        let mut kind: Option<bool> = None;
+        let mut width = 0;
+        while let Some(span) = self.spans.get(self.span) {
+            let content: &'s str = &span.content;
+            let mut end = self.byte;
+            for c in content[self.byte..].chars() {
+                let space = c == ' ';
+                if *kind.get_or_insert(space) != space {
+                    break;
+                }
+                width += char_width(c);
+                end += c.len_utf8();
+            }
+            if end > self.byte {
+                let text = &content[self.byte..end];
+                match pieces.last_mut() {
+                    Some(p) if p.style == span.style => p.text.to_mut().push_str(text),
+                    _ => pieces.push(Piece {
+                        style: span.style,
+                        text: Cow::Borrowed(text),
+                    }),
+                }
+            }
+            if end < content.len() {
+                // The token ends inside this span.
+                self.byte = end;
+                break;
+            }
+            self.span += 1;
+            self.byte = 0;
+        }
+        kind.map(|space| (space, width))
+    }
 }
 
-struct Builder<'p> {
-    lines: Vec<Line<'static>>,
-    current: Vec<Span<'static>>,
+struct Builder<'p, S: Sink> {
+    out: &'p mut S,
+    /// Lines this builder finished (the first one takes `first`).
+    lines: usize,
+    row: S::Row,
     used: usize,
     width: usize,
-    first: &'p [Span<'static>],
     rest: &'p [Span<'static>],
+    first_width: usize,
+    rest_width: usize,
 }
 
-impl<'a> Builder<'a> {
+impl<'p, S: Sink> Builder<'p, S> {
     /// A builder whose first line is started; the width leaves room for the
     /// longer prefix plus one column.
-    fn start(width: usize, first: &'a [Span<'static>], rest: &'a [Span<'static>]) -> Self {
-        let width = width.max(spans_width(first).max(spans_width(rest)) + 1);
-        let mut b = Builder {
-            lines: Vec::new(),
-            current: Vec::new(),
-            used: 0,
-            width,
-            first,
+    fn start(
+        width: usize,
+        first: &'p [Span<'static>],
+        rest: &'p [Span<'static>],
+        out: &'p mut S,
+    ) -> Self {
+        let (first_width, rest_width) = (spans_width(first), spans_width(rest));
+        Builder {
+            out,
+            lines: 0,
+            row: S::row(first),
+            used: first_width,
+            width: width.max(first_width.max(rest_width) + 1),
             rest,
-        };
-        b.start_line();
-        b
-    }
-
-    /// The wrapped lines, the current one included.
-    fn finish(mut self) -> Vec<Line<'static>> {
-        self.lines
-            .push(Line::from(std::mem::take(&mut self.current)));
-        self.lines
-    }
-
-    fn prefix(&self) -> &[Span<'static>] {
-        if self.lines.is_empty() {
-            self.first
-        } else {
-            self.rest
+            first_width,
+            rest_width,
         }
     }
 
-    fn start_line(&mut self) {
-        self.current = self.prefix().to_vec();
-        self.used = spans_width(&self.current);
+    /// Ends the current line.
+    fn finish(self) {
+        self.out.end_row(self.row);
+    }
+
+    fn prefix_width(&self) -> usize {
+        if self.lines == 0 {
+            self.first_width
+        } else {
+            self.rest_width
+        }
     }
 
     fn available(&self) -> usize {
@@ -99,33 +162,37 @@ impl<'a> Builder<'a> {
     }
 
     fn finish_line(&mut self) {
-        let spans = std::mem::take(&mut self.current);
-        self.lines.push(Line::from(spans));
-        self.start_line();
+        self.lines += 1;
+        let row = std::mem::replace(&mut self.row, S::row(self.rest));
+        self.out.end_row(row);
+        self.used = self.rest_width;
     }
 
     fn at_line_start(&self) -> bool {
-        self.used == spans_width(self.prefix())
+        self.used == self.prefix_width()
     }
 
     fn push_piece(&mut self, style: Style, text: &str, width: usize) {
         self.used += width;
-        match self.current.last_mut() {
-            Some(span) if span.style == style => span.content.to_mut().push_str(text),
-            _ => self.current.push(Span::styled(text.to_owned(), style)),
+        S::push(&mut self.row, style, text);
+    }
+
+    fn push_pieces(&mut self, pieces: &[Piece<'_>]) {
+        for p in pieces {
+            self.push_piece(p.style, &p.text, p.width());
         }
     }
 
     /// Breaks a too-wide word between characters.
-    fn push_broken(&mut self, pieces: &[Piece]) {
-        for (style, text) in pieces {
-            for c in text.chars() {
-                let w = c.width().unwrap_or(0);
+    fn push_broken(&mut self, pieces: &[Piece<'_>]) {
+        for p in pieces {
+            for c in p.text.chars() {
+                let w = char_width(c);
                 if w > self.available() && !self.at_line_start() {
                     self.finish_line();
                 }
                 let mut buf = [0u8; 4];
-                self.push_piece(*style, c.encode_utf8(&mut buf), w);
+                self.push_piece(p.style, c.encode_utf8(&mut buf), w);
             }
         }
     }
@@ -139,33 +206,53 @@ pub fn wrap(
     first: &[Span<'static>],
     rest: &[Span<'static>],
 ) -> Vec<Line<'static>> {
-    let mut b = Builder::start(width, first, rest);
-    let mut pending_space: Option<Vec<Piece>> = None;
-    for token in tokenize(spans) {
-        if token.space {
+    let mut out = Vec::new();
+    wrap_into(spans, width, first, rest, &mut out);
+    out
+}
+
+/// [`wrap`] into any sink.
+pub(crate) fn wrap_into<S: Sink>(
+    spans: &[Span<'_>],
+    width: usize,
+    first: &[Span<'static>],
+    rest: &[Span<'static>],
+    out: &mut S,
+) {
+    let mut b = Builder::start(width, first, rest, out);
+    let mut tokens = Tokens::new(spans);
+    let mut word = Vec::new();
+    // Spaces before the next word; dropped at a line break.
+    let mut space = Vec::new();
+    let mut pending_space = false;
+    while let Some((is_space, token_width)) = tokens.next(&mut word) {
+        if is_space {
             if !b.at_line_start() {
-                pending_space = Some(token.pieces);
+                std::mem::swap(&mut space, &mut word);
+                pending_space = true;
             }
             continue;
         }
-        let space: Vec<Piece> = pending_space.take().unwrap_or_default();
-        let space_width: usize = space.iter().map(|(_, t)| t.width()).sum();
-        if space_width + token.width <= b.available() {
-            for (style, text) in &space {
-                b.push_piece(*style, text, text.width());
+        let space_width: usize = if pending_space {
+            space.iter().map(Piece::width).sum()
+        } else {
+            0
+        };
+        if space_width + token_width <= b.available() {
+            if pending_space {
+                b.push_pieces(&space);
             }
         } else if !b.at_line_start() {
             b.finish_line();
         }
-        if token.width <= b.available() {
-            for (style, text) in &token.pieces {
-                b.push_piece(*style, text, text.width());
-            }
+        pending_space = false;
+        if token_width <= b.available() {
+            b.push_pieces(&word);
         } else {
-            b.push_broken(&token.pieces);
+            b.push_broken(&word);
         }
     }
-    b.finish()
+    b.finish();
 }
 
 /// Hard-wraps one line of preformatted text (code, output) between characters.
@@ -176,9 +263,26 @@ pub fn wrap_chars(
     first: &[Span<'static>],
     rest: &[Span<'static>],
 ) -> Vec<Line<'static>> {
-    let mut b = Builder::start(width, first, rest);
-    b.push_broken(&[(style, text.to_owned())]);
-    b.finish()
+    let mut out = Vec::new();
+    wrap_chars_into(text, style, width, first, rest, &mut out);
+    out
+}
+
+/// [`wrap_chars`] into any sink.
+pub(crate) fn wrap_chars_into<S: Sink>(
+    text: &str,
+    style: Style,
+    width: usize,
+    first: &[Span<'static>],
+    rest: &[Span<'static>],
+    out: &mut S,
+) {
+    let mut b = Builder::start(width, first, rest, out);
+    b.push_broken(&[Piece {
+        style,
+        text: Cow::Borrowed(text),
+    }]);
+    b.finish();
 }
 
 /// Cuts text to `width` columns, ending with `…` when something was cut.
@@ -202,7 +306,19 @@ pub fn truncate(text: &str, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        #[test]
+        fn the_ascii_shortcuts_give_unicode_widths(text in "[ -~]{0,40}|\\PC{0,12}") {
+            prop_assert_eq!(text_width(&text), text.width());
+            for c in text.chars() {
+                prop_assert_eq!(char_width(c), c.width().unwrap_or(0));
+            }
+        }
+    }
 
     fn plain(lines: &[Line<'_>]) -> Vec<String> {
         lines
