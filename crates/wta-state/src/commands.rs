@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
+use super::events::Scripted;
 use super::pickers;
 use super::slash::{self, COMMANDS, SlashCommand, Submission};
 use super::state::{AppState, Pending, Scroll, Setup};
@@ -32,6 +33,29 @@ pub(crate) fn submit(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
             ),
         ),
         Submission::BadArgument { message, .. } => refuse(state, &message),
+    }
+}
+
+/// A scripted front end's action, by the same paths as the keys.
+pub(crate) fn scripted(state: &mut AppState, script: Scripted, now: Instant, fx: &mut Vec<Effect>) {
+    match script {
+        Scripted::Submit(text) => {
+            state.input.set_text(&text);
+            submit(state, now, fx);
+        }
+        Scripted::Answer(option) => {
+            if let Some((request, answer)) = state.permissions.answer_with(option.as_deref(), now) {
+                fx.push(Effect::AnswerPermission { request, answer });
+            }
+        }
+        Scripted::Cancel => {
+            if state.transcript.turn_running() {
+                cancel_turn(state, fx);
+            }
+        }
+        Scripted::SetOption { option, value } => {
+            fx.push(Effect::SetConfigOption { option, value });
+        }
     }
 }
 

@@ -123,7 +123,24 @@ pub enum Event {
     /// (`wta_tui::View::card_feedback` does both); a card confirms only
     /// once every row of its full text was reported on screen.
     CardShown(super::proposal_card::CardSight),
+    /// A scripted front end (the headless driver) acting as the user.
+    Script(Scripted),
     Domain(DomainEvent),
+}
+
+/// What a scripted front end does, by the same paths as the keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scripted {
+    /// The text typed into the editor and Enter pressed (a prompt, or a
+    /// slash command such as `/new`).
+    Submit(String),
+    /// The oldest permission card answered with this option id, or
+    /// dismissed (`None`); no grace period, since nothing is typed.
+    Answer(Option<String>),
+    /// Cancel the running turn.
+    Cancel,
+    /// Set a session config option (what the option pickers do).
+    SetOption { option: String, value: String },
 }
 
 /// Something the ACP connection (or the helper around it) observed.

@@ -41,7 +41,7 @@ pub mod transcript;
 pub use debug::{DebugLine, DebugLog, Direction};
 pub use domain::*;
 pub use effects::Effect;
-pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse};
+pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse, Scripted};
 pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQueue, Stale};
 pub use reducer::update;
 pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};

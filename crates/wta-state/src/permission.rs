@@ -109,6 +109,21 @@ impl PermissionQueue {
         }
     }
 
+    /// Answers the front card with `option` (one it offers) or dismisses it
+    /// (`None` or an option it does not offer); `None` when there is no card.
+    pub fn answer_with(
+        &mut self,
+        option: Option<&str>,
+        now: Instant,
+    ) -> Option<(PermissionRequestId, PermissionAnswer)> {
+        let front = self.pop_front(now)?;
+        let offered = option.filter(|o| front.request.options.iter().any(|x| x.id == *o));
+        let answer = offered.map_or(PermissionAnswer::Cancelled, |o| {
+            PermissionAnswer::Selected(o.to_owned())
+        });
+        Some((front.request.id, answer))
+    }
+
     /// Moves the highlight by `delta`, clamped to the options.
     pub fn move_selection(&mut self, delta: isize) {
         if let Some(front) = self.items.front_mut() {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::effects::Effect;
 use super::events::{Event, Mouse};
 use super::state::{AppState, Scroll};
-use super::{domain_events, keys, proposal_card, selection};
+use super::{commands, domain_events, keys, proposal_card, selection};
 
 /// Lines one wheel notch scrolls.
 pub const WHEEL_LINES: usize = 3;
@@ -42,6 +42,7 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
         }
         Event::Tick => on_tick(state),
         Event::CardShown(sight) => proposal_card::on_shown(state, sight),
+        Event::Script(script) => commands::scripted(state, script, now, &mut effects),
         Event::Domain(event) => domain_events::on_domain(state, event, now, &mut effects),
     }
     effects

@@ -692,3 +692,59 @@ fn f12_toggles_debug_and_paste_inserts_verbatim() {
     assert!(p.send(Event::Paste("line1\nline2".into())).is_empty());
     assert_eq!(p.state.input.text(), "line1\nline2");
 }
+
+#[test]
+fn a_scripted_front_end_takes_the_same_paths_as_the_keys() {
+    let mut p = Pane::ready();
+    let script = |s| Event::Script(s);
+    // Submit: a prompt opens a turn, a slash command runs.
+    assert_eq!(
+        p.send(script(Scripted::Submit("hello".into()))),
+        [Effect::SendPrompt("hello".into())]
+    );
+    assert!(p.state.transcript.turn_running());
+    // A second prompt during the turn is queued, as typed ones are.
+    assert!(p.send(script(Scripted::Submit("later".into()))).is_empty());
+    assert_eq!(p.state.queued.as_deref(), Some("later"));
+    // Answer: the oldest card, at once (nothing is typed, so no grace), with
+    // an option it offers; an option it does not offer dismisses it.
+    p.domain(DomainEvent::PermissionRequest(permission(1)));
+    p.domain(DomainEvent::PermissionRequest(permission(2)));
+    assert_eq!(
+        p.send(script(Scripted::Answer(Some("always".into())))),
+        [Effect::AnswerPermission {
+            request: PermissionRequestId(1),
+            answer: PermissionAnswer::Selected("always".into())
+        }]
+    );
+    assert_eq!(
+        p.send(script(Scripted::Answer(Some("not-offered".into())))),
+        [Effect::AnswerPermission {
+            request: PermissionRequestId(2),
+            answer: PermissionAnswer::Cancelled
+        }]
+    );
+    assert!(
+        p.send(script(Scripted::Answer(None))).is_empty(),
+        "no card left"
+    );
+    // Cancel: only a running turn.
+    let fx = p.send(script(Scripted::Cancel));
+    assert!(fx.contains(&Effect::Cancel), "{fx:?}");
+    p.domain(DomainEvent::TurnEnded(StopReason::Cancelled));
+    assert!(!p.send(script(Scripted::Cancel)).contains(&Effect::Cancel));
+    assert_eq!(
+        p.send(script(Scripted::Submit("/new".into()))),
+        [Effect::NewSession]
+    );
+    assert_eq!(
+        p.send(script(Scripted::SetOption {
+            option: "mode".into(),
+            value: "plan".into()
+        })),
+        [Effect::SetConfigOption {
+            option: "mode".into(),
+            value: "plan".into()
+        }]
+    );
+}
