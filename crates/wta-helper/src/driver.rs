@@ -1,27 +1,29 @@
-//! A headless helper driver: line commands on input, JSON event lines on output.
+//! The headless front end: the same session machine and runtime as the
+//! agent pane, with line commands on input and JSON event lines on output
+//! instead of a terminal. For tests and scripting.
 //!
-//! It stands where the TUI will stand, for tests and scripting. Commands:
-//! `prompt <text>`, `cancel`, `allow <option-id>` (answers the oldest pending
-//! permission), `deny` (cancels it), `new`, `restart` (a new session on a fresh
-//! agent process of its own, like `/restart`), `config <id> <value>`, `sessions`.
-//! Events: `ready`, `update`, `permission`, `prompt_done`, `error`, `lagged`,
-//! `agent_exited`, `agent_restarted`, `client_request`, `sessions`, `master_closed`.
-//! A prompt for a session that died with its agent first opens a new session
-//! (the master starts the agent again) and says so with `agent_restarted`. This driver has
-//! no terminals or files to offer, so `fs/*` and `terminal/*` are refused with
-//! an error saying so.
+//! Commands (each acts as the user would): `prompt <text>`, `cancel`,
+//! `allow <option-id>` (answers the oldest permission card), `deny`
+//! (dismisses it), `new` and `restart` (`/new`, `/restart`), `config <id>
+//! <value>`, `sessions`. Events: `ready` (a session is open), `update`
+//! (`session/update`, as ACP sent it), `permission` (a card asks), `prompt_done`,
+//! `error`, `lagged`, `agent_exited`, `agent_restarted` (a prompt after the
+//! agent died opened a new session first), `client_request`, `config`,
+//! `sessions`, `master_closed`.
+//!
+//! There is no card side here: prompts go without a proposal channel, and
+//! the proposal socket is not served. `fs/*` is served as in the pane.
 
-use std::collections::VecDeque;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::time::Instant;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use wta_state::{Event, PermissionRequestId, Scripted};
 
-use crate::connection::{
-    ConnectOptions, ConnectionError, HelperEvent, MasterConnection, PermissionRequest,
-};
+use crate::connection::ConnectionError;
+use crate::machine::{Call, ClientCall, Input, Machine};
+use crate::runtime::{Runtime, RuntimeConfig};
 
 /// How a headless run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,10 +47,25 @@ fn error_event(err: &ConnectionError) -> Value {
     json!({"event": "error", "kind": kind, "message": err.to_string()})
 }
 
-/// Connects, opens one session in `cwd`, then serves commands until input EOF or master EOF.
+fn usage(message: &str) -> Value {
+    json!({"event": "error", "kind": "usage", "message": message})
+}
+
+/// What the sink has told its reader so far.
+#[derive(Debug, Default)]
+struct Seen {
+    /// The session last announced (`ready` / `agent_restarted`).
+    session: Option<String>,
+    /// Permission cards announced.
+    cards: BTreeSet<PermissionRequestId>,
+    /// A session has been ready at least once.
+    ever_ready: bool,
+}
+
+/// Runs the pane headless: connects, opens one session in the config's cwd,
+/// then serves commands until input EOF or master EOF.
 pub async fn run_headless<I, O>(
-    options: ConnectOptions,
-    cwd: PathBuf,
+    config: RuntimeConfig,
     input: I,
     mut output: O,
 ) -> Result<DriverExit, ConnectionError>
@@ -56,39 +73,176 @@ where
     I: AsyncBufRead + Unpin,
     O: AsyncWrite + Unpin,
 {
-    let (events_tx, mut events) = mpsc::unbounded_channel();
-    let conn = Arc::new(MasterConnection::connect(options, events_tx).await?);
-    let mut session = conn.new_session(&cwd, None).await?.session_id.to_string();
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
-    let _ =
-        out_tx.send(json!({"event": "ready", "agentId": conn.agent_id(), "sessionId": session}));
-    let mut pending: VecDeque<PermissionRequest> = VecDeque::new();
-    let mut lost = false;
-    let mut lines = input.lines();
-    let exit = loop {
-        tokio::select! {
-            biased;
-            event = events.recv() => match event {
-                None | Some(HelperEvent::MasterClosed) => break DriverExit::MasterClosed,
-                Some(event) => {
-                    lost |= died_with_agent(&event, &session);
-                    write_line(&mut output, &on_event(event, &mut pending)).await;
-                }
-            },
-            Some(line) = out_rx.recv() => write_line(&mut output, &line).await,
-            line = lines.next_line() => match line {
-                Ok(Some(line)) => on_command(line.trim(), &conn, (&mut session, &mut lost), &cwd, &mut pending, &out_tx).await,
-                _ => break DriverExit::InputClosed,
-            },
-        }
+    let config = RuntimeConfig {
+        cards: false,
+        ..config
     };
-    while let Ok(line) = out_rx.try_recv() {
-        write_line(&mut output, &line).await;
+    let mut runtime = Runtime::new(config, None);
+    let mut machine = runtime.start(Instant::now());
+    let mut seen = Seen::default();
+    let mut lines = input.lines();
+    loop {
+        let next = tokio::select! {
+            biased;
+            input = runtime.next() => Some(input),
+            line = lines.next_line() => match line {
+                Ok(Some(line)) => {
+                    let (input, now) = (command(line.trim(), &machine), Instant::now());
+                    match input {
+                        Ok(Some(input)) => step(&mut runtime, &mut machine, &mut seen, input, now, &mut output).await?,
+                        Ok(None) => {}
+                        Err(message) => write_line(&mut output, &usage(&message)).await,
+                    }
+                    None
+                }
+                _ => return Ok(DriverExit::InputClosed),
+            },
+        };
+        if let Some(input) = next {
+            if matches!(input, Input::MasterClosed) {
+                write_line(&mut output, &json!({"event": "master_closed"})).await;
+                return Ok(DriverExit::MasterClosed);
+            }
+            step(
+                &mut runtime,
+                &mut machine,
+                &mut seen,
+                input,
+                Instant::now(),
+                &mut output,
+            )
+            .await?;
+        }
     }
-    if exit == DriverExit::MasterClosed {
-        write_line(&mut output, &json!({"event": "master_closed"})).await;
+}
+
+/// A line command as the machine input it stands for.
+fn command(line: &str, machine: &Machine) -> Result<Option<Input>, String> {
+    let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let script = match word {
+        "" => return Ok(None),
+        "prompt" => Scripted::Submit(rest.to_owned()),
+        "cancel" => Scripted::Cancel,
+        "allow" | "deny" if machine.app.permissions.is_empty() => {
+            return Err("no permission request is pending".to_owned());
+        }
+        "allow" => Scripted::Answer(Some(rest.trim().to_owned())),
+        "deny" => Scripted::Answer(None),
+        "new" => Scripted::Submit("/new".to_owned()),
+        "restart" => Scripted::Submit("/restart".to_owned()),
+        "sessions" => Scripted::Submit("/sessions".to_owned()),
+        "config" => {
+            let (option, value) = rest.split_once(' ').unwrap_or((rest, ""));
+            Scripted::SetOption {
+                option: option.to_owned(),
+                value: value.to_owned(),
+            }
+        }
+        other => return Err(format!("unknown command `{other}`")),
+    };
+    Ok(Some(Input::App(Event::Script(script))))
+}
+
+/// Steps the machine with `input` and writes what the reader should see.
+async fn step<O: AsyncWrite + Unpin>(
+    runtime: &mut Runtime,
+    machine: &mut Machine,
+    seen: &mut Seen,
+    input: Input,
+    now: Instant,
+    output: &mut O,
+) -> Result<(), ConnectionError> {
+    let restarting = machine.pane.pending_prompt.is_some();
+    let mut lines = before(&input, machine);
+    let prompt = matches!(&input, Input::App(Event::Script(Scripted::Submit(text))) if !text.starts_with('/'));
+    // The first session could not open: the run fails, as it starts.
+    let input = match input {
+        Input::Linked(result) if !seen.ever_ready => Input::Linked(Box::new(Ok((*result)?))),
+        Input::SessionOpened { agent, result } if !seen.ever_ready => Input::SessionOpened {
+            agent,
+            result: Box::new(Ok((*result)?)),
+        },
+        other => other,
+    };
+    runtime.apply(machine, input, now);
+    if prompt && !machine.app.transcript.turn_running() && machine.app.queued.is_none() {
+        lines.push(usage("the prompt was not sent: no session is ready"));
     }
-    Ok(exit)
+    let session = machine.pane.session.as_ref().map(|s| s.0.to_string());
+    if session.is_some() && session != seen.session {
+        let event = if restarting {
+            "agent_restarted"
+        } else {
+            "ready"
+        };
+        let mut line = json!({"event": event, "agentId": machine.pane.agent, "sessionId": session});
+        if restarting {
+            line["message"] = "the agent was started again; this is a new session".into();
+        }
+        lines.push(line);
+        seen.session.clone_from(&session);
+        seen.ever_ready = true;
+    }
+    for card in machine.app.permissions.iter() {
+        if seen.cards.insert(card.request.id) {
+            let options: Vec<&str> = card.request.options.iter().map(|o| o.id.as_str()).collect();
+            lines.push(json!({"event": "permission", "sessionId": session,
+                "title": card.request.title, "options": options}));
+        }
+    }
+    seen.cards
+        .retain(|id| machine.app.permissions.iter().any(|c| c.request.id == *id));
+    for line in lines {
+        write_line(output, &line).await;
+    }
+    Ok(())
+}
+
+/// What an input says on its own, before the machine takes it.
+fn before(input: &Input, machine: &Machine) -> Vec<Value> {
+    let current = machine.pane.session.as_ref();
+    match input {
+        Input::Update(n) if Some(&n.session_id) == current => {
+            vec![
+                json!({"event": "update", "sessionId": n.session_id.0.to_string(),
+                "update": serde_json::to_value(&n.update).unwrap_or(Value::Null)}),
+            ]
+        }
+        Input::PromptFinished { session, result } if Some(session) == current => {
+            match result.as_ref() {
+                Ok(stop) => vec![json!({"event": "prompt_done",
+                    "sessionId": session.0.to_string(), "stopReason": stop})],
+                Err(err) => vec![error_event(err)],
+            }
+        }
+        Input::Lagged { dropped } => vec![json!({"event": "lagged", "dropped": dropped})],
+        Input::AgentExited(n) => vec![json!({"event": "agent_exited", "agentId": n.agent_id,
+            "sessionIds": n.session_ids, "reason": n.reason})],
+        Input::ClientRequest { call, .. } => {
+            let method = match call {
+                ClientCall::ReadFile => "fs/read_text_file",
+                ClientCall::WriteFile => "fs/write_text_file",
+                ClientCall::Other { method } => method,
+            };
+            vec![json!({"event": "client_request", "method": method})]
+        }
+        Input::Sessions(result) => match result.as_ref() {
+            Ok(list) => vec![json!({"event": "sessions", "sessions": list.sessions})],
+            Err(err) => vec![error_event(err)],
+        },
+        Input::Replied {
+            call: Call::SetConfig,
+            result,
+        } => match result.as_ref() {
+            Ok(reply) => vec![json!({"event": "config", "configOptions": reply.config_options})],
+            Err(err) => vec![error_event(err)],
+        },
+        Input::SessionOpened { result, .. } => match result.as_ref() {
+            Err(err) => vec![error_event(err)],
+            Ok(_) => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
 }
 
 async fn write_line<O: AsyncWrite + Unpin>(output: &mut O, value: &Value) {
@@ -96,157 +250,4 @@ async fn write_line<O: AsyncWrite + Unpin>(output: &mut O, value: &Value) {
     line.push('\n');
     let _ = output.write_all(line.as_bytes()).await;
     let _ = output.flush().await;
-}
-
-/// Whether `event` says `session` went with its agent process.
-fn died_with_agent(event: &HelperEvent, session: &str) -> bool {
-    match event {
-        HelperEvent::AgentExited(n) => n.session_ids.iter().any(|s| s == session),
-        HelperEvent::PromptFinished {
-            session_id,
-            result: Err(ConnectionError::AgentExited { .. }),
-        } => session_id == session,
-        _ => false,
-    }
-}
-
-fn on_event(event: HelperEvent, pending: &mut VecDeque<PermissionRequest>) -> Value {
-    match event {
-        HelperEvent::SessionUpdate(n) => {
-            json!({"event": "update", "sessionId": n.session_id.to_string(), "update": serde_json::to_value(&n.update).unwrap_or(Value::Null)})
-        }
-        HelperEvent::Permission(p) => {
-            let options: Vec<String> = p
-                .request
-                .options
-                .iter()
-                .map(|o| o.option_id.to_string())
-                .collect();
-            let line = json!({"event": "permission", "sessionId": p.request.session_id.to_string(),
-                "title": p.request.tool_call.fields.title, "options": options});
-            pending.push_back(*p);
-            line
-        }
-        HelperEvent::ClientRequest(r) => {
-            let method = r.method.clone();
-            let _ = r.fail(
-                -32601,
-                "the headless wta driver offers no terminals or files",
-            );
-            json!({"event": "client_request", "method": method})
-        }
-        HelperEvent::Lagged { dropped } => json!({"event": "lagged", "dropped": dropped}),
-        HelperEvent::AgentExited(n) => json!({"event": "agent_exited", "agentId": n.agent_id,
-            "sessionIds": n.session_ids, "reason": n.reason}),
-        HelperEvent::PromptFinished { session_id, result } => match result {
-            Ok(r) => {
-                json!({"event": "prompt_done", "sessionId": session_id, "stopReason": r.stop_reason})
-            }
-            Err(err) => error_event(&err),
-        },
-        HelperEvent::MasterClosed => json!({"event": "master_closed"}),
-    }
-}
-
-async fn on_command(
-    line: &str,
-    conn: &Arc<MasterConnection>,
-    (session, lost): (&mut String, &mut bool),
-    cwd: &std::path::Path,
-    pending: &mut VecDeque<PermissionRequest>,
-    out: &mpsc::UnboundedSender<Value>,
-) {
-    let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
-    let spawn_call = |fut: std::pin::Pin<Box<dyn std::future::Future<Output = Value> + Send>>| {
-        let out = out.clone();
-        tokio::spawn(async move {
-            let _ = out.send(fut.await);
-        });
-    };
-    match word {
-        "prompt" if *lost => {
-            // The session died with its agent: a new one first, then the prompt.
-            match conn.new_session(cwd, None).await {
-                Ok(r) => {
-                    *session = r.session_id.to_string();
-                    *lost = false;
-                    let _ = out.send(
-                        json!({"event": "agent_restarted", "agentId": conn.agent_id(),
-                        "sessionId": *session,
-                        "message": "the agent was started again; this is a new session"}),
-                    );
-                    conn.start_prompt(session, rest);
-                }
-                Err(err) => {
-                    let _ = out.send(error_event(&err));
-                }
-            }
-        }
-        "prompt" => conn.start_prompt(session, rest),
-        "cancel" => {
-            if let Err(err) = conn.cancel(session) {
-                let _ = out.send(error_event(&err));
-            }
-        }
-        "allow" | "deny" => {
-            let Some(p) = pending.pop_front() else {
-                let _ = out.send(json!({"event": "error", "kind": "usage", "message": "no permission request is pending"}));
-                return;
-            };
-            let result = if word == "allow" {
-                p.select(rest.trim())
-            } else {
-                p.cancel()
-            };
-            if let Err(err) = result {
-                let _ = out.send(error_event(&err));
-            }
-        }
-        "new" | "restart" => {
-            // Sequential on purpose: the next command must use the new session.
-            let opened = if word == "new" {
-                conn.new_session(cwd, None).await
-            } else {
-                conn.restart_session(cwd, conn.agent_id()).await
-            };
-            match opened {
-                Ok(r) => {
-                    *session = r.session_id.to_string();
-                    *lost = false;
-                    let _ = out.send(json!({"event": "ready", "agentId": conn.agent_id(), "sessionId": *session}));
-                }
-                Err(err) => {
-                    let _ = out.send(error_event(&err));
-                }
-            }
-        }
-        "config" => {
-            let (id, value) = rest.split_once(' ').unwrap_or((rest, ""));
-            let (conn, s, id, value) = (
-                conn.clone(),
-                session.clone(),
-                id.to_owned(),
-                value.to_owned(),
-            );
-            spawn_call(Box::pin(async move {
-                match conn.set_config_option(&s, &id, &value).await {
-                    Ok(v) => json!({"event": "config", "result": v}),
-                    Err(err) => error_event(&err),
-                }
-            }));
-        }
-        "sessions" => {
-            let conn = conn.clone();
-            spawn_call(Box::pin(async move {
-                match conn.sessions().await {
-                    Ok(list) => json!({"event": "sessions", "sessions": list.sessions}),
-                    Err(err) => error_event(&err),
-                }
-            }));
-        }
-        "" => {}
-        other => {
-            let _ = out.send(json!({"event": "error", "kind": "usage", "message": format!("unknown command `{other}`")}));
-        }
-    }
 }

@@ -1,5 +1,5 @@
-//! The agent pane's runtime (`wta_helper::runtime::Runtime`, what the chat TUI
-//! drives) against a real master: `/restart` (`Effect::Restart`) moves only this
+//! The agent pane's machine and runtime (what the chat TUI drives) against a
+//! real master: `/restart` moves only this
 //! pane to a fresh agent process, and after that agent dies the next prompt
 //! opens a new session first, says so, and runs.
 //!
@@ -16,8 +16,11 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use acp_common::{Env, Helper};
+use std::time::Instant;
+
+use wta_helper::machine::{Input, Machine};
 use wta_helper::runtime::{Runtime, RuntimeConfig};
-use wta_state::{DomainEvent, Effect};
+use wta_state::{Event, Item, Scripted, SystemLevel};
 
 const T: Duration = Duration::from_secs(20);
 /// Set (to the shared agent's pid) only in the child that runs the runtime.
@@ -75,55 +78,66 @@ fn restart_and_respawn_through_the_pane_runtime() {
     );
 }
 
-/// Feeds the runtime's inputs back into it until an event matches `pred`.
-async fn until(
-    rt: &mut Runtime,
-    what: &str,
-    pred: impl Fn(&DomainEvent) -> bool,
-) -> Vec<DomainEvent> {
-    let mut seen = Vec::new();
+/// Feeds the runtime's inputs through the machine until `pred` holds.
+async fn until(rt: &mut Runtime, m: &mut Machine, what: &str, pred: impl Fn(&Machine) -> bool) {
     let deadline = tokio::time::Instant::now() + T;
-    loop {
+    while !pred(m) {
         let input = tokio::time::timeout_at(deadline, rt.next())
             .await
-            .unwrap_or_else(|_| panic!("no {what} within {T:?}; seen {seen:#?}"));
-        let events = rt.handle(input);
-        let hit = events.iter().any(&pred);
-        seen.extend(events);
-        if hit {
-            return seen;
-        }
+            .unwrap_or_else(|_| panic!("no {what} within {T:?}; transcript {:#?}", items(m, 0)));
+        rt.apply(m, input, Instant::now());
     }
 }
 
-fn chunks(events: &[DomainEvent]) -> String {
-    events
+/// The transcript's items from the `from`th on.
+fn items(m: &Machine, from: usize) -> Vec<Item> {
+    m.app.transcript.entries()[from..]
         .iter()
-        .filter_map(|e| match e {
-            DomainEvent::AgentMessageChunk(text) => Some(text.as_str()),
+        .map(|e| e.item.clone())
+        .collect()
+}
+
+fn agent_text(items: &[Item]) -> String {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Agent(text) => Some(text.as_str()),
             _ => None,
         })
         .collect()
 }
 
-async fn prompt(rt: &mut Runtime, text: &str) -> Vec<DomainEvent> {
-    let mut events = rt.execute(Effect::SendPrompt(text.to_owned()));
-    events.extend(
-        until(rt, "the end of the turn", |e| {
-            matches!(e, DomainEvent::TurnEnded(_))
+fn system_lines(items: &[Item], level: SystemLevel) -> Vec<String> {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            Item::System { level: l, text } if *l == level => Some(text.clone()),
+            _ => None,
         })
-        .await,
-    );
-    events
+        .collect()
 }
 
-async fn agent_pid(rt: &mut Runtime) -> i32 {
-    let events = prompt(rt, "pid").await;
-    let text = chunks(&events);
+/// Sends `text` as the user would and waits for the end of its turn;
+/// returns what the turn added to the transcript.
+async fn prompt(rt: &mut Runtime, m: &mut Machine, text: &str) -> Vec<Item> {
+    let from = m.app.transcript.entries().len();
+    let submit = Input::App(Event::Script(Scripted::Submit(text.to_owned())));
+    rt.apply(m, submit, Instant::now());
+    assert!(m.app.transcript.turn_running(), "{:#?}", items(m, from));
+    until(rt, m, "the end of the turn", |m| {
+        !m.app.transcript.turn_running()
+    })
+    .await;
+    items(m, from)
+}
+
+async fn agent_pid(rt: &mut Runtime, m: &mut Machine) -> i32 {
+    let items = prompt(rt, m, "pid").await;
+    let text = agent_text(&items);
     text.trim_start_matches("pid ")
         .trim()
         .parse()
-        .unwrap_or_else(|_| panic!("no pid in {events:#?}"))
+        .unwrap_or_else(|_| panic!("no pid in {items:#?}"))
 }
 
 /// Runs only in the child started above.
@@ -140,58 +154,55 @@ fn runtime_entry() {
             socket,
             agent: Some("custom:test".into()),
             cwd: std::env::current_dir().expect("cwd"),
+            cards: true,
             ..RuntimeConfig::default()
         };
         let mut rt = Runtime::new(config, None);
-        rt.start();
-        until(&mut rt, "a session", |e| {
-            matches!(e, DomainEvent::SessionStarted { .. })
-        })
-        .await;
-        assert_eq!(agent_pid(&mut rt).await, shared, "panes share the agent");
+        let mut m = rt.start(Instant::now());
+        until(&mut rt, &mut m, "a session", |m| m.pane.session.is_some()).await;
+        assert_eq!(
+            agent_pid(&mut rt, &mut m).await,
+            shared,
+            "panes share the agent"
+        );
 
         // /restart: a fresh process for this pane only.
-        let mut events = rt.execute(Effect::Restart);
-        events.extend(
-            until(&mut rt, "the restarted session", |e| {
-                matches!(e, DomainEvent::SessionStarted { .. })
-            })
-            .await,
-        );
-        let fresh = agent_pid(&mut rt).await;
+        let first = m.pane.session.clone();
+        let restart = Input::App(Event::Script(Scripted::Submit("/restart".into())));
+        rt.apply(&mut m, restart, Instant::now());
+        until(&mut rt, &mut m, "the restarted session", |m| {
+            m.pane.session.is_some() && m.pane.session != first
+        })
+        .await;
+        let fresh = agent_pid(&mut rt, &mut m).await;
         assert_ne!(fresh, shared, "restart gives this pane a new agent process");
 
         // That agent dies between turns: the pane is told, and the next prompt
         // opens a new session (starting the agent again), says so, and runs.
+        let from = m.app.transcript.entries().len();
         nix::sys::signal::kill(
             nix::unistd::Pid::from_raw(fresh),
             nix::sys::signal::Signal::SIGKILL,
         )
         .expect("kill the fresh agent");
-        let events = until(
-            &mut rt,
-            "the exit notice",
-            |e| matches!(e, DomainEvent::Error(text) if text.contains("exited")),
-        )
+        until(&mut rt, &mut m, "the exit notice", |m| {
+            system_lines(&items(m, from), SystemLevel::Error)
+                .iter()
+                .any(|t| t.contains("exited"))
+        })
         .await;
-        let notice = events
-            .iter()
-            .find_map(|e| match e {
-                DomainEvent::Error(text) => Some(text.clone()),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let notice = system_lines(&items(&m, from), SystemLevel::Error).join("\n");
         assert!(notice.contains("next prompt"), "{notice}");
 
-        let events = prompt(&mut rt, "echo back again").await;
+        let turn = prompt(&mut rt, &mut m, "echo back again").await;
         assert!(
-            events
+            system_lines(&turn, SystemLevel::Info)
                 .iter()
-                .any(|e| matches!(e, DomainEvent::Notice(text) if text.contains("new session"))),
-            "{events:#?}"
+                .any(|t| t.contains("new session")),
+            "{turn:#?}"
         );
-        assert_eq!(chunks(&events), "back again", "{events:#?}");
-        let respawned = agent_pid(&mut rt).await;
+        assert_eq!(agent_text(&turn), "back again", "{turn:#?}");
+        let respawned = agent_pid(&mut rt, &mut m).await;
         assert_ne!(respawned, fresh);
         assert_ne!(
             respawned, shared,

@@ -1,99 +1,122 @@
-//! What the master sends a helper unprompted, as typed events for the app.
+//! What the master sends a helper unprompted, as typed events: ACP schema
+//! types for `session/update`, `session/request_permission` and `fs/*`, the
+//! `_wta/*` types of `wta_protocol::helper_master`, and a responder with
+//! every request so it is answered exactly once.
 
 use agent_client_protocol::v1::schema::{
-    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionNotification,
+    PromptResponse, ReadTextFileRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification,
+    WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{Dispatch, Responder};
+use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use serde_json::Value;
 use tokio::sync::mpsc;
-use wta_protocol::helper_master::{self, AgentExitedNotification};
+use wta_protocol::helper_master::{self, AgentExitedNotification, LaggedNotification};
+
+use super::ConnectionError;
 
 /// One thing the master told this helper.
 #[derive(Debug)]
 pub enum HelperEvent {
     /// `session/update` for one of this helper's sessions.
     SessionUpdate(Box<SessionNotification>),
-    /// `session/request_permission`: answer with [`PermissionRequest::respond`].
+    /// `session/request_permission`: answer with [`PermissionRequest::select`]
+    /// or [`PermissionRequest::cancel`].
     Permission(Box<PermissionRequest>),
-    /// `fs/*`, `terminal/*` or another agent → client request, untyped.
-    ClientRequest(ClientRequest),
+    /// `fs/read_text_file`.
+    ReadFile(Box<Pending<ReadTextFileRequest>>),
+    /// `fs/write_text_file`.
+    WriteFile(Box<Pending<WriteTextFileRequest>>),
+    /// Another agent → client request (`terminal/*`, …) this helper does not
+    /// serve yet: refuse it with [`Unserved::refuse`].
+    Unserved(Unserved),
     /// A turn started with `MasterConnection::start_prompt` ended.
     PromptFinished {
-        session_id: String,
-        result: Result<agent_client_protocol::v1::schema::PromptResponse, super::ConnectionError>,
+        session_id: SessionId,
+        result: Result<PromptResponse, ConnectionError>,
     },
     /// The master dropped `dropped` notifications because this helper read too slowly.
-    Lagged { dropped: u64 },
+    Lagged(LaggedNotification),
     /// An agent serving some of this helper's sessions died; they are gone.
     AgentExited(AgentExitedNotification),
-    /// The master connection ended; the helper should exit.
+    /// The master connection ended.
     MasterClosed,
+}
+
+/// A typed request and the one way to answer it.
+#[derive(Debug)]
+pub struct Pending<R: JsonRpcRequest> {
+    pub request: R,
+    responder: Responder<R::Response>,
+}
+
+impl<R: JsonRpcRequest> Pending<R>
+where
+    R::Response: JsonRpcResponse,
+{
+    pub(crate) fn new(request: R, responder: Responder<R::Response>) -> Self {
+        Self { request, responder }
+    }
+
+    /// Answers with `response`.
+    pub fn respond(self, response: R::Response) -> Result<(), ConnectionError> {
+        self.responder
+            .respond(response)
+            .map_err(|_| ConnectionError::MasterClosed)
+    }
+
+    /// Answers with a JSON-RPC error.
+    pub fn fail(self, code: i32, message: &str) -> Result<(), ConnectionError> {
+        self.responder
+            .respond_with_error(agent_client_protocol::Error::new(code, message))
+            .map_err(|_| ConnectionError::MasterClosed)
+    }
 }
 
 /// A pending permission request. Dropping it unanswered makes the crate answer
 /// with an error; prefer [`PermissionRequest::cancel`].
-#[derive(Debug)]
-pub struct PermissionRequest {
-    pub request: RequestPermissionRequest,
-    responder: Responder<RequestPermissionResponse>,
-}
+pub type PermissionRequest = Pending<RequestPermissionRequest>;
 
-impl PermissionRequest {
-    pub(crate) fn new(
-        request: RequestPermissionRequest,
-        responder: Responder<RequestPermissionResponse>,
-    ) -> Self {
-        Self { request, responder }
-    }
-
+impl Pending<RequestPermissionRequest> {
     /// Answers with the option `option_id` (must be one the agent offered).
-    pub fn select(self, option_id: &str) -> Result<(), super::ConnectionError> {
+    pub fn select(self, option_id: &str) -> Result<(), ConnectionError> {
         let known = self
             .request
             .options
             .iter()
-            .any(|o| o.option_id.to_string() == option_id);
+            .any(|o| &*o.option_id.0 == option_id);
         if !known {
-            return Err(super::ConnectionError::UnknownOption(option_id.to_owned()));
+            return Err(ConnectionError::UnknownOption(option_id.to_owned()));
         }
-        self.respond(RequestPermissionOutcome::Selected(
+        self.respond_outcome(RequestPermissionOutcome::Selected(
             SelectedPermissionOutcome::new(option_id.to_owned()),
         ))
     }
 
     /// Answers `cancelled` (the turn was cancelled or the card dismissed).
-    pub fn cancel(self) -> Result<(), super::ConnectionError> {
-        self.respond(RequestPermissionOutcome::Cancelled)
+    pub fn cancel(self) -> Result<(), ConnectionError> {
+        self.respond_outcome(RequestPermissionOutcome::Cancelled)
     }
 
-    /// Answers with any outcome.
-    pub fn respond(self, outcome: RequestPermissionOutcome) -> Result<(), super::ConnectionError> {
-        self.responder
-            .respond(RequestPermissionResponse::new(outcome))
-            .map_err(|_| super::ConnectionError::MasterClosed)
+    fn respond_outcome(self, outcome: RequestPermissionOutcome) -> Result<(), ConnectionError> {
+        self.respond(RequestPermissionResponse::new(outcome))
     }
 }
 
-/// An agent → client request other than permission (`fs/*`, `terminal/*`).
+/// A request this helper has no handler for: its method, for the refusal.
 #[derive(Debug)]
-pub struct ClientRequest {
+pub struct Unserved {
     pub method: String,
-    pub params: Value,
     responder: Responder<Value>,
 }
 
-impl ClientRequest {
-    pub fn respond(self, result: Value) -> Result<(), super::ConnectionError> {
+impl Unserved {
+    /// Answers "method not found" with `message`.
+    pub fn refuse(self, message: &str) -> Result<(), ConnectionError> {
         self.responder
-            .respond(result)
-            .map_err(|_| super::ConnectionError::MasterClosed)
-    }
-
-    pub fn fail(self, code: i32, message: &str) -> Result<(), super::ConnectionError> {
-        self.responder
-            .respond_with_error(agent_client_protocol::Error::new(code, message))
-            .map_err(|_| super::ConnectionError::MasterClosed)
+            .respond_with_error(agent_client_protocol::Error::new(-32601, message))
+            .map_err(|_| ConnectionError::MasterClosed)
     }
 }
 
@@ -102,11 +125,12 @@ pub(crate) fn other(events: &mpsc::UnboundedSender<HelperEvent>, dispatch: Dispa
     match dispatch {
         Dispatch::Notification(msg) => {
             let event = match helper_master::ext_method(&msg.method) {
-                Some(helper_master::METHOD_LAGGED) => super::parse_lagged(&msg.params)
-                    .map(|l| HelperEvent::Lagged { dropped: l.dropped }),
-                Some(helper_master::METHOD_AGENT_EXITED) => {
-                    super::parse_agent_exited(&msg.params).map(HelperEvent::AgentExited)
-                }
+                Some(helper_master::METHOD_LAGGED) => serde_json::from_value(msg.params)
+                    .ok()
+                    .map(HelperEvent::Lagged),
+                Some(helper_master::METHOD_AGENT_EXITED) => serde_json::from_value(msg.params)
+                    .ok()
+                    .map(HelperEvent::AgentExited),
                 _ => None,
             };
             match event {
@@ -117,9 +141,8 @@ pub(crate) fn other(events: &mpsc::UnboundedSender<HelperEvent>, dispatch: Dispa
             }
         }
         Dispatch::Request(msg, responder) => {
-            let _ = events.send(HelperEvent::ClientRequest(ClientRequest {
+            let _ = events.send(HelperEvent::Unserved(Unserved {
                 method: msg.method,
-                params: msg.params,
                 responder,
             }));
         }

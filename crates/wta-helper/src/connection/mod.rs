@@ -15,26 +15,36 @@
 mod error;
 mod events;
 pub mod lost;
+pub mod replies;
+pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    NewSessionResponse, PromptResponse, RequestPermissionRequest, SessionNotification,
+    AuthenticateRequest, CancelNotification, ClientCapabilities, CloseSessionRequest, ContentBlock,
+    FileSystemCapabilities, Implementation, InitializeRequest, InitializeResponse,
+    NewSessionRequest, PromptRequest, PromptResponse, ReadTextFileRequest,
+    RequestPermissionRequest, SessionConfigOptionValue, SessionId, SessionNotification,
+    SetSessionConfigOptionRequest, TextContent, WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Dispatch};
-use agent_client_protocol::{Agent, ByteStreams, Client, UntypedMessage};
-use serde_json::{Value, json};
+use agent_client_protocol::{Agent, Client, JsonRpcMessage, JsonRpcRequest, UntypedMessage};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tokio::net::UnixStream;
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 use wta_protocol::helper_master::{
-    self, AgentExitedNotification, ClientKind, LaggedNotification, SessionsListResponse, WtaMeta,
+    self, ClientKind, SessionStateParams, SessionsListResponse, WtaMeta,
 };
 use wta_protocol::{PaneId, WindowId};
 
 pub use error::ConnectionError;
-pub use events::{ClientRequest, HelperEvent, PermissionRequest};
+pub use events::{HelperEvent, Pending, PermissionRequest, Unserved};
+pub use replies::{ModelState, OptionsReply, SessionOpened};
+pub use wire::{WireLine, WireTap};
 
 /// Delays between connection attempts (ms): about 10 s in total, no sleep after the last.
 pub const CONNECT_BACKOFF_MS: &[u64] = &[
@@ -51,6 +61,8 @@ pub struct ConnectOptions {
     pub target_pane: Option<PaneId>,
     /// `Cli` for one-shot commands that must not start an agent.
     pub client: ClientKind,
+    /// Where the JSON-RPC lines go as they cross the socket (the F12 panel).
+    pub tap: Option<WireTap>,
 }
 
 /// A live connection to the master.
@@ -59,7 +71,7 @@ pub struct MasterConnection {
     cx: ConnectionTo<Agent>,
     events: mpsc::UnboundedSender<HelperEvent>,
     /// The agent's `initialize` result as relayed by the master.
-    pub init: Value,
+    pub init: InitializeResponse,
     closed: watch::Receiver<bool>,
 }
 
@@ -81,6 +93,16 @@ pub async fn dial(socket: &Path) -> Result<UnixStream, ConnectionError> {
     })
 }
 
+/// The client capabilities this helper offers: `fs/*` (served with bounds),
+/// `terminal/*` (refused with a clear error until agent terminals exist).
+fn capabilities() -> ClientCapabilities {
+    ClientCapabilities::new()
+        .fs(FileSystemCapabilities::new()
+            .read_text_file(true)
+            .write_text_file(true))
+        .terminal(true)
+}
+
 impl MasterConnection {
     /// Connects and initializes. Events go to `events` until the master closes.
     pub async fn connect(
@@ -89,7 +111,7 @@ impl MasterConnection {
     ) -> Result<Self, ConnectionError> {
         let stream = dial(&options.socket).await?;
         let (read, write) = stream.into_split();
-        let transport = ByteStreams::new(write.compat_write(), read.compat());
+        let transport = wire::transport(read, write, options.tap.clone());
         let (ready_tx, ready_rx) = oneshot::channel();
         let (closed_tx, closed_rx) = watch::channel(false);
         let meta = WtaMeta {
@@ -99,43 +121,62 @@ impl MasterConnection {
             client: options.client,
             ..WtaMeta::default()
         };
-        let notify_events = events.clone();
-        let permission_events = events.clone();
-        let request_events = events.clone();
-        let own_events = events.clone();
+        let init = InitializeRequest::new(ProtocolVersion::V1)
+            .client_capabilities(capabilities())
+            .client_info(Implementation::new("wta-helper", env!("CARGO_PKG_VERSION")))
+            .meta(meta.to_meta());
+        let (notify, permission, read_file, write_file, other, own) = (
+            events.clone(),
+            events.clone(),
+            events.clone(),
+            events.clone(),
+            events.clone(),
+            events.clone(),
+        );
         tokio::spawn(async move {
             let result = Client
                 .v1()
                 .name("wta-helper")
                 .on_receive_notification(
                     async move |n: SessionNotification, _cx| {
-                        let _ = notify_events.send(HelperEvent::SessionUpdate(Box::new(n)));
+                        let _ = notify.send(HelperEvent::SessionUpdate(Box::new(n)));
                         Ok(())
                     },
                     agent_client_protocol::on_receive_notification!(),
                 )
                 .on_receive_request(
                     async move |request: RequestPermissionRequest, responder, _cx| {
-                        let _ = permission_events.send(HelperEvent::Permission(Box::new(PermissionRequest::new(request, responder))));
+                        let pending = Pending::new(request, responder);
+                        let _ = permission.send(HelperEvent::Permission(Box::new(pending)));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_request!(),
+                )
+                .on_receive_request(
+                    async move |request: ReadTextFileRequest, responder, _cx| {
+                        let pending = Pending::new(request, responder);
+                        let _ = read_file.send(HelperEvent::ReadFile(Box::new(pending)));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_request!(),
+                )
+                .on_receive_request(
+                    async move |request: WriteTextFileRequest, responder, _cx| {
+                        let pending = Pending::new(request, responder);
+                        let _ = write_file.send(HelperEvent::WriteFile(Box::new(pending)));
                         Ok(())
                     },
                     agent_client_protocol::on_receive_request!(),
                 )
                 .on_receive_dispatch(
                     async move |dispatch: Dispatch, _cx| {
-                        events::other(&request_events, dispatch);
+                        events::other(&other, dispatch);
                         Ok(())
                     },
                     agent_client_protocol::on_receive_dispatch!(),
                 )
                 .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
-                    let params = json!({
-                        "protocolVersion": 1,
-                        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true},
-                        "clientInfo": {"name": "wta-helper", "version": env!("CARGO_PKG_VERSION")},
-                        "_meta": meta.to_meta(),
-                    });
-                    let init = cx.send_request(UntypedMessage::new("initialize", params)?).block_task().await;
+                    let init = cx.send_request(init).block_task().await;
                     let failed = init.is_err();
                     let _ = ready_tx.send(init.map(|v| (cx.clone(), v)));
                     if !failed {
@@ -153,7 +194,7 @@ impl MasterConnection {
         match ready_rx.await {
             Ok(Ok((cx, init))) => Ok(Self {
                 cx,
-                events: own_events,
+                events: own,
                 init,
                 closed: closed_rx,
             }),
@@ -163,81 +204,92 @@ impl MasterConnection {
     }
 
     /// The agent id the master chose for this helper (`_meta.wta.agentId` of the init reply).
-    pub fn agent_id(&self) -> Option<&str> {
-        self.init
-            .pointer("/_meta/wta/agentId")
-            .and_then(Value::as_str)
+    pub fn agent_id(&self) -> Option<String> {
+        let meta = self.init.meta.as_ref()?;
+        let wta = meta.get("wta")?;
+        wta.get("agentId")?.as_str().map(str::to_owned)
     }
 
-    async fn request(&self, method: &str, params: Value) -> Result<Value, ConnectionError> {
+    fn check_open(&self) -> Result<(), ConnectionError> {
         if *self.closed.borrow() {
             return Err(ConnectionError::MasterClosed);
         }
+        Ok(())
+    }
+
+    fn failure(&self, err: agent_client_protocol::Error) -> ConnectionError {
+        if *self.closed.borrow() {
+            ConnectionError::MasterClosed
+        } else {
+            ConnectionError::from_acp(err)
+        }
+    }
+
+    /// A schema-typed request and its typed response.
+    async fn send<R: JsonRpcRequest>(&self, request: R) -> Result<R::Response, ConnectionError> {
+        self.check_open()?;
+        self.cx
+            .send_request(request)
+            .block_task()
+            .await
+            .map_err(|e| self.failure(e))
+    }
+
+    /// A request outside the schema (`_wta/*`, `session/set_model`) or one
+    /// whose reply carries more than the schema type (`session/new`'s
+    /// `models`): typed params, typed reply.
+    async fn call<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, ConnectionError> {
+        self.check_open()?;
         let msg = UntypedMessage::new(method, params).map_err(ConnectionError::from_acp)?;
-        self.cx.send_request(msg).block_task().await.map_err(|e| {
-            if *self.closed.borrow() {
-                ConnectionError::MasterClosed
-            } else {
-                ConnectionError::from_acp(e)
-            }
-        })
+        let value = self
+            .cx
+            .send_request(msg)
+            .block_task()
+            .await
+            .map_err(|e| self.failure(e))?;
+        serde_json::from_value(value).map_err(|e| ConnectionError::BadReply(e.to_string()))
     }
 
-    /// `session/new` in `cwd`; `agent` overrides this helper's agent for the session.
-    pub async fn new_session(
-        &self,
-        cwd: &Path,
-        agent: Option<&str>,
-    ) -> Result<NewSessionResponse, ConnectionError> {
-        self.open_session(cwd, agent, false).await
-    }
-
-    /// `session/new` on a fresh agent process private to this helper (`/restart`):
-    /// the master starts a new instance even when a shared one runs (it may be
-    /// hung), and closes this helper's sessions on the previous one.
-    pub async fn restart_session(
-        &self,
-        cwd: &Path,
-        agent: Option<&str>,
-    ) -> Result<NewSessionResponse, ConnectionError> {
-        self.open_session(cwd, agent, true).await
-    }
-
-    async fn open_session(
+    /// `session/new` in `cwd`; `agent` overrides this helper's agent for the
+    /// session, `fresh_agent` asks the master for a new agent process private
+    /// to this helper (`/restart`: the shared one may hang), which also
+    /// closes this helper's sessions on the previous one.
+    pub async fn open_session(
         &self,
         cwd: &Path,
         agent: Option<&str>,
         fresh_agent: bool,
-    ) -> Result<NewSessionResponse, ConnectionError> {
-        let mut params = json!({"cwd": cwd, "mcpServers": []});
+    ) -> Result<SessionOpened, ConnectionError> {
         let meta = WtaMeta {
             agent_id: agent.map(str::to_owned),
             fresh_agent,
             ..WtaMeta::default()
         };
+        let mut request = NewSessionRequest::new(cwd);
         if meta != WtaMeta::default() {
-            params["_meta"] = Value::Object(meta.to_meta());
+            request = request.meta(meta.to_meta());
         }
-        let value = self.request("session/new", params).await?;
-        serde_json::from_value(value).map_err(|e| ConnectionError::BadReply(e.to_string()))
+        self.call(request.method(), &request).await
     }
 
     /// One prompt turn with plain text; resolves when the agent answers.
     pub async fn prompt(
         &self,
-        session: &str,
+        session: &SessionId,
         text: &str,
     ) -> Result<PromptResponse, ConnectionError> {
-        let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
-        let value = self.request("session/prompt", params).await?;
-        serde_json::from_value(value).map_err(|e| ConnectionError::BadReply(e.to_string()))
+        let prompt = vec![ContentBlock::Text(TextContent::new(text))];
+        self.send(PromptRequest::new(session.clone(), prompt)).await
     }
 
     /// Starts a prompt turn; its end arrives as [`HelperEvent::PromptFinished`] on the
-    /// event channel, after every update the agent sent before answering. Prefer
-    /// this in UIs: awaiting [`Self::prompt`] races the update events.
-    pub fn start_prompt(&self, session: &str, text: &str) {
-        let (conn, session, text) = (self.clone(), session.to_owned(), text.to_owned());
+    /// event channel, after every update the agent sent before answering.
+    pub fn start_prompt(&self, session: &SessionId, text: &str) {
+        let (conn, session, text) = (self.clone(), session.clone(), text.to_owned());
         tokio::spawn(async move {
             let result = conn.prompt(&session, &text).await;
             let _ = conn.events.send(HelperEvent::PromptFinished {
@@ -248,48 +300,72 @@ impl MasterConnection {
     }
 
     /// `session/cancel` (a notification; the running prompt answers `cancelled`).
-    pub fn cancel(&self, session: &str) -> Result<(), ConnectionError> {
-        let msg = UntypedMessage::new("session/cancel", json!({"sessionId": session}))
-            .map_err(ConnectionError::from_acp)?;
+    pub fn cancel(&self, session: &SessionId) -> Result<(), ConnectionError> {
         self.cx
-            .send_notification(msg)
+            .send_notification(CancelNotification::new(session.clone()))
             .map_err(|_| ConnectionError::MasterClosed)
     }
 
     /// `session/set_config_option` with a select value; returns the new options.
     pub async fn set_config_option(
         &self,
-        session: &str,
+        session: &SessionId,
         config_id: &str,
         value: &str,
-    ) -> Result<Value, ConnectionError> {
-        self.request(
-            "session/set_config_option",
-            json!({"sessionId": session, "configId": config_id, "value": value}),
-        )
-        .await
+    ) -> Result<OptionsReply, ConnectionError> {
+        let request = SetSessionConfigOptionRequest::new(
+            session.clone(),
+            config_id.to_owned(),
+            SessionConfigOptionValue::value_id(value.to_owned()),
+        );
+        let value: Value = self.call(request.method(), &request).await?;
+        Ok(OptionsReply::from_value(&value))
     }
 
-    /// `session/set_mode`.
-    pub async fn set_mode(&self, session: &str, mode_id: &str) -> Result<Value, ConnectionError> {
-        self.request(
-            "session/set_mode",
-            json!({"sessionId": session, "modeId": mode_id}),
-        )
-        .await
+    /// `session/set_model` (agents that answered `session/new` with `models`).
+    pub async fn set_model(
+        &self,
+        session: &SessionId,
+        model: &str,
+    ) -> Result<OptionsReply, ConnectionError> {
+        let request = replies::SetModelRequest {
+            session_id: session.clone(),
+            model_id: model.to_owned(),
+        };
+        let value: Value = self.call(replies::SET_MODEL_METHOD, &request).await?;
+        Ok(OptionsReply::from_value(&value))
     }
 
-    /// Any other request (e.g. `authenticate`, `session/set_model`), passed through as JSON.
-    pub async fn raw_request(&self, method: &str, params: Value) -> Result<Value, ConnectionError> {
-        self.request(method, params).await
+    /// `authenticate` with one of the agent's methods.
+    pub async fn authenticate(&self, method: &str) -> Result<(), ConnectionError> {
+        self.send(AuthenticateRequest::new(method.to_owned()))
+            .await
+            .map(|_| ())
+    }
+
+    /// `session/close`: the master forgets the session (and answers itself
+    /// for an agent that cannot close sessions).
+    pub async fn close_session(&self, session: &SessionId) -> Result<(), ConnectionError> {
+        self.send(CloseSessionRequest::new(session.clone()))
+            .await
+            .map(|_| ())
     }
 
     /// `_wta/sessions`: the master's live sessions.
     pub async fn sessions(&self) -> Result<SessionsListResponse, ConnectionError> {
-        let value = self
-            .request(helper_master::METHOD_SESSIONS, json!({}))
+        self.call(helper_master::METHOD_SESSIONS, &serde_json::json!({}))
+            .await
+    }
+
+    /// `_wta/session_state`: what only this helper knows of a session (yolo).
+    pub async fn report_session_state(
+        &self,
+        params: &SessionStateParams,
+    ) -> Result<(), ConnectionError> {
+        let _: Value = self
+            .call(helper_master::METHOD_SESSION_STATE, params)
             .await?;
-        serde_json::from_value(value).map_err(|e| ConnectionError::BadReply(e.to_string()))
+        Ok(())
     }
 
     /// Resolves once the master connection has ended.
@@ -297,13 +373,4 @@ impl MasterConnection {
         let mut rx = self.closed.clone();
         let _ = rx.wait_for(|c| *c).await;
     }
-}
-
-/// Parses `_wta/lagged` / `_wta/agent_exited` params (used by the event mapping).
-pub(crate) fn parse_lagged(params: &Value) -> Option<LaggedNotification> {
-    serde_json::from_value(params.clone()).ok()
-}
-
-pub(crate) fn parse_agent_exited(params: &Value) -> Option<AgentExitedNotification> {
-    serde_json::from_value(params.clone()).ok()
 }

@@ -13,6 +13,8 @@ use super::preflight::Preflight;
 use super::server::{ProposalServer, runtime_dir};
 use super::service::ProposalService;
 use super::types::TurnContext;
+use agent_client_protocol::v1::schema::{PermissionOptionKind, SessionId};
+
 use crate::connection::{MasterConnection, PermissionRequest};
 use crate::context;
 use wta_state::DomainEvent;
@@ -83,7 +85,7 @@ impl ProposalGlue {
     pub fn start_prompt(
         &mut self,
         conn: &MasterConnection,
-        session: &str,
+        session: &SessionId,
         text: &str,
         host: Option<TmuxHost>,
         target: Option<PaneId>,
@@ -101,9 +103,9 @@ impl ProposalGlue {
         };
         let base = self
             .based
-            .insert(session.to_owned())
+            .insert(session.0.to_string())
             .then(context::base_prompt);
-        let (conn, session, text) = (conn.clone(), session.to_owned(), text.to_owned());
+        let (conn, session, text) = (conn.clone(), session.clone(), text.to_owned());
         let delegate = self.delegate.clone();
         tokio::task::spawn_blocking(move || {
             let mut terminal = match &host {
@@ -122,21 +124,19 @@ impl ProposalGlue {
         &self,
         p: Box<PermissionRequest>,
     ) -> Result<Vec<DomainEvent>, Box<PermissionRequest>> {
-        let request = serde_json::to_value(&p.request).unwrap_or_default();
-        let tool_call = request.get("toolCall").cloned().unwrap_or_default();
+        // The trust scan reads the tool call as JSON, every field of it (a
+        // proposal command may hide anywhere): the one place a typed
+        // request is looked at as its wire shape.
+        let tool_call = serde_json::to_value(&p.request.tool_call).unwrap_or_default();
         match self.service.preflight(&tool_call) {
             Preflight::NormalCard => Err(p),
             Preflight::AllowAndArm { .. } => {
-                let allow = request
-                    .get("options")
-                    .and_then(serde_json::Value::as_array)
-                    .and_then(|options| {
-                        options
-                            .iter()
-                            .find(|o| o.get("kind").and_then(|k| k.as_str()) == Some("allow_once"))
-                    })
-                    .and_then(|o| o.get("optionId").and_then(|id| id.as_str()))
-                    .map(str::to_owned);
+                let allow = p
+                    .request
+                    .options
+                    .iter()
+                    .find(|o| o.kind == PermissionOptionKind::AllowOnce)
+                    .map(|o| o.option_id.0.to_string());
                 let result = match allow {
                     Some(id) => p.select(&id),
                     None => {

@@ -5,7 +5,7 @@
 
 use wta_agent::{AgentId, Registry, RegistryPaths};
 
-use super::map;
+use crate::machine::acp_map as map;
 use wta_state::AgentChoice;
 
 /// Every allowed agent, in the registry's order; empty when the registry

@@ -24,12 +24,14 @@ use wta_host::{TerminalHost, TmuxHost};
 use wta_protocol::PaneId;
 use wta_shell::{PIPE_OWNER_OPTION, TrackerConfig, WatchOptions};
 
-use super::engine::{Done, Runtime};
+use super::Runtime;
 use crate::executor::{
     DelegateLaunch, DelegateSource, ExecutionSettings, Executor, ExecutorConfig, Launch,
 };
+use crate::machine::Input;
 use crate::proposals::{Approval, ProposalEvent, runtime_dir};
-use wta_state::{AcceptedProposal, DomainEvent, Effect};
+use wta_protocol::ProposalId;
+use wta_state::{AcceptedProposal, ConfirmMode, DomainEvent};
 
 /// The runtime's card-side state: the executor, once the host is known,
 /// the task that starts following the target and the executions.
@@ -50,7 +52,7 @@ impl Cards {
     /// Ends the executor's tasks, then stops every pane watcher it started.
     /// The first watch is awaited, not aborted: stopped halfway through
     /// attaching, its pipe would stay armed with nobody to turn it off.
-    async fn shutdown(&mut self) {
+    pub(super) async fn shutdown(&mut self) {
         if let Some(watch) = self.watch.take() {
             let _ = watch.await;
         }
@@ -168,10 +170,10 @@ impl Runtime {
     /// pane, so its prompt state is known when a card is confirmed.
     pub(super) fn start_cards(&mut self) -> Vec<DomainEvent> {
         let mut rx = self.proposals.service().attach_ui();
-        let tx = self.done_tx.clone();
+        let tx = self.inputs_tx.clone();
         tokio::spawn(async move {
             while let Some(event) = rx.recv().await {
-                if tx.send(Done::Event(card_event(event))).is_err() {
+                if tx.send(Input::Report(card_event(event))).is_err() {
                     break;
                 }
             }
@@ -191,10 +193,10 @@ impl Runtime {
             .collect();
         self.cards.executor = Some(executor.clone());
         if let Some(target) = self.config.target_pane.clone() {
-            let tx = self.done_tx.clone();
+            let tx = self.inputs_tx.clone();
             let task = tokio::spawn(async move {
                 if let Err(err) = executor.watch(&target).await {
-                    let _ = tx.send(Done::Event(DomainEvent::Error(format!(
+                    let _ = tx.send(Input::Report(DomainEvent::Error(format!(
                         "Cannot follow {target}; confirmed commands cannot report results: {err}"
                     ))));
                 }
@@ -202,14 +204,6 @@ impl Runtime {
             self.cards.watch = Some(task);
         }
         events
-    }
-
-    /// The helper is exiting: stops every pane watcher the executor started
-    /// (pipe-pane off on the panes it still owns, sinks gone, sockets
-    /// removed) after ending the executions in flight. Callers bound it
-    /// with a timeout: it talks to tmux.
-    pub async fn shutdown(&mut self) {
-        self.cards.shutdown().await;
     }
 
     /// This helper's watcher sockets: a directory of its own under the
@@ -240,29 +234,26 @@ impl Runtime {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// Hands a card decision to the proposal engine, then to the executor.
-    pub(super) fn proposal_decision(&mut self, effect: Effect) -> Vec<DomainEvent> {
-        let (id, choice, mode) = match effect {
-            Effect::CancelProposal { id } => {
-                self.proposals.service().cancel_card(id);
-                return Vec::new();
-            }
-            Effect::ConfirmProposal { id, choice, mode } => (id, choice, mode),
-            _ => return Vec::new(),
-        };
+    /// A card decision: the proposal engine claims the choice (nothing runs
+    /// unless that succeeds), then the executor runs it in the target pane.
+    pub(super) fn confirm_card(&mut self, id: ProposalId, choice: u64, mode: ConfirmMode) {
         let confirmed = match self.proposals.service().confirm(id, choice) {
             Ok(confirmed) => confirmed,
-            Err(err) => return vec![DomainEvent::Error(format!("Not run: {err}"))],
+            Err(err) => {
+                return self
+                    .immediate
+                    .push_back(Input::Report(DomainEvent::Error(format!("Not run: {err}"))));
+            }
         };
         let (Some(executor), Some(target)) = (
             self.cards.executor.clone(),
             confirmed.claimed.turn.target_pane.clone(),
         ) else {
-            return vec![DomainEvent::Error(
+            return self.immediate.push_back(Input::Report(DomainEvent::Error(
                 "Not run: this pane has no terminal to act on".to_owned(),
-            )];
+            )));
         };
-        let tx = self.done_tx.clone();
+        let tx = self.inputs_tx.clone();
         let task = tokio::spawn(async move {
             let sink = confirmed.executions;
             let choice = confirmed.claimed.choice;
@@ -272,7 +263,7 @@ impl Runtime {
                 if let Some(line) = result.execution_line(id) {
                     sink.send(line);
                 }
-                let _ = tx.send(Done::Event(DomainEvent::Notice(
+                let _ = tx.send(Input::Report(DomainEvent::Notice(
                     result.outcome.display(result.action),
                 )));
             };
@@ -280,7 +271,6 @@ impl Runtime {
             sink.finish();
         });
         self.cards.keep(task);
-        Vec::new()
     }
 }
 

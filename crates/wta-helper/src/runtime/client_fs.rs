@@ -2,11 +2,13 @@
 //! helper advertises both in `initialize`, so it serves them. The agent runs
 //! as the same user and can touch the same files with its own tools; what this
 //! adds is bounds (absolute paths only, a size cap) and clear errors.
-//! `terminal/*` is not served here (see `on_client_request`).
+//! `terminal/*` is not served here (the machine refuses it).
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use agent_client_protocol::v1::schema::{
+    ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse,
+};
 use wta_protocol::limits::MAX_FS_ANSWER_BYTES;
 
 /// Largest file read (then sliced by `line`/`limit`) or written (bytes).
@@ -20,12 +22,7 @@ const INTERNAL: i32 = -32603;
 /// A failed request: (code, message).
 pub type FsError = (i32, String);
 
-fn path_param(params: &Value) -> Result<&Path, FsError> {
-    let path = params
-        .get("path")
-        .and_then(Value::as_str)
-        .ok_or((INVALID_PARAMS, "missing `path`".to_owned()))?;
-    let path = Path::new(path);
+fn absolute(path: &Path) -> Result<&Path, FsError> {
     if !path.is_absolute() {
         return Err((
             INVALID_PARAMS,
@@ -36,7 +33,7 @@ fn path_param(params: &Value) -> Result<&Path, FsError> {
 }
 
 /// Lines `line` (1-based) .. `line + limit` of `text`, ACP semantics.
-pub fn slice_lines(text: &str, line: Option<u64>, limit: Option<u64>) -> String {
+pub fn slice_lines(text: &str, line: Option<u32>, limit: Option<u32>) -> String {
     if line.is_none() && limit.is_none() {
         return text.to_owned();
     }
@@ -45,22 +42,9 @@ pub fn slice_lines(text: &str, line: Option<u64>, limit: Option<u64>) -> String 
     text.split_inclusive('\n').skip(skip).take(take).collect()
 }
 
-/// Whether this module serves `method`.
-pub fn serves(method: &str) -> bool {
-    matches!(method, "fs/read_text_file" | "fs/write_text_file")
-}
-
-/// Serves `method` with `params`; `None` for methods this module does not own.
-pub fn serve(method: &str, params: &Value) -> Option<Result<Value, FsError>> {
-    match method {
-        "fs/read_text_file" => Some(read(params)),
-        "fs/write_text_file" => Some(write(params)),
-        _ => None,
-    }
-}
-
-fn read(params: &Value) -> Result<Value, FsError> {
-    let path = path_param(params)?;
+/// `fs/read_text_file`.
+pub fn read(request: &ReadTextFileRequest) -> Result<ReadTextFileResponse, FsError> {
+    let path = absolute(&request.path)?;
     let io = |e: std::io::Error| (INTERNAL, format!("cannot read {}: {e}", path.display()));
     let size = std::fs::metadata(path).map_err(io)?.len();
     if size > MAX_FILE_BYTES {
@@ -73,9 +57,7 @@ fn read(params: &Value) -> Result<Value, FsError> {
         ));
     }
     let text = std::fs::read_to_string(path).map_err(io)?;
-    let line = params.get("line").and_then(Value::as_u64);
-    let limit = params.get("limit").and_then(Value::as_u64);
-    let content = slice_lines(&text, line, limit);
+    let content = slice_lines(&text, request.line, request.limit);
     // The answer travels as one JSON-RPC line to the master, which ends a
     // connection that sends more than its cap: refuse here, with a way out.
     let encoded = serde_json::to_string(&content).map_or(usize::MAX, |s| s.len());
@@ -89,29 +71,33 @@ fn read(params: &Value) -> Result<Value, FsError> {
             ),
         ));
     }
-    Ok(json!({"content": content}))
+    Ok(ReadTextFileResponse::new(content))
 }
 
-fn write(params: &Value) -> Result<Value, FsError> {
-    let path = path_param(params)?;
-    let content = params
-        .get("content")
-        .and_then(Value::as_str)
-        .ok_or((INVALID_PARAMS, "missing `content`".to_owned()))?;
-    if content.len() as u64 > MAX_FILE_BYTES {
+/// `fs/write_text_file`.
+pub fn write(request: &WriteTextFileRequest) -> Result<WriteTextFileResponse, FsError> {
+    let path = absolute(&request.path)?;
+    if request.content.len() as u64 > MAX_FILE_BYTES {
         return Err((
             INVALID_PARAMS,
             format!("content is over {MAX_FILE_BYTES} bytes"),
         ));
     }
-    std::fs::write(path, content)
+    std::fs::write(path, &request.content)
         .map_err(|e| (INTERNAL, format!("cannot write {}: {e}", path.display())))?;
-    Ok(Value::Null)
+    Ok(WriteTextFileResponse::new())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_req(path: &str, line: Option<u32>, limit: Option<u32>) -> ReadTextFileRequest {
+        let mut r = ReadTextFileRequest::new("s", path);
+        r.line = line;
+        r.limit = limit;
+        r
+    }
 
     #[test]
     fn slices_lines_like_acp() {
@@ -132,42 +118,29 @@ mod tests {
         let line = format!("{}\n", "\"".repeat(1024 * 1024 - 1));
         std::fs::write(&file, line.repeat(5)).unwrap();
         let path = file.to_string_lossy();
-        let all = serve("fs/read_text_file", &json!({"path": path}));
+        let all = read(&read_req(&path, None, None));
         assert!(
-            matches!(&all, Some(Err((INTERNAL, m))) if m.contains("read fewer lines")),
+            matches!(&all, Err((INTERNAL, m)) if m.contains("read fewer lines")),
             "{all:?}"
         );
-        let one = serve(
-            "fs/read_text_file",
-            &json!({"path": path, "line": 2, "limit": 1}),
-        );
-        assert!(
-            matches!(&one, Some(Ok(v)) if v["content"].as_str().map(str::len) == Some(line.len()))
-        );
+        let one = read(&read_req(&path, Some(2), Some(1))).unwrap();
+        assert_eq!(one.content.len(), line.len());
     }
 
     #[test]
     fn reads_and_writes_absolute_paths_only() {
-        let dir = std::env::temp_dir().join(format!("wta-fs-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("f.txt");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.txt");
         let path = file.to_string_lossy();
-        let wrote = serve(
-            "fs/write_text_file",
-            &json!({"sessionId": "s", "path": path, "content": "one\ntwo\n"}),
-        );
-        assert_eq!(wrote, Some(Ok(Value::Null)));
-        let read = serve(
-            "fs/read_text_file",
-            &json!({"sessionId": "s", "path": path, "line": 2}),
-        );
-        assert_eq!(read, Some(Ok(json!({"content": "two\n"}))));
-        let relative = serve("fs/read_text_file", &json!({"path": "f.txt"}));
-        assert!(matches!(relative, Some(Err((INVALID_PARAMS, _)))));
-        let missing = serve("fs/read_text_file", &json!({"path": "/nonexistent/x"}));
-        assert!(matches!(missing, Some(Err((INTERNAL, m))) if m.contains("/nonexistent/x")));
-        assert!(serve("terminal/create", &json!({})).is_none());
-        assert!(serves("fs/read_text_file") && !serves("terminal/create"));
-        std::fs::remove_dir_all(&dir).unwrap();
+        let wrote = write(&WriteTextFileRequest::new("s", file.clone(), "one\ntwo\n"));
+        assert!(wrote.is_ok(), "{wrote:?}");
+        let got = read(&read_req(&path, Some(2), None)).unwrap();
+        assert_eq!(got.content, "two\n");
+        let relative = read(&read_req("f.txt", None, None));
+        assert!(matches!(relative, Err((INVALID_PARAMS, _))));
+        let missing = read(&read_req("/nonexistent/x", None, None));
+        assert!(matches!(missing, Err((INTERNAL, m)) if m.contains("/nonexistent/x")));
+        let relative = write(&WriteTextFileRequest::new("s", "f.txt", "x"));
+        assert!(matches!(relative, Err((INVALID_PARAMS, _))));
     }
 }

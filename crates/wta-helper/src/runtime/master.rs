@@ -1,17 +1,8 @@
-//! The master going away and coming back, on [`Runtime`]. A master EOF (or
-//! a master that cannot be reached) drops the connection, the session and
-//! the turn, and reports `MasterGone` with what the helper can tell about
-//! it ([`crate::connection::lost::why_master_went_away`]); the pane stays.
-//! Only `Effect::Reconnect` (the user's Enter) starts a master through
-//! [`MasterStarter`] when none runs, connects again and opens a new
-//! session; there is no reconnect on its own.
+//! [`MasterStarter`]: how the pane gets a master when the user reconnects
+//! and none runs (the machine decides when: `Command::StartMaster`).
 
 use std::path::Path;
 use std::sync::Arc;
-
-use super::engine::{Done, Runtime};
-use crate::connection::{ConnectionError, lost};
-use wta_state::DomainEvent;
 
 /// Makes sure a master listens on the pane's socket, starting one when none
 /// does (the error says why it could not). The `wta` binary supplies it (its
@@ -36,85 +27,5 @@ impl MasterStarter {
 impl std::fmt::Debug for MasterStarter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("MasterStarter")
-    }
-}
-
-impl Runtime {
-    /// The master connection ended: forget it, its session and its turn,
-    /// then say why once the helper has looked (off the UI task).
-    pub(super) fn master_closed(&mut self) -> Vec<DomainEvent> {
-        if self.conn.is_none() {
-            // A second notice of the same end (the event channel closing).
-            return Vec::new();
-        }
-        self.drop_connection();
-        let socket = self.config.socket.clone();
-        let tx = self.done_tx.clone();
-        tokio::task::spawn_blocking(move || {
-            let why = lost::why_master_went_away(&socket);
-            tracing::info!("the master connection ended: {why}");
-            let _ = tx.send(Done::Event(DomainEvent::MasterGone { why }));
-        });
-        self.reset_session_yolo()
-    }
-
-    /// Connecting failed: no master answers at the socket (or it hung up
-    /// during the handshake).
-    pub(super) fn master_unreachable(&mut self, err: &ConnectionError) -> Vec<DomainEvent> {
-        self.reconnecting = false;
-        let why = match err {
-            ConnectionError::MasterClosed => {
-                "the wta master closed the connection before it was set up".to_owned()
-            }
-            other => other.to_string(),
-        };
-        vec![DomainEvent::MasterGone { why }]
-    }
-
-    fn drop_connection(&mut self) {
-        self.proposals.service().transport_lost();
-        // Their responders went with the connection; the app drops the cards.
-        let _ = self.permissions.cancel_session(None);
-        self.conn = None;
-        self.events = None;
-        self.session = None;
-        self.turn = None;
-        self.session_lost = false;
-        self.pending_prompt = None;
-    }
-
-    /// `Effect::Reconnect`: start a master if none runs, then connect.
-    pub(super) fn reconnect(&mut self) -> Vec<DomainEvent> {
-        if self.conn.is_some() || self.reconnecting {
-            return Vec::new();
-        }
-        self.reconnecting = true;
-        let Some(starter) = self.config.master_starter.clone() else {
-            // Nothing to start one with: connect to whatever listens now.
-            self.connect(self.known_agent.clone());
-            return Vec::new();
-        };
-        let socket = self.config.socket.clone();
-        let tx = self.done_tx.clone();
-        tokio::task::spawn_blocking(move || {
-            let _ = tx.send(Done::MasterStarted(starter.ensure(&socket)));
-        });
-        Vec::new()
-    }
-
-    /// The starter answered: connect, or say why no master could be started.
-    pub(super) fn master_started(&mut self, result: Result<(), String>) -> Vec<DomainEvent> {
-        match result {
-            Ok(()) => {
-                self.connect(self.known_agent.clone());
-                Vec::new()
-            }
-            Err(why) => {
-                self.reconnecting = false;
-                vec![DomainEvent::MasterGone {
-                    why: format!("cannot start a new wta master: {why}"),
-                }]
-            }
-        }
     }
 }

@@ -1,35 +1,275 @@
-//! The helper's interactive runtime without drawing: the glue between the
-//! chat app (`wta_state`) and the master connection (`crate::connection`).
+//! The agent pane's I/O layer: it carries out the session machine's
+//! [`Command`]s (`execute.rs`) and turns everything that happens outside it
+//! into [`Input`]s ([`Runtime::next`]): the master connection (typed ACP and
+//! its wire tap), the answers of spawned calls, the proposal engine's cards.
+//! It holds what cannot be data: the connection, the responders of the
+//! agent's requests (each answered once, when a command says how), the
+//! proposal socket, the card executor, the tmux host.
 //!
-//! - [`map`]: pure wire JSON → `DomainEvent` mapping (session updates,
-//!   permission requests, `session/new` replies, setup-screen errors).
-//! - [`permissions`]: responders keyed by `PermissionRequestId`, answered once.
-//! - `proposal_row`: a proposal CLI tool call reads as what it proposes.
-//! - [`client_fs`]: ACP `fs/*` requests served for the agent.
-//! - [`status`]: the status-line probe (target cwd, own visibility) and the
-//!   `/sessions` table.
-//! - [`yolo`]: per-session yolo state and its two layers (the decision is
-//!   `wta_agent::yolo::decide`).
+//! [`Runtime::apply`] is the one way a front end steps the pane: the input
+//! goes through [`crate::machine::step`], the commands are carried out, and
+//! the inputs they answer at once (the permission preflight) follow before
+//! anything else. Nothing here waits: calls are spawned, and their answers
+//! come back through [`Runtime::next`].
+//!
+//! - `execute.rs`: each command's I/O.
+//! - `intake.rs`: master events → inputs, responders kept under their keys.
+//! - [`client_fs`]: ACP `fs/*` served for the agent.
+//! - [`status`]: the status probe and the clipboard (tmux calls).
 //! - [`agents`]: the agents a pane may switch to, with install lines.
-//! - `master`: the master going away and the user's reconnect
-//!   ([`MasterStarter`] starts a master when none runs).
-//! - [`Runtime`]: executes `Effect`s against the connection and turns
-//!   `HelperEvent`s into `DomainEvent`s; never blocks the UI loop.
+//! - [`MasterStarter`]: starts a master when the user reconnects and none runs.
+//! - `card_decisions.rs`: confirmed cards on the executor; pane watchers.
 //!
-//! The terminal loop that drives it lives in the `wta` binary.
+//! The front ends that drive it: the TUI loop in the `wta` binary and the
+//! headless driver ([`crate::driver`]).
 
 pub mod agents;
 mod card_decisions;
 pub mod client_fs;
-mod effects;
-mod engine;
-pub mod map;
+mod execute;
+mod intake;
 mod master;
-pub mod permissions;
-mod proposal_row;
-mod session;
 pub mod status;
-pub mod yolo;
 
-pub use engine::{Call, Done, Input, Runtime, RuntimeConfig};
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+use wta_host::TmuxHost;
+use wta_protocol::{PaneId, WindowId};
+use wta_state::PermissionRequestId;
+
+use crate::connection::{HelperEvent, MasterConnection, PermissionRequest, WireLine, WireTap};
+use crate::machine::{Input, Machine, PaneConfig, RequestKey, step};
 pub use master::MasterStarter;
+
+/// Who this pane is (the helper's command line).
+#[derive(Debug, Clone, Default)]
+pub struct RuntimeConfig {
+    pub socket: PathBuf,
+    /// Agent id; `None` = the master's default.
+    pub agent: Option<String>,
+    pub owner_tab: Option<WindowId>,
+    pub target_pane: Option<PaneId>,
+    /// This agent pane (`$TMUX_PANE`), for the visibility probe.
+    pub own_pane: Option<PaneId>,
+    /// Directory new sessions start in.
+    pub cwd: PathBuf,
+    /// The system policy on yolo (`allow_yolo_mode`).
+    pub yolo_policy: wta_agent::yolo::YoloPolicy,
+    /// Yolo for every new session (`--auto-approve-tools` / config).
+    pub auto_approve_tools: bool,
+    /// The `[delegate]` agent CLI for `delegate: true` proposals.
+    pub delegate: Option<wta_agent::Delegate>,
+    /// Starts a master when the user reconnects and none runs; `None`
+    /// connects to whatever listens on `socket`.
+    pub master_starter: Option<MasterStarter>,
+    /// Serve the proposal socket and run confirmed cards (the TUI pane);
+    /// the headless driver leaves them off.
+    pub cards: bool,
+}
+
+impl RuntimeConfig {
+    /// The machine's view of this pane.
+    pub fn pane_config(&self, has_host: bool) -> PaneConfig {
+        PaneConfig {
+            agent: self.agent.clone(),
+            cwd: self.cwd.clone(),
+            owner_tab: self.owner_tab.clone(),
+            target_pane: self.target_pane.clone(),
+            own_pane: self.own_pane.clone(),
+            yolo_policy: self.yolo_policy,
+            auto_approve_tools: self.auto_approve_tools,
+            has_host,
+            own_pid: std::process::id(),
+        }
+    }
+}
+
+/// A connection made for the `Connect` command of generation `.0`.
+struct Connected {
+    generation: u64,
+    result: Result<
+        (
+            MasterConnection,
+            mpsc::UnboundedReceiver<HelperEvent>,
+            Option<u32>,
+        ),
+        crate::connection::ConnectionError,
+    >,
+}
+
+/// A client request waiting for its command.
+enum HeldRequest {
+    Read(Box<crate::connection::Pending<agent_client_protocol::v1::schema::ReadTextFileRequest>>),
+    Write(Box<crate::connection::Pending<agent_client_protocol::v1::schema::WriteTextFileRequest>>),
+    Other(Box<crate::connection::Unserved>),
+}
+
+/// The pane's I/O state.
+pub struct Runtime {
+    config: RuntimeConfig,
+    host: Option<TmuxHost>,
+    conn: Option<MasterConnection>,
+    events: Option<mpsc::UnboundedReceiver<HelperEvent>>,
+    /// The newest `Connect`; older connections are dropped on arrival.
+    generation: u64,
+    links_tx: mpsc::UnboundedSender<Connected>,
+    links_rx: mpsc::UnboundedReceiver<Connected>,
+    inputs_tx: mpsc::UnboundedSender<Input>,
+    inputs_rx: mpsc::UnboundedReceiver<Input>,
+    tap: WireTap,
+    wire: mpsc::Receiver<WireLine>,
+    permissions: BTreeMap<PermissionRequestId, PermissionRequest>,
+    requests: BTreeMap<RequestKey, HeldRequest>,
+    next_key: u64,
+    /// Inputs a command answered at once; they go first.
+    immediate: VecDeque<Input>,
+    proposals: crate::proposals::ProposalGlue,
+    cards: card_decisions::Cards,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("connected", &self.conn.is_some())
+            .field("permissions", &self.permissions.len())
+            .field("requests", &self.requests.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// A runtime that has not connected yet; `host` is the tmux server (if any).
+    pub fn new(config: RuntimeConfig, host: Option<TmuxHost>) -> Self {
+        let (links_tx, links_rx) = mpsc::unbounded_channel();
+        let (inputs_tx, inputs_rx) = mpsc::unbounded_channel();
+        let (tap, wire) = WireTap::new();
+        let mut proposals = crate::proposals::ProposalGlue::new();
+        proposals.set_delegate(config.delegate.as_ref().map(|d| d.name.clone()));
+        Self {
+            config,
+            host,
+            conn: None,
+            events: None,
+            generation: 0,
+            links_tx,
+            links_rx,
+            inputs_tx,
+            inputs_rx,
+            tap,
+            wire,
+            permissions: BTreeMap::new(),
+            requests: BTreeMap::new(),
+            next_key: 1,
+            immediate: VecDeque::new(),
+            proposals,
+            cards: card_decisions::Cards::default(),
+        }
+    }
+
+    /// The machine for this pane, started: its first commands are carried
+    /// out, the proposal socket bound and the cards' executor made.
+    pub fn start(&mut self, now: Instant) -> Machine {
+        let mut machine = Machine::new(self.config.pane_config(self.host.is_some()));
+        for command in machine.start(now) {
+            self.execute(command);
+        }
+        if self.config.cards {
+            let mut reports = self.proposals.start();
+            reports.extend(self.start_cards());
+            for event in reports {
+                self.apply(&mut machine, Input::Report(event), now);
+            }
+        }
+        self.drain_immediate(&mut machine, now);
+        machine
+    }
+
+    /// The proposal engine (the card side attaches here).
+    pub fn proposals(&self) -> &crate::proposals::ProposalService {
+        self.proposals.service()
+    }
+
+    /// Steps `machine` with `input` and carries out what it asks.
+    pub fn apply(&mut self, machine: &mut Machine, input: Input, now: Instant) {
+        for command in step(machine, input, now) {
+            self.execute(command);
+        }
+        self.drain_immediate(machine, now);
+    }
+
+    fn drain_immediate(&mut self, machine: &mut Machine, now: Instant) {
+        while let Some(input) = self.immediate.pop_front() {
+            for command in step(machine, input, now) {
+                self.execute(command);
+            }
+        }
+    }
+
+    /// Waits for the next input (cancel-safe; pending forever when idle).
+    pub async fn next(&mut self) -> Input {
+        loop {
+            tokio::select! {
+                biased;
+                Some(input) = self.inputs_rx.recv() => return input,
+                Some(connected) = self.links_rx.recv() => {
+                    if let Some(input) = self.connected(connected) {
+                        return input;
+                    }
+                }
+                event = recv_or_pending(&mut self.events) => {
+                    if let Some(input) = self.intake(event.unwrap_or(HelperEvent::MasterClosed)) {
+                        return input;
+                    }
+                }
+                Some(line) = self.wire.recv() => return Input::Wire(line),
+            }
+        }
+    }
+
+    /// The helper is exiting: stops every pane watcher the executor started
+    /// after ending the executions in flight. Callers bound it with a
+    /// timeout: it talks to tmux.
+    pub async fn shutdown(&mut self) {
+        self.cards.shutdown().await;
+    }
+
+    /// A spawned call's answer, as an input.
+    fn spawn<F>(&self, fut: F)
+    where
+        F: std::future::Future<Output = Input> + Send + 'static,
+    {
+        let tx = self.inputs_tx.clone();
+        tokio::spawn(async move {
+            let _ = tx.send(fut.await);
+        });
+    }
+
+    /// A blocking call's answer (tmux, files), as an input.
+    fn spawn_blocking<F>(&self, work: F)
+    where
+        F: FnOnce() -> Option<Input> + Send + 'static,
+    {
+        let tx = self.inputs_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(input) = work() {
+                let _ = tx.send(input);
+            }
+        });
+    }
+
+    fn key(&mut self) -> u64 {
+        let key = self.next_key;
+        self.next_key += 1;
+        key
+    }
+}
+
+async fn recv_or_pending<T>(rx: &mut Option<mpsc::UnboundedReceiver<T>>) -> Option<T> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}

@@ -17,11 +17,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use wta_helper::connection::ConnectOptions;
 use wta_helper::driver::{DriverExit, run_headless};
 use wta_helper::runtime::{MasterStarter, Runtime, RuntimeConfig};
 use wta_host::TmuxHost;
-use wta_protocol::helper_master::ClientKind;
 use wta_protocol::{PaneId, WindowId};
 
 /// Options of the helper role.
@@ -69,16 +67,9 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let options = ConnectOptions {
-        socket,
-        agent: args.agent.clone(),
-        owner_tab: args.owner_tab.clone(),
-        target_pane: args.target_pane.clone(),
-        client: ClientKind::Helper,
-    };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let config = pane_config(socket, args);
     if !args.headless {
-        let code = interactive(&runtime, options, cwd, args.auto_approve_tools);
+        let code = interactive(&runtime, config);
         // Background tasks (tmux probes, the terminal reader) may delay the
         // exit by this much at most; the watcher tasks are dropped by then.
         runtime.shutdown_timeout(RUNTIME_GRACE);
@@ -87,8 +78,7 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
         return code;
     }
     let result = runtime.block_on(run_headless(
-        options,
-        cwd,
+        config,
         tokio::io::BufReader::new(tokio::io::stdin()),
         tokio::io::stdout(),
     ));
@@ -107,20 +97,15 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     }
 }
 
-/// The chat TUI. Messages are printed only after the terminal is restored.
-fn interactive(
-    runtime: &tokio::runtime::Runtime,
-    options: ConnectOptions,
-    cwd: PathBuf,
-    auto_approve_flag: bool,
-) -> ExitCode {
-    // Yolo settings (the flag or the user's config, under the system policy)
-    // and the delegate agent, from the config and policy files.
+/// Who this pane is: its command line, and yolo and the delegate agent
+/// from the config and policy files (the flag or the user's config, under
+/// the system policy).
+fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
     let (yolo_policy, auto_approve_tools, delegate) =
         match wta_agent::RegistryPaths::from_env().and_then(wta_agent::Registry::load) {
             Ok(registry) => (
                 registry.yolo_policy(),
-                auto_approve_flag || registry.auto_approve_tools(),
+                args.auto_approve_tools || registry.auto_approve_tools(),
                 registry.delegate().cloned(),
             ),
             Err(err) => {
@@ -129,19 +114,28 @@ fn interactive(
                 (wta_agent::yolo::YoloPolicy::Blocked, false, None)
             }
         };
-    let config = RuntimeConfig {
-        socket: options.socket,
-        agent: options.agent,
-        owner_tab: options.owner_tab,
-        target_pane: options.target_pane,
+    RuntimeConfig {
+        socket,
+        agent: args.agent.clone(),
+        owner_tab: args.owner_tab.clone(),
+        target_pane: args.target_pane.clone(),
         own_pane: std::env::var("TMUX_PANE")
             .ok()
             .and_then(|p| PaneId::parse(&p).ok()),
-        cwd,
+        cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
         yolo_policy,
         auto_approve_tools,
         delegate,
+        master_starter: None,
+        cards: true,
+    }
+}
+
+/// The chat TUI. Messages are printed only after the terminal is restored.
+fn interactive(runtime: &tokio::runtime::Runtime, config: RuntimeConfig) -> ExitCode {
+    let config = RuntimeConfig {
         master_starter: master_starter(),
+        ..config
     };
     let result = runtime.block_on(tui::run(config));
     match result {

@@ -20,7 +20,6 @@
 //! stops the pane watchers the helper started, bounded by
 //! [`SHUTDOWN_GRACE`], so no pane keeps a pipe to a sink nobody reads.
 
-use std::collections::VecDeque;
 use std::io::{self, Stdout};
 use std::time::{Duration, Instant};
 
@@ -33,9 +32,10 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::time::MissedTickBehavior;
-use wta_helper::runtime::{Input, Runtime, RuntimeConfig};
+use wta_helper::machine::{Input, Machine};
+use wta_helper::runtime::{Runtime, RuntimeConfig};
 use wta_host::TmuxHost;
-use wta_state::{AppState, Effect, Event, update};
+use wta_state::Event;
 use wta_tui::View;
 
 /// Animation clock while `AppState::needs_tick()`.
@@ -170,7 +170,8 @@ pub async fn run(config: RuntimeConfig) -> anyhow::Result<()> {
     let mut signals = Signals::watch()?;
     let host = TmuxHost::discover(None, None).ok();
     let mut runtime = Runtime::new(config, host);
-    let exit = show(&mut runtime, &mut signals).await;
+    let mut machine = runtime.start(Instant::now());
+    let exit = show(&mut runtime, &mut machine, &mut signals).await;
     // The terminal is restored by now; the user's panes are cleaned up last.
     if tokio::time::timeout(SHUTDOWN_GRACE, runtime.shutdown())
         .await
@@ -184,14 +185,17 @@ pub async fn run(config: RuntimeConfig) -> anyhow::Result<()> {
 }
 
 /// The terminal part: holds the TUI screen and runs the loop.
-async fn show(runtime: &mut Runtime, signals: &mut Signals) -> anyhow::Result<()> {
-    let mut state = AppState::new(runtime.agent());
+async fn show(
+    runtime: &mut Runtime,
+    machine: &mut Machine,
+    signals: &mut Signals,
+) -> anyhow::Result<()> {
     let guard = TerminalGuard::enter()?;
     install_panic_hook();
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))
         .context("cannot draw on this terminal")?;
     terminal.clear().context("cannot clear the terminal")?;
-    let exit = event_loop(&mut terminal, runtime, &mut state, signals).await;
+    let exit = event_loop(&mut terminal, runtime, machine, signals).await;
     drop(terminal);
     drop(guard);
     exit
@@ -200,7 +204,7 @@ async fn show(runtime: &mut Runtime, signals: &mut Signals) -> anyhow::Result<()
 async fn event_loop(
     terminal: &mut Terminal<CrosstermBackend<Stdout>>,
     runtime: &mut Runtime,
-    state: &mut AppState,
+    machine: &mut Machine,
     signals: &mut Signals,
 ) -> anyhow::Result<()> {
     let mut view = View::new();
@@ -210,29 +214,26 @@ async fn event_loop(
     let mut status = tokio::time::interval(STATUS_EVERY);
     status.set_missed_tick_behavior(MissedTickBehavior::Skip);
 
-    let mut queue: VecDeque<Event> = runtime.start().into_iter().map(Event::Domain).collect();
     let mut dirty = true;
     loop {
-        dirty |= apply(state, runtime, &mut queue);
-        if runtime.quit_requested() {
+        if machine.quit_requested() {
             return Ok(());
         }
         if dirty {
             terminal
-                .draw(|frame| view.render(state, frame))
+                .draw(|frame| view.render(&machine.app, frame))
                 .context("cannot draw the agent pane")?;
-            dirty = false;
             // What the frame showed of the proposal card goes back to the
             // reducer before any more input (a card confirms only once
             // every action row was on screen); only news is returned, so
             // this ends after one more draw.
-            if let Some(shown) = view.card_feedback(state) {
-                queue.push_back(shown);
+            if let Some(shown) = view.card_feedback(&machine.app) {
+                runtime.apply(machine, Input::App(shown), Instant::now());
                 continue;
             }
         }
-        let ticking = state.needs_tick();
-        let refreshing = runtime.wants_status();
+        let ticking = machine.app.needs_tick();
+        let refreshing = machine.wants_status();
         let wake = tokio::select! {
             event = input.next() => Wake::Terminal(event),
             event = runtime.next() => Wake::Runtime(Box::new(event)),
@@ -241,15 +242,18 @@ async fn event_loop(
             _ = signals.term.recv() => Wake::Signal,
             _ = signals.hup.recv() => Wake::Signal,
         };
+        // The status timer only asks for a probe: its answer redraws.
+        dirty = !matches!(wake, Wake::Status);
         match wake {
             Wake::Terminal(Some(first)) => {
-                runtime.touch();
                 // Everything read so far goes to the reducer before the next draw.
                 let mut next = Some(first);
                 let mut taken = 0;
                 while let Some(event) = next {
                     let event = event.context("cannot read the terminal")?;
-                    queue.extend(wta_tui::keymap::from_crossterm(event));
+                    if let Some(event) = wta_tui::keymap::from_crossterm(event) {
+                        runtime.apply(machine, Input::App(event), Instant::now());
+                    }
                     taken += 1;
                     next = if taken < INPUT_BATCH {
                         input.ready()
@@ -260,28 +264,9 @@ async fn event_loop(
             }
             // The terminal is gone (pane killed): nothing left to show.
             Wake::Terminal(None) | Wake::Signal => return Ok(()),
-            Wake::Runtime(event) => {
-                queue.extend(runtime.handle(*event).into_iter().map(Event::Domain));
-            }
-            Wake::Tick => queue.push_back(Event::Tick),
-            Wake::Status => runtime.refresh_status(),
+            Wake::Runtime(input) => runtime.apply(machine, *input, Instant::now()),
+            Wake::Tick => runtime.apply(machine, Input::App(Event::Tick), Instant::now()),
+            Wake::Status => runtime.apply(machine, Input::StatusDue, Instant::now()),
         }
     }
-}
-
-/// Feeds queued events to the reducer and their effects to the runtime,
-/// until nothing is left. Returns whether anything was applied.
-fn apply(state: &mut AppState, runtime: &mut Runtime, queue: &mut VecDeque<Event>) -> bool {
-    let mut applied = false;
-    while let Some(event) = queue.pop_front() {
-        applied = true;
-        for effect in update(state, event, Instant::now()) {
-            let quit = effect == Effect::Quit;
-            queue.extend(runtime.execute(effect).into_iter().map(Event::Domain));
-            if quit {
-                return true;
-            }
-        }
-    }
-    applied
 }

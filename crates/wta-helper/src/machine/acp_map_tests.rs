@@ -1,9 +1,38 @@
-//! Wire JSON → DomainEvent mapping, with the shapes real agents send.
+//! Typed ACP → DomainEvent mapping, fed the JSON real agents send: each
+//! fixture goes through the schema types first, as the connection does
+//! (what the schema cannot read never reaches the mapping).
 
 use serde_json::json;
 
 use super::*;
 use wta_state::ConnectionState;
+
+fn typed<T: serde::de::DeserializeOwned>(value: &Value) -> Option<T> {
+    serde_json::from_value(value.clone()).ok()
+}
+
+fn session_update(update: &Value) -> Vec<DomainEvent> {
+    typed::<SessionUpdate>(update).map_or_else(Vec::new, |u| super::session_update(&u))
+}
+
+fn session_started(agent: &str, reply: &Value) -> Option<SessionFacts> {
+    typed::<SessionOpened>(reply).map(|r| super::session_started(agent, &r))
+}
+
+fn permission_request(id: PermissionRequestId, request: &Value) -> PermissionRequest {
+    let request: RequestPermissionRequest = typed(request).expect("a permission request");
+    super::permission_request(id, &request)
+}
+
+fn stop_reason(reason: &str) -> StopReason {
+    super::stop_reason(&typed(&json!(reason)).expect("a stop reason"))
+}
+
+fn auth_methods(init: &Value) -> Vec<AuthMethod> {
+    let mut init = init.clone();
+    init["protocolVersion"] = json!(1);
+    super::auth_methods(&typed(&init).expect("an initialize reply"))
+}
 
 #[test]
 fn message_thought_and_user_chunks_carry_their_text() {
@@ -175,7 +204,6 @@ fn session_reply_with_models_uses_set_model() {
                 {"value": "agent", "name": "Agent"}, {"value": "plan", "name": "Plan"}]}]},
             {"id": "flag", "name": "Flag", "type": "boolean", "currentValue": true}]});
     let facts = session_started("claude", &reply).unwrap();
-    assert_eq!(facts.session_id, "s1");
     assert_eq!(facts.model_control, ModelControl::SetModel);
     assert_eq!(
         facts.events,
@@ -212,7 +240,7 @@ fn session_reply_with_models_uses_set_model() {
 fn session_reply_with_a_model_config_option_uses_that_option() {
     let reply = json!({"sessionId": "s2", "configOptions": [
         {"id": "llm", "name": "Model", "category": "model", "type": "select", "currentValue": "b",
-         "options": [{"value": "a"}, {"value": "b", "name": "Bee"}]}]});
+         "options": [{"value": "a", "name": "A"}, {"value": "b", "name": "Bee"}]}]});
     let facts = session_started("copilot", &reply).unwrap();
     assert_eq!(
         facts.model_control,
@@ -239,9 +267,7 @@ fn permission_request_maps_options_target_and_unknown_kinds_fail_closed() {
         "options": [{"optionId": "opt-0-allow_once", "name": "Allow", "kind": "allow_once"},
                     {"optionId": "a2", "name": "Always", "kind": "allow_always"},
                     {"optionId": "r", "name": "No", "kind": "reject_once"},
-                    {"optionId": "rr", "name": "Never", "kind": "reject_always"},
-                    {"optionId": "odd", "kind": "brand_new_kind"},
-                    {"name": "no id"}]});
+                    {"optionId": "rr", "name": "Never", "kind": "reject_always"}]});
     let card = permission_request(PermissionRequestId(7), &request);
     assert_eq!(card.id, PermissionRequestId(7));
     assert_eq!(card.title, "touch made_by_tool");
@@ -259,16 +285,29 @@ fn permission_request_maps_options_target_and_unknown_kinds_fail_closed() {
             ("a2", PermissionOptionKind::AllowAlways),
             ("r", PermissionOptionKind::RejectOnce),
             ("rr", PermissionOptionKind::RejectAlways),
-            ("odd", PermissionOptionKind::RejectOnce),
         ]
     );
-    assert_eq!(card.options[4].name, "odd");
+    // An option of a kind the schema does not know, or without an id: the
+    // request does not parse, so no card offers it (the ACP library answers
+    // the agent with an error: a refusal).
+    for odd in [
+        json!({"optionId": "odd", "name": "Odd", "kind": "brand_new_kind"}),
+        json!({"name": "no id", "kind": "allow_once"}),
+    ] {
+        let mut bad = request.clone();
+        bad["options"].as_array_mut().unwrap().push(odd);
+        assert!(typed::<RequestPermissionRequest>(&bad).is_none(), "{bad}");
+    }
     assert_eq!(
         allow_once_option(&card).map(|o| o.id.as_str()),
         Some("opt-0-allow_once")
     );
-    let empty = permission_request(PermissionRequestId(1), &json!({}));
+    let empty = permission_request(
+        PermissionRequestId(1),
+        &json!({"sessionId": "s", "toolCall": {"toolCallId": "t"}, "options": []}),
+    );
     assert!(empty.options.is_empty() && allow_once_option(&empty).is_none());
+    assert_eq!(empty.title, "The agent asks for permission");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Yolo in the pane's runtime (DESIGN §5): which sessions auto-approve the
+//! Yolo on the pane's machine (DESIGN §5): which sessions auto-approve the
 //! agent's own tool permissions, and the two layers that do it.
 //!
 //! The decision itself is `wta_agent::yolo::decide` (pure, tested over the
@@ -16,13 +16,14 @@
 //! The session override is dropped by `/new`, `/restart`, an agent switch and
 //! any session replacement; the global default and the policy stay.
 
-use serde_json::Value;
+use agent_client_protocol::v1::schema::SessionConfigOption;
 use wta_agent::yolo::{self, ALLOW_ALL, Decision, OfferedOption, OptionKind, Request, YoloPolicy};
-use wta_protocol::helper_master::{METHOD_SESSION_STATE, SessionStateParams, YoloReport};
-
-use super::engine::{Call, Runtime};
-use super::map;
+use wta_protocol::helper_master::YoloReport;
 use wta_state::{ConnectionState, DomainEvent, PermissionOptionKind, PermissionRequest};
+
+use super::acp_map;
+use super::command::{Call, Command, ProposalNews};
+use super::{Link, Machine, Out};
 
 /// Yolo settings of one pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +63,7 @@ impl YoloControl {
         }
     }
 
-    fn report(&self) -> YoloReport {
+    pub fn report(&self) -> YoloReport {
         YoloReport {
             on: self.effective(),
             blocked_by_policy: self.policy == YoloPolicy::Blocked,
@@ -94,10 +95,9 @@ impl YoloControl {
 }
 
 /// The current value of a Select option with id exactly `allow_all` whose
-/// values include `on` and `off` (Copilot's shape), when `configOptions`
-/// holds one.
-pub fn allow_all_value(config_options: Option<&Value>) -> Option<String> {
-    map::config_options(config_options)
+/// values include `on` and `off` (Copilot's shape), when the agent offers one.
+pub fn allow_all_value(config_options: &[SessionConfigOption]) -> Option<String> {
+    acp_map::config_options(config_options)
         .into_iter()
         .find(|o| {
             o.id == ALLOW_ALL
@@ -108,73 +108,69 @@ pub fn allow_all_value(config_options: Option<&Value>) -> Option<String> {
 }
 
 /// True when the agent offers a usable `allow_all` option.
-pub fn offers_allow_all(config_options: Option<&Value>) -> bool {
+pub fn offers_allow_all(config_options: &[SessionConfigOption]) -> bool {
     allow_all_value(config_options).is_some()
 }
 
-impl Runtime {
+impl Machine {
     /// `/yolo on|off` for the current session.
-    pub(super) fn set_yolo(&mut self, on: bool) -> Vec<DomainEvent> {
-        if on && let Err(why) = yolo::may_enable(self.yolo.policy) {
-            return vec![DomainEvent::Error(why.to_owned()), self.yolo.event()];
+    pub(super) fn set_yolo(&mut self, on: bool, out: &mut Out) {
+        if on && let Err(why) = yolo::may_enable(self.pane.yolo.policy) {
+            out.error(why);
+            return out.event(self.pane.yolo.event());
         }
-        self.yolo.session_override = Some(on);
-        self.after_yolo_change(Call::SetYolo(on), true)
+        self.pane.yolo.session_override = Some(on);
+        self.after_yolo_change(Call::SetYolo(on), true, out);
     }
 
     /// A new session starts without the `/yolo` override.
-    pub(super) fn reset_session_yolo(&mut self) -> Vec<DomainEvent> {
-        self.yolo.session_override = None;
-        vec![self.yolo.event()]
+    pub(super) fn reset_session_yolo(&mut self, out: &mut Out) {
+        self.pane.yolo.session_override = None;
+        out.event(self.pane.yolo.event());
     }
 
-    /// A session just opened (`configOptions` of its `session/new` reply):
-    /// layer 1 reconciles the agent's `allow_all` with the effective value,
-    /// both ways.
-    pub(super) fn session_yolo(&mut self, config_options: Option<&Value>) -> Vec<DomainEvent> {
+    /// A session just opened (the `configOptions` of its `session/new`
+    /// reply): layer 1 reconciles the agent's `allow_all` with the
+    /// effective value, both ways.
+    pub(super) fn session_yolo(&mut self, config_options: &[SessionConfigOption], out: &mut Out) {
         let current = allow_all_value(config_options);
-        self.yolo.agent_allow_all = current.is_some();
-        let wanted = if self.yolo.effective() { "on" } else { "off" };
+        let control = &mut self.pane.yolo;
+        control.agent_allow_all = current.is_some();
+        let wanted = if control.effective() { "on" } else { "off" };
         let in_sync = current.as_deref().is_none_or(|v| v == wanted);
         if in_sync {
-            self.yolo.restarted_for_disable = false;
+            control.restarted_for_disable = false;
         }
-        let mut events = vec![self.yolo.event()];
-        events.extend(self.after_yolo_change(Call::SetYolo(self.yolo.effective()), !in_sync));
-        events
+        out.event(control.event());
+        let call = Call::SetYolo(control.effective());
+        self.after_yolo_change(call, !in_sync, out);
     }
 
     /// Applies the effective value: layer 2 at once, layer 1 when `sync`.
-    fn after_yolo_change(&mut self, call: Call, sync: bool) -> Vec<DomainEvent> {
-        if self.yolo.effective() {
-            self.proposals.service().agent_may_run_unasked();
+    fn after_yolo_change(&mut self, call: Call, sync: bool, out: &mut Out) {
+        if self.pane.yolo.effective() {
+            out.cmd(Command::Proposals(ProposalNews::AgentMayRunUnasked));
         }
-        self.report_yolo();
-        let mut events = vec![self.yolo.event()];
-        if sync && self.yolo.agent_allow_all {
-            let value = if self.yolo.effective() { "on" } else { "off" };
-            events.extend(self.set_config(call, ALLOW_ALL.into(), value.into()));
+        self.report_yolo(out);
+        out.event(self.pane.yolo.event());
+        if sync && self.pane.yolo.agent_allow_all {
+            let value = if self.pane.yolo.effective() {
+                "on"
+            } else {
+                "off"
+            };
+            self.set_config(call, ALLOW_ALL.into(), value.into(), out);
         }
-        events
     }
 
     /// Tells the master, so `wta sessions list` shows it.
-    fn report_yolo(&self) {
-        let (Some(conn), Some(session)) = (self.conn.clone(), self.session.clone()) else {
-            return;
-        };
-        let params = SessionStateParams {
-            session_id: session,
-            yolo: self.yolo.report(),
-        };
-        let Ok(params) = serde_json::to_value(params) else {
-            return;
-        };
-        tokio::spawn(async move {
-            if let Err(err) = conn.raw_request(METHOD_SESSION_STATE, params).await {
-                tracing::debug!("reporting yolo to the master: {err}");
-            }
-        });
+    fn report_yolo(&self, out: &mut Out) {
+        if let (Link::Up, Some(session)) = (self.pane.link, &self.pane.session) {
+            out.cmd(Command::ReportYolo {
+                session: session.clone(),
+                report: self.pane.yolo.report(),
+            });
+        }
     }
 
     /// Layer 1 could not turn `allow_all` off: the agent may keep approving on
@@ -182,40 +178,36 @@ impl Runtime {
     /// restarted and the user's "off" carries over to the fresh session; if
     /// that session cannot turn it off either, the pane drops its session
     /// instead of restarting in a loop.
-    pub(super) fn yolo_disable_failed(&mut self, err: &str) -> Vec<DomainEvent> {
-        self.abandon_turn();
-        let off_asked = self.yolo.session_override == Some(false);
-        if self.yolo.restarted_for_disable {
-            if let Some(session) = self.session.take() {
-                self.close_session(session);
+    pub(super) fn yolo_disable_failed(&mut self, err: &str, out: &mut Out) {
+        self.abandon_turn(out);
+        let off_asked = self.pane.yolo.session_override == Some(false);
+        if self.pane.yolo.restarted_for_disable {
+            if let Some(session) = self.pane.session.take() {
+                out.cmd(Command::CloseSession { session });
             }
-            self.report_yolo();
-            return vec![
-                DomainEvent::Error(format!(
-                    "The restarted agent still refuses to turn off its allow_all option ({err}), so this pane closed its session rather than let the agent approve tools on its own."
-                )),
-                DomainEvent::Connection(ConnectionState::Failed(
-                    "No session: the agent keeps allow_all on. Use /agent to pick another agent, or /restart to try again.".into(),
-                )),
-            ];
+            out.error(format!(
+                "The restarted agent still refuses to turn off its allow_all option ({err}), so this pane closed its session rather than let the agent approve tools on its own."
+            ));
+            return out.event(DomainEvent::Connection(ConnectionState::Failed(
+                "No session: the agent keeps allow_all on. Use /agent to pick another agent, or /restart to try again.".into(),
+            )));
         }
-        self.yolo.restarted_for_disable = true;
-        let mut events = vec![DomainEvent::Error(format!(
+        self.pane.yolo.restarted_for_disable = true;
+        out.error(format!(
             "The agent did not turn off its allow_all option ({err}). Restarting this pane's agent so nothing keeps approving tools."
-        ))];
-        events.extend(self.restart_agent_stack());
+        ));
+        self.restart_agent_stack(out);
         if off_asked {
             // Session replacement drops the override; a failed "off" must
             // not come back on through the global default.
-            self.yolo.session_override = Some(false);
-            events.push(self.yolo.event());
+            self.pane.yolo.session_override = Some(false);
+            out.event(self.pane.yolo.event());
         }
-        events
     }
 
-    /// Layer 2, after the proposal preflight: approve silently or ask.
+    /// Layer 2, after the proposal preflight: the option to approve silently.
     pub(super) fn yolo_permission(&self, card: &PermissionRequest) -> Option<String> {
-        match self.yolo.decide(card) {
+        match self.pane.yolo.decide(card) {
             Decision::AutoApprove(option) => Some(option),
             _ => None,
         }
@@ -230,18 +222,16 @@ mod tests {
 
     #[test]
     fn allow_all_must_be_exact_and_offer_on_and_off() {
-        let opt = |id: &str, values: &[&str]| {
-            json!([{"id": id, "name": id, "type": "select", "currentValue": values.first(),
-                    "options": values.iter().map(|v| json!({"value": v, "name": v})).collect::<Vec<_>>()}])
+        let opt = |id: &str, values: &[&str]| -> Vec<SessionConfigOption> {
+            serde_json::from_value(json!([{"id": id, "name": id, "type": "select", "currentValue": values.first(),
+                    "options": values.iter().map(|v| json!({"value": v, "name": v})).collect::<Vec<_>>()}]))
+            .unwrap()
         };
-        assert!(offers_allow_all(Some(&opt("allow_all", &["off", "on"]))));
-        assert!(!offers_allow_all(Some(&opt(
-            "allow_all_tools",
-            &["off", "on"]
-        ))));
-        assert!(!offers_allow_all(Some(&opt("allow_all", &["yes", "no"]))));
-        assert!(!offers_allow_all(Some(&opt("mode", &["off", "on"]))));
-        assert!(!offers_allow_all(None));
+        assert!(offers_allow_all(&opt("allow_all", &["off", "on"])));
+        assert!(!offers_allow_all(&opt("allow_all_tools", &["off", "on"])));
+        assert!(!offers_allow_all(&opt("allow_all", &["yes", "no"])));
+        assert!(!offers_allow_all(&opt("mode", &["off", "on"])));
+        assert!(!offers_allow_all(&[]));
     }
 
     #[test]

@@ -1,0 +1,116 @@
+//! [`Command`]: everything the session machine asks the I/O layer to do.
+//! Each one is carried out without waiting; what it answers comes back as an
+//! [`super::Input`].
+
+use agent_client_protocol::v1::schema::SessionId;
+use wta_protocol::ProposalId;
+use wta_protocol::helper_master::YoloReport;
+use wta_state::{ConfirmMode, PermissionAnswer, PermissionRequestId};
+
+use super::input::RequestKey;
+
+/// Which call an [`super::Input::Replied`] answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    SetModel(String),
+    SetConfig,
+    SetYolo(bool),
+    Authenticate,
+    CloseSession,
+}
+
+/// Lifecycle news for the proposal engine (its channel state machine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProposalNews {
+    /// The user cancelled the turn.
+    TurnCancelled,
+    /// The turn ended (any stop reason).
+    TurnEnded,
+    /// A new ACP session replaces the old one.
+    SessionReplaced,
+    /// The connection or the session went away.
+    TransportLost,
+    /// Yolo is on: the agent may run the proposal CLI without asking.
+    AgentMayRunUnasked,
+}
+
+/// One thing for the I/O layer to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Dial the master and `initialize` (asking for `agent`).
+    Connect { agent: Option<String> },
+    /// Forget the connection (its responders go with it).
+    Disconnect,
+    /// Ask the master starter for a master (the user's reconnect).
+    StartMaster,
+    /// Find out why the master went away.
+    ExplainMasterGone,
+    /// `session/new`; `fresh_agent` for `/restart`. The reply is labelled `label`.
+    OpenSession {
+        agent: Option<String>,
+        fresh_agent: bool,
+        label: String,
+    },
+    /// `session/close`.
+    CloseSession { session: SessionId },
+    /// Issue the turn's proposal channel, add the terminal context and send
+    /// `session/prompt`.
+    Prompt { session: SessionId, text: String },
+    /// `session/cancel`.
+    Cancel { session: SessionId },
+    /// `session/set_config_option`.
+    SetConfigOption {
+        call: Call,
+        session: SessionId,
+        option: String,
+        value: String,
+    },
+    /// `session/set_model`.
+    SetModel { session: SessionId, model: String },
+    /// `authenticate`.
+    Authenticate { method: String },
+    /// `_wta/session_state`.
+    ReportYolo {
+        session: SessionId,
+        report: YoloReport,
+    },
+    /// `_wta/sessions`.
+    ListSessions,
+    /// Read the agent registry (the `/agent` picker).
+    ReadAgents,
+    /// Read it again before switching to `id`.
+    CheckAgent { id: String },
+    /// Probe the target pane's cwd and this pane's visibility.
+    ProbeStatus,
+    /// Copy to the clipboard through tmux.
+    Copy { text: String },
+    /// Open a tmux window that runs an agent's sign-in command.
+    OpenAuthWindow {
+        agent: String,
+        method: String,
+        command: Vec<String>,
+    },
+    /// Name the session's agent on this pane (`@wta_agent`).
+    NameAgent { agent: String },
+    /// Run the proposal preflight on the held permission request.
+    Preflight { key: PermissionRequestId },
+    /// Answer the held permission request.
+    AnswerPermission {
+        key: PermissionRequestId,
+        answer: PermissionAnswer,
+    },
+    /// Serve the held `fs/*` request.
+    ServeFile { key: RequestKey },
+    /// Refuse the held client request with `message`.
+    Refuse { key: RequestKey, message: String },
+    /// Tell the proposal engine.
+    Proposals(ProposalNews),
+    /// Claim the card's choice and run it in the target pane.
+    ConfirmCard {
+        id: ProposalId,
+        choice: u64,
+        mode: ConfirmMode,
+    },
+    /// The user dismissed the card.
+    CancelCard { id: ProposalId },
+}

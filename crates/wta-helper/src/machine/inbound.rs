@@ -1,0 +1,237 @@
+//! Inputs that are not the app's: typed ACP from the master, the answers of
+//! commands the I/O layer carried out, the proposal engine's cards, the
+//! status probe and the wire tap.
+
+use agent_client_protocol::v1::schema::{
+    RequestPermissionRequest, SessionId, StopReason as AcpStop,
+};
+use wta_state::{Direction, DomainEvent, PermissionAnswer, PermissionRequestId, StopReason};
+
+use super::acp_map;
+use super::command::{Call, Command, ProposalNews};
+use super::input::{ClientCall, Input, Preflighted};
+use super::status::{Probe, sessions_table};
+use super::{Machine, Out};
+use crate::connection::{ConnectionError, OptionsReply, WireLine};
+
+impl Machine {
+    /// Every input but the app's and the status timer.
+    pub(super) fn inbound(&mut self, input: Input, out: &mut Out) {
+        match input {
+            Input::App(_) | Input::StatusDue => {}
+            Input::Linked(result) => self.linked(*result, out),
+            Input::MasterClosed => self.master_closed(out),
+            Input::MasterExplained { why } => out.event(DomainEvent::MasterGone { why }),
+            Input::MasterStarted(result) => self.master_started(result, out),
+            Input::SessionOpened { agent, result } => self.session_opened(agent, *result, out),
+            Input::Update(n) => {
+                if self.is_current(&n.session_id) {
+                    out.events.extend(acp_map::session_update(&n.update));
+                }
+            }
+            Input::Permission { key, request } => self.permission(key, request, out),
+            Input::Preflighted { key, verdict } => self.preflighted(key, verdict, out),
+            Input::ClientRequest { key, call } => match call {
+                ClientCall::ReadFile | ClientCall::WriteFile => out.cmd(Command::ServeFile { key }),
+                ClientCall::Other { method } => out.cmd(Command::Refuse {
+                    key,
+                    message: format!("this wta pane does not serve `{method}` yet"),
+                }),
+            },
+            Input::PromptFinished { session, result } => self.prompt_finished(&session, *result, out),
+            Input::Lagged { dropped } => out.error(format!(
+                "{dropped} updates from the agent were dropped because this pane fell behind; the transcript may miss text."
+            )),
+            Input::AgentExited(n) => {
+                let ours = self
+                    .pane
+                    .session
+                    .as_ref()
+                    .is_some_and(|s| n.session_ids.iter().any(|id| **id == *s.0));
+                if ours {
+                    self.session_died(&n.agent_id, &n.reason, out);
+                    if self.app.transcript.turn_running() {
+                        out.event(DomainEvent::TurnEnded(StopReason::Cancelled));
+                    }
+                }
+            }
+            Input::Replied { call, result } => self.replied(call, *result, out),
+            Input::Sessions(result) => match *result {
+                Ok(list) => out.event(DomainEvent::Notice(sessions_table(
+                    &list,
+                    self.pane.config.own_pid,
+                ))),
+                Err(err) => out.error(format!("Cannot list the master's sessions: {err}")),
+            },
+            Input::Agents(agents) => out.event(DomainEvent::Agents(agents)),
+            Input::AgentChecked { id, agents } => self.agent_checked(id, agents, out),
+            Input::Status(probe) => self.status(probe, out),
+            Input::Report(DomainEvent::ProposalAccepted(mut card)) => {
+                // The card says where a `send` runs: the target's last probed cwd.
+                if card.target_cwd.is_none() {
+                    card.target_cwd = self.pane.probed_cwd.clone().flatten();
+                }
+                out.event(DomainEvent::ProposalAccepted(card));
+            }
+            Input::Report(event) => out.event(event),
+            Input::Wire(line) => wire(line, out),
+        }
+    }
+
+    /// Whether `session` is the pane's current session.
+    fn is_current(&self, session: &SessionId) -> bool {
+        self.pane.session.as_ref() == Some(session)
+    }
+
+    /// `session/request_permission`: a stale session's request is cancelled
+    /// (nobody would see its card); the current session's goes to the
+    /// proposal preflight first.
+    fn permission(
+        &mut self,
+        key: PermissionRequestId,
+        request: Box<RequestPermissionRequest>,
+        out: &mut Out,
+    ) {
+        if !self.is_current(&request.session_id) {
+            return out.cmd(Command::AnswerPermission {
+                key,
+                answer: PermissionAnswer::Cancelled,
+            });
+        }
+        self.pane
+            .preflighting
+            .insert(key, (request.session_id.clone(), request));
+        out.cmd(Command::Preflight { key });
+    }
+
+    /// After the preflight: yolo's layer 2 approves silently, or a card asks.
+    fn preflighted(&mut self, key: PermissionRequestId, verdict: Preflighted, out: &mut Out) {
+        let Some((session, request)) = self.pane.preflighting.remove(&key) else {
+            return;
+        };
+        match verdict {
+            Preflighted::Answered(events) => out.events.extend(events),
+            Preflighted::Card if !self.is_current(&session) => {
+                out.cmd(Command::AnswerPermission {
+                    key,
+                    answer: PermissionAnswer::Cancelled,
+                });
+            }
+            Preflighted::Card => {
+                let card = acp_map::permission_request(key, &request);
+                if let Some(option) = self.yolo_permission(&card) {
+                    out.cmd(Command::AnswerPermission {
+                        key,
+                        answer: PermissionAnswer::Selected(option),
+                    });
+                    return out.event(DomainEvent::Notice(format!(
+                        "Yolo approved: {}",
+                        card.title
+                    )));
+                }
+                self.pane.permissions.insert(key, session);
+                out.event(DomainEvent::PermissionRequest(card));
+            }
+        }
+    }
+
+    /// `session/prompt` answered: the turn of the current session ends.
+    fn prompt_finished(
+        &mut self,
+        session: &SessionId,
+        result: Result<AcpStop, ConnectionError>,
+        out: &mut Out,
+    ) {
+        if !self.is_current(session) || !self.app.transcript.turn_running() {
+            return;
+        }
+        out.cmd(Command::Proposals(ProposalNews::TurnEnded));
+        for id in self.withdraw_permissions(out) {
+            out.event(DomainEvent::PermissionWithdrawn(id));
+        }
+        match result {
+            Ok(stop) => out.event(DomainEvent::TurnEnded(acp_map::stop_reason(&stop))),
+            Err(ConnectionError::AgentExited { agent }) => {
+                self.session_died(&agent, "it exited during the turn", out);
+                out.event(DomainEvent::TurnEnded(StopReason::Cancelled));
+            }
+            Err(err) => {
+                out.error(err.to_string());
+                out.event(DomainEvent::TurnEnded(StopReason::Cancelled));
+            }
+        }
+    }
+
+    /// A call that may carry new config options answered.
+    fn replied(
+        &mut self,
+        call: Call,
+        result: Result<OptionsReply, ConnectionError>,
+        out: &mut Out,
+    ) {
+        let options = |reply: &OptionsReply, out: &mut Out| {
+            if let Some(options) = &reply.config_options {
+                out.events.extend(acp_map::config_events(options));
+            }
+        };
+        match (call, result) {
+            (Call::SetModel(id), Ok(reply)) => {
+                options(&reply, out);
+                out.event(DomainEvent::ModelChanged(id));
+            }
+            (Call::SetModel(id), Err(err)) => {
+                out.error(format!("Cannot switch the model to {id}: {err}"));
+            }
+            (Call::SetConfig | Call::SetYolo(_), Ok(reply)) => options(&reply, out),
+            (Call::SetConfig, Err(err)) => out.error(format!("Cannot change the option: {err}")),
+            // Fail closed: the agent may still auto-approve on its own.
+            (Call::SetYolo(false), Err(err)) => self.yolo_disable_failed(&err.to_string(), out),
+            (Call::SetYolo(true), Err(err)) => out.error(format!(
+                "The agent refused allow_all ({err}); this pane still approves tool permissions for it."
+            )),
+            (Call::Authenticate, Ok(_)) => self.open_session(None, false, out),
+            (Call::Authenticate, Err(err)) => out.error(format!("Sign-in failed: {err}")),
+            (Call::CloseSession, Ok(_)) => {}
+            (Call::CloseSession, Err(err)) => tracing::debug!("session/close failed: {err}"),
+        }
+    }
+
+    /// The status probe answered.
+    fn status(&mut self, probe: Probe, out: &mut Out) {
+        if probe.owner_gone {
+            // The tab was closed (with this pane stashed): end the pane, its
+            // helper and, through the master, its sessions.
+            tracing::info!("the tab this agent pane belongs to is gone; exiting");
+            self.pane.quit = true;
+            return;
+        }
+        self.pane.visible = probe.visible;
+        if self.pane.probed_cwd.as_ref() == Some(&probe.cwd) {
+            return;
+        }
+        self.pane.probed_cwd = Some(probe.cwd.clone());
+        if let Some(pane) = &self.pane.config.target_pane {
+            out.event(DomainEvent::TargetPane {
+                pane: pane.to_string(),
+                cwd: probe.cwd,
+            });
+        }
+    }
+}
+
+/// A line of the wire tap for the F12 panel (with how many were dropped).
+fn wire(line: WireLine, out: &mut Out) {
+    if line.dropped_before > 0 {
+        out.event(DomainEvent::Traffic {
+            direction: Direction::In,
+            line: format!(
+                "… {} lines not shown (the panel fell behind)",
+                line.dropped_before
+            ),
+        });
+    }
+    out.event(DomainEvent::Traffic {
+        direction: line.direction,
+        line: line.text,
+    });
+}

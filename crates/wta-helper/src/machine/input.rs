@@ -1,0 +1,114 @@
+//! [`Input`]: everything that can happen to an agent pane, as one type the
+//! session machine steps on. The I/O layer (`crate::runtime`) produces them:
+//! terminal events, what the master sent (typed ACP), the answers of the
+//! commands it carried out, the proposal engine's events, timers.
+
+use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionId, SessionNotification};
+use wta_protocol::helper_master::{AgentExitedNotification, SessionsListResponse};
+use wta_state::{AgentChoice, AuthMethod, DomainEvent, Event, PermissionRequestId};
+
+use super::command::Call;
+use super::status::Probe;
+use crate::connection::{ConnectionError, OptionsReply, SessionOpened, WireLine};
+
+/// A request from the agent this pane answers; the I/O layer holds its
+/// responder under this key until a command answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestKey(pub u64);
+
+/// What kind of client request arrived (its content stays with the responder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientCall {
+    ReadFile,
+    WriteFile,
+    /// A method this pane does not serve (yet): `terminal/*`, anything else.
+    Other {
+        method: String,
+    },
+}
+
+/// A connection to the master was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Linked {
+    /// The agent the master chose for this pane.
+    pub agent_id: Option<String>,
+    pub auth: Vec<AuthMethod>,
+    /// The pid in the master's lock file (a new one after a restart).
+    pub master_pid: Option<u32>,
+}
+
+/// How the permission preflight took a request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Preflighted {
+    /// Not a proposal: the normal path (yolo or a card).
+    Card,
+    /// The proposal engine answered it; these are what the pane shows.
+    Answered(Vec<DomainEvent>),
+}
+
+/// One input of the session machine.
+#[derive(Debug)]
+pub enum Input {
+    /// A terminal or UI event for the chat app (keys, mouse, paste, tick,
+    /// what the frame showed of a card).
+    App(Event),
+    /// The status line is due for a refresh (a slow timer).
+    StatusDue,
+    /// A connection attempt ended.
+    Linked(Box<Result<Linked, ConnectionError>>),
+    /// The master connection ended.
+    MasterClosed,
+    /// Why the master went away, once the I/O layer looked.
+    MasterExplained { why: String },
+    /// The master starter answered the user's reconnect.
+    MasterStarted(Result<(), String>),
+    /// `session/new` answered (for `agent`).
+    SessionOpened {
+        agent: String,
+        result: Box<Result<SessionOpened, ConnectionError>>,
+    },
+    /// `session/update`.
+    Update(Box<SessionNotification>),
+    /// `session/request_permission`, held by the I/O layer under `key`.
+    Permission {
+        key: PermissionRequestId,
+        request: Box<RequestPermissionRequest>,
+    },
+    /// The preflight's verdict on the permission request `key`.
+    Preflighted {
+        key: PermissionRequestId,
+        verdict: Preflighted,
+    },
+    /// An `fs/*` or other client request, held under `key`.
+    ClientRequest { key: RequestKey, call: ClientCall },
+    /// `session/prompt` answered.
+    PromptFinished {
+        session: SessionId,
+        result: Box<Result<agent_client_protocol::v1::schema::StopReason, ConnectionError>>,
+    },
+    /// `_wta/lagged`.
+    Lagged { dropped: u64 },
+    /// `_wta/agent_exited`.
+    AgentExited(AgentExitedNotification),
+    /// A call answered with (possibly) new config options.
+    Replied {
+        call: Call,
+        result: Box<Result<OptionsReply, ConnectionError>>,
+    },
+    /// `_wta/sessions` answered.
+    Sessions(Box<Result<SessionsListResponse, ConnectionError>>),
+    /// The agents this pane may switch to.
+    Agents(Vec<AgentChoice>),
+    /// The registry read again before `/agent ID` switches.
+    AgentChecked {
+        id: String,
+        agents: Vec<AgentChoice>,
+    },
+    /// The status probe answered.
+    Status(Probe),
+    /// Something an I/O step wants shown (an executor result, a failed
+    /// copy, a card from the proposal engine).
+    Report(DomainEvent),
+    /// A JSON-RPC line as it crossed the master socket.
+    Wire(WireLine),
+}

@@ -1,0 +1,111 @@
+//! The link to the master on the machine. A master EOF (or a master that
+//! cannot be reached) ends the link, the session and the turn, and reports
+//! `MasterGone` with what the I/O layer can tell about it; the pane stays.
+//! Only `Effect::Reconnect` (the user's Enter) asks the master starter for a
+//! master, links again and opens a new session; never on its own.
+
+use wta_state::DomainEvent;
+
+use super::command::{Command, ProposalNews};
+use super::input::Linked;
+use super::{Link, Machine, Out};
+use crate::connection::ConnectionError;
+
+impl Machine {
+    /// Dials the master (asking for `agent`, if given).
+    pub(super) fn connect(&mut self, agent: Option<String>, reconnect: bool, out: &mut Out) {
+        if let Some(a) = &agent {
+            self.pane.agent.clone_from(a);
+        }
+        self.pane.link = Link::Connecting { reconnect };
+        self.pane.session = None;
+        out.cmd(Command::Connect { agent });
+    }
+
+    /// A connection attempt ended.
+    pub(super) fn linked(&mut self, result: Result<Linked, ConnectionError>, out: &mut Out) {
+        let Link::Connecting { reconnect } = self.pane.link else {
+            // Not waiting for one (a late answer): drop it.
+            return out.cmd(Command::Disconnect);
+        };
+        match result {
+            Ok(linked) => {
+                self.pane.auth = linked.auth;
+                if let Some(agent) = linked.agent_id {
+                    self.pane.agent.clone_from(&agent);
+                    self.pane.known_agent = Some(agent);
+                }
+                self.pane.link = Link::Up;
+                let new_master = self.pane.master_pid != linked.master_pid;
+                self.pane.master_pid = linked.master_pid;
+                if reconnect {
+                    out.event(DomainEvent::Reconnected { new_master });
+                }
+                self.open_session(None, false, out);
+            }
+            Err(err @ (ConnectionError::Unreachable { .. } | ConnectionError::MasterClosed)) => {
+                self.pane.link = Link::Down;
+                let why = match err {
+                    ConnectionError::MasterClosed => {
+                        "the wta master closed the connection before it was set up".to_owned()
+                    }
+                    other => other.to_string(),
+                };
+                out.event(DomainEvent::MasterGone { why });
+            }
+            Err(err) => {
+                self.pane.link = Link::Down;
+                out.event(super::acp_map::open_failure(
+                    &err,
+                    &self.pane.agent,
+                    &self.pane.auth,
+                ));
+            }
+        }
+    }
+
+    /// The master connection ended: forget it, its session and its turn,
+    /// then say why once the I/O layer has looked.
+    pub(super) fn master_closed(&mut self, out: &mut Out) {
+        if self.pane.link != Link::Up {
+            // A second notice of the same end, or the end of a link not made.
+            return;
+        }
+        out.cmd(Command::Proposals(ProposalNews::TransportLost));
+        // Their responders went with the connection; the app drops the cards.
+        self.pane.permissions.clear();
+        self.pane.preflighting.clear();
+        out.cmd(Command::Disconnect);
+        self.pane.link = Link::Down;
+        self.pane.session = None;
+        self.pane.session_lost = false;
+        self.pane.pending_prompt = None;
+        out.cmd(Command::ExplainMasterGone);
+        self.reset_session_yolo(out);
+    }
+
+    /// `Effect::Reconnect`: start a master if none runs, then link.
+    pub(super) fn reconnect(&mut self, out: &mut Out) {
+        if self.pane.link != Link::Down {
+            return;
+        }
+        self.pane.link = Link::StartingMaster;
+        out.cmd(Command::StartMaster);
+    }
+
+    /// The master starter answered: link, or say why no master could be started.
+    pub(super) fn master_started(&mut self, result: Result<(), String>, out: &mut Out) {
+        if self.pane.link != Link::StartingMaster {
+            return;
+        }
+        match result {
+            Ok(()) => self.connect(self.pane.known_agent.clone(), true, out),
+            Err(why) => {
+                self.pane.link = Link::Down;
+                out.event(DomainEvent::MasterGone {
+                    why: format!("cannot start a new wta master: {why}"),
+                });
+            }
+        }
+    }
+}

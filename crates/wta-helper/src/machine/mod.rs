@@ -1,0 +1,281 @@
+//! The agent pane as one state machine: [`step`]`(machine, input, now) ->
+//! commands`, pure (no I/O, no async runtime, no clock but `now`).
+//!
+//! ```text
+//!   runtime (I/O) ──Input──► step ──► Vec<Command> ──► runtime (I/O)
+//!                              │
+//!                              ├─ wta_state::update (the chat app: transcript, cards, pickers)
+//!                              └─ the pane's session: link to the master, ACP session,
+//!                                 permissions, yolo, proposals news, status
+//! ```
+//!
+//! [`Machine`] holds the chat app's [`AppState`] (what `wta-tui` draws) and
+//! the session side ([`Pane`]). An input for the app goes through the app's
+//! reducer; the app's effects become commands or session steps, whose
+//! events go back through the reducer, until nothing is left. Every other
+//! input (typed ACP from the master, command answers, the proposal
+//! engine's cards, timers) steps the session side the same way.
+//!
+//! One owner each: whether a turn runs is the app's (its transcript's open
+//! turn; the session side reads it); which ACP session is current, the
+//! master link and the permission requests awaiting an answer are the
+//! session side's. Invariants: updates and permission requests of any
+//! session but the current one are dropped (a stale permission is
+//! cancelled); every permission request is answered exactly once; a master
+//! EOF ends the link, the session and the turn, and only the user's
+//! `Effect::Reconnect` links again; only `Effect::Quit` or the owner tab
+//! going away ends the pane. A session that died with its agent is
+//! replaced by the next prompt: a new session first, a line saying so,
+//! then the prompt.
+//!
+//! Files: [`input`] and [`command`] (the two types), `effects` (the app's
+//! effects), `session` (open, opened, closed, died), `inbound` (ACP and
+//! command answers), `link` (the master going and coming back), [`yolo`],
+//! [`acp_map`] (typed ACP → app events), [`status`] (probe facts, the
+//! sessions table), `proposal_row` (a proposal CLI call as what it proposes).
+
+pub mod acp_map;
+pub mod command;
+mod effects;
+mod inbound;
+pub mod input;
+mod link;
+mod proposal_row;
+mod session;
+pub mod status;
+pub mod yolo;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionId};
+use wta_agent::yolo::YoloPolicy;
+use wta_protocol::{PaneId, WindowId};
+use wta_state::{AppState, AuthMethod, DomainEvent, Event, PermissionRequestId};
+
+pub use acp_map::ModelControl;
+pub use command::{Call, Command, ProposalNews};
+pub use input::{ClientCall, Input, Linked, Preflighted, RequestKey};
+pub use status::{Probe, sessions_table};
+use yolo::YoloControl;
+
+/// Who this pane is: fixed for its life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaneConfig {
+    /// The agent asked for; `None` = the master's default.
+    pub agent: Option<String>,
+    /// Directory new sessions start in.
+    pub cwd: PathBuf,
+    pub owner_tab: Option<WindowId>,
+    /// The shell pane this agent works on.
+    pub target_pane: Option<PaneId>,
+    /// This agent pane (`$TMUX_PANE`).
+    pub own_pane: Option<PaneId>,
+    /// The system policy on yolo.
+    pub yolo_policy: YoloPolicy,
+    /// Yolo for every new session (`--auto-approve-tools` / config).
+    pub auto_approve_tools: bool,
+    /// A tmux server is at hand (status probes, clipboard, sign-in windows).
+    pub has_host: bool,
+    /// This helper's pid (its row in `/sessions`).
+    pub own_pid: u32,
+}
+
+impl Default for PaneConfig {
+    fn default() -> Self {
+        Self {
+            agent: None,
+            cwd: PathBuf::from("/"),
+            owner_tab: None,
+            target_pane: None,
+            own_pane: None,
+            yolo_policy: YoloPolicy::Allowed,
+            auto_approve_tools: false,
+            has_host: false,
+            own_pid: 0,
+        }
+    }
+}
+
+/// The link to the master.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// Dialing; `reconnect` when the user asked for it.
+    Connecting { reconnect: bool },
+    /// Waiting for the master starter (the user's reconnect).
+    StartingMaster,
+    /// Connected and initialized.
+    Up,
+    /// No master: the pane waits for the user's Enter.
+    Down,
+}
+
+/// The session side of the pane.
+#[derive(Debug)]
+pub struct Pane {
+    pub config: PaneConfig,
+    pub link: Link,
+    /// The agent shown (the one asked for until the master names it).
+    pub agent: String,
+    /// The agent the master chose or the session runs; `None` until known.
+    pub known_agent: Option<String>,
+    /// The pid of the master this pane last linked to.
+    pub master_pid: Option<u32>,
+    pub auth: Vec<AuthMethod>,
+    /// The current ACP session.
+    pub session: Option<SessionId>,
+    pub model_control: ModelControl,
+    /// The session died with its agent: the next prompt opens a new one first.
+    pub session_lost: bool,
+    /// A prompt waiting for that new session.
+    pub pending_prompt: Option<String>,
+    /// Permission cards shown, by the session that asked.
+    pub permissions: BTreeMap<PermissionRequestId, SessionId>,
+    /// Permission requests in the preflight.
+    pub preflighting: BTreeMap<PermissionRequestId, (SessionId, Box<RequestPermissionRequest>)>,
+    pub yolo: YoloControl,
+    /// Whether this pane is seen (refresh the status only then).
+    pub visible: bool,
+    /// Last probed target cwd, so an unchanged probe causes no redraw.
+    pub probed_cwd: Option<Option<String>>,
+    /// The pane is to close.
+    pub quit: bool,
+}
+
+/// The whole pane: the chat app and its session side.
+#[derive(Debug)]
+pub struct Machine {
+    pub app: AppState,
+    pub pane: Pane,
+}
+
+/// What one step produced: commands for the I/O layer, events for the app.
+#[derive(Debug, Default)]
+pub(crate) struct Out {
+    pub commands: Vec<Command>,
+    pub events: VecDeque<DomainEvent>,
+}
+
+impl Out {
+    pub fn cmd(&mut self, command: Command) {
+        self.commands.push(command);
+    }
+
+    pub fn event(&mut self, event: DomainEvent) {
+        self.events.push_back(event);
+    }
+
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.event(DomainEvent::Error(text.into()));
+    }
+}
+
+impl Machine {
+    /// A pane that has not linked yet.
+    pub fn new(config: PaneConfig) -> Self {
+        let agent = config.agent.clone().unwrap_or_else(|| "agent".to_owned());
+        let yolo = YoloControl::new(config.yolo_policy, config.auto_approve_tools);
+        Self {
+            app: AppState::new(&agent),
+            pane: Pane {
+                agent,
+                known_agent: config.agent.clone(),
+                config,
+                link: Link::Down,
+                master_pid: None,
+                auth: Vec::new(),
+                session: None,
+                model_control: ModelControl::None,
+                session_lost: false,
+                pending_prompt: None,
+                permissions: BTreeMap::new(),
+                preflighting: BTreeMap::new(),
+                yolo,
+                visible: true,
+                probed_cwd: None,
+                quit: false,
+            },
+        }
+    }
+
+    /// The pane's first steps: link, read the agents, probe the status,
+    /// show yolo and the target pane.
+    pub fn start(&mut self, now: Instant) -> Vec<Command> {
+        let mut out = Out::default();
+        self.connect(self.pane.config.agent.clone(), false, &mut out);
+        out.cmd(Command::ReadAgents);
+        self.status_due(&mut out);
+        out.event(self.pane.yolo.event());
+        if let Some(pane) = &self.pane.config.target_pane {
+            out.event(DomainEvent::TargetPane {
+                pane: pane.to_string(),
+                cwd: None,
+            });
+        }
+        self.settle(out, now)
+    }
+
+    /// Whether the pane is to close.
+    pub fn quit_requested(&self) -> bool {
+        self.pane.quit
+    }
+
+    /// Whether the status line is worth refreshing (seen, with a host and a
+    /// target). Any terminal input makes the pane seen again.
+    pub fn wants_status(&self) -> bool {
+        self.pane.visible && self.pane.config.has_host && self.pane.config.target_pane.is_some()
+    }
+
+    /// The status timer fired.
+    fn status_due(&self, out: &mut Out) {
+        if self.wants_status() {
+            out.cmd(Command::ProbeStatus);
+        }
+    }
+
+    /// Feeds `out`'s events through the app until none is left; returns
+    /// every command, in order.
+    fn settle(&mut self, mut out: Out, now: Instant) -> Vec<Command> {
+        while let Some(event) = out.events.pop_front() {
+            self.app_event(Event::Domain(event), now, &mut out);
+            if self.pane.quit {
+                break;
+            }
+        }
+        out.commands
+    }
+
+    /// One event through the app's reducer; its effects step the session.
+    fn app_event(&mut self, event: Event, now: Instant, out: &mut Out) {
+        for effect in wta_state::update(&mut self.app, event, now) {
+            self.effect(effect, out);
+            if self.pane.quit {
+                return;
+            }
+        }
+    }
+}
+
+/// One step: `input` applied, the commands it asks for returned in order.
+pub fn step(machine: &mut Machine, input: Input, now: Instant) -> Vec<Command> {
+    let mut out = Out::default();
+    match input {
+        Input::App(event) => {
+            if matches!(
+                event,
+                Event::Key(_) | Event::Paste(_) | Event::Mouse(_) | Event::Resize { .. }
+            ) {
+                // Input reached the pane: it is seen.
+                machine.pane.visible = true;
+            }
+            machine.app_event(event, now, &mut out);
+        }
+        Input::StatusDue => machine.status_due(&mut out),
+        other => machine.inbound(other, &mut out),
+    }
+    machine.settle(out, now)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,349 @@
+//! Each [`Command`] of the session machine, carried out: calls on the master
+//! connection spawned (their answers come back as inputs), tmux and file
+//! work on blocking threads, responders answered, proposal news passed on.
+
+use wta_host::{NewTab, PaneCommand, TerminalHost};
+use wta_protocol::helper_master::{ClientKind, SessionStateParams};
+use wta_state::{DomainEvent, PermissionAnswer, PermissionRequestId};
+
+use super::{Connected, HeldRequest, Runtime, status};
+use crate::connection::{ConnectOptions, ConnectionError, MasterConnection, lost};
+use crate::machine::{Call, Command, Input, Preflighted, ProposalNews, RequestKey};
+
+const NOT_CONNECTED: &str = "Not connected to an agent. Type /restart to try again.";
+
+impl Runtime {
+    /// Carries out one command; never waits.
+    pub(super) fn execute(&mut self, command: Command) {
+        match command {
+            Command::Connect { agent } => self.connect(agent),
+            Command::Disconnect => self.disconnect(),
+            Command::StartMaster => match self.config.master_starter.clone() {
+                Some(starter) => {
+                    let socket = self.config.socket.clone();
+                    self.spawn_blocking(move || {
+                        Some(Input::MasterStarted(starter.ensure(&socket)))
+                    });
+                }
+                // Nothing to start one with: connect to whatever listens now.
+                None => self.immediate.push_back(Input::MasterStarted(Ok(()))),
+            },
+            Command::ExplainMasterGone => {
+                let socket = self.config.socket.clone();
+                self.spawn_blocking(move || {
+                    let why = lost::why_master_went_away(&socket);
+                    tracing::info!("the master connection ended: {why}");
+                    Some(Input::MasterExplained { why })
+                });
+            }
+            Command::OpenSession {
+                agent,
+                fresh_agent,
+                label,
+            } => self.with_conn(move |conn, cwd| async move {
+                let result = conn.open_session(&cwd, agent.as_deref(), fresh_agent).await;
+                Input::SessionOpened {
+                    agent: label,
+                    result: Box::new(result),
+                }
+            }),
+            Command::CloseSession { session } => {
+                self.reply(Call::CloseSession, move |conn| async move {
+                    conn.close_session(&session)
+                        .await
+                        .map(|()| Default::default())
+                })
+            }
+            Command::Prompt { session, text } => match &self.conn {
+                // Without cards (the headless driver) nothing could confirm a
+                // proposal: the prompt goes as typed, with no channel.
+                Some(conn) if !self.config.cards => conn.start_prompt(&session, &text),
+                Some(conn) => {
+                    let (host, target) = (self.host.clone(), self.config.target_pane.clone());
+                    let own = self.config.own_pane.clone();
+                    self.proposals
+                        .start_prompt(conn, &session, &text, host, target, own);
+                }
+                None => self.report(DomainEvent::Error(NOT_CONNECTED.into())),
+            },
+            Command::Cancel { session } => {
+                if let Some(conn) = &self.conn
+                    && let Err(err) = conn.cancel(&session)
+                {
+                    self.report(DomainEvent::Error(err.to_string()));
+                }
+            }
+            Command::SetConfigOption {
+                call,
+                session,
+                option,
+                value,
+            } => self.reply(call, move |conn| async move {
+                conn.set_config_option(&session, &option, &value).await
+            }),
+            Command::SetModel { session, model } => {
+                self.reply(Call::SetModel(model.clone()), move |conn| async move {
+                    conn.set_model(&session, &model).await
+                });
+            }
+            Command::Authenticate { method } => {
+                self.reply(Call::Authenticate, move |conn| async move {
+                    conn.authenticate(&method)
+                        .await
+                        .map(|()| Default::default())
+                })
+            }
+            Command::ReportYolo { session, report } => {
+                if let Some(conn) = self.conn.clone() {
+                    let params = SessionStateParams {
+                        session_id: session.0.to_string(),
+                        yolo: report,
+                    };
+                    tokio::spawn(async move {
+                        if let Err(err) = conn.report_session_state(&params).await {
+                            tracing::debug!("reporting yolo to the master: {err}");
+                        }
+                    });
+                }
+            }
+            Command::ListSessions => {
+                self.with_conn(
+                    |conn, _| async move { Input::Sessions(Box::new(conn.sessions().await)) },
+                )
+            }
+            Command::ReadAgents => {
+                self.spawn_blocking(|| Some(Input::Agents(super::agents::known_agents())));
+            }
+            Command::CheckAgent { id } => self.spawn_blocking(move || {
+                Some(Input::AgentChecked {
+                    id,
+                    agents: super::agents::known_agents(),
+                })
+            }),
+            Command::ProbeStatus => self.probe_status(),
+            Command::Copy { text } => {
+                if let Some(host) = self.host.clone() {
+                    self.spawn_blocking(move || {
+                        status::copy_to_clipboard(&host, &text).err().map(|err| {
+                            Input::Report(DomainEvent::Error(format!("Copy failed: {err}")))
+                        })
+                    });
+                }
+            }
+            Command::OpenAuthWindow {
+                agent,
+                method,
+                command,
+            } => self.auth_window(agent, method, command),
+            Command::NameAgent { agent } => self.name_agent(agent),
+            Command::Preflight { key } => self.preflight(key),
+            Command::AnswerPermission { key, answer } => self.answer(key, &answer),
+            Command::ServeFile { key } => self.serve_file(key),
+            Command::Refuse { key, message } => {
+                if let Some(HeldRequest::Other(request)) = self.requests.remove(&key) {
+                    let method = request.method.clone();
+                    if let Err(err) = request.refuse(&message) {
+                        tracing::debug!("answering {method}: {err}");
+                    }
+                }
+            }
+            Command::Proposals(news) => {
+                let service = self.proposals.service();
+                match news {
+                    ProposalNews::TurnCancelled => service.turn_cancelled(),
+                    ProposalNews::TurnEnded => service.turn_ended(),
+                    ProposalNews::SessionReplaced => self.proposals.session_replaced(),
+                    ProposalNews::TransportLost => service.transport_lost(),
+                    ProposalNews::AgentMayRunUnasked => service.agent_may_run_unasked(),
+                }
+            }
+            Command::ConfirmCard { id, choice, mode } => self.confirm_card(id, choice, mode),
+            Command::CancelCard { id } => self.proposals.service().cancel_card(id),
+        }
+    }
+
+    fn report(&mut self, event: DomainEvent) {
+        self.immediate.push_back(Input::Report(event));
+    }
+
+    /// A new `Connect`: the previous connection (and any older attempt) is dropped.
+    fn connect(&mut self, agent: Option<String>) {
+        self.disconnect();
+        self.generation += 1;
+        let generation = self.generation;
+        let options = ConnectOptions {
+            socket: self.config.socket.clone(),
+            agent,
+            owner_tab: self.config.owner_tab.clone(),
+            target_pane: self.config.target_pane.clone(),
+            client: ClientKind::Helper,
+            tap: Some(self.tap.clone()),
+        };
+        let tx = self.links_tx.clone();
+        tokio::spawn(async move {
+            let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+            let socket = options.socket.clone();
+            let result = MasterConnection::connect(options, events_tx).await;
+            let pid = lost::current_master_pid(&socket).await;
+            let _ = tx.send(Connected {
+                generation,
+                result: result.map(|conn| (conn, events, pid)),
+            });
+        });
+    }
+
+    fn disconnect(&mut self) {
+        self.conn = None;
+        self.events = None;
+        // Dropped responders answer with an error on their own; a gone
+        // connection cannot carry an answer anyway.
+        self.permissions.clear();
+        self.requests.clear();
+    }
+
+    /// Spawns `call` on the connection; without one, says so.
+    fn with_conn<F, Fut>(&mut self, call: F)
+    where
+        F: FnOnce(MasterConnection, std::path::PathBuf) -> Fut,
+        Fut: std::future::Future<Output = Input> + Send + 'static,
+    {
+        match self.conn.clone() {
+            Some(conn) => {
+                let fut = call(conn, self.config.cwd.clone());
+                self.spawn(fut);
+            }
+            None => self.report(DomainEvent::Error(NOT_CONNECTED.into())),
+        }
+    }
+
+    /// Spawns a call whose answer is a [`Input::Replied`] for `call`.
+    fn reply<F, Fut>(&mut self, call: Call, run: F)
+    where
+        F: FnOnce(MasterConnection) -> Fut,
+        Fut: std::future::Future<Output = Result<crate::connection::OptionsReply, ConnectionError>>
+            + Send
+            + 'static,
+    {
+        self.with_conn(move |conn, _| {
+            let fut = run(conn);
+            async move {
+                Input::Replied {
+                    call,
+                    result: Box::new(fut.await),
+                }
+            }
+        });
+    }
+
+    fn probe_status(&self) {
+        let (Some(host), Some(target)) = (self.host.clone(), self.config.target_pane.clone())
+        else {
+            return;
+        };
+        let own = self.config.own_pane.clone();
+        let owner = self.config.owner_tab.clone();
+        self.spawn_blocking(move || {
+            Some(Input::Status(status::probe(
+                &host,
+                &target,
+                own.as_ref(),
+                owner.as_ref(),
+            )))
+        });
+    }
+
+    fn auth_window(&mut self, agent: String, method: String, command: Vec<String>) {
+        let Some(host) = self.host.clone() else {
+            return;
+        };
+        let spec = NewTab {
+            command: Some(PaneCommand::Argv(command)),
+            cwd: Some(self.config.cwd.clone()),
+            title: Some(format!("{agent} sign-in")),
+            focus: true,
+            ..NewTab::default()
+        };
+        self.spawn_blocking(move || {
+            let event = match host.new_tab(&spec) {
+                Ok(pane) => DomainEvent::Notice(format!(
+                    "Signing in to {agent} ({method}) in tmux window {}. Type /restart when done.",
+                    pane.window
+                )),
+                Err(err) => DomainEvent::Error(format!("Cannot open a sign-in window: {err}")),
+            };
+            Some(Input::Report(event))
+        });
+    }
+
+    /// Names the session's agent on this pane (`@wta_agent`), so `wta up`
+    /// reports what a reused agent pane really runs.
+    fn name_agent(&self, agent: String) {
+        let (Some(host), Some(pane)) = (self.host.clone(), self.config.own_pane.clone()) else {
+            return;
+        };
+        self.spawn_blocking(move || {
+            if let Err(err) = host.set_option(&pane, wta_agent::PANE_AGENT_OPTION, &agent) {
+                tracing::debug!("naming the agent on {pane}: {err}");
+            }
+            None
+        });
+    }
+
+    /// The proposal preflight, answered at once.
+    fn preflight(&mut self, key: PermissionRequestId) {
+        let Some(request) = self.permissions.remove(&key) else {
+            return;
+        };
+        let verdict = match self.proposals.preflight(Box::new(request)) {
+            Ok(events) => Preflighted::Answered(events),
+            Err(request) => {
+                self.permissions.insert(key, *request);
+                Preflighted::Card
+            }
+        };
+        self.immediate
+            .push_back(Input::Preflighted { key, verdict });
+    }
+
+    /// Answers a held permission request (once: the responder leaves the table).
+    fn answer(&mut self, key: PermissionRequestId, answer: &PermissionAnswer) {
+        let Some(request) = self.permissions.remove(&key) else {
+            return;
+        };
+        let sent = match answer {
+            PermissionAnswer::Selected(option) => request.select(option),
+            PermissionAnswer::Cancelled => request.cancel(),
+        };
+        if let Err(err) = sent {
+            match err {
+                ConnectionError::MasterClosed => {
+                    tracing::debug!("answering permission {key:?}: {err}");
+                }
+                err => self.report(DomainEvent::Error(err.to_string())),
+            }
+        }
+    }
+
+    /// Serves a held `fs/*` request off the UI task.
+    fn serve_file(&mut self, key: RequestKey) {
+        let Some(request) = self.requests.remove(&key) else {
+            return;
+        };
+        tokio::task::spawn_blocking(move || {
+            let sent = match request {
+                HeldRequest::Read(r) => match super::client_fs::read(&r.request) {
+                    Ok(response) => r.respond(response),
+                    Err((code, message)) => r.fail(code, &message),
+                },
+                HeldRequest::Write(r) => match super::client_fs::write(&r.request) {
+                    Ok(response) => r.respond(response),
+                    Err((code, message)) => r.fail(code, &message),
+                },
+                HeldRequest::Other(r) => r.refuse("not served"),
+            };
+            if let Err(err) = sent {
+                tracing::debug!("answering an fs request: {err}");
+            }
+        });
+    }
+}

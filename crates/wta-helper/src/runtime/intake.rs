@@ -1,0 +1,69 @@
+//! What the master sends, as the machine's inputs: typed ACP events pass
+//! through; a request's responder stays here under a fresh key until a
+//! command answers it; connections of a superseded `Connect` are dropped.
+
+use wta_state::PermissionRequestId;
+
+use super::{Connected, HeldRequest, Runtime};
+use crate::connection::HelperEvent;
+use crate::machine::{ClientCall, Input, Linked, RequestKey};
+
+impl Runtime {
+    /// A master event as an input (`None`: nothing for the machine).
+    pub(super) fn intake(&mut self, event: HelperEvent) -> Option<Input> {
+        Some(match event {
+            HelperEvent::SessionUpdate(n) => Input::Update(n),
+            HelperEvent::Permission(p) => {
+                let key = PermissionRequestId(self.key());
+                let request = Box::new(p.request.clone());
+                self.permissions.insert(key, *p);
+                Input::Permission { key, request }
+            }
+            HelperEvent::ReadFile(r) => self.hold(HeldRequest::Read(r), ClientCall::ReadFile),
+            HelperEvent::WriteFile(r) => self.hold(HeldRequest::Write(r), ClientCall::WriteFile),
+            HelperEvent::Unserved(r) => {
+                let method = r.method.clone();
+                self.hold(
+                    HeldRequest::Other(Box::new(r)),
+                    ClientCall::Other { method },
+                )
+            }
+            HelperEvent::PromptFinished { session_id, result } => Input::PromptFinished {
+                session: session_id,
+                result: Box::new(result.map(|r| r.stop_reason)),
+            },
+            HelperEvent::Lagged(l) => Input::Lagged { dropped: l.dropped },
+            HelperEvent::AgentExited(n) => Input::AgentExited(n),
+            HelperEvent::MasterClosed => {
+                // The channel ends with the connection: stop polling it.
+                self.events = None;
+                Input::MasterClosed
+            }
+        })
+    }
+
+    fn hold(&mut self, request: HeldRequest, call: ClientCall) -> Input {
+        let key = RequestKey(self.key());
+        self.requests.insert(key, request);
+        Input::ClientRequest { key, call }
+    }
+
+    /// A connection attempt ended; only the newest `Connect`'s counts.
+    pub(super) fn connected(&mut self, connected: Connected) -> Option<Input> {
+        if connected.generation != self.generation {
+            tracing::debug!("dropping the connection of a superseded connect");
+            return None;
+        }
+        let linked = connected.result.map(|(conn, events, master_pid)| {
+            let linked = Linked {
+                agent_id: conn.agent_id(),
+                auth: crate::machine::acp_map::auth_methods(&conn.init),
+                master_pid,
+            };
+            self.conn = Some(conn);
+            self.events = Some(events);
+            linked
+        });
+        Some(Input::Linked(Box::new(linked)))
+    }
+}
