@@ -27,7 +27,7 @@ pub struct Sessions<S> {
 
 impl<S> Sessions<S> {
     /// No sessions; new ids read `<prefix>-<pid>-<n>`, `n` from 1.
-    pub fn new(prefix: &'static str) -> Self {
+    pub(crate) fn new(prefix: &'static str) -> Self {
         Self {
             prefix,
             next: AtomicU64::new(1),
@@ -36,7 +36,7 @@ impl<S> Sessions<S> {
     }
 
     /// A session id not handed out before by this agent.
-    pub fn next_id(&self) -> String {
+    pub(crate) fn next_id(&self) -> String {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         format!("{}-{}-{n}", self.prefix, std::process::id())
     }
