@@ -17,6 +17,11 @@ pub struct LogError {
 
 const DEFAULT_FILTER: &str = "info,agent_client_protocol=info";
 
+/// Log lines queued for the writer thread before new ones are dropped. The
+/// queue is allocated whole up front: the library's default (128,000
+/// lines) costs every helper and master 4 MiB of resident memory.
+pub const LOG_QUEUE_LINES: usize = 2048;
+
 /// Installs a global subscriber writing to `<state_dir>/<file_name>`.
 /// Returns the guard that flushes the writer; keep it alive for the process.
 pub fn init_file_logging(
@@ -29,7 +34,10 @@ pub fn init_file_logging(
     };
     std::fs::create_dir_all(state_dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
     let appender = tracing_appender::rolling::never(state_dir, file_name);
-    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(LOG_QUEUE_LINES)
+        .lossy(true)
+        .finish(appender);
     let filter =
         EnvFilter::try_from_env("WTA_LOG").unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     tracing_subscriber::fmt()
