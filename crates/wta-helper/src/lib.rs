@@ -1,4 +1,15 @@
-//! wta-helper: see Cargo.toml description.
+//! wta-helper: the agent pane without drawing, in two halves.
+//!
+//! - [`machine`]: the pane as one pure state machine, `step(machine, input,
+//!   now) -> commands`, over the chat app (`wta_state`) and its session side.
+//! - [`runtime`]: the I/O layer that carries out the machine's commands and
+//!   turns the outside into its inputs.
+//! - [`connection`]: the typed ACP client of the master, with its wire tap.
+//! - [`proposals`]: the terminal-action proposal engine (its channel state
+//!   machine, permission preflight and socket server).
+//! - [`executor`]: confirmed cards run in the user's pane.
+//! - [`context`]: what each prompt tells the agent about the terminal.
+//! - [`driver`]: the headless front end (line commands, JSON events).
 
 pub mod connection;
 pub mod context;

@@ -8,14 +8,18 @@
 //!                                     └──► wta_tui::View::render(&AppState, frame)
 //! ```
 //!
-//! Driver contract:
+//! Its driver is `wta_helper::machine` (the pane's session machine, which
+//! holds this state and steps it). What it keeps to:
 //! - Map `session/update` to [`DomainEvent`]s (chunks, tool calls and
 //!   updates, plan, usage), `session/prompt`'s result to `TurnEnded`, and
 //!   each `session/request_permission` to `PermissionRequest` with a fresh
 //!   [`PermissionRequestId`] that keys the responder until an
 //!   [`Effect::AnswerPermission`] for it arrives (`Cancelled` included).
-//! - Execute effects in order. After any event, redraw; tick (~100 ms) only
-//!   while [`AppState::needs_tick`] is true, so an idle pane costs nothing.
+//! - Execute effects in order; the front end redraws after any event and
+//!   ticks (~100 ms) only while [`AppState::needs_tick`] is true, so an idle
+//!   pane costs nothing.
+//! - A scripted front end (the headless driver) acts through
+//!   [`Event::Script`] by the same paths as the keys.
 //! - When the master connection ends, send `MasterGone` and keep running:
 //!   [`Effect::Reconnect`] (Enter) asks for a master and a new session, and
 //!   `Reconnected` says one answers; only [`Effect::Quit`] ends the pane.
