@@ -84,6 +84,16 @@ fn permission(session: &str) -> Box<RequestPermissionRequest> {
     .unwrap()
 }
 
+/// The agent asks (request `n` of session `s1`); the preflight's `verdict`
+/// follows. Returns what the verdict step asked for.
+fn ask(m: &mut Machine, n: u64, verdict: Preflighted) -> Vec<Command> {
+    let key = PermissionRequestId(n);
+    let request = permission("s1");
+    let first = step(m, Input::Permission { key, request }, t0());
+    assert_eq!(first, [Command::Preflight { key }]);
+    step(m, Input::Preflighted { key, verdict }, t0())
+}
+
 fn finished(session: &str, stop: AcpStop) -> Input {
     Input::PromptFinished {
         session: sid(session),
@@ -423,23 +433,7 @@ fn every_permission_request_is_answered_exactly_once() {
         let (mut m, _) = ready();
         submit(&mut m, "go");
         let key = PermissionRequestId(5);
-        let mut commands = step(
-            &mut m,
-            Input::Permission {
-                key,
-                request: permission("s1"),
-            },
-            t0(),
-        );
-        assert_eq!(commands, [Command::Preflight { key }]);
-        commands = step(
-            &mut m,
-            Input::Preflighted {
-                key,
-                verdict: Preflighted::Card,
-            },
-            t0(),
-        );
+        let commands = ask(&mut m, 5, Preflighted::Card);
         assert!(answers(&commands).is_empty(), "{name}: a card asks first");
         assert_eq!(m.app.permissions.len(), 1);
         let mut all = end(&mut m, key);
@@ -491,22 +485,7 @@ fn yolo_approves_after_the_preflight_and_says_so() {
     step(&mut m, opened("s1", json!({})), t0());
     submit(&mut m, "go");
     let key = PermissionRequestId(1);
-    step(
-        &mut m,
-        Input::Permission {
-            key,
-            request: permission("s1"),
-        },
-        t0(),
-    );
-    let commands = step(
-        &mut m,
-        Input::Preflighted {
-            key,
-            verdict: Preflighted::Card,
-        },
-        t0(),
-    );
+    let commands = ask(&mut m, 1, Preflighted::Card);
     assert_eq!(
         answers(&commands),
         [(key, PermissionAnswer::Selected("ok".into()))]
@@ -518,23 +497,7 @@ fn yolo_approves_after_the_preflight_and_says_so() {
             .any(|t| t == "Yolo approved: touch x")
     );
     // A proposal the preflight answered is never yolo's.
-    let key = PermissionRequestId(2);
-    step(
-        &mut m,
-        Input::Permission {
-            key,
-            request: permission("s1"),
-        },
-        t0(),
-    );
-    let commands = step(
-        &mut m,
-        Input::Preflighted {
-            key,
-            verdict: Preflighted::Answered(Vec::new()),
-        },
-        t0(),
-    );
+    let commands = ask(&mut m, 2, Preflighted::Answered(Vec::new()));
     assert!(answers(&commands).is_empty());
 }
 
