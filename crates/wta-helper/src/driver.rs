@@ -153,7 +153,7 @@ async fn step<O: AsyncWrite + Unpin>(
     output: &mut O,
 ) -> Result<(), ConnectionError> {
     let restarting = machine.pane.pending_prompt.is_some();
-    let mut lines = before(&input, machine);
+    let mut lines = before(&input, machine, seen);
     let prompt = matches!(&input, Input::App(Event::Script(Scripted::Submit(text))) if !text.starts_with('/'));
     // The first session could not open: the run fails, as it starts.
     let input = match input {
@@ -199,7 +199,7 @@ async fn step<O: AsyncWrite + Unpin>(
 }
 
 /// What an input says on its own, before the machine takes it.
-fn before(input: &Input, machine: &Machine) -> Vec<Value> {
+fn before(input: &Input, machine: &Machine, seen: &Seen) -> Vec<Value> {
     let current = machine.pane.session.as_ref();
     match input {
         Input::Update(n) if Some(&n.session_id) == current => {
@@ -208,7 +208,11 @@ fn before(input: &Input, machine: &Machine) -> Vec<Value> {
                 "update": serde_json::to_value(&n.update).unwrap_or(Value::Null)}),
             ]
         }
-        Input::PromptFinished { session, result } if Some(session) == current => {
+        // The reader's session: also after the machine dropped it (its agent
+        // died and `_wta/agent_exited` came first).
+        Input::PromptFinished { session, result }
+            if seen.session.as_deref() == Some(&*session.0) =>
+        {
             match result.as_ref() {
                 Ok(stop) => vec![json!({"event": "prompt_done",
                     "sessionId": session.0.to_string(), "stopReason": stop})],
