@@ -9,6 +9,7 @@
 //! (`async_ops`).
 
 mod async_ops;
+mod channels;
 mod cmd;
 pub mod format;
 mod locate;

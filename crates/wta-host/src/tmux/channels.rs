@@ -1,0 +1,13 @@
+//! tmux `wait-for` channels: a pane's own process blocks on one until the
+//! side that opened the pane has prepared it (a pipe attached) and signals
+//! it (`AsyncHost::signal`).
+
+use super::{Cmd, TmuxHost};
+use crate::HostError;
+
+impl TmuxHost {
+    /// Blocks until `channel` is signalled (`tmux wait-for CHANNEL`).
+    pub fn wait_for(&self, channel: &str) -> Result<(), HostError> {
+        self.run(&Cmd::new("wait-for").arg(channel)).map(drop)
+    }
+}
