@@ -12,7 +12,8 @@
 //! `sessions`, `master_closed`.
 //!
 //! There is no card side here: prompts go without a proposal channel, and
-//! the proposal socket is not served. `fs/*` is served as in the pane.
+//! the proposal socket is not served. `fs/*` and `terminal/*` are served as
+//! in the pane (terminals as panes when it runs inside tmux).
 
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -63,9 +64,11 @@ struct Seen {
 }
 
 /// Runs the pane headless: connects, opens one session in the config's cwd,
-/// then serves commands until input EOF or master EOF.
+/// then serves commands until input EOF or master EOF. With a tmux `host`,
+/// agent terminals open as panes there, else as local child processes.
 pub async fn run_headless<I, O>(
     config: RuntimeConfig,
+    host: Option<wta_host::TmuxHost>,
     input: I,
     mut output: O,
 ) -> Result<DriverExit, ConnectionError>
@@ -77,7 +80,7 @@ where
         cards: false,
         ..config
     };
-    let mut runtime = Runtime::new(config, None);
+    let mut runtime = Runtime::new(config, host);
     let mut machine = runtime.start(Instant::now());
     let mut seen = Seen::default();
     let mut lines = input.lines();
@@ -95,12 +98,16 @@ where
                     }
                     None
                 }
-                _ => return Ok(DriverExit::InputClosed),
+                _ => {
+                    runtime.shutdown().await;
+                    return Ok(DriverExit::InputClosed);
+                }
             },
         };
         if let Some(input) = next {
             if matches!(input, Input::MasterClosed) {
                 write_line(&mut output, &json!({"event": "master_closed"})).await;
+                runtime.shutdown().await;
                 return Ok(DriverExit::MasterClosed);
             }
             step(
@@ -226,6 +233,7 @@ fn before(input: &Input, machine: &Machine, seen: &Seen) -> Vec<Value> {
             let method = match call {
                 ClientCall::ReadFile => "fs/read_text_file",
                 ClientCall::WriteFile => "fs/write_text_file",
+                ClientCall::Terminal { method } => method,
                 ClientCall::Other { method } => method,
             };
             vec![json!({"event": "client_request", "method": method})]

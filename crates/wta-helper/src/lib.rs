@@ -9,6 +9,7 @@
 //!   machine, permission preflight and socket server).
 //! - [`executor`]: confirmed cards run in the user's pane.
 //! - [`context`]: what each prompt tells the agent about the terminal.
+//! - [`terminals`]: ACP `terminal/*` served in tmux panes the user can see.
 //! - [`driver`]: the headless front end (line commands, JSON events).
 
 pub mod connection;
@@ -18,3 +19,4 @@ pub mod executor;
 pub mod machine;
 pub mod proposals;
 pub mod runtime;
+pub mod terminals;

@@ -61,6 +61,20 @@ pub struct ToolCall {
     /// Lines dropped from the head of `output`.
     pub output_dropped: usize,
     pub exit_code: Option<i32>,
+    /// The agent terminal this call runs in (ACP terminal content), whose
+    /// command, output and end the row shows.
+    pub terminal: Option<String>,
+}
+
+/// An agent terminal as the transcript shows it (the helper serves it).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TerminalView {
+    pub id: String,
+    pub command: String,
+    /// How it ended (`exit 0`, `killed by SIGKILL`); `None` while it runs.
+    pub exit: Option<String>,
+    /// The newest lines of its output.
+    pub last_lines: Vec<String>,
 }
 
 /// A partial update: `None` fields are unchanged.
@@ -74,6 +88,7 @@ pub struct ToolCallUpdate {
     /// Replaces the whole output (ACP content replaces, it does not append).
     pub output: Option<String>,
     pub exit_code: Option<i32>,
+    pub terminal: Option<String>,
 }
 
 impl ToolCall {
@@ -96,6 +111,28 @@ impl ToolCall {
         }
         if update.exit_code.is_some() {
             self.exit_code = update.exit_code;
+        }
+        if update.terminal.is_some() {
+            self.terminal = update.terminal;
+        }
+    }
+
+    /// Shows `view` (this call's terminal): its command when the call named
+    /// none, its newest output, its exit code once it ended.
+    pub fn show_terminal(&mut self, view: &TerminalView) {
+        if self.target.is_none() {
+            self.target = Some(view.command.clone());
+        }
+        if !view.last_lines.is_empty() {
+            self.set_output(&view.last_lines.join("\n"));
+        }
+        if let Some(code) = view
+            .exit
+            .as_deref()
+            .and_then(|e| e.strip_prefix("exit "))
+            .and_then(|c| c.parse().ok())
+        {
+            self.exit_code = Some(code);
         }
     }
 

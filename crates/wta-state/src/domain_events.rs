@@ -48,8 +48,25 @@ pub(crate) fn on_domain(
         DomainEvent::UserMessage(text) => state.transcript.push_replayed_user(&text),
         DomainEvent::AgentMessageChunk(text) => state.transcript.append_agent(&text),
         DomainEvent::ThoughtChunk(text) => state.transcript.append_thought(&text),
-        DomainEvent::ToolCall(call) => state.transcript.upsert_tool(call),
-        DomainEvent::ToolCallUpdate(update) => state.transcript.update_tool(update),
+        DomainEvent::ToolCall(call) => {
+            let terminal = call.terminal.clone();
+            state.transcript.upsert_tool(call);
+            show_known_terminal(state, terminal);
+        }
+        DomainEvent::ToolCallUpdate(update) => {
+            let terminal = update.terminal.clone();
+            state.transcript.update_tool(update);
+            show_known_terminal(state, terminal);
+        }
+        DomainEvent::Terminal(view) => {
+            state.transcript.show_terminal(&view);
+            if state.terminals.len() >= MAX_TERMINAL_VIEWS
+                && !state.terminals.contains_key(&view.id)
+            {
+                state.terminals.pop_first();
+            }
+            state.terminals.insert(view.id.clone(), view);
+        }
         DomainEvent::Plan(plan) => state.transcript.set_plan(plan),
         DomainEvent::PermissionRequest(request) => state.permissions.push(request, now),
         DomainEvent::PermissionWithdrawn(id) => {
@@ -109,5 +126,15 @@ pub(crate) fn on_domain(
         DomainEvent::ProposalResolved { id, status, reason } => {
             proposal_card::on_resolved(state, id, status, reason);
         }
+    }
+}
+
+/// Terminal views kept for tool calls that name their terminal late.
+pub const MAX_TERMINAL_VIEWS: usize = 64;
+
+/// A tool call named a terminal already seen: show it now.
+fn show_known_terminal(state: &mut AppState, terminal: Option<String>) {
+    if let Some(view) = terminal.and_then(|id| state.terminals.get(&id).cloned()) {
+        state.transcript.show_terminal(&view);
     }
 }

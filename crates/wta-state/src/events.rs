@@ -7,7 +7,7 @@
 use super::debug::Direction;
 use super::domain::{
     AgentChoice, AuthMethod, ConfigOption, ConnectionState, ModelChoice, PermissionRequest,
-    PlanEntry, StopReason, ToolCall, ToolCallUpdate, Usage,
+    PlanEntry, StopReason, TerminalView, ToolCall, ToolCallUpdate, Usage,
 };
 
 /// Modifier keys held with a key press.
@@ -163,6 +163,8 @@ pub enum DomainEvent {
     ThoughtChunk(String),
     ToolCall(ToolCall),
     ToolCallUpdate(ToolCallUpdate),
+    /// An agent terminal started, printed or ended.
+    Terminal(TerminalView),
     /// The agent's full plan (ACP sends the whole list every time).
     Plan(Vec<PlanEntry>),
     /// The agent asks; answer with `Effect::AnswerPermission` carrying `request.id`.

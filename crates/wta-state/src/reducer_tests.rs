@@ -748,3 +748,52 @@ fn a_scripted_front_end_takes_the_same_paths_as_the_keys() {
         }]
     );
 }
+
+#[test]
+fn a_tool_call_in_an_agent_terminal_shows_its_command_output_and_end() {
+    let mut p = Pane::ready();
+    p.typed("go");
+    p.code(KeyCode::Enter);
+    let view = |lines: &[&str], exit: Option<&str>| TerminalView {
+        id: "term-1".into(),
+        command: "cargo test".into(),
+        exit: exit.map(str::to_owned),
+        last_lines: lines.iter().map(|l| (*l).to_owned()).collect(),
+    };
+    // The terminal is seen before the tool call names it (create first).
+    p.domain(DomainEvent::Terminal(view(&["compiling"], None)));
+    p.domain(DomainEvent::ToolCall(ToolCall {
+        id: ToolCallId("t1".into()),
+        title: "Run tests".into(),
+        kind: ToolKind::Execute,
+        terminal: Some("term-1".into()),
+        ..ToolCall::default()
+    }));
+    let tool = |p: &Pane| {
+        p.state
+            .transcript
+            .entries()
+            .iter()
+            .find_map(|e| match &e.item {
+                Item::Tool(call) => Some(call.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let call = tool(&p);
+    assert_eq!(call.target.as_deref(), Some("cargo test"));
+    assert_eq!(call.output, ["compiling"]);
+    p.domain(DomainEvent::Terminal(view(
+        &["ok", "2 passed"],
+        Some("exit 0"),
+    )));
+    let call = tool(&p);
+    assert_eq!(call.output, ["ok", "2 passed"]);
+    assert_eq!(call.exit_code, Some(0));
+    // Another terminal's news changes nothing here.
+    p.domain(DomainEvent::Terminal(TerminalView {
+        id: "term-2".into(),
+        ..view(&["other"], Some("exit 1"))
+    }));
+    assert_eq!(tool(&p).output, ["ok", "2 passed"]);
+}

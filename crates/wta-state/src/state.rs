@@ -151,6 +151,8 @@ pub struct AppState {
     pub target: Option<TargetPane>,
     pub yolo: YoloState,
     pub usage: Option<Usage>,
+    /// Agent terminals seen, by id (tool-call rows show them).
+    pub terminals: std::collections::BTreeMap<String, super::domain::TerminalView>,
     pub transcript: Transcript,
     pub input: InputEditor,
     pub permissions: PermissionQueue,

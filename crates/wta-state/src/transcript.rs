@@ -5,7 +5,7 @@
 //! (id, revision, width). This module owns folding (completed turns and
 //! thoughts) and where streamed chunks land; it never renders.
 
-use super::domain::{PlanEntry, StopReason, ToolCall, ToolCallUpdate};
+use super::domain::{PlanEntry, StopReason, TerminalView, ToolCall, ToolCallUpdate};
 
 /// Stable id of a transcript entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -246,6 +246,19 @@ impl Transcript {
             };
             call.apply(update);
             self.push(self.open_turn, Item::Tool(call));
+        }
+    }
+
+    /// Shows an agent terminal on every tool call that runs in it.
+    pub fn show_terminal(&mut self, view: &TerminalView) {
+        let rev = self.rev();
+        for entry in &mut self.entries {
+            if let Item::Tool(call) = &mut entry.item
+                && call.terminal.as_deref() == Some(view.id.as_str())
+            {
+                call.show_terminal(view);
+                entry.rev = rev;
+            }
         }
     }
 

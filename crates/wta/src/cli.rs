@@ -124,6 +124,9 @@ pub enum Command {
     /// Internal: the pipe-pane sink of a pane watcher.
     #[command(hide = true)]
     PipeSink(cmd::pipe_sink::PipeSinkArgs),
+    /// Internal: the process of an agent terminal's pane.
+    #[command(hide = true)]
+    TerminalExec(cmd::terminal_exec::TerminalExecArgs),
     /// Propose terminal actions to the user (run by agents; prints JSON lines).
     ProposeTerminalActions(cmd::propose::ProposeArgs),
     /// Print a shell completion script (bash, zsh, fish); ids complete from the running server.

@@ -4,9 +4,10 @@
 //! every request so it is answered exactly once.
 
 use agent_client_protocol::v1::schema::{
-    PromptResponse, ReadTextFileRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    CreateTerminalRequest, KillTerminalRequest, PromptResponse, ReadTextFileRequest,
+    ReleaseTerminalRequest, RequestPermissionOutcome, RequestPermissionRequest,
     RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification,
-    WriteTextFileRequest,
+    TerminalOutputRequest, WaitForTerminalExitRequest, WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{Dispatch, Responder};
 use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
@@ -28,6 +29,8 @@ pub enum HelperEvent {
     ReadFile(Box<Pending<ReadTextFileRequest>>),
     /// `fs/write_text_file`.
     WriteFile(Box<Pending<WriteTextFileRequest>>),
+    /// `terminal/*`.
+    Terminal(Box<TerminalRequest>),
     /// Another agent → client request (`terminal/*`, …) this helper does not
     /// serve yet: refuse it with [`Unserved::refuse`].
     Unserved(Unserved),
@@ -71,6 +74,29 @@ where
         self.responder
             .respond_with_error(agent_client_protocol::Error::new(code, message))
             .map_err(|_| ConnectionError::MasterClosed)
+    }
+}
+
+/// One `terminal/*` request.
+#[derive(Debug)]
+pub enum TerminalRequest {
+    Create(Pending<CreateTerminalRequest>),
+    Output(Pending<TerminalOutputRequest>),
+    WaitForExit(Pending<WaitForTerminalExitRequest>),
+    Kill(Pending<KillTerminalRequest>),
+    Release(Pending<ReleaseTerminalRequest>),
+}
+
+impl TerminalRequest {
+    /// The ACP method name.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::Create(_) => "terminal/create",
+            Self::Output(_) => "terminal/output",
+            Self::WaitForExit(_) => "terminal/wait_for_exit",
+            Self::Kill(_) => "terminal/kill",
+            Self::Release(_) => "terminal/release",
+        }
     }
 }
 

@@ -24,10 +24,11 @@ use std::time::Duration;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, CancelNotification, ClientCapabilities, CloseSessionRequest, ContentBlock,
-    FileSystemCapabilities, Implementation, InitializeRequest, InitializeResponse,
-    NewSessionRequest, PromptRequest, PromptResponse, ReadTextFileRequest,
-    RequestPermissionRequest, SessionConfigOptionValue, SessionId, SessionNotification,
-    SetSessionConfigOptionRequest, TextContent, WriteTextFileRequest,
+    CreateTerminalRequest, FileSystemCapabilities, Implementation, InitializeRequest,
+    InitializeResponse, KillTerminalRequest, NewSessionRequest, PromptRequest, PromptResponse,
+    ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionRequest,
+    SessionConfigOptionValue, SessionId, SessionNotification, SetSessionConfigOptionRequest,
+    TerminalOutputRequest, TextContent, WaitForTerminalExitRequest, WriteTextFileRequest,
 };
 use agent_client_protocol::v1::{ConnectionTo, Dispatch};
 use agent_client_protocol::{Agent, Client, JsonRpcMessage, JsonRpcRequest, UntypedMessage};
@@ -42,7 +43,7 @@ use wta_protocol::helper_master::{
 use wta_protocol::{PaneId, WindowId};
 
 pub use error::ConnectionError;
-pub use events::{HelperEvent, Pending, PermissionRequest, Unserved};
+pub use events::{HelperEvent, Pending, PermissionRequest, TerminalRequest, Unserved};
 pub use replies::{ModelState, OptionsReply, SessionOpened};
 pub use wire::{WireLine, WireTap};
 
@@ -93,8 +94,8 @@ pub async fn dial(socket: &Path) -> Result<UnixStream, ConnectionError> {
     })
 }
 
-/// The client capabilities this helper offers: `fs/*` (served with bounds),
-/// `terminal/*` (refused with a clear error until agent terminals exist).
+/// The client capabilities this helper offers, each one served: `fs/*`
+/// (with bounds) and `terminal/*` (agent terminals in tmux panes).
 fn capabilities() -> ClientCapabilities {
     ClientCapabilities::new()
         .fs(FileSystemCapabilities::new()
@@ -133,6 +134,19 @@ impl MasterConnection {
             events.clone(),
             events.clone(),
         );
+        let terminal = |make: fn(Box<TerminalRequest>) -> HelperEvent| {
+            let events = events.clone();
+            move |request: TerminalRequest| {
+                let _ = events.send(make(Box::new(request)));
+            }
+        };
+        let (create, output, wait, kill, release) = (
+            terminal(HelperEvent::Terminal),
+            terminal(HelperEvent::Terminal),
+            terminal(HelperEvent::Terminal),
+            terminal(HelperEvent::Terminal),
+            terminal(HelperEvent::Terminal),
+        );
         tokio::spawn(async move {
             let result = Client
                 .v1()
@@ -164,6 +178,41 @@ impl MasterConnection {
                     async move |request: WriteTextFileRequest, responder, _cx| {
                         let pending = Pending::new(request, responder);
                         let _ = write_file.send(HelperEvent::WriteFile(Box::new(pending)));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_request!(),
+                )
+                .on_receive_request(
+                    async move |r: CreateTerminalRequest, responder, _cx| {
+                        create(TerminalRequest::Create(Pending::new(r, responder)));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_request!(),
+                )
+                .on_receive_request(
+                    async move |r: TerminalOutputRequest, responder, _cx| {
+                        output(TerminalRequest::Output(Pending::new(r, responder)));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_request!(),
+                )
+                .on_receive_request(
+                    async move |r: WaitForTerminalExitRequest, responder, _cx| {
+                        wait(TerminalRequest::WaitForExit(Pending::new(r, responder)));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_request!(),
+                )
+                .on_receive_request(
+                    async move |r: KillTerminalRequest, responder, _cx| {
+                        kill(TerminalRequest::Kill(Pending::new(r, responder)));
+                        Ok(())
+                    },
+                    agent_client_protocol::on_receive_request!(),
+                )
+                .on_receive_request(
+                    async move |r: ReleaseTerminalRequest, responder, _cx| {
+                        release(TerminalRequest::Release(Pending::new(r, responder)));
                         Ok(())
                     },
                     agent_client_protocol::on_receive_request!(),

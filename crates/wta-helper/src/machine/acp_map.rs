@@ -165,6 +165,14 @@ fn exit_code(raw_output: Option<&Value>) -> Option<i32> {
         .and_then(|c| i32::try_from(c).ok())
 }
 
+/// The agent terminal a tool call's content embeds, if any.
+fn terminal_of(content: &[ToolCallContent]) -> Option<String> {
+    content.iter().find_map(|c| match c {
+        ToolCallContent::Terminal(t) => Some(t.terminal_id.0.to_string()),
+        _ => None,
+    })
+}
+
 fn shown_output(text: String) -> String {
     proposal_row::output(&text).unwrap_or(text)
 }
@@ -178,6 +186,7 @@ fn tool_call(call: &acp::ToolCall) -> ToolCall {
         status: tool_status(&call.status),
         target,
         exit_code: exit_code(call.raw_output.as_ref()),
+        terminal: terminal_of(&call.content),
         ..ToolCall::default()
     };
     if out.title.is_empty() {
@@ -204,6 +213,7 @@ fn tool_call_update(update: &acp::ToolCallUpdate) -> ToolCallUpdate {
         target: tool_target(f.raw_input.as_ref(), locations),
         output: tool_output(content, f.raw_output.as_ref()).map(shown_output),
         exit_code: exit_code(f.raw_output.as_ref()),
+        terminal: terminal_of(content),
     };
     if let Some(title) = proposal_title(out.title.as_deref(), out.target.as_deref()) {
         (out.title, out.target) = (Some(title), None);

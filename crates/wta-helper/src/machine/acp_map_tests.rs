@@ -121,6 +121,7 @@ fn tool_call_update_leaves_absent_fields_unchanged() {
             id: ToolCallId("tc-1".into()),
             status: Some(ToolStatus::Completed),
             output: Some("read 3 lines\nedited src/a.rs".into()),
+            terminal: Some("t1".into()),
             ..ToolCallUpdate::default()
         })]
     );

@@ -101,6 +101,8 @@ pub enum Command {
     },
     /// Serve the held `fs/*` request.
     ServeFile { key: RequestKey },
+    /// Serve the held `terminal/*` request (an agent terminal).
+    ServeTerminal { key: RequestKey },
     /// Refuse the held client request with `message`.
     Refuse { key: RequestKey, message: String },
     /// Tell the proposal engine.

@@ -33,6 +33,7 @@ impl Machine {
             Input::Preflighted { key, verdict } => self.preflighted(key, verdict, out),
             Input::ClientRequest { key, call } => match call {
                 ClientCall::ReadFile | ClientCall::WriteFile => out.cmd(Command::ServeFile { key }),
+                ClientCall::Terminal { .. } => out.cmd(Command::ServeTerminal { key }),
                 ClientCall::Other { method } => out.cmd(Command::Refuse {
                     key,
                     message: format!("this wta pane does not serve `{method}` yet"),

@@ -21,6 +21,10 @@ pub struct RequestKey(pub u64);
 pub enum ClientCall {
     ReadFile,
     WriteFile,
+    /// `terminal/create`, `output`, `wait_for_exit`, `kill` or `release`.
+    Terminal {
+        method: &'static str,
+    },
     /// A method this pane does not serve (yet): `terminal/*`, anything else.
     Other {
         method: String,

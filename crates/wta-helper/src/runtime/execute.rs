@@ -139,6 +139,7 @@ impl Runtime {
             Command::Preflight { key } => self.preflight(key),
             Command::AnswerPermission { key, answer } => self.answer(key, &answer),
             Command::ServeFile { key } => self.serve_file(key),
+            Command::ServeTerminal { key } => self.serve_terminal(key),
             Command::Refuse { key, message } => {
                 if let Some(HeldRequest::Other(request)) = self.requests.remove(&key) {
                     let method = request.method.clone();
@@ -339,11 +340,80 @@ impl Runtime {
                     Ok(response) => r.respond(response),
                     Err((code, message)) => r.fail(code, &message),
                 },
-                HeldRequest::Other(r) => r.refuse("not served"),
+                // Only file requests are held under a ServeFile key.
+                HeldRequest::Other(_) | HeldRequest::Terminal(_) => Ok(()),
             };
             if let Err(err) = sent {
                 tracing::debug!("answering an fs request: {err}");
             }
         });
+    }
+}
+
+impl Runtime {
+    /// Serves a held `terminal/*` request on a task of its own
+    /// (`wait_for_exit` waits as long as the command runs).
+    fn serve_terminal(&mut self, key: RequestKey) {
+        let Some(HeldRequest::Terminal(request)) = self.requests.remove(&key) else {
+            return;
+        };
+        let terminals = self.terminals.clone();
+        tokio::spawn(async move {
+            use crate::connection::TerminalRequest as T;
+            let method = request.method();
+            let sent = match *request {
+                T::Create(r) => {
+                    answer(r.request.clone(), r, async |q| terminals.create(&q).await).await
+                }
+                T::Output(r) => {
+                    let result = terminals.output(&r.request);
+                    respond(r, result)
+                }
+                T::WaitForExit(r) => {
+                    answer(r.request.clone(), r, async |q| {
+                        terminals.wait_for_exit(&q).await
+                    })
+                    .await
+                }
+                T::Kill(r) => {
+                    answer(r.request.clone(), r, async |q| terminals.kill(&q).await).await
+                }
+                T::Release(r) => {
+                    answer(r.request.clone(), r, async |q| terminals.release(&q).await).await
+                }
+            };
+            if let Err(err) = sent {
+                tracing::debug!("answering {method}: {err}");
+            }
+        });
+    }
+}
+
+/// Runs `serve` on `request` and answers `pending` with its result.
+async fn answer<R, F>(
+    request: R,
+    pending: crate::connection::Pending<R>,
+    serve: F,
+) -> Result<(), ConnectionError>
+where
+    R: agent_client_protocol::JsonRpcRequest,
+    R::Response: agent_client_protocol::JsonRpcResponse,
+    F: AsyncFnOnce(R) -> Result<R::Response, crate::terminals::TermError>,
+{
+    let result = serve(request).await;
+    respond(pending, result)
+}
+
+fn respond<R>(
+    pending: crate::connection::Pending<R>,
+    result: Result<R::Response, crate::terminals::TermError>,
+) -> Result<(), ConnectionError>
+where
+    R: agent_client_protocol::JsonRpcRequest,
+    R::Response: agent_client_protocol::JsonRpcResponse,
+{
+    match result {
+        Ok(response) => pending.respond(response),
+        Err((code, message)) => pending.fail(code, &message),
     }
 }

@@ -21,6 +21,10 @@ impl Runtime {
             }
             HelperEvent::ReadFile(r) => self.hold(HeldRequest::Read(r), ClientCall::ReadFile),
             HelperEvent::WriteFile(r) => self.hold(HeldRequest::Write(r), ClientCall::WriteFile),
+            HelperEvent::Terminal(r) => {
+                let method = r.method();
+                self.hold(HeldRequest::Terminal(r), ClientCall::Terminal { method })
+            }
             HelperEvent::Unserved(r) => {
                 let method = r.method.clone();
                 self.hold(

@@ -104,6 +104,7 @@ struct Connected {
 enum HeldRequest {
     Read(Box<crate::connection::Pending<agent_client_protocol::v1::schema::ReadTextFileRequest>>),
     Write(Box<crate::connection::Pending<agent_client_protocol::v1::schema::WriteTextFileRequest>>),
+    Terminal(Box<crate::connection::TerminalRequest>),
     Other(Box<crate::connection::Unserved>),
 }
 
@@ -128,6 +129,7 @@ pub struct Runtime {
     immediate: VecDeque<Input>,
     proposals: crate::proposals::ProposalGlue,
     cards: card_decisions::Cards,
+    terminals: std::sync::Arc<crate::terminals::Terminals>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -148,6 +150,11 @@ impl Runtime {
         let (tap, wire) = WireTap::new();
         let mut proposals = crate::proposals::ProposalGlue::new();
         proposals.set_delegate(config.delegate.as_ref().map(|d| d.name.clone()));
+        let terminals = std::sync::Arc::new(crate::terminals::Terminals::new(
+            terminals_config(&config),
+            host.clone(),
+            inputs_tx.clone(),
+        ));
         Self {
             config,
             host,
@@ -166,6 +173,7 @@ impl Runtime {
             immediate: VecDeque::new(),
             proposals,
             cards: card_decisions::Cards::default(),
+            terminals,
         }
     }
 
@@ -233,6 +241,7 @@ impl Runtime {
     /// after ending the executions in flight. Callers bound it with a
     /// timeout: it talks to tmux.
     pub async fn shutdown(&mut self) {
+        self.terminals.shutdown().await;
         self.cards.shutdown().await;
     }
 
@@ -264,6 +273,21 @@ impl Runtime {
         let key = self.next_key;
         self.next_key += 1;
         key
+    }
+}
+
+/// Where this pane's agent terminals go.
+fn terminals_config(config: &RuntimeConfig) -> crate::terminals::TerminalsConfig {
+    crate::terminals::TerminalsConfig {
+        exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("wta")),
+        target_pane: config.target_pane.clone(),
+        cwd: config.cwd.clone(),
+        dir: crate::proposals::runtime_dir()
+            .join("terminals")
+            .join(format!("helper-{}", std::process::id())),
+        config_file: wta_agent::RegistryPaths::from_env()
+            .ok()
+            .map(|p| p.config_file),
     }
 }
 

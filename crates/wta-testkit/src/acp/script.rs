@@ -19,6 +19,11 @@ pub enum Script {
     Permission(Vec<String>),
     /// `terminal <command>`: run it through the client's `terminal/*`.
     Terminal(String),
+    /// `terminal-ops <json>`: `{"create": {params}, "ops": ["wait", "output",
+    /// "kill", "release", …], "sleep_ms": n}`: `terminal/create` with those
+    /// params, then each op on its id in order; every answer is said back as
+    /// a chunk `"<op>: <json>"` (or `"<op>: error <message>"`).
+    TerminalOps(serde_json::Value),
     /// `run <command>`: run it ourselves (`sh -c`) and report a tool call.
     Run(String),
     /// `read <path>`: ask the client for the file (`fs/read_text_file`).
@@ -95,6 +100,10 @@ pub fn parse(text: &str) -> Script {
             }
         }
         "terminal" if !rest.is_empty() => Script::Terminal(rest.to_owned()),
+        "terminal-ops" => match serde_json::from_str(rest) {
+            Ok(spec) => Script::TerminalOps(spec),
+            Err(_) => Script::Echo(text.to_owned()),
+        },
         "run" if !rest.is_empty() => Script::Run(rest.to_owned()),
         "read" if !rest.is_empty() => Script::ReadFile(rest.to_owned()),
         "fail" => {

@@ -57,6 +57,7 @@ pub(super) fn steps(script: Script, prompt: &Prompt) -> Vec<Step> {
         ],
         Script::Permission(kinds) => permission(&kinds),
         Script::Terminal(command) => terminal(command),
+        Script::TerminalOps(spec) => terminal_ops(spec),
         Script::Run(command) => run(command),
         Script::ReadFile(path) => vec![Step::request(
             "fs/read_text_file",
@@ -139,6 +140,64 @@ fn run(command: String) -> Vec<Step> {
             ]
         }),
     ]
+}
+
+/// `terminal-ops`: create, then each op in turn, every answer said back.
+fn terminal_ops(spec: Value) -> Vec<Step> {
+    let params = spec.get("create").cloned().unwrap_or_else(|| json!({}));
+    let ops: Vec<String> = spec
+        .get("ops")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    vec![Step::request("terminal/create", params, move |answer| {
+        let said = said("create", &answer);
+        let Ok(created) = answer else {
+            return vec![Step::say(said)];
+        };
+        let id = created.get("terminalId").cloned().unwrap_or(Value::Null);
+        let shown = ToolContent::Terminal(id.as_str().unwrap_or_default().to_owned());
+        let mut steps = vec![
+            Step::say(said),
+            Step::ToolCall(
+                ToolCall::new("term-ops", "terminal ops", ToolKind::Execute)
+                    .status(ToolCallStatus::InProgress)
+                    .content(shown),
+            ),
+        ];
+        steps.extend(terminal_op(ops, 0, id));
+        steps
+    })]
+}
+
+/// The op at `i` of `ops` on terminal `id`, then the rest.
+fn terminal_op(ops: Vec<String>, i: usize, id: Value) -> Vec<Step> {
+    let Some(op) = ops.get(i).cloned() else {
+        return Vec::new();
+    };
+    let method = match op.as_str() {
+        "wait" => "terminal/wait_for_exit".to_owned(),
+        other => format!("terminal/{other}"),
+    };
+    let params = json!({"terminalId": id});
+    vec![Step::request(&method, params, move |answer| {
+        let mut steps = vec![Step::say(said(&op, &answer))];
+        steps.extend(terminal_op(ops, i + 1, id));
+        steps
+    })]
+}
+
+/// `"<op>: <json>"` or `"<op>: error <message>"`, one line.
+fn said(op: &str, answer: &Result<Value, Error>) -> String {
+    match answer {
+        Ok(value) => format!("{op}: {value};\n"),
+        Err(err) => format!("{op}: error {};\n", err.message),
+    }
 }
 
 /// Where `terminal <command>` is: each phase follows one client request.

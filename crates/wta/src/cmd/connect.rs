@@ -79,6 +79,7 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     }
     let result = runtime.block_on(run_headless(
         config,
+        TmuxHost::discover(None, None).ok(),
         tokio::io::BufReader::new(tokio::io::stdin()),
         tokio::io::stdout(),
     ));

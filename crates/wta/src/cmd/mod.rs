@@ -14,6 +14,7 @@ pub mod pipe_sink;
 pub mod propose;
 pub mod sessions;
 pub mod shell_integration;
+pub mod terminal_exec;
 pub mod tmux_config;
 pub mod up;
 
@@ -55,6 +56,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::ShellIntegration(args) => shell_integration::run(&args),
         Command::Listen(args) => listen::run(ctx, &args),
         Command::PipeSink(args) => pipe_sink::run(&args),
+        Command::TerminalExec(args) => Ok(terminal_exec::run(&args)),
         Command::Up(args) => up::run(ctx, &args),
         Command::Pane(args) => agent_pane::run(ctx, &args),
         Command::TmuxConfig => tmux_config::run(ctx),

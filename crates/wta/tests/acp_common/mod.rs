@@ -88,8 +88,25 @@ impl Env {
     }
 
     pub fn helper(&self, agent: &str) -> Helper {
-        let mut child = self
-            .command()
+        self.helper_with(agent, self.command(), "@1", "%2")
+    }
+
+    /// A headless helper inside the tmux server `tmux` (`$TMUX` points at
+    /// it), working on its pane `target`.
+    pub fn helper_in_tmux(
+        &self,
+        agent: &str,
+        tmux: &wta_testkit::TmuxServer,
+        target: &str,
+    ) -> Helper {
+        let mut command = self.command();
+        command.env("TMUX", tmux.tmux_env());
+        let tab = tmux.display(target, "#{window_id}");
+        self.helper_with(agent, command, &tab, target)
+    }
+
+    fn helper_with(&self, agent: &str, mut command: Command, tab: &str, target: &str) -> Helper {
+        let mut child = command
             .arg("--connect-master")
             .arg(&self.socket)
             .args([
@@ -97,9 +114,9 @@ impl Env {
                 agent,
                 "--headless",
                 "--owner-tab",
-                "@1",
+                tab,
                 "--target-pane",
-                "%2",
+                target,
             ])
             .current_dir(self.tmp.path())
             .stdin(Stdio::piped())
