@@ -2,8 +2,10 @@
 # Installs independent ACP peers for interop tests into target/test-peers/:
 #   - the Python SDK (`agent-client-protocol` from PyPI) in a venv,
 #   - its examples (only in the sdist), and
-#   - target/test-peers/echo-agent, a wrapper that runs examples/echo_agent.py.
-# Idempotent; .ci/run calls it before the tests. Needs python3 with venv + pip.
+#   - target/test-peers/echo-agent, a wrapper that runs examples/echo_agent.py,
+#   - @zed-industries/claude-code-acp from npm (a real agent CLI).
+# Idempotent; scripts/test calls it before the tests. Needs python3 with venv +
+# pip, and Node.js with npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION="${ACP_PY_VERSION:-0.12.1}"
@@ -26,3 +28,14 @@ exec "$DEST/venv/bin/python" "$DEST/examples/echo_agent.py" "\$@"
 SH
 chmod +x "$DEST/echo-agent"
 echo "installed: $DEST/echo-agent"
+
+# A real agent CLI that runs its shell tool through the client's terminal/*:
+# @zed-industries/claude-code-acp, driven offline by crates/wta/tests/peers/
+# fake_anthropic.py (no network, no account).
+CLAUDE_ACP_VERSION="${CLAUDE_ACP_VERSION:-0.16.2}"
+mkdir -p "$DEST/claude-code-acp"
+if [ ! -x "$DEST/claude-code-acp/node_modules/.bin/claude-code-acp" ]; then
+  (cd "$DEST/claude-code-acp" && npm install --no-audit --no-fund --silent \
+    "@zed-industries/claude-code-acp@$CLAUDE_ACP_VERSION")
+fi
+echo "installed: $DEST/claude-code-acp/node_modules/.bin/claude-code-acp"

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""A stand-in for the Anthropic Messages API, for driving a real Claude
+agent CLI offline in tests: it makes the model's decisions, nothing else.
+
+  fake_anthropic.py PORTFILE COMMAND
+
+Listens on 127.0.0.1 (a free port, written to PORTFILE). A turn whose last
+user text mentions RUN_TOOL is answered with one `mcp__acp__Bash` tool call
+running COMMAND; a turn that carries that tool's result is answered with
+the text `TOOL_DONE: <result>`; anything else with `hello`. Streams SSE like
+the real API (message_start … message_stop); `count_tokens` answers 10.
+"""
+
+import json
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PORTFILE, COMMAND = sys.argv[1], sys.argv[2]
+
+
+def text_of(block):
+    if isinstance(block, str):
+        return block
+    if block.get("type") == "text":
+        return block.get("text", "")
+    if block.get("type") == "tool_result":
+        content = block.get("content", "")
+        if isinstance(content, list):
+            return "".join(text_of(c) for c in content)
+        return str(content)
+    return ""
+
+
+def decide(body):
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    last = users[-1] if users else {}
+    content = last.get("content", [])
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    if results:
+        return ("text", "TOOL_DONE: " + "".join(text_of(b) for b in results))
+    if any("RUN_TOOL" in text_of(b) for b in content):
+        return ("tool", COMMAND)
+    return ("text", "hello")
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def send_json(self, value):
+        data = json.dumps(value).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def event(self, kind, data):
+        data["type"] = kind
+        self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        if "count_tokens" in self.path:
+            return self.send_json({"input_tokens": 10})
+        if not self.path.startswith("/v1/messages"):
+            return self.send_json({})
+        kind, value = decide(body)
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        usage = {"input_tokens": 10, "output_tokens": 1}
+        self.event("message_start", {"message": {"id": "msg_fake", "type": "message",
+            "role": "assistant", "model": body.get("model", "fake"), "content": [],
+            "stop_reason": None, "usage": usage}})
+        if kind == "tool":
+            self.event("content_block_start", {"index": 0, "content_block": {
+                "type": "tool_use", "id": "toolu_fake1", "name": "mcp__acp__Bash", "input": {}}})
+            partial = json.dumps({"command": value, "description": "run it", "timeout": 60000})
+            self.event("content_block_delta", {"index": 0, "delta": {
+                "type": "input_json_delta", "partial_json": partial}})
+            stop = "tool_use"
+        else:
+            self.event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})
+            self.event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": value}})
+            stop = "end_turn"
+        self.event("content_block_stop", {"index": 0})
+        self.event("message_delta", {"delta": {"stop_reason": stop}, "usage": {"output_tokens": 1}})
+        self.event("message_stop", {})
+
+    def do_GET(self):
+        self.send_json({})
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+with open(PORTFILE + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+import os
+os.rename(PORTFILE + ".tmp", PORTFILE)
+server.serve_forever()
