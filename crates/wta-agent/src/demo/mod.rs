@@ -1,0 +1,166 @@
+//! The built-in offline demo agent (`wta --demo-agent`, agent id `demo`).
+//!
+//! It says plainly that it is a demo. Deterministic replies: a markdown echo,
+//! a plan (`plan`), a permission request (`permission`), and help otherwise.
+//! `run <command>` proposes that command through WTA's terminal-action path
+//! exactly as a real agent would and reports the result.
+//! What is the demo's own is here: its words, its fixed script and its
+//! report; the ACP side is the shared core in [`crate::scripted`].
+//!
+//! - `mod.rs`: choosing the reply and the turn's steps.
+//! - `propose.rs`: proposing a command through the proposal CLI and
+//!   reporting what it printed.
+
+mod propose;
+
+use agent_client_protocol::Error;
+use agent_client_protocol::v1::schema::{PlanEntry, PlanEntryPriority, PlanEntryStatus, ToolKind};
+use serde_json::{Map, Value, json};
+
+use crate::scripted::{
+    Permission, PermissionAnswer, PermissionOption, Prompt, ScriptedAgent, Sessions, Step, ToolCall,
+};
+
+pub use propose::{payload_for, report};
+
+const INTRO: &str = "**This is the WTA demo agent.** It runs offline and does not use a model: \
+it only shows what an agent pane can do.\n\n";
+
+/// What the demo does for one prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DemoReply {
+    Plan,
+    Permission,
+    /// `run <command>`: propose the command through WTA's proposal path.
+    Propose(String),
+    Echo(String),
+}
+
+/// Pure choice of the reply from the prompt text.
+pub fn choose(text: &str) -> DemoReply {
+    let text = text.trim();
+    let lower = text.to_lowercase();
+    let run = text
+        .split_once(char::is_whitespace)
+        .filter(|(word, _)| word.eq_ignore_ascii_case("run"))
+        .map(|(_, command)| command.trim())
+        .filter(|command| !command.is_empty());
+    if let Some(command) = run {
+        DemoReply::Propose(command.to_owned())
+    } else if lower.starts_with("plan") {
+        DemoReply::Plan
+    } else if lower.starts_with("permission") {
+        DemoReply::Permission
+    } else {
+        DemoReply::Echo(text.trim().to_owned())
+    }
+}
+
+/// Serves the demo agent until the client hangs up.
+pub async fn serve<W, R>(outgoing: W, incoming: R) -> Result<(), Error>
+where
+    W: futures::AsyncWrite + Send + 'static,
+    R: futures::AsyncRead + Send + 'static,
+{
+    crate::scripted::serve(Demo, outgoing, incoming).await
+}
+
+/// The demo as a scripted agent: no session state, any session id welcome.
+struct Demo;
+
+impl ScriptedAgent for Demo {
+    type Session = ();
+    const NAME: &'static str = "wta-demo-agent";
+    const SESSION_PREFIX: &'static str = "demo";
+
+    fn initialize(&self) -> Value {
+        json!({
+            "protocolVersion": 1,
+            "agentCapabilities": {"loadSession": false},
+            "authMethods": [],
+            "agentInfo": {"name": "wta-demo", "title": "WTA demo agent (offline)", "version": env!("CARGO_PKG_VERSION")}
+        })
+    }
+
+    fn open_session(&self, _id: &str) -> ((), Map<String, Value>) {
+        ((), Map::new())
+    }
+
+    fn prompt(&self, prompt: &Prompt, _sessions: &Sessions<()>) -> Result<Vec<Step>, Error> {
+        Ok(steps(choose(&prompt.text), &prompt.context))
+    }
+}
+
+/// The demo's turn for `reply`; `context` is the block WTA appended to the
+/// prompt (where `run` finds its proposal channel).
+pub fn steps(reply: DemoReply, context: &str) -> Vec<Step> {
+    let mut steps = vec![Step::say(INTRO)];
+    match reply {
+        DemoReply::Echo(text) => {
+            let body = if text.is_empty() {
+                "(empty prompt)".to_owned()
+            } else {
+                text
+            };
+            steps.push(Step::say(format!(
+                "You said:\n\n> {body}\n\nTry `plan`, `permission` or `run <command>`.\n"
+            )));
+        }
+        DemoReply::Plan => {
+            steps.push(Step::Plan(vec![
+                PlanEntry::new(
+                    "Read the failing test output",
+                    PlanEntryPriority::High,
+                    PlanEntryStatus::Completed,
+                ),
+                PlanEntry::new(
+                    "Propose a fix",
+                    PlanEntryPriority::Medium,
+                    PlanEntryStatus::InProgress,
+                ),
+                PlanEntry::new(
+                    "Re-run the tests",
+                    PlanEntryPriority::Low,
+                    PlanEntryStatus::Pending,
+                ),
+            ]));
+            steps.push(Step::say("Here is a **plan** (a demo; nothing is run).\n"));
+        }
+        DemoReply::Permission => {
+            let permission = allow_or_reject(ToolCall::new(
+                "demo-1",
+                "echo hello from the demo",
+                ToolKind::Execute,
+            ));
+            steps.push(Step::ask(permission.clone(), move |answer| {
+                let text = match answer {
+                    Err(err) => return vec![Step::Fail(err)],
+                    Ok(answer) if answer.allows(&permission) => {
+                        "You allowed it. (The demo does not run anything.)\n"
+                    }
+                    Ok(PermissionAnswer::Selected(_)) => "You rejected it.\n",
+                    Ok(PermissionAnswer::Cancelled) => "The request was cancelled.\n",
+                };
+                vec![Step::say(text)]
+            }));
+        }
+        DemoReply::Propose(command) => steps.extend(propose::propose(context, command)),
+    }
+    steps
+}
+
+/// A permission request for `call` with Allow and Reject.
+pub(crate) fn allow_or_reject(call: ToolCall) -> Permission {
+    Permission {
+        call,
+        options: vec![
+            PermissionOption::new("allow", "Allow", "allow_once"),
+            PermissionOption::new("reject", "Reject", "reject_once"),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod wire_tests;

@@ -1,0 +1,163 @@
+//! Proposing a command the way a real agent does with WTA's prompt context:
+//! the payload, the permission request for the canonical invocation, running
+//! the proposal CLI, and the demo's report of the lines it printed. It never
+//! picks a target pane (the turn does) and runs nothing but the invocation.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use agent_client_protocol::v1::schema::{ToolCallStatus, ToolKind};
+use serde_json::json;
+use wta_protocol::prompt::channel_in;
+use wta_protocol::{
+    ExecutionLine, ExecutionStatus, FinalStatus, ResponseLine, ValidationStatus, build_invocation,
+};
+
+use super::allow_or_reject;
+use crate::scripted::{Command, Ran, Step, ToolCall, ToolContent, ToolUpdate};
+
+/// A one-choice, one-`send` payload for `command`, as compact JSON.
+pub fn payload_for(command: &str) -> String {
+    json!({"schema_version": 1, "origin": "terminal_agent", "recommended_choice": 1,
+        "choices": [{"choice": 1, "title": "The command you asked for",
+            "rationale": "You asked the demo agent to run this command.",
+            "actions": [{"type": "send", "input": command}]}]})
+    .to_string()
+}
+
+/// `run <command>`: what a real agent does with WTA's prompt context. Ask
+/// permission for exactly the canonical invocation (WTA allows it silently
+/// and arms the payload), run it with `sh -c`, and read the lines the CLI
+/// prints: validation, the user's decision on the card, then the execution
+/// result, which the reply reports.
+pub(super) fn propose(context: &str, command: String) -> Vec<Step> {
+    let Some(channel) = channel_in(context) else {
+        return vec![Step::say(
+            "This prompt came without a WTA proposal channel (is this a WTA agent pane?), so I \
+             cannot propose the command.\n",
+        )];
+    };
+    let invocation = build_invocation(&channel, &payload_for(&command));
+    // Tool call ids are unique within a session: one per proposal.
+    static PROPOSALS: AtomicU64 = AtomicU64::new(1);
+    let id = format!("demo-propose-{}", PROPOSALS.fetch_add(1, Ordering::Relaxed));
+    let call = ToolCall::new(&id, format!("`{invocation}`"), ToolKind::Execute)
+        .status(ToolCallStatus::Pending)
+        .raw_input(json!({"command": invocation, "description": "Propose a terminal action"}));
+    let permission = allow_or_reject(call.clone());
+    vec![
+        Step::say(format!(
+            "I'll propose `{command}` for your shell; confirm it on the card.\n\n"
+        )),
+        Step::ToolCall(call),
+        Step::ask(permission.clone(), move |answer| match answer {
+            Err(err) => vec![Step::Fail(err)],
+            Ok(answer) if !answer.allows(&permission) => vec![
+                Step::ToolUpdate(ToolUpdate::new(id, ToolCallStatus::Failed)),
+                Step::say("The proposal command was not allowed, so nothing was proposed.\n"),
+            ],
+            Ok(_) => vec![Step::run(cli(&invocation), move |ran| {
+                vec![
+                    Step::ToolUpdate(
+                        ToolUpdate::new(id, ran.tool_status())
+                            .content(ToolContent::Text(ran.stdout.clone())),
+                    ),
+                    Step::say(report(&command, &ran)),
+                ]
+            })],
+        }),
+    ]
+}
+
+/// `sh -c <invocation>`. The master sets WTA_CLI_PATH; when run by hand,
+/// the demo is wta itself.
+fn cli(invocation: &str) -> Command {
+    let command = Command::shell(invocation);
+    match (std::env::var_os("WTA_CLI_PATH"), std::env::current_exe()) {
+        (None, Ok(exe)) => command.env("WTA_CLI_PATH", exe),
+        _ => command,
+    }
+}
+
+/// Lines of output shown in the report.
+const TAIL_LINES: usize = 5;
+
+/// The demo's reply, from the CLI's lines (pure).
+pub fn report(command: &str, ran: &Ran) -> String {
+    let lines = ran.response_lines();
+    if lines.is_empty() {
+        let why = ran.stderr.lines().next().unwrap_or("no output");
+        return format!(
+            "The proposal command failed (exit {}): {why}\n",
+            ran.exit.map_or_else(|| "?".to_owned(), |c| c.to_string())
+        );
+    }
+    let mut text = String::new();
+    for line in lines {
+        match line {
+            ResponseLine::Validation(v) if v.status != ValidationStatus::Accepted => {
+                text.push_str(&format!(
+                    "WTA refused the proposal ({}): {}\n",
+                    wire_name(&v.status),
+                    v.reason.unwrap_or_default()
+                ));
+            }
+            ResponseLine::Validation(_) => {}
+            ResponseLine::Final(f) => match f.status {
+                FinalStatus::Confirmed => {}
+                FinalStatus::Cancelled => {
+                    text.push_str("You cancelled the proposal; nothing ran.\n");
+                }
+                other => text.push_str(&format!(
+                    "The card ended without running anything: {}.\n",
+                    wire_name(&other)
+                )),
+            },
+            ResponseLine::Execution(e) => text.push_str(&execution_text(command, &e)),
+        }
+    }
+    text
+}
+
+fn execution_text(command: &str, e: &ExecutionLine) -> String {
+    let tail = e.output.as_deref().map(output_tail).unwrap_or_default();
+    let code = e
+        .exit_code
+        .map_or_else(|| "?".to_owned(), |c| c.to_string());
+    let mut text = match e.status {
+        ExecutionStatus::Completed => format!("`{command}` completed with exit code 0.\n"),
+        ExecutionStatus::Failed => format!(
+            "`{command}` failed with exit code {code}. A real agent would now read the error and \
+             suggest a fix.\n"
+        ),
+        ExecutionStatus::Inserted => {
+            format!("`{command}` was typed into your shell without Enter; nothing ran.\n")
+        }
+        ExecutionStatus::TimedOut => {
+            format!("`{command}` is still running; I stopped waiting for it.\n")
+        }
+        other => format!(
+            "`{command}`: {} ({}).\n",
+            wire_name(&other),
+            e.reason.as_deref().unwrap_or("no reason given")
+        ),
+    };
+    if !tail.is_empty() {
+        text.push_str(&format!(
+            "\nLast lines of its output:\n\n```\n{tail}\n```\n"
+        ));
+    }
+    text
+}
+
+/// The last [`TAIL_LINES`] non-blank lines.
+fn output_tail(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n")
+}
+
+fn wire_name<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
