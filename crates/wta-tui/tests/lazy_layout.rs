@@ -97,6 +97,7 @@ fn tool_call() -> impl Strategy<Value = ToolCall> {
                 output,
                 output_dropped,
                 exit_code,
+                terminal: None,
             },
         )
 }
