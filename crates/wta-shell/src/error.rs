@@ -37,6 +37,8 @@ pub enum ShellError {
     UnsafeDir(#[from] wta_env::private_dir::UnsafeDir),
     #[error("state file {path}: {message}")]
     StateFile { path: PathBuf, message: String },
+    #[error("{name:?} is not a command name: {reason}")]
+    BadCommandName { name: String, reason: &'static str },
 }
 
 impl From<wta_host::HostError> for ShellError {

@@ -10,6 +10,7 @@
 //! - [`submit`]: the pure decision whether a command may be sent to a pane.
 //! - [`watcher`]: follows one pane through the host's async face ([`wta_host::AsyncHost`]).
 //! - [`sink`], [`sink_wire`]: the pipe-pane sink and its framing (output and gaps).
+//! - [`resolve`]: does a command exist (shell, cwd, `PATH`), and near matches if not.
 
 pub mod error;
 pub mod last_command;
@@ -17,6 +18,7 @@ pub mod launch;
 pub mod output;
 pub mod pane_state;
 pub mod parser;
+pub mod resolve;
 pub mod scripts;
 pub mod sink;
 pub mod sink_wire;

@@ -131,6 +131,8 @@ pub enum Command {
     ProposeTerminalActions(cmd::propose::ProposeArgs),
     /// Print a shell completion script (bash, zsh, fish); ids complete from the running server.
     Completions(cmd::completions::CompletionsArgs),
+    /// Does a command exist here (your shell, the directory, PATH)? If not, near matches.
+    ResolveCommand(cmd::resolve_command::ResolveCommandArgs),
     /// Print the manual page (roff) for every command: `wta man > ~/.local/share/man/man1/wta.1`.
     Man,
 }

@@ -13,6 +13,7 @@ pub mod pane;
 pub mod pipe_sink;
 pub mod propose;
 pub mod sessions;
+pub mod resolve_command;
 pub mod shell_integration;
 pub mod terminal_exec;
 pub mod tmux_config;
@@ -63,6 +64,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::ProposeTerminalActions(args) => Ok(propose::run(&args)),
         Command::Completions(args) => completions::run(&args),
         Command::Man => man::run(),
+        Command::ResolveCommand(args) => resolve_command::run(ctx, &args),
     }
 }
 
