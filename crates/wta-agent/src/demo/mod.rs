@@ -3,14 +3,18 @@
 //! It says plainly that it is a demo. Deterministic replies: a markdown echo,
 //! a plan (`plan`), a permission request (`permission`), and help otherwise.
 //! `run <command>` proposes that command through WTA's terminal-action path
-//! exactly as a real agent would and reports the result.
+//! exactly as a real agent would and reports the result. A fix turn (WTA's
+//! autofix asking about a failed command) gets the failure explained, and a
+//! command not found gets its spelling corrected as one `send`.
 //! What is the demo's own is here: its words, its fixed script and its
 //! report; the ACP side is the shared core in [`crate::scripted`].
 //!
 //! - `mod.rs`: choosing the reply and the turn's steps.
 //! - `propose.rs`: proposing a command through the proposal CLI and
 //!   reporting what it printed.
+//! - [`fix`]: recognising and answering fix turns (pure).
 
+pub mod fix;
 mod propose;
 
 use agent_client_protocol::Error;
@@ -21,6 +25,7 @@ use crate::scripted::{
     Permission, PermissionAnswer, PermissionOption, Prompt, ScriptedAgent, Sessions, Step, ToolCall,
 };
 
+use fix::{FixReply, FixTurn};
 pub use propose::{payload_for, report};
 
 const INTRO: &str = "**This is the WTA demo agent.** It runs offline and does not use a model: \
@@ -34,6 +39,14 @@ pub enum DemoReply {
     /// `run <command>`: propose the command through WTA's proposal path.
     Propose(String),
     Echo(String),
+    /// A fix turn: explain the failure, or correct a command not found.
+    Fix(FixTurn),
+}
+
+/// Pure choice of the reply from the prompt's text and WTA's context: a
+/// fix turn first, else by the text.
+pub fn reply(text: &str, context: &str) -> DemoReply {
+    fix::recognise(text, context).map_or_else(|| choose(text), DemoReply::Fix)
 }
 
 /// Pure choice of the reply from the prompt text.
@@ -87,12 +100,13 @@ impl ScriptedAgent for Demo {
     }
 
     fn prompt(&self, prompt: &Prompt, _sessions: &Sessions<()>) -> Result<Vec<Step>, Error> {
-        Ok(steps(choose(&prompt.text), &prompt.context))
+        let reply = reply(&prompt.text, &prompt.context);
+        Ok(steps(reply, &prompt.context))
     }
 }
 
 /// The demo's turn for `reply`; `context` is the block WTA appended to the
-/// prompt (where `run` finds its proposal channel).
+/// prompt (where proposals find their channel).
 pub fn steps(reply: DemoReply, context: &str) -> Vec<Step> {
     let mut steps = vec![Step::say(INTRO)];
     match reply {
@@ -144,7 +158,18 @@ pub fn steps(reply: DemoReply, context: &str) -> Vec<Step> {
                 vec![Step::say(text)]
             }));
         }
-        DemoReply::Propose(command) => steps.extend(propose::propose(context, command)),
+        DemoReply::Propose(command) => {
+            let payload = payload_for(&command);
+            steps.extend(propose::propose(context, command, &payload));
+        }
+        DemoReply::Fix(turn) => match fix::decide(&turn) {
+            FixReply::Correct(fix) => {
+                steps.push(Step::say(fix.diagnosis(turn.hint.as_deref())));
+                let payload = fix.payload_json();
+                steps.extend(propose::propose(context, fix.command, &payload));
+            }
+            FixReply::Explain(text) => steps.push(Step::say(text)),
+        },
     }
     steps
 }

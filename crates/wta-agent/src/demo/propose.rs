@@ -9,34 +9,59 @@ use agent_client_protocol::v1::schema::{ToolCallStatus, ToolKind};
 use serde_json::json;
 use wta_protocol::prompt::channel_in;
 use wta_protocol::{
-    ExecutionLine, ExecutionStatus, FinalStatus, ResponseLine, ValidationStatus, build_invocation,
+    Action, Choice, ExecutionLine, ExecutionStatus, FinalStatus, Origin, ProposalPayload,
+    ResponseLine, ValidationStatus, build_invocation,
 };
 
 use super::allow_or_reject;
 use crate::scripted::{Command, Ran, Step, ToolCall, ToolContent, ToolUpdate};
 
-/// A one-choice, one-`send` payload for `command`, as compact JSON.
-pub fn payload_for(command: &str) -> String {
-    json!({"schema_version": 1, "origin": "terminal_agent", "recommended_choice": 1,
-        "choices": [{"choice": 1, "title": "The command you asked for",
-            "rationale": "You asked the demo agent to run this command.",
-            "actions": [{"type": "send", "input": command}]}]})
-    .to_string()
+/// A one-choice, one-`send` payload: the only shape the demo proposes.
+pub fn one_send(origin: Origin, title: &str, rationale: &str, command: &str) -> ProposalPayload {
+    ProposalPayload {
+        schema_version: 1,
+        origin,
+        recommended_choice: 1,
+        choices: vec![Choice {
+            choice: 1,
+            title: title.to_owned(),
+            rationale: rationale.to_owned(),
+            actions: vec![Action::Send {
+                input: command.to_owned(),
+            }],
+        }],
+    }
 }
 
-/// `run <command>`: what a real agent does with WTA's prompt context. Ask
-/// permission for exactly the canonical invocation (WTA allows it silently
-/// and arms the payload), run it with `sh -c`, and read the lines the CLI
-/// prints: validation, the user's decision on the card, then the execution
-/// result, which the reply reports.
-pub(super) fn propose(context: &str, command: String) -> Vec<Step> {
+/// `payload` as the compact JSON the invocation carries.
+pub fn compact(payload: &ProposalPayload) -> String {
+    // Plain structs of strings and numbers: serialising cannot fail.
+    serde_json::to_string(payload).unwrap_or_default()
+}
+
+/// `run <command>`'s payload, as compact JSON.
+pub fn payload_for(command: &str) -> String {
+    compact(&one_send(
+        Origin::TerminalAgent,
+        "The command you asked for",
+        "You asked the demo agent to run this command.",
+        command,
+    ))
+}
+
+/// What a real agent does with WTA's prompt context to propose `command`
+/// (carried by `payload`). Ask permission for exactly the canonical
+/// invocation (WTA allows it silently and arms the payload), run it with
+/// `sh -c`, and read the lines the CLI prints: validation, the user's
+/// decision on the card, then the execution result, which the reply reports.
+pub(super) fn propose(context: &str, command: String, payload: &str) -> Vec<Step> {
     let Some(channel) = channel_in(context) else {
         return vec![Step::say(
             "This prompt came without a WTA proposal channel (is this a WTA agent pane?), so I \
              cannot propose the command.\n",
         )];
     };
-    let invocation = build_invocation(&channel, &payload_for(&command));
+    let invocation = build_invocation(&channel, payload);
     // Tool call ids are unique within a session: one per proposal.
     static PROPOSALS: AtomicU64 = AtomicU64::new(1);
     let id = format!("demo-propose-{}", PROPOSALS.fetch_add(1, Ordering::Relaxed));
@@ -44,6 +69,7 @@ pub(super) fn propose(context: &str, command: String) -> Vec<Step> {
         .status(ToolCallStatus::Pending)
         .raw_input(json!({"command": invocation, "description": "Propose a terminal action"}));
     let permission = allow_or_reject(call.clone());
+    let run = shell(&invocation);
     vec![
         Step::say(format!(
             "I'll propose `{command}` for your shell; confirm it on the card.\n\n"
@@ -55,7 +81,7 @@ pub(super) fn propose(context: &str, command: String) -> Vec<Step> {
                 Step::ToolUpdate(ToolUpdate::new(id, ToolCallStatus::Failed)),
                 Step::say("The proposal command was not allowed, so nothing was proposed.\n"),
             ],
-            Ok(_) => vec![Step::run(cli(&invocation), move |ran| {
+            Ok(_) => vec![Step::run(run, move |ran| {
                 vec![
                     Step::ToolUpdate(
                         ToolUpdate::new(id, ran.tool_status())
@@ -70,7 +96,7 @@ pub(super) fn propose(context: &str, command: String) -> Vec<Step> {
 
 /// `sh -c <invocation>`. The master sets WTA_CLI_PATH; when run by hand,
 /// the demo is wta itself.
-fn cli(invocation: &str) -> Command {
+fn shell(invocation: &str) -> Command {
     let command = Command::shell(invocation);
     match (std::env::var_os("WTA_CLI_PATH"), std::env::current_exe()) {
         (None, Ok(exe)) => command.env("WTA_CLI_PATH", exe),
@@ -150,7 +176,7 @@ fn execution_text(command: &str, e: &ExecutionLine) -> String {
 }
 
 /// The last [`TAIL_LINES`] non-blank lines.
-fn output_tail(output: &str) -> String {
+pub(super) fn output_tail(output: &str) -> String {
     let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n")
 }
