@@ -6,8 +6,11 @@
 //! - `pool`: agent CLIs spawned lazily per `AgentKey`, shared, reaped on death.
 //! - `router`: the master is the ACP *agent* toward each helper and the ACP
 //!   *client* of each agent; `session_to_helper` routing in both directions.
-//! - `outbound`: bounded per-helper outbound notifications (a slow helper never
-//!   blocks an agent or another helper).
+//! - `relay`: the agent → helper fast path: routed `session/update` lines are
+//!   copied to their helper as the agent wrote them, in order with the rest.
+//! - `outbound`: bounded per-helper outbound queue and its socket writer (a slow
+//!   helper never blocks an agent or another helper).
+//! - [`stats`]: relay counters, for the routing benchmark.
 //! - [`reaper`]: the `wta --agent-reaper` process that stops every agent
 //!   process group once the master is gone, even when it was SIGKILLed.
 
@@ -16,9 +19,12 @@ mod error;
 mod outbound;
 mod pool;
 pub mod reaper;
+mod relay;
 mod router;
 mod server;
 mod state;
+pub mod stats;
 
 pub use error::MasterError;
 pub use server::{MAX_CONNECTIONS, MAX_LINE_BYTES, MasterConfig, run};
+pub use stats::{RelayStats, RelayStatsSnapshot};

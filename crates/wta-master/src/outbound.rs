@@ -1,20 +1,56 @@
-//! Bounded outbound notifications toward one helper.
+//! Bounded outbound lines toward one helper, in the order they were sent.
 //!
-//! Every line for a helper passes through an in-memory queue drained by a writer
-//! task. `pending` counts lines queued and not yet written to the socket. Before a
-//! *notification* is admitted, the router asks [`Gate::admit`]: over the cap it is
-//! dropped (one log line per stall). The stall ends as soon as the queue is down
-//! to half, whichever notices first: the writer after a write ([`Gate::drained`]),
-//! even when nothing else follows, or the next admission. Either way the helper
-//! is told exactly once with one `_wta/lagged` carrying the number dropped.
-//! Responses and requests are never dropped: an agent waiting on an answer must
-//! get one.
+//! Two producers feed one helper socket: the helper's ACP connection
+//! (responses, forwarded agent requests, other notifications) through
+//! [`CrateSink`], the line sink of the crate's `Lines` transport; and the relay
+//! ([`crate::relay`]), which copies an agent's `session/update` line unchanged.
+//! Both append to one byte buffer under one mutex; one writer task per helper
+//! writes it out with as few `write` calls as the socket takes. A relayed line
+//! that finds the queue idle is written at once by the relay itself
+//! (`write-through`, under the mutex, so nothing can come between): no
+//! allocation, no copy, no task to wake per line.
+//!
+//! Bound: `pending` counts lines queued and not yet written. Before a
+//! *notification* is admitted, [`Queue::admit`] decides: over the cap it is
+//! dropped (one log line per stall). The stall ends as soon as the queue is
+//! down to half, whichever notices first: the writer after a write, even when
+//! nothing else follows, or the next admission. Either way the helper is told
+//! exactly once, with one `_wta/lagged` carrying the number dropped, queued
+//! where the dropped lines would have been. Responses and requests are never
+//! dropped: an agent waiting on an answer must get one.
+//!
+//! Order: a relayed line must not overtake a message the master handed to the
+//! ACP connection before it (the answer to `session/new` before that session's
+//! first update). Such a message is sent after [`Outbound::open_fence`] and
+//! followed by [`fence_message`]; the connection keeps its order, so once
+//! [`CrateSink`] has seen every fence up to `n` (it swallows them: a fence never
+//! reaches the socket), every message sent before them is queued. The relay
+//! asks [`Outbound::relay`], which answers [`Relayed::Wait`] while a fence is
+//! open; the relay then waits ([`Outbound::wait_fences`], on its own thread) and retries, so the
+//! line is queued behind the message. The mutex is a leaf: nothing else is
+//! locked while it is held.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeSet;
+use std::pin::Pin;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
-use futures::{SinkExt, StreamExt};
-use tokio::io::AsyncWriteExt;
+use agent_client_protocol::UntypedMessage;
+use serde::Deserialize;
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::Notify;
+
+use crate::stats::RelayStats;
+
+/// The master-internal notification that marks a point in a helper
+/// connection's order. It never leaves the master.
+pub(crate) const FENCE_METHOD: &str = "_wta/relay_fence";
+/// A fence that does not come back within this long is given up (logged): it
+/// can only be lost if the connection is going away.
+pub(crate) const FENCE_TIMEOUT: Duration = Duration::from_secs(2);
+/// A write buffer grown past this is given back after use.
+const KEEP_BUFFER_BYTES: usize = 1024 * 1024;
 
 /// What the router should do with one notification for this helper.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,46 +63,55 @@ pub(crate) enum Admission {
     Drop { first_of_stall: bool },
 }
 
-/// Per-helper admission state.
-#[derive(Debug)]
-pub(crate) struct Gate {
-    cap: usize,
-    pending: AtomicUsize,
-    /// `Some(dropped so far)` during a stall. A mutex, not two atomics, so the
-    /// stall ends exactly once and no drop is counted after it was reported.
-    stall: Mutex<Option<u64>>,
+/// What [`Outbound::relay`] did with a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Relayed {
+    Queued,
+    Dropped,
+    /// A message sent through the ACP connection is not queued yet: wait
+    /// until fence `n` is closed, then ask again.
+    Wait(u64),
 }
 
-impl Gate {
-    pub(crate) fn new(cap: usize) -> Arc<Self> {
-        Arc::new(Self {
-            cap: cap.max(2),
-            pending: AtomicUsize::new(0),
-            stall: Mutex::new(None),
-        })
-    }
+/// The queue state; every change is a method here, under the one mutex.
+#[derive(Debug, Default)]
+struct Queue {
+    /// Lines ready for the socket, each ending in `\n`.
+    ready: Vec<u8>,
+    ready_lines: usize,
+    /// Lines queued and not yet written (`ready` and the batch being written).
+    pending: usize,
+    /// The writer is writing a batch (taken out of `ready`).
+    writing: bool,
+    /// The socket, for the writer and for write-through (`None` once closed).
+    socket: Option<Arc<OwnedWriteHalf>>,
+    /// `Some(dropped so far)` during a stall.
+    stall: Option<u64>,
+    /// Fences handed out, and the highest `n` such that fences `1..=n` all came back.
+    opened: u64,
+    closed_up_to: u64,
+    /// Fences that came back ahead of an earlier one.
+    early: BTreeSet<u64>,
+    /// No more lines: the connection ended or the socket failed.
+    closed: bool,
+    failed: bool,
+}
 
-    fn stall(&self) -> std::sync::MutexGuard<'_, Option<u64>> {
-        self.stall.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
+impl Queue {
     /// Decides for one notification. A stall ends once the queue is down to half.
-    pub(crate) fn admit(&self) -> Admission {
-        let pending = self.pending.load(Ordering::Acquire);
-        let mut stall = self.stall();
-        match stall.as_mut() {
-            Some(_) if pending <= self.cap / 2 => {
-                let dropped = stall.take().unwrap_or(0);
-                Admission::SendAfterLagged { dropped }
-            }
+    fn admit(&mut self, cap: usize) -> Admission {
+        match self.stall.as_mut() {
+            Some(_) if self.pending <= cap / 2 => Admission::SendAfterLagged {
+                dropped: self.stall.take().unwrap_or(0),
+            },
             Some(dropped) => {
                 *dropped += 1;
                 Admission::Drop {
                     first_of_stall: false,
                 }
             }
-            None if pending >= self.cap => {
-                *stall = Some(1);
+            None if self.pending >= cap => {
+                self.stall = Some(1);
                 Admission::Drop {
                     first_of_stall: true,
                 }
@@ -75,17 +120,353 @@ impl Gate {
         }
     }
 
-    /// After a write: ends a stall once the queue is down to half and returns
-    /// how many notifications it dropped (the writer then sends `_wta/lagged`).
-    pub(crate) fn drained(&self) -> Option<u64> {
-        let pending = self.pending.load(Ordering::Acquire);
-        let mut stall = self.stall();
-        if stall.is_some() && pending <= self.cap / 2 {
-            stall.take()
+    /// Appends one line (without its newline); true when the writer must be woken.
+    fn push(&mut self, line: &[u8]) -> bool {
+        let wake = self.ready.is_empty();
+        self.ready.extend_from_slice(line);
+        self.ready.push(b'\n');
+        self.ready_lines += 1;
+        self.pending += 1;
+        wake
+    }
+
+    /// Appends bytes that end one line (with its newline); true when the
+    /// writer must be woken.
+    fn push_end(&mut self, bytes: &[u8]) -> bool {
+        let wake = self.ready.is_empty();
+        self.ready.extend_from_slice(bytes);
+        self.ready_lines += 1;
+        self.pending += 1;
+        wake
+    }
+
+    /// `n` lines were written: ends a stall once the queue is down to half and
+    /// returns how many notifications it dropped.
+    fn written(&mut self, n: usize, cap: usize) -> Option<u64> {
+        self.pending = self.pending.saturating_sub(n);
+        if self.stall.is_some() && self.pending <= cap / 2 {
+            self.stall.take()
         } else {
             None
         }
     }
+
+    fn open_fence(&mut self) -> u64 {
+        self.opened += 1;
+        self.opened
+    }
+
+    /// Fence `n` came back; returns the new closed-up-to mark.
+    fn fence_seen(&mut self, n: u64) -> u64 {
+        if n == self.closed_up_to + 1 {
+            self.closed_up_to = n;
+            while self.early.remove(&(self.closed_up_to + 1)) {
+                self.closed_up_to += 1;
+            }
+        } else if n > self.closed_up_to {
+            self.early.insert(n);
+        }
+        self.closed_up_to
+    }
+
+    /// Fences up to `n` are given up (timed out).
+    fn give_up_fences(&mut self, n: u64) -> u64 {
+        self.closed_up_to = self.closed_up_to.max(n);
+        self.early.retain(|&f| f > n);
+        self.closed_up_to
+    }
+}
+
+/// The outgoing side of one helper connection.
+#[derive(Debug)]
+pub(crate) struct Outbound {
+    helper: u64,
+    cap: usize,
+    queue: Mutex<Queue>,
+    /// Wakes the writer when `ready` gets its first line.
+    wake: Notify,
+    /// Signalled when fences come back or the queue closes (the relay waits on it).
+    fenced: Condvar,
+    stats: Option<Arc<RelayStats>>,
+}
+
+impl Outbound {
+    pub(crate) fn new(helper: u64, cap: usize, stats: Option<Arc<RelayStats>>) -> Arc<Self> {
+        Arc::new(Self {
+            helper,
+            cap: cap.max(2),
+            queue: Mutex::default(),
+            wake: Notify::new(),
+            fenced: Condvar::new(),
+            stats,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// One agent notification line, ending with its newline, admitted
+    /// against the cap; written at once when nothing is queued before it.
+    pub(crate) fn relay(&self, line: &[u8]) -> Relayed {
+        let mut q = self.lock();
+        if q.closed {
+            return Relayed::Dropped;
+        }
+        if q.closed_up_to < q.opened {
+            return Relayed::Wait(q.opened);
+        }
+        let admission = q.admit(self.cap);
+        let wake = match admission {
+            Admission::Send => self.write_through(&mut q, line),
+            Admission::SendAfterLagged { dropped } => {
+                q.push(lagged_line(dropped).as_bytes()) | q.push_end(line)
+            }
+            Admission::Drop { .. } => false,
+        };
+        drop(q);
+        self.log_admission(admission);
+        if wake {
+            self.wake.notify_one();
+        }
+        match admission {
+            Admission::Drop { .. } => {
+                if let Some(stats) = &self.stats {
+                    stats.dropped();
+                }
+                Relayed::Dropped
+            }
+            _ => Relayed::Queued,
+        }
+    }
+
+    /// Writes `line` (with its newline) straight to the socket if the queue is
+    /// idle, else queues it (or what the socket did not take); true when the
+    /// writer must be woken. Under the queue mutex: nothing can come between.
+    fn write_through(&self, q: &mut Queue, line: &[u8]) -> bool {
+        let socket = match &q.socket {
+            Some(socket) if !q.writing && q.ready.is_empty() => socket,
+            _ => return q.push_end(line),
+        };
+        match socket.try_write(line) {
+            Ok(n) => {
+                if let Some(stats) = &self.stats {
+                    // Timed with the relay's queue stage, not as a writer's write.
+                    stats.written_through();
+                }
+                n < line.len() && q.push_end(&line[n..])
+            }
+            // Full, or failing: the writer waits, or finds out and closes.
+            Err(_) => q.push_end(line),
+        }
+    }
+
+    /// May one more notification go to this helper through the ACP connection?
+    /// A stall that ends here queues its `_wta/lagged` first.
+    pub(crate) fn admit_notification(&self) -> bool {
+        let mut q = self.lock();
+        let admission = q.admit(self.cap);
+        let wake = match admission {
+            Admission::SendAfterLagged { dropped } => q.push(lagged_line(dropped).as_bytes()),
+            _ => false,
+        };
+        drop(q);
+        self.log_admission(admission);
+        if wake {
+            self.wake.notify_one();
+        }
+        !matches!(admission, Admission::Drop { .. })
+    }
+
+    fn log_admission(&self, admission: Admission) {
+        match admission {
+            Admission::SendAfterLagged { dropped } => {
+                tracing::warn!(
+                    helper = self.helper,
+                    dropped,
+                    "helper caught up after a stall"
+                );
+            }
+            Admission::Drop {
+                first_of_stall: true,
+            } => tracing::warn!(
+                helper = self.helper,
+                "helper is not reading; dropping its notifications until it catches up"
+            ),
+            _ => {}
+        }
+    }
+
+    /// Opens fence `n`: the caller sends its message, then [`fence_message`]`(n)`.
+    pub(crate) fn open_fence(&self) -> u64 {
+        self.lock().open_fence()
+    }
+
+    /// Blocks until every fence up to `n` came back (or the connection
+    /// closed); gives them up after [`FENCE_TIMEOUT`]. Only the relay's
+    /// thread calls this, never a runtime thread.
+    pub(crate) fn wait_fences(&self, n: u64) {
+        let q = self.lock();
+        let (mut q, waited) = self
+            .fenced
+            .wait_timeout_while(q, FENCE_TIMEOUT, |q| q.closed_up_to < n && !q.closed)
+            .unwrap_or_else(|p| p.into_inner());
+        if waited.timed_out() {
+            q.give_up_fences(n);
+            drop(q);
+            tracing::warn!(
+                helper = self.helper,
+                fence = n,
+                "a helper connection did not pass a fence in time; relaying without it"
+            );
+        }
+    }
+
+    /// A line from the helper's ACP connection (requests, responses, notifications).
+    fn crate_line(&self, line: &str) {
+        if let Some(n) = parse_fence(line) {
+            let mut q = self.lock();
+            let before = q.closed_up_to;
+            if q.fence_seen(n) > before {
+                self.fenced.notify_all();
+            }
+            return;
+        }
+        let mut q = self.lock();
+        if q.closed {
+            return;
+        }
+        let wake = q.push(line.as_bytes());
+        drop(q);
+        if wake {
+            self.wake.notify_one();
+        }
+    }
+
+    /// No more lines: the writer writes what is queued and ends.
+    fn close(&self, failed: bool) {
+        {
+            let mut q = self.lock();
+            q.closed = true;
+            q.failed |= failed;
+        }
+        self.fenced.notify_all();
+        self.wake.notify_one();
+    }
+
+    fn failed(&self) -> bool {
+        self.lock().failed
+    }
+
+    /// Starts the task writing to `socket`; returns the sink for the ACP `Lines` transport.
+    pub(crate) fn attach(self: &Arc<Self>, socket: OwnedWriteHalf) -> CrateSink {
+        let socket = Arc::new(socket);
+        self.lock().socket = Some(socket.clone());
+        tokio::spawn(self.clone().write_loop(socket));
+        CrateSink { out: self.clone() }
+    }
+
+    /// Writes what is queued, batch by batch, until closed. The socket's
+    /// write half is shut down once the last reference to it goes.
+    async fn write_loop(self: Arc<Self>, socket: Arc<OwnedWriteHalf>) {
+        let mut batch = Vec::new();
+        loop {
+            let lines = {
+                let mut q = self.lock();
+                q.writing = false;
+                if q.ready.is_empty() {
+                    if q.closed {
+                        q.socket = None;
+                        break;
+                    }
+                    None
+                } else {
+                    q.writing = true;
+                    std::mem::swap(&mut batch, &mut q.ready);
+                    Some(std::mem::take(&mut q.ready_lines))
+                }
+            };
+            let Some(lines) = lines else {
+                self.wake.notified().await;
+                continue;
+            };
+            if let Err(err) = self.write_all(&socket, &batch).await {
+                tracing::debug!(helper = self.helper, "helper socket write failed: {err}");
+                self.close(true);
+                self.lock().socket = None;
+                break;
+            }
+            if let Some(stats) = &self.stats {
+                stats.write_lines(lines);
+            }
+            batch.clear();
+            if batch.capacity() > KEEP_BUFFER_BYTES {
+                batch = Vec::new();
+            }
+            let mut q = self.lock();
+            q.writing = false;
+            if let Some(dropped) = q.written(lines, self.cap) {
+                // The helper caught up: tell it now, even if nothing follows.
+                q.push(lagged_line(dropped).as_bytes());
+                drop(q);
+                tracing::warn!(
+                    helper = self.helper,
+                    dropped,
+                    "helper caught up after a stall"
+                );
+            }
+        }
+    }
+
+    /// Writes `buf` whole: `write` as long as the socket takes bytes, else wait.
+    async fn write_all(&self, socket: &OwnedWriteHalf, mut buf: &[u8]) -> std::io::Result<()> {
+        while !buf.is_empty() {
+            let start = Instant::now();
+            match socket.try_write(buf) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    if let Some(stats) = &self.stats {
+                        stats.write(start);
+                    }
+                    buf = &buf[n..];
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
+                    socket.writable().await?;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fence notification `n`, sent through a helper's ACP connection.
+pub(crate) fn fence_message(n: u64) -> Result<UntypedMessage, agent_client_protocol::Error> {
+    UntypedMessage::new(FENCE_METHOD, serde_json::json!({ "seq": n }))
+}
+
+/// `Some(n)` when `line` is fence `n` (only the master writes these into a
+/// helper connection; a forwarded request of that name has an `id` and is not one).
+fn parse_fence(line: &str) -> Option<u64> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Fence<'a> {
+        #[allow(dead_code)]
+        jsonrpc: &'a str,
+        method: &'a str,
+        params: FenceParams,
+    }
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct FenceParams {
+        seq: u64,
+    }
+    if line.len() > 128 || !line.contains(&FENCE_METHOD[1..]) {
+        return None;
+    }
+    let fence: Fence<'_> = serde_json::from_str(line).ok()?;
+    let bare = fence.method.strip_prefix('_').unwrap_or(fence.method);
+    (bare == &FENCE_METHOD[1..]).then_some(fence.params.seq)
 }
 
 /// The `_wta/lagged` line for `dropped` notifications.
@@ -98,108 +479,45 @@ pub(crate) fn lagged_line(dropped: u64) -> String {
     .to_string()
 }
 
-/// The outgoing half of a helper connection: a sink of JSON-RPC lines for the ACP
-/// crate's `Lines` transport, and the task that writes them to the socket.
-pub(crate) fn line_sink<W>(
-    gate: Arc<Gate>,
-    mut writer: W,
-) -> impl futures::Sink<String, Error = std::io::Error> + Send + Unpin + 'static
-where
-    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
-{
-    let (tx, mut rx) = futures::channel::mpsc::unbounded::<String>();
-    let writer_gate = gate.clone();
-    tokio::spawn(async move {
-        let mut buf = Vec::with_capacity(64 * 1024);
-        while let Some(first) = rx.next().await {
-            buf.clear();
-            let mut n = 1;
-            buf.extend_from_slice(first.as_bytes());
-            buf.push(b'\n');
-            // Batch whatever is already queued into one write.
-            while buf.len() < 256 * 1024 {
-                match rx.try_recv() {
-                    Ok(line) => {
-                        buf.extend_from_slice(line.as_bytes());
-                        buf.push(b'\n');
-                        n += 1;
-                    }
-                    _ => break,
-                }
-            }
-            if writer.write_all(&buf).await.is_err() || writer.flush().await.is_err() {
-                break;
-            }
-            writer_gate.pending.fetch_sub(n, Ordering::AcqRel);
-            if let Some(dropped) = writer_gate.drained() {
-                // The helper caught up: tell it now, even if no notification follows.
-                tracing::warn!(dropped, "helper caught up after a stall");
-                let mut line = lagged_line(dropped);
-                line.push('\n');
-                if writer.write_all(line.as_bytes()).await.is_err() || writer.flush().await.is_err()
-                {
-                    break;
-                }
-            }
+/// The line sink of a helper's ACP connection: every line joins the helper's
+/// queue (never dropped, never waiting); fences are taken out here.
+#[derive(Debug)]
+pub(crate) struct CrateSink {
+    out: Arc<Outbound>,
+}
+
+impl futures::Sink<String> for CrateSink {
+    type Error = std::io::Error;
+
+    fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        if self.out.failed() {
+            Poll::Ready(Err(std::io::Error::other("helper socket writer stopped")))
+        } else {
+            Poll::Ready(Ok(()))
         }
-        let _ = writer.shutdown().await;
-    });
-    tx.sink_map_err(|_| std::io::Error::other("helper socket writer stopped"))
-        .with(move |line: String| {
-            gate.pending.fetch_add(1, Ordering::AcqRel);
-            futures::future::ready(Ok::<_, std::io::Error>(line))
-        })
+    }
+
+    fn start_send(self: Pin<&mut Self>, line: String) -> std::io::Result<()> {
+        self.out.crate_line(&line);
+        Ok(())
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.out.close(false);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl Drop for CrateSink {
+    fn drop(&mut self) {
+        self.out.close(false);
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn drops_over_cap_and_reports_lag_once_drained() {
-        let gate = Gate::new(4);
-        assert_eq!(gate.admit(), Admission::Send);
-        gate.pending.store(4, Ordering::Release);
-        assert_eq!(
-            gate.admit(),
-            Admission::Drop {
-                first_of_stall: true
-            }
-        );
-        assert_eq!(
-            gate.admit(),
-            Admission::Drop {
-                first_of_stall: false
-            }
-        );
-        gate.pending.store(3, Ordering::Release);
-        assert_eq!(
-            gate.admit(),
-            Admission::Drop {
-                first_of_stall: false
-            }
-        );
-        gate.pending.store(2, Ordering::Release);
-        assert_eq!(gate.admit(), Admission::SendAfterLagged { dropped: 3 });
-        assert_eq!(gate.admit(), Admission::Send);
-        assert_eq!(gate.drained(), None, "no stall, nothing to report");
-    }
-
-    #[test]
-    fn the_writer_ends_a_stall_once_drained_even_if_nothing_follows() {
-        let gate = Gate::new(4);
-        gate.pending.store(4, Ordering::Release);
-        for _ in 0..5 {
-            assert!(matches!(gate.admit(), Admission::Drop { .. }));
-        }
-        gate.pending.store(3, Ordering::Release);
-        assert_eq!(gate.drained(), None, "still over half the cap");
-        gate.pending.store(2, Ordering::Release);
-        assert_eq!(gate.drained(), Some(5));
-        assert_eq!(gate.drained(), None, "reported once");
-        assert_eq!(gate.admit(), Admission::Send, "no second report");
-        let line: serde_json::Value = serde_json::from_str(&lagged_line(5)).unwrap();
-        assert_eq!(line["method"], "_wta/lagged");
-        assert_eq!(line["params"]["dropped"], 5);
-    }
-}
+#[path = "outbound_tests.rs"]
+mod tests;

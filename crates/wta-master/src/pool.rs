@@ -8,7 +8,9 @@
 //! An instance's lifecycle task owns the child: when the process exits or its
 //! connection ends, the master is told ([`crate::state::Master::agent_gone`]) and
 //! the whole process group is stopped. The slot is then removed, so the next
-//! request for that key spawns a fresh instance.
+//! request for that key spawns a fresh instance. The connection reads the
+//! agent's stdout through the relay ([`crate::relay`]), which copies routed
+//! `session/update` lines to their helper and hands it everything else.
 //!
 //! Idle instances are retired ([`Pool::retire_if_idle`]): the check and the slot
 //! removal happen under the pool lock, and every successful [`Pool::get`] claims
@@ -23,14 +25,14 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use agent_client_protocol::v1::{ConnectionTo, Dispatch};
-use agent_client_protocol::{Agent, ByteStreams, Client, UntypedMessage};
+use agent_client_protocol::{Agent, Client, UntypedMessage};
 use serde_json::{Value, json};
 use tokio::sync::{OnceCell, oneshot};
-use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 use wta_agent::registry::LaunchSpec;
 use wta_agent::spawn::{spawn_agent, stop_agent};
 use wta_agent::{AgentId, AgentKey};
 
+use crate::relay::AgentRelay;
 use crate::state::Master;
 
 /// How long an agent may take to answer `initialize` (npx adapters are slow).
@@ -250,7 +252,23 @@ async fn start(
         m.reaper.watch(pgid);
     }
     let mut child = process.child;
-    let transport = ByteStreams::new(process.stdin.compat_write(), process.stdout.compat());
+    let relay = AgentRelay::new();
+    let transport = match crate::relay::transport(
+        master.clone(),
+        id,
+        relay.clone(),
+        process.stdin,
+        process.stdout,
+    ) {
+        Ok(transport) => transport,
+        Err(err) => {
+            stop_agent(child, pgid, None).await;
+            if let Some(m) = master.upgrade() {
+                m.reaper.forget(pgid);
+            }
+            return Err(format!("cannot read the agent's output: {err}"));
+        }
+    };
     let (ready_tx, ready_rx) = oneshot::channel::<Ready>();
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let agent_label = spec.key.id.to_string();
@@ -260,13 +278,14 @@ async fn start(
     let lifecycle_alive = alive.clone();
     let handler_master = master.clone();
     let lifecycle_master = master.clone();
+    let handler_relay = relay.clone();
     tokio::spawn(async move {
         let conn = Client
             .v1()
             .name("wta-master")
             .on_receive_dispatch(
                 async move |dispatch: Dispatch, _cx| match handler_master.upgrade() {
-                    Some(m) => crate::router::from_agent(&m, id, dispatch),
+                    Some(m) => crate::router::from_agent(&m, id, &handler_relay, dispatch),
                     None => Ok(()),
                 },
                 agent_client_protocol::on_receive_dispatch!(),
@@ -280,6 +299,7 @@ async fn start(
                 .await;
                 match init {
                     Ok(Ok(value)) => {
+                        relay.set_ready();
                         let _ = ready_tx.send(Ok((cx.clone(), value)));
                     }
                     Ok(Err(err)) => {

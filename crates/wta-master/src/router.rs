@@ -2,7 +2,11 @@
 //!
 //! Agent → helper: `session/update` and other session notifications, and the
 //! agent's requests (`session/request_permission`, `fs/*`, `terminal/*`) go to the
-//! helper owning that (instance, sessionId) only; anything else is refused.
+//! helper owning that (instance, sessionId) only; anything else is refused. Most
+//! updates never get here: the relay copies them ([`crate::relay`]); what
+//! reaches [`from_agent`] is everything else, and the relay's fences.
+//! Everything sent to a helper goes through [`HelperHandle::ordered`] /
+//! [`HelperHandle::respond`], in order with relayed updates.
 //! Helper → agent: `initialize` starts or reuses the helper's agent and answers
 //! from its cached result; `session/new|load` bind the session; requests naming a
 //! sessionId go to that session's agent after an ownership check. The helper never
@@ -19,6 +23,7 @@ use wta_protocol::helper_master::{
 };
 
 use crate::pool::AgentInstance;
+use crate::relay::{self, AgentRelay};
 use crate::state::{HelperHandle, Master};
 
 fn session_id(params: &Value) -> Option<&str> {
@@ -58,13 +63,18 @@ fn forwarded_error(err: Error, instance: &AgentInstance) -> Error {
     }
 }
 
-/// Everything an agent instance sends us.
+/// Everything an agent instance sends us that the relay did not copy.
 pub(crate) fn from_agent(
     master: &Arc<Master>,
     instance: u64,
+    agent_relay: &AgentRelay,
     dispatch: Dispatch,
 ) -> Result<(), Error> {
     match dispatch {
+        Dispatch::Notification(msg) if relay::is_fence(&msg.method) => {
+            agent_relay.acknowledge(&msg.params);
+            Ok(())
+        }
         Dispatch::Notification(msg) => {
             match session_id(&msg.params).and_then(|s| master.session_helper(instance, s)) {
                 Some(helper) => master.deliver_notification(&helper, msg),
@@ -76,8 +86,10 @@ pub(crate) fn from_agent(
         }
         Dispatch::Request(msg, responder) => {
             let helper = session_id(&msg.params).and_then(|s| master.session_helper(instance, s));
-            match helper.as_ref().and_then(|h| h.cx.get()) {
-                Some(cx) => cx.send_request(msg).forward_response_to(responder),
+            match helper.as_ref().and_then(|h| Some((h, h.cx.get()?))) {
+                Some((helper, cx)) => {
+                    helper.ordered(|| cx.send_request(msg).forward_response_to(responder))
+                }
                 None => responder.respond_with_error(failure(
                     FailureKind::UnknownSession,
                     None,
@@ -118,35 +130,41 @@ fn helper_request(
         let list = SessionsListResponse {
             sessions: master.sessions(),
         };
-        return responder.respond(serde_json::to_value(list)?);
+        return helper.respond(responder, Ok(serde_json::to_value(list)?));
     }
     if helper_master::ext_method(&msg.method) == Some(helper_master::METHOD_SESSION_STATE) {
         let params: helper_master::SessionStateParams =
             match serde_json::from_value(msg.params.clone()) {
                 Ok(p) => p,
                 Err(e) => {
-                    return responder.respond_with_error(failure(
-                        FailureKind::BadMeta,
-                        None,
-                        format!("invalid _wta/session_state params: {e}"),
-                    ));
+                    return helper.respond(
+                        responder,
+                        Err(failure(
+                            FailureKind::BadMeta,
+                            None,
+                            format!("invalid _wta/session_state params: {e}"),
+                        )),
+                    );
                 }
             };
         if !master.set_session_yolo(helper.id, &params.session_id, params.yolo) {
-            return responder.respond_with_error(failure(
-                FailureKind::UnknownSession,
-                None,
-                format!("no session `{}` belongs to this pane", params.session_id),
-            ));
+            return helper.respond(
+                responder,
+                Err(failure(
+                    FailureKind::UnknownSession,
+                    None,
+                    format!("no session `{}` belongs to this pane", params.session_id),
+                )),
+            );
         }
-        return responder.respond(serde_json::json!({}));
+        return helper.respond(responder, Ok(serde_json::json!({})));
     }
     match msg.method.as_str() {
         "initialize" => {
             let (master, helper) = (master.clone(), helper.clone());
             cx.spawn(async move {
                 let result = initialize(&master, &helper, &msg.params).await;
-                let _ = responder.respond_with_result(result);
+                let _ = helper.respond(responder, result);
                 Ok(())
             })
         }
@@ -172,11 +190,13 @@ fn helper_request(
             };
             let instance = match instance {
                 Ok(i) => i,
-                Err(err) => return responder.respond_with_error(err),
+                Err(err) => return helper.respond(responder, Err(err)),
             };
             if !instance.is_alive() {
-                return responder
-                    .respond_with_error(forwarded_error(Error::internal_error(), &instance));
+                return helper.respond(
+                    responder,
+                    Err(forwarded_error(Error::internal_error(), &instance)),
+                );
             }
             // A helper that closes a session no longer owns it, whatever the agent
             // answers: unbind it so it leaves `sessions list`, and let an agent
@@ -193,18 +213,18 @@ fn helper_request(
                     closed.cancel(session);
                     master.schedule_reap(closed.id);
                 }
-                return responder.respond(serde_json::json!({}));
+                return helper.respond(responder, Ok(serde_json::json!({})));
             }
-            let (master, helper_id) = (master.clone(), helper.id);
+            let (master, helper) = (master.clone(), helper.clone());
             cx.spawn(async move {
                 let result = instance.cx.send_request(msg).block_task().await;
                 if let Some(session) = closing
-                    && let Some(closed) = master.unbind(helper_id, &session)
+                    && let Some(closed) = master.unbind(helper.id, &session)
                 {
                     master.schedule_reap(closed.id);
                 }
-                let _ = responder
-                    .respond_with_result(result.map_err(|e| forwarded_error(e, &instance)));
+                let _ =
+                    helper.respond(responder, result.map_err(|e| forwarded_error(e, &instance)));
                 Ok(())
             })
         }
@@ -323,7 +343,7 @@ async fn open_session(
 ) -> Result<(), Error> {
     let meta = match parse_meta(&msg.params) {
         Ok(meta) => meta,
-        Err(err) => return responder.respond_with_error(err),
+        Err(err) => return helper.respond(responder, Err(err)),
     };
     WtaMeta::strip_from(&mut msg.params);
     let current = helper
@@ -348,7 +368,7 @@ async fn open_session(
         (None, Some(i)) => i.clone(),
         _ => match agent_for(master, selected.as_deref(), generation.unwrap_or(0)).await {
             Ok(i) => i,
-            Err(err) => return responder.respond_with_error(err),
+            Err(err) => return helper.respond(responder, Err(err)),
         },
     };
     use_agent(master, helper, &instance);
@@ -363,32 +383,38 @@ async fn open_session(
         .filter(|_| msg.method == "session/load");
     if let Some(session) = &loading {
         // Agents replay history as updates before answering load: bind first.
-        master.bind(helper.id, &instance, session);
+        master.bind(helper, &instance, session);
     }
-    let (master, helper_id, bound_instance) = (master.clone(), helper.id, instance.clone());
+    let (master, helper, bound_instance) = (master.clone(), helper.clone(), instance.clone());
+    // Prepared, so the callback is registered before the request goes out: the
+    // answer is then always handled under the dispatch's ordering barrier.
     instance
         .cx
-        .send_request(msg)
+        .prepare_request(msg)
         .on_receiving_result(async move |result| {
             match &result {
                 Ok(value) => {
                     if let Some(session) = session_id(value).map(str::to_owned).or(loading) {
-                        master.bind(helper_id, &bound_instance, &session);
-                        if master.helper(helper_id).is_none() {
+                        master.bind(&helper, &bound_instance, &session);
+                        if master.helper(helper.id).is_none() {
                             // The helper left while the agent was answering.
-                            master.unbind(helper_id, &session);
+                            master.unbind(helper.id, &session);
                             master.schedule_reap(bound_instance.id);
                         }
                     }
                 }
                 Err(_) => {
                     if let Some(session) = &loading {
-                        master.unbind(helper_id, session);
+                        master.unbind(helper.id, session);
                     }
                 }
             }
-            let _ = responder
-                .respond_with_result(result.map_err(|e| forwarded_error(e, &bound_instance)));
+            // Under the dispatch's ordering barrier: the relay copies this
+            // session's next update only once this answer is queued.
+            let _ = helper.respond(
+                responder,
+                result.map_err(|e| forwarded_error(e, &bound_instance)),
+            );
             Ok(())
         })
 }

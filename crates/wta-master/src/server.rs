@@ -68,6 +68,9 @@ pub struct MasterConfig {
     /// Once serving, point stdio at this log file (the daemon role does;
     /// an in-process master in a test does not).
     pub stdio_log: Option<PathBuf>,
+    /// Count and time the agent → helper relay into these (the routing
+    /// benchmark reads them after [`run`] returns); `None` in normal use.
+    pub stats: Option<Arc<crate::RelayStats>>,
 }
 
 impl MasterConfig {
@@ -78,6 +81,7 @@ impl MasterConfig {
             reaper_program: None,
             tmux_socket: None,
             stdio_log: None,
+            stats: None,
         }
     }
 }
@@ -159,7 +163,12 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
             .map_err(|e| MasterError::io("cannot start the agent reaper", program, e))?,
         None => Reaper::disabled(),
     };
-    let master = Master::new(registry_paths, config.outbound_cap, reaper);
+    let master = Master::new(
+        registry_paths,
+        config.outbound_cap,
+        reaper,
+        config.stats.clone(),
+    );
     tracing::info!(socket = %config.socket.display(), pid = std::process::id(), "master listening");
 
     let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;
@@ -225,7 +234,7 @@ fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32, slot: Slot) {
     let master = master.clone();
     tokio::spawn(async move {
         let (read, write) = stream.into_split();
-        let sink = crate::outbound::line_sink(helper.gate.clone(), write);
+        let sink = helper.out.attach(write);
         let longest = Arc::new(AtomicUsize::new(0));
         let incoming = HelperLines::new(read, helper.id, longest.clone());
         let handler_master = master.clone();

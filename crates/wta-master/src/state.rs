@@ -1,27 +1,34 @@
 //! The master's shared state: helpers, routes (`session_to_helper`), the pool.
 //!
-//! Routes are keyed twice: by (agent instance, session id) for agent → helper
-//! traffic, and by (helper, session id) for helper → agent traffic, so two agents
-//! that happen to mint the same session id can never cross-deliver, and a helper
-//! can only address sessions it created. Locks are std mutexes held for map
-//! operations only, never across an await; lock order: helpers, then routes.
+//! Routes are keyed twice: by agent instance, then session id, for agent →
+//! helper traffic (looked up per relayed line, without allocating), and by
+//! (helper, session id) for helper → agent traffic, so two agents that happen
+//! to mint the same session id can never cross-deliver, and a helper can only
+//! address sessions it created. Locks are std mutexes held for map operations
+//! only, never across an await; lock order: helpers, then routes, then a
+//! helper's own locks (its outbound queue's mutex is a leaf).
+//!
+//! Every message the master hands a helper's ACP connection goes through
+//! [`HelperHandle::ordered`], so that an update relayed after it cannot
+//! overtake it (see `outbound`).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::{Client, UntypedMessage};
+use agent_client_protocol::{Client, Error, UntypedMessage};
 use serde_json::json;
 use wta_agent::{AgentId, Registry, RegistryPaths};
 use wta_protocol::helper_master::{
     self, AgentExitedNotification, SessionState, WtaMeta, WtaSessionInfo, YoloReport,
 };
 
-use crate::outbound::{Admission, Gate};
+use crate::outbound::{Outbound, fence_message};
 use crate::pool::{AgentInstance, Pool, Retire};
 use crate::reaper::Reaper;
+use crate::stats::RelayStats;
 
 /// How long the master waits for `session/close` when a helper goes away.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -33,16 +40,49 @@ const REAP_GRACE: Duration = Duration::from_millis(750);
 pub(crate) struct HelperHandle {
     pub id: u64,
     pub pid: Option<i32>,
-    pub gate: Arc<Gate>,
+    /// Everything written to this helper's socket goes through here.
+    pub out: Arc<Outbound>,
     pub cx: OnceLock<ConnectionTo<Client>>,
     pub meta: Mutex<WtaMeta>,
     /// The agent this helper selected at `initialize` (and its current instance).
     pub agent: Mutex<Option<Arc<AgentInstance>>>,
+    /// A session was bound to this helper: updates may be relayed to it, so
+    /// messages through its ACP connection are fenced from then on (its
+    /// connection is initialized by then, so it passes fences).
+    routed: AtomicBool,
+}
+
+impl HelperHandle {
+    /// Runs `send`, which hands one message for this helper to its ACP
+    /// connection, so that no update relayed after this call overtakes it: a
+    /// fence is opened before and sent after (see `outbound`).
+    pub fn ordered<T>(&self, send: impl FnOnce() -> T) -> T {
+        let fence = match self.cx.get() {
+            Some(cx) if self.routed.load(Ordering::Acquire) => Some((cx, self.out.open_fence())),
+            _ => None,
+        };
+        let result = send();
+        if let Some((cx, n)) = fence
+            && let Ok(msg) = fence_message(n)
+        {
+            let _ = cx.send_notification(msg);
+        }
+        result
+    }
+
+    /// Answers one of this helper's requests, in order with relayed updates.
+    pub fn respond(
+        &self,
+        responder: agent_client_protocol::v1::Responder<serde_json::Value>,
+        result: Result<serde_json::Value, Error>,
+    ) -> Result<(), Error> {
+        self.ordered(|| responder.respond_with_result(result))
+    }
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct Route {
-    pub helper: u64,
+    pub helper: Arc<HelperHandle>,
     pub agent_id: AgentId,
     pub state: SessionState,
     pub yolo: Option<YoloReport>,
@@ -50,8 +90,20 @@ pub(crate) struct Route {
 
 #[derive(Debug, Default)]
 pub(crate) struct Routes {
-    by_agent: HashMap<(u64, String), Route>,
+    /// Agent instance → session id → route.
+    by_agent: HashMap<u64, HashMap<String, Route>>,
     by_helper: HashMap<(u64, String), Arc<AgentInstance>>,
+}
+
+impl Routes {
+    fn remove_agent_route(&mut self, instance: u64, session: &str) -> Option<Route> {
+        let sessions = self.by_agent.get_mut(&instance)?;
+        let route = sessions.remove(session);
+        if sessions.is_empty() {
+            self.by_agent.remove(&instance);
+        }
+        route
+    }
 }
 
 #[derive(Debug)]
@@ -67,6 +119,8 @@ pub(crate) struct Master {
     routes: Mutex<Routes>,
     next_helper: AtomicU64,
     outbound_cap: usize,
+    /// Relay counters for the routing benchmark (`None`: not counted).
+    pub stats: Option<Arc<RelayStats>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -74,7 +128,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Master {
-    pub fn new(registry_paths: RegistryPaths, outbound_cap: usize, reaper: Reaper) -> Arc<Self> {
+    pub fn new(
+        registry_paths: RegistryPaths,
+        outbound_cap: usize,
+        reaper: Reaper,
+        stats: Option<Arc<RelayStats>>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             registry_paths,
             pool: Pool::default(),
@@ -83,6 +142,7 @@ impl Master {
             routes: Mutex::default(),
             next_helper: AtomicU64::new(1),
             outbound_cap,
+            stats,
         })
     }
 
@@ -96,10 +156,11 @@ impl Master {
         let handle = Arc::new(HelperHandle {
             id,
             pid,
-            gate: Gate::new(self.outbound_cap),
+            out: Outbound::new(id, self.outbound_cap, self.stats.clone()),
             cx: OnceLock::new(),
             meta: Mutex::default(),
             agent: Mutex::default(),
+            routed: AtomicBool::new(false),
         });
         lock(&self.helpers).insert(id, handle.clone());
         handle
@@ -110,12 +171,13 @@ impl Master {
     }
 
     /// Binds `session` of `instance` to `helper`.
-    pub fn bind(&self, helper: u64, instance: &Arc<AgentInstance>, session: &str) {
+    pub fn bind(&self, helper: &Arc<HelperHandle>, instance: &Arc<AgentInstance>, session: &str) {
+        helper.routed.store(true, Ordering::Release);
         let mut routes = lock(&self.routes);
-        routes.by_agent.insert(
-            (instance.id, session.to_owned()),
+        routes.by_agent.entry(instance.id).or_default().insert(
+            session.to_owned(),
             Route {
-                helper,
+                helper: helper.clone(),
                 agent_id: instance.agent_id().clone(),
                 state: SessionState::Active,
                 yolo: None,
@@ -123,12 +185,12 @@ impl Master {
         );
         if let Some(old) = routes
             .by_helper
-            .insert((helper, session.to_owned()), instance.clone())
+            .insert((helper.id, session.to_owned()), instance.clone())
             && old.id != instance.id
         {
-            routes.by_agent.remove(&(old.id, session.to_owned()));
+            routes.remove_agent_route(old.id, session);
             tracing::warn!(
-                helper,
+                helper = helper.id,
                 session,
                 "session id reused by another agent for the same helper; rebound"
             );
@@ -147,8 +209,12 @@ impl Master {
         else {
             return false;
         };
-        match routes.by_agent.get_mut(&(instance, session.to_owned())) {
-            Some(route) if route.helper == helper => {
+        match routes
+            .by_agent
+            .get_mut(&instance)
+            .and_then(|sessions| sessions.get_mut(session))
+        {
+            Some(route) if route.helper.id == helper => {
                 route.yolo = Some(yolo);
                 true
             }
@@ -159,7 +225,7 @@ impl Master {
     pub fn unbind(&self, helper: u64, session: &str) -> Option<Arc<AgentInstance>> {
         let mut routes = lock(&self.routes);
         let instance = routes.by_helper.remove(&(helper, session.to_owned()))?;
-        routes.by_agent.remove(&(instance.id, session.to_owned()));
+        routes.remove_agent_route(instance.id, session);
         Some(instance)
     }
 
@@ -175,10 +241,7 @@ impl Master {
         if selected {
             return false;
         }
-        !lock(&self.routes)
-            .by_agent
-            .keys()
-            .any(|(inst, _)| *inst == id)
+        !lock(&self.routes).by_agent.contains_key(&id)
     }
 
     /// Stops agent instance `id` once it has stayed idle for [`REAP_GRACE`]: an
@@ -215,43 +278,25 @@ impl Master {
             .cloned()
     }
 
-    /// The helper that owns `session` of agent instance `instance`.
+    /// The helper that owns `session` of agent instance `instance` (the
+    /// relay asks this for every line it copies: one map lookup, no allocation).
     pub fn session_helper(&self, instance: u64, session: &str) -> Option<Arc<HelperHandle>> {
-        let helper = lock(&self.routes)
+        lock(&self.routes)
             .by_agent
-            .get(&(instance, session.to_owned()))?
-            .helper;
-        self.helper(helper)
+            .get(&instance)?
+            .get(session)
+            .map(|route| route.helper.clone())
     }
 
-    /// Sends one agent notification to its helper through the bounded gate.
+    /// Sends one agent notification to its helper through its ACP connection,
+    /// admitted against the helper's queue cap like a relayed one.
     pub fn deliver_notification(&self, helper: &HelperHandle, msg: UntypedMessage) {
         let Some(cx) = helper.cx.get() else { return };
-        match helper.gate.admit() {
-            Admission::Send => {}
-            Admission::SendAfterLagged { dropped } => {
-                tracing::warn!(
-                    helper = helper.id,
-                    dropped,
-                    "helper caught up after a stall"
-                );
-                if let Ok(lagged) =
-                    UntypedMessage::new(helper_master::METHOD_LAGGED, json!({"dropped": dropped}))
-                {
-                    let _ = cx.send_notification(lagged);
-                }
-            }
-            Admission::Drop { first_of_stall } => {
-                if first_of_stall {
-                    tracing::warn!(
-                        helper = helper.id,
-                        "helper is not reading; dropping its notifications until it catches up"
-                    );
-                }
-                return;
-            }
+        if helper.out.admit_notification() {
+            helper.ordered(|| {
+                let _ = cx.send_notification(msg);
+            });
         }
-        let _ = cx.send_notification(msg);
     }
 
     /// Live sessions for `_wta/sessions`.
@@ -260,14 +305,15 @@ impl Master {
         let routes = lock(&self.routes);
         let mut rows: Vec<WtaSessionInfo> = routes
             .by_agent
-            .iter()
-            .map(|((_, session), route)| {
-                let helper = helpers.get(&route.helper);
+            .values()
+            .flatten()
+            .map(|(session, route)| {
+                let helper = helpers.get(&route.helper.id);
                 let meta = helper.map(|h| lock(&h.meta).clone()).unwrap_or_default();
                 WtaSessionInfo {
                     session_id: session.clone(),
                     agent_id: route.agent_id.to_string(),
-                    helper: route.helper,
+                    helper: route.helper.id,
                     helper_pid: helper.and_then(|h| h.pid),
                     owner_tab: meta.owner_tab,
                     target_pane: meta.target_pane,
@@ -287,15 +333,13 @@ impl Master {
         let mut affected: HashMap<u64, (AgentId, Vec<String>)> = HashMap::new();
         {
             let mut routes = lock(&self.routes);
-            for ((inst, session), route) in routes.by_agent.iter_mut() {
-                if *inst == instance {
-                    route.state = SessionState::AgentExited;
-                    affected
-                        .entry(route.helper)
-                        .or_insert_with(|| (route.agent_id.clone(), Vec::new()))
-                        .1
-                        .push(session.clone());
-                }
+            for (session, route) in routes.by_agent.get_mut(&instance).into_iter().flatten() {
+                route.state = SessionState::AgentExited;
+                affected
+                    .entry(route.helper.id)
+                    .or_insert_with(|| (route.agent_id.clone(), Vec::new()))
+                    .1
+                    .push(session.clone());
             }
         }
         for (helper, (agent_id, mut session_ids)) in affected {
@@ -311,7 +355,9 @@ impl Master {
                 reason: reason.to_owned(),
             };
             if let Ok(msg) = UntypedMessage::new(helper_master::METHOD_AGENT_EXITED, note) {
-                let _ = cx.send_notification(msg);
+                handle.ordered(|| {
+                    let _ = cx.send_notification(msg);
+                });
             }
         }
     }
@@ -349,7 +395,7 @@ impl Master {
         keys.into_iter()
             .filter_map(|key| {
                 let instance = routes.by_helper.remove(&key)?;
-                routes.by_agent.remove(&(instance.id, key.1.clone()));
+                routes.remove_agent_route(instance.id, &key.1);
                 Some((key.1, instance))
             })
             .collect()

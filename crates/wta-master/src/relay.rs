@@ -1,0 +1,493 @@
+//! The agent → helper fast path: `session/update` lines are copied, not re-encoded.
+//!
+//! The master reads each agent's stdout itself ([`transport`]). A line that is
+//! a `session/update` notification (a JSON-RPC 2.0 object of exactly `jsonrpc`,
+//! `method` and `params`, no `id`) whose `params.sessionId` is routed to a
+//! helper goes into that helper's queue as the agent wrote it
+//! ([`crate::outbound::Outbound::relay`]): parsed only as far as routing needs
+//! (the rest is checked to be JSON and skipped, never built into a value),
+//! never serialized again. Every other line goes to the agent's ACP connection
+//! unchanged (the crate's `Lines` transport reads them from the stream
+//! [`transport`] returns) and is handled there as before: requests, responses,
+//! other notifications, updates for no session we know, and anything
+//! malformed, which gets the crate's own errors. A line that is not UTF-8 ends
+//! the connection, as the crate's reader did.
+//!
+//! Order: the ACP connection handles a line some time after the relay read it.
+//! So after handing it lines, before the next relayed one, the relay sends it a
+//! fence and waits until its dispatch reaches the fence
+//! ([`AgentRelay::acknowledge`], called by the router): every earlier line has
+//! then been handled, its session bound, its messages to helpers sent (each
+//! behind a helper-side fence, see [`crate::outbound`]). While only updates
+//! flow, no fence is needed. A fence carries this relay's nonce, so a line an
+//! agent makes up with the same method acknowledges nothing.
+//!
+//! The relay is a thread of its own per agent (waiting on the pipe through a
+//! small runtime of its own), so that it may block, which the master's
+//! runtime must never do. The first line after a quiet spell goes out at
+//! once; while lines keep coming in small reads (an agent writing one line
+//! per `write`), it sleeps [`BATCH_PAUSE`] between reads so that the next
+//! read, and each helper's next write, carries several lines: one wake-up and
+//! two system calls per batch instead of per line, for the master and for
+//! each helper. A fast agent fills big reads and is never paused for. A
+//! fence is waited for on this thread too.
+
+use std::borrow::Cow;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use agent_client_protocol::Lines;
+use futures::SinkExt;
+use serde::Deserializer;
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use tokio::net::unix::pipe;
+use tokio::process::{ChildStdin, ChildStdout};
+use tokio::sync::mpsc;
+use tokio_util::codec::{FramedWrite, LinesCodec, LinesCodecError};
+
+use crate::outbound::{FENCE_METHOD, FENCE_TIMEOUT, Relayed};
+use crate::state::Master;
+use crate::stats::{LineTimes, SAMPLE_EVERY};
+
+/// Bytes asked of the agent's pipe per `read`.
+const READ_CHUNK: usize = 64 * 1024;
+/// A read this small, within [`STREAMING_GAP`] of the previous one, means an
+/// agent writing line by line: pause before the next read.
+const SMALL_READ: usize = 16 * 1024;
+const STREAMING_GAP: Duration = Duration::from_millis(1);
+/// How long lines may gather in the pipe while they stream in small writes
+/// (what it adds to an update's latency at most; DESIGN §7 allows 1 ms).
+pub(crate) const BATCH_PAUSE: Duration = Duration::from_micros(250);
+
+/// What an agent line is, as far as routing needs to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Peek<'a> {
+    /// A well-formed `session/update` notification for this session id.
+    Update(Cow<'a, str>),
+    /// Anything else: the ACP connection handles it.
+    Other,
+}
+
+/// Classifies one line (without its newline). Never fails: whatever is not
+/// plainly a `session/update` notification is [`Peek::Other`]. Objects only
+/// (serde would take a struct from an array too), each member at most once.
+pub(crate) fn peek(line: &str) -> Peek<'_> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    match de.deserialize_map(EnvelopeVisitor) {
+        Ok(Some(session)) if de.end().is_ok() => Peek::Update(session),
+        _ => Peek::Other,
+    }
+}
+
+/// The top level of a line: `Some(session id)` for a plain update.
+struct EnvelopeVisitor;
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = Option<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut jsonrpc, mut method, mut session) = (None, None, None);
+        let mut params = false;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let fresh = match &*key {
+                "jsonrpc" => jsonrpc
+                    .replace(map.next_value::<Cow<'de, str>>()?)
+                    .is_none(),
+                "method" => method.replace(map.next_value::<Cow<'de, str>>()?).is_none(),
+                "params" => {
+                    session = map.next_value_seed(ParamsVisitor)?;
+                    !std::mem::replace(&mut params, true)
+                }
+                // `id` (a request) or anything else: not ours to copy.
+                _ => false,
+            };
+            if !fresh {
+                return Err(serde::de::Error::custom("not a plain notification"));
+            }
+        }
+        let plain =
+            jsonrpc.as_deref() == Some("2.0") && method.as_deref() == Some("session/update");
+        Ok(session.filter(|_| plain))
+    }
+}
+
+/// `params`: an object; `Some(sessionId)` when it has exactly one string one.
+struct ParamsVisitor;
+
+impl<'de> DeserializeSeed<'de> for ParamsVisitor {
+    type Value = Option<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ParamsVisitor {
+    type Value = Option<Cow<'de, str>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut session = None;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "sessionId" {
+                if session.is_some() {
+                    return Err(serde::de::Error::custom("two session ids"));
+                }
+                session = Some(map.next_value::<Cow<'de, str>>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(session)
+    }
+}
+
+/// True for the fence method, in either spelling (ACP may strip the `_`).
+pub(crate) fn is_fence(method: &str) -> bool {
+    method.strip_prefix('_').unwrap_or(method) == &FENCE_METHOD[1..]
+}
+
+/// What the relay of one agent instance shares with that agent's dispatch.
+#[derive(Debug)]
+pub(crate) struct AgentRelay {
+    nonce: u64,
+    /// Set once the agent answered `initialize`: the connection then
+    /// dispatches notifications (fences included), and sessions can be bound.
+    ready: AtomicBool,
+    /// The highest fence the dispatch reached.
+    acked: Mutex<u64>,
+    reached: Condvar,
+}
+
+impl AgentRelay {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Self {
+            // Random per process and per relay: nothing an agent can guess.
+            nonce: std::collections::hash_map::RandomState::new().hash_one(0u8),
+            ready: AtomicBool::new(false),
+            acked: Mutex::new(0),
+            reached: Condvar::new(),
+        })
+    }
+
+    pub(crate) fn set_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+    }
+
+    /// The dispatch reached a fence notification with these params.
+    pub(crate) fn acknowledge(&self, params: &Value) {
+        let nonce = params.get("nonce").and_then(Value::as_u64);
+        let Some(seq) = params.get("seq").and_then(Value::as_u64) else {
+            return;
+        };
+        if nonce != Some(self.nonce) {
+            tracing::debug!("an agent sent a fence notification that is not ours; ignored");
+            return;
+        }
+        let mut acked = self.acked.lock().unwrap_or_else(|p| p.into_inner());
+        if seq > *acked {
+            *acked = seq;
+            self.reached.notify_all();
+        }
+    }
+
+    /// Blocks until the dispatch reached fence `seq`; false after [`FENCE_TIMEOUT`].
+    fn wait_for(&self, seq: u64) -> bool {
+        let acked = self.acked.lock().unwrap_or_else(|p| p.into_inner());
+        let waited = self
+            .reached
+            .wait_timeout_while(acked, FENCE_TIMEOUT, |acked| *acked < seq)
+            .map_or_else(|p| p.into_inner().1, |(_, waited)| waited);
+        !waited.timed_out()
+    }
+
+    fn fence_line(&self, seq: u64) -> String {
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": FENCE_METHOD,
+            "params": {"seq": seq, "nonce": self.nonce},
+        })
+        .to_string()
+    }
+}
+
+type LineTx = mpsc::UnboundedSender<std::io::Result<String>>;
+
+/// The agent's stdio as the ACP crate's `Lines` transport, with the relay
+/// reading stdout in front of it (on a thread of its own).
+pub(crate) fn transport(
+    master: Weak<Master>,
+    instance: u64,
+    relay: Arc<AgentRelay>,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+) -> std::io::Result<
+    Lines<
+        impl futures::Sink<String, Error = std::io::Error> + Send + Unpin + 'static,
+        impl futures::Stream<Item = std::io::Result<String>> + Send + Unpin + 'static,
+    >,
+> {
+    // A thread of its own, with a runtime of its own to wait on the pipe:
+    // the relay may block it (pauses, fences) without holding up the master.
+    let fd = stdout.into_owned_fd()?;
+    let (to_crate, mut from_relay) = mpsc::unbounded_channel::<std::io::Result<String>>();
+    std::thread::Builder::new()
+        .name(format!("wta-relay-{instance}"))
+        .spawn(move || {
+            let waiter = match tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .build()
+            {
+                Ok(waiter) => waiter,
+                Err(err) => return drop(to_crate.send(Err(err))),
+            };
+            let pipe = match waiter.block_on(async { pipe::Receiver::from_owned_fd(fd) }) {
+                Ok(pipe) => pipe,
+                Err(err) => return drop(to_crate.send(Err(err))),
+            };
+            Reader {
+                master,
+                instance,
+                relay,
+                waiter,
+                pipe,
+                to_crate,
+                dirty: false,
+                fences: 0,
+                lines: 0,
+            }
+            .run();
+        })?;
+    let incoming = futures::stream::poll_fn(move |cx| from_relay.poll_recv(cx));
+    let outgoing =
+        SinkExt::<String>::sink_map_err(FramedWrite::new(stdin, LinesCodec::new()), |e| match e {
+            LinesCodecError::Io(e) => e,
+            other => std::io::Error::other(other),
+        });
+    Ok(Lines::new(outgoing, incoming))
+}
+
+/// Why the reader stops.
+#[derive(Debug)]
+struct Stop;
+
+struct Reader {
+    master: Weak<Master>,
+    instance: u64,
+    relay: Arc<AgentRelay>,
+    /// Drives nothing but the waits for the pipe to become readable.
+    waiter: tokio::runtime::Runtime,
+    pipe: pipe::Receiver,
+    to_crate: LineTx,
+    /// Lines went to the ACP connection since its last fence.
+    dirty: bool,
+    fences: u64,
+    lines: u64,
+}
+
+impl Reader {
+    fn run(mut self) {
+        let mut chunk = vec![0u8; READ_CHUNK];
+        // An unfinished line carried over to the next read.
+        let mut partial: Vec<u8> = Vec::new();
+        let mut last_read: Option<Instant> = None;
+        loop {
+            let started = Instant::now();
+            let n = match self.pipe.try_read(&mut chunk) {
+                Ok(n) => n,
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
+                    let closed = self.waiter.block_on(async {
+                        tokio::select! {
+                            ready = self.pipe.readable() => ready.is_err(),
+                            () = self.to_crate.closed() => true,
+                        }
+                    });
+                    if closed {
+                        return;
+                    }
+                    continue;
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(err) => {
+                    let _ = self.to_crate.send(Err(err));
+                    return;
+                }
+            };
+            let Some(master) = self.master.upgrade() else {
+                return;
+            };
+            if let Some(stats) = &master.stats {
+                stats.read(started, n);
+            }
+            if self.to_crate.is_closed() {
+                return;
+            }
+            if n == 0 {
+                // Like the crate's reader: a last line without a newline still counts.
+                if !partial.is_empty() {
+                    partial.push(b'\n');
+                    let _ = self.line(&master, &partial);
+                }
+                return;
+            }
+            // Lines are handled where they were read; only a line cut by the
+            // read's end is copied, to be completed by the next.
+            let (data, from) = if partial.is_empty() {
+                (&chunk[..n], 0)
+            } else {
+                let old = partial.len();
+                partial.extend_from_slice(&chunk[..n]);
+                (&partial[..], old)
+            };
+            let Ok(consumed) = self.lines_in(&master, data, from) else {
+                return;
+            };
+            if partial.is_empty() {
+                partial.extend_from_slice(&chunk[consumed..n]);
+            } else {
+                partial.drain(..consumed);
+            }
+            let streaming = last_read.is_some_and(|t| started - t < STREAMING_GAP);
+            last_read = Some(started);
+            if streaming && n < SMALL_READ {
+                if let Some(stats) = &master.stats {
+                    stats.pause();
+                }
+                drop(master);
+                std::thread::sleep(BATCH_PAUSE);
+            }
+        }
+    }
+
+    /// Handles the complete lines of `data` (none starts before `from`'s line
+    /// did: `data[..from]` has no newline); returns where the last one ended.
+    fn lines_in(&mut self, master: &Master, data: &[u8], from: usize) -> Result<usize, Stop> {
+        let (mut start, mut scan) = (0, from);
+        while let Some(newline) = memchr::memchr(b'\n', &data[scan..]) {
+            let end = scan + newline + 1;
+            self.line(master, &data[start..end])?;
+            start = end;
+            scan = end;
+        }
+        Ok(start)
+    }
+
+    /// One line, `\n` included.
+    fn line(&mut self, master: &Master, framed: &[u8]) -> Result<(), Stop> {
+        self.lines += 1;
+        let stats = master.stats.as_deref();
+        let start = (stats.is_some() && self.lines.is_multiple_of(SAMPLE_EVERY)).then(Instant::now);
+        let content = framed.strip_suffix(b"\n").unwrap_or(framed);
+        let line = content.strip_suffix(b"\r").unwrap_or(content);
+        let Ok(text) = std::str::from_utf8(line) else {
+            tracing::warn!(
+                instance = self.instance,
+                "an agent wrote a line that is not UTF-8; closing its connection"
+            );
+            let _ = self.to_crate.send(Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            )));
+            return Err(Stop);
+        };
+        let framed_at = start.map(|_| Instant::now());
+        let Peek::Update(session) = peek(text) else {
+            return self.pass_on(text, stats);
+        };
+        let parsed_at = start.map(|_| Instant::now());
+        if self.dirty {
+            if !self.relay.ready.load(Ordering::Acquire) {
+                // No session can be bound before `initialize` is answered.
+                return self.pass_on(text, stats);
+            }
+            self.fence(stats)?;
+        }
+        let Some(helper) = master.session_helper(self.instance, &session) else {
+            return self.pass_on(text, stats);
+        };
+        let routed_at = start.map(|_| Instant::now());
+        // What the helper gets: the line and a bare `\n` (rarely needs a copy).
+        let owned;
+        let framed = if line.len() + 1 == framed.len() {
+            framed
+        } else {
+            owned = [line, b"\n"].concat();
+            &owned
+        };
+        loop {
+            match helper.out.relay(framed) {
+                Relayed::Queued | Relayed::Dropped => break,
+                Relayed::Wait(fence) => {
+                    if let Some(stats) = stats {
+                        stats.held();
+                    }
+                    helper.out.wait_fences(fence);
+                }
+            }
+        }
+        tracing::trace!(helper = helper.id, %session, "relayed session/update");
+        if let Some(stats) = stats {
+            stats.relayed();
+            if let (Some(start), Some(framed), Some(parsed), Some(routed)) =
+                (start, framed_at, parsed_at, routed_at)
+            {
+                stats.sample(LineTimes {
+                    start,
+                    framed,
+                    parsed,
+                    routed,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn pass_on(
+        &mut self,
+        text: &str,
+        stats: Option<&crate::stats::RelayStats>,
+    ) -> Result<(), Stop> {
+        if let Some(stats) = stats {
+            stats.via_crate();
+        }
+        self.dirty = true;
+        self.to_crate.send(Ok(text.to_owned())).map_err(|_| Stop)
+    }
+
+    /// Sends the ACP connection a fence and waits until its dispatch got there.
+    fn fence(&mut self, stats: Option<&crate::stats::RelayStats>) -> Result<(), Stop> {
+        self.fences += 1;
+        let seq = self.fences;
+        if let Some(stats) = stats {
+            stats.fence();
+        }
+        self.to_crate
+            .send(Ok(self.relay.fence_line(seq)))
+            .map_err(|_| Stop)?;
+        if !self.relay.wait_for(seq) {
+            if self.to_crate.is_closed() {
+                return Err(Stop);
+            }
+            tracing::warn!(
+                instance = self.instance,
+                "an agent connection did not reach a fence in time; relaying without it"
+            );
+        }
+        self.dirty = false;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "relay_tests.rs"]
+mod tests;
