@@ -24,7 +24,7 @@ pub(crate) fn submit(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
         Submission::Prompt(text) => send_prompt(state, text, now, fx),
         Submission::Command(command) => {
             state.input.submit();
-            run(state, command, fx);
+            run(state, command, now, fx);
         }
         Submission::Unknown(name) => refuse(
             state,
@@ -155,11 +155,16 @@ pub(crate) fn unqueue(state: &mut AppState, queued: String) {
 }
 
 fn start_turn(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Effect>) {
-    state.transcript.begin_turn(&text);
+    open_turn(state, &text, now);
+    fx.push(Effect::SendPrompt(text));
+}
+
+/// Shows a new turn with `text` as its prompt.
+fn open_turn(state: &mut AppState, text: &str, now: Instant) {
+    state.transcript.begin_turn(text);
     state.turn_started = Some(now);
     state.scroll = Scroll::Follow;
     state.fold_focus = None;
-    fx.push(Effect::SendPrompt(text));
 }
 
 /// Cancels the running turn and every permission it is waiting on.
@@ -186,7 +191,7 @@ pub(crate) fn note_permission_answer(state: &mut AppState, label: &str) {
         .push_system(SystemLevel::Info, &format!("Permission: {label}"));
 }
 
-fn run(state: &mut AppState, command: SlashCommand, fx: &mut Vec<Effect>) {
+fn run(state: &mut AppState, command: SlashCommand, now: Instant, fx: &mut Vec<Effect>) {
     match command {
         SlashCommand::Help => info(state, &help_text()),
         SlashCommand::Clear => {
@@ -218,7 +223,38 @@ fn run(state: &mut AppState, command: SlashCommand, fx: &mut Vec<Effect>) {
         SlashCommand::Config => pickers::open_config_picker(state),
         SlashCommand::Sessions => fx.push(Effect::OpenSessions),
         SlashCommand::Yolo(wanted) => yolo(state, wanted, fx),
+        SlashCommand::Fix(hint) => fix(state, hint, now, fx),
     }
+}
+
+/// `/fix [hint]` (and Ctrl+F): a turn about the last failure, if there is
+/// one and nothing else runs.
+pub(crate) fn fix(state: &mut AppState, hint: Option<String>, now: Instant, fx: &mut Vec<Effect>) {
+    let Some(failure) = state.failure.clone() else {
+        return info(
+            state,
+            "Nothing to fix: no command has failed in this tab's shells.",
+        );
+    };
+    if state.connection != ConnectionState::Ready {
+        return warn(
+            state,
+            "Not connected to an agent yet; type /fix once it is ready.",
+        );
+    }
+    if state.transcript.turn_running() {
+        return warn(state, "A turn is running; type /fix when it ends.");
+    }
+    state.failure = None;
+    let mut text = format!("Fix: {}", failure.describe());
+    if let Some(hint) = &hint {
+        text.push_str(&format!(" ({hint})"));
+    }
+    open_turn(state, &text, now);
+    fx.push(Effect::Fix {
+        generation: failure.generation,
+        hint,
+    });
 }
 
 fn help_text() -> String {

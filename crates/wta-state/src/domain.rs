@@ -66,6 +66,29 @@ pub struct ToolCall {
     pub terminal: Option<String>,
 }
 
+/// A command that failed in a shell pane of this tab (autofix's pill).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FailureNotice {
+    /// Counts failures: a fix for an older one is dropped.
+    pub generation: u64,
+    /// Where it failed (`%N`).
+    pub pane: String,
+    /// The command line, when the shell reported it.
+    pub command: Option<String>,
+    pub exit_code: i32,
+}
+
+impl FailureNotice {
+    /// `` `cargo test` failed (exit 101) in %3 ``.
+    pub fn describe(&self) -> String {
+        let what = self
+            .command
+            .as_deref()
+            .map_or_else(|| "A command".to_owned(), |c| format!("`{c}`"));
+        format!("{what} failed (exit {}) in {}", self.exit_code, self.pane)
+    }
+}
+
 /// An agent terminal as the transcript shows it (the helper serves it).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TerminalView {

@@ -58,6 +58,7 @@ pub(crate) fn on_domain(
             state.transcript.update_tool(update);
             show_known_terminal(state, terminal);
         }
+        DomainEvent::Failure(notice) => state.failure = Some(notice),
         DomainEvent::Terminal(view) => {
             state.transcript.show_terminal(&view);
             if state.terminals.len() >= MAX_TERMINAL_VIEWS

@@ -54,6 +54,12 @@ pub enum Effect {
     /// The master went away and the user pressed Enter: start a master if
     /// none runs, connect to it and open a new session in this pane.
     Reconnect,
+    /// Start the fix turn for failure `generation` (the app opened the turn
+    /// and shows it); `hint` is what the user added.
+    Fix {
+        generation: u64,
+        hint: Option<String>,
+    },
     /// Close the pane (helper exits; master cleans up the session).
     Quit,
 }

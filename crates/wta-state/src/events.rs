@@ -6,8 +6,8 @@
 
 use super::debug::Direction;
 use super::domain::{
-    AgentChoice, AuthMethod, ConfigOption, ConnectionState, ModelChoice, PermissionRequest,
-    PlanEntry, StopReason, TerminalView, ToolCall, ToolCallUpdate, Usage,
+    AgentChoice, AuthMethod, ConfigOption, ConnectionState, FailureNotice, ModelChoice,
+    PermissionRequest, PlanEntry, StopReason, TerminalView, ToolCall, ToolCallUpdate, Usage,
 };
 
 /// Modifier keys held with a key press.
@@ -165,6 +165,8 @@ pub enum DomainEvent {
     ToolCallUpdate(ToolCallUpdate),
     /// An agent terminal started, printed or ended.
     Terminal(TerminalView),
+    /// A command failed in a shell pane of this tab: the pill offers a fix.
+    Failure(FailureNotice),
     /// The agent's full plan (ACP sends the whole list every time).
     Plan(Vec<PlanEntry>),
     /// The agent asks; answer with `Effect::AnswerPermission` carrying `request.id`.

@@ -22,6 +22,10 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
         state.debug.visible = !state.debug.visible;
         return;
     }
+    if key == Key::ctrl('f') && state.failure.is_some() {
+        // The pill's key: the same as `/fix`.
+        return commands::fix(state, None, now, fx);
+    }
     if key == Key::plain(KeyCode::Enter) && state.master_lost.is_some() {
         return super::lifecycle::reconnect(state, fx);
     }

@@ -58,6 +58,8 @@ pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
 #[cfg(test)]
 mod commands_tests;
 #[cfg(test)]
+mod fix_tests;
+#[cfg(test)]
 mod lifecycle_tests;
 #[cfg(test)]
 mod reducer_tests;

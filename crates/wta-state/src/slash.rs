@@ -57,6 +57,11 @@ pub const COMMANDS: &[SlashSpec] = &[
         help: "open the sessions list",
     },
     SlashSpec {
+        name: "fix",
+        args: "[hint]",
+        help: "ask the agent to fix the last failed command of this tab (Ctrl+F)",
+    },
+    SlashSpec {
         name: "yolo",
         args: "[on|off]",
         help: "auto-approve tool permissions for this session",
@@ -77,6 +82,8 @@ pub enum SlashCommand {
     Sessions,
     /// `None` toggles.
     Yolo(Option<bool>),
+    /// `/fix [hint]`.
+    Fix(Option<String>),
 }
 
 /// What a submitted line means.
@@ -127,6 +134,7 @@ pub fn parse(line: &str) -> Submission {
         "new" => no_arg(SlashCommand::New, "new"),
         "restart" => no_arg(SlashCommand::Restart, "restart"),
         "stop" => no_arg(SlashCommand::Stop, "stop"),
+        "fix" => Submission::Command(SlashCommand::Fix(arg.map(str::to_owned))),
         "config" => no_arg(SlashCommand::Config, "config"),
         "sessions" => no_arg(SlashCommand::Sessions, "sessions"),
         "agent" => Submission::Command(SlashCommand::Agent(arg.map(str::to_owned))),

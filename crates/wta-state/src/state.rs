@@ -151,6 +151,8 @@ pub struct AppState {
     pub target: Option<TargetPane>,
     pub yolo: YoloState,
     pub usage: Option<Usage>,
+    /// The last failed command of this tab, until a fix starts for it.
+    pub failure: Option<super::domain::FailureNotice>,
     /// Agent terminals seen, by id (tool-call rows show them).
     pub terminals: std::collections::BTreeMap<String, super::domain::TerminalView>,
     pub transcript: Transcript,

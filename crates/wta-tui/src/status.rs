@@ -74,20 +74,47 @@ fn usage_text(usage: &Usage) -> String {
     text
 }
 
+/// One right-hand segment: its forms, widest first (the first that fits is shown).
+type Segment = Vec<Vec<Span<'static>>>;
+
 /// Right-hand segments in priority order (most important first).
-fn right(state: &AppState) -> Vec<Vec<Span<'static>>> {
+fn right(state: &AppState) -> Vec<Segment> {
     let mut segments = Vec::new();
     if matches!(state.scroll, Scroll::Pinned { .. }) {
-        segments.push(vec![Span::styled("↑ history", theme::accent())]);
+        segments.push(vec![vec![Span::styled("↑ history", theme::accent())]]);
     }
-    // Yolo is a safety setting: its state outranks the target and usage.
-    segments.push(vec![if state.yolo.on {
+    // Yolo is a safety setting: "on" outranks everything, its other
+    // states rank after the failure pill and before the target and usage.
+    let yolo = vec![vec![if state.yolo.on {
         Span::styled("yolo on", theme::attention().add_modifier(Modifier::BOLD))
     } else if state.yolo.blocked {
         Span::styled("yolo blocked by policy", theme::dim())
     } else {
         Span::styled("yolo off", theme::dim())
-    }]);
+    }]];
+    if state.yolo.on {
+        segments.push(yolo.clone());
+    }
+    // Autofix's pill: what failed, where, and the key that asks for a fix
+    // (shorter where the line is narrow).
+    if let Some(failure) = &state.failure {
+        let pill = |what: String, key: &'static str| {
+            vec![
+                Span::styled(what, theme::error()),
+                Span::styled(key, theme::attention()),
+            ]
+        };
+        segments.push(vec![
+            pill(
+                format!("✗ exit {} in {}", failure.exit_code, failure.pane),
+                " · Ctrl+F fix",
+            ),
+            pill(format!("✗ {} {}", failure.exit_code, failure.pane), " ^F"),
+        ]);
+    }
+    if !state.yolo.on {
+        segments.push(yolo);
+    }
     if let Some(target) = &state.target {
         let mut spans = vec![Span::styled(target.pane.clone(), theme::accent())];
         if let Some(cwd) = &target.cwd {
@@ -96,10 +123,10 @@ fn right(state: &AppState) -> Vec<Vec<Span<'static>>> {
                 theme::dim(),
             ));
         }
-        segments.push(spans);
+        segments.push(vec![spans]);
     }
     if let Some(usage) = &state.usage {
-        segments.push(vec![Span::styled(usage_text(usage), theme::dim())]);
+        segments.push(vec![vec![Span::styled(usage_text(usage), theme::dim())]]);
     }
     segments
 }
@@ -126,13 +153,15 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     let mut used = spans_width(&left) + 1;
     let mut right_spans: Vec<Span<'static>> = Vec::new();
     let mut chosen: Vec<Vec<Span<'static>>> = Vec::new();
-    for segment in right(state) {
-        let w = spans_width(&segment) + 3;
-        if used + w > width {
-            continue;
+    for forms in right(state) {
+        let fits = forms
+            .into_iter()
+            .map(|form| (spans_width(&form) + 3, form))
+            .find(|(w, _)| used + w <= width);
+        if let Some((w, form)) = fits {
+            used += w;
+            chosen.push(form);
         }
-        used += w;
-        chosen.push(segment);
     }
     for (i, segment) in chosen.into_iter().enumerate() {
         if i > 0 {

@@ -302,3 +302,35 @@ fn a_message_typed_during_a_turn_waits_above_the_prompt() {
     insta::assert_snapshot!("queued_80x10", f.render(80, 10));
     insta::assert_snapshot!("queued_40x10", f.render(40, 10));
 }
+
+/// Autofix's pill: what failed, where, and the key; it stays in view next
+/// to the target pane and goes once the fix turn starts.
+#[test]
+fn a_failure_pill_names_the_exit_the_pane_and_the_key() {
+    let mut f = Fixture::ready();
+    f.domain(DomainEvent::TargetPane {
+        pane: "%1".into(),
+        cwd: Some("/src/app".into()),
+    });
+    f.domain(DomainEvent::Failure(FailureNotice {
+        generation: 1,
+        pane: "%3".into(),
+        command: Some("cargo tset".into()),
+        exit_code: 101,
+    }));
+    snapshot_all_sizes("failure_pill", &f);
+    let status = f.render(80, 10).lines().last().unwrap().to_owned();
+    assert!(status.contains("✗ exit 101 in %3 · Ctrl+F fix"), "{status}");
+    let narrow = f.render(40, 10).lines().last().unwrap().to_owned();
+    assert!(narrow.contains("✗ 101 %3 ^F"), "the short form: {narrow}");
+    // "yolo on" is never crowded out by the pill.
+    f.domain(DomainEvent::Yolo {
+        on: true,
+        blocked: false,
+    });
+    let narrow = f.render(40, 10).lines().last().unwrap().to_owned();
+    assert!(narrow.contains("yolo on"), "{narrow}");
+    f.send(Event::Key(Key::ctrl('f')));
+    let status = f.render(80, 10).lines().last().unwrap().to_owned();
+    assert!(!status.contains("Ctrl+F fix"), "{status}");
+}
