@@ -61,6 +61,17 @@ impl LastCommand {
     }
 }
 
+/// A command that just finished in a followed pane, as a watcher announces
+/// it to its subscribers ([`crate::PaneWatcher::finished_commands`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    pub record: LastCommand,
+    /// WTA typed it (a confirmed card): its result already went to the agent.
+    pub dispatched: bool,
+    /// The shell's cwd when it finished, if the shell reported it.
+    pub cwd: Option<String>,
+}
+
 /// Reads the last finished command recorded on `pane`.
 pub fn read_last_command(
     host: &dyn TerminalHost,

@@ -28,7 +28,7 @@ pub mod trust;
 pub mod watcher;
 
 pub use error::ShellError;
-pub use last_command::{LAST_COMMAND_OPTION, LastCommand, read_last_command};
+pub use last_command::{Finished, LAST_COMMAND_OPTION, LastCommand, read_last_command};
 pub use launch::{
     GATE_OPTION, ScriptSource, ShellLaunch, gated_argv, integrated, new_gate_name, user_shell,
 };

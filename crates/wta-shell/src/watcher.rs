@@ -76,6 +76,7 @@ pub struct PaneWatcher {
     started: Instant,
     task: tokio::task::JoinHandle<()>,
     socket: PathBuf,
+    finished: tokio::sync::broadcast::Sender<crate::last_command::Finished>,
 }
 
 impl std::fmt::Debug for PaneWatcher {
@@ -111,6 +112,9 @@ async fn check_pipe_free(pane: &PaneId, pipe_open: bool, owner: &str) -> Result<
         pane: pane.to_string(),
     })
 }
+
+/// Finished commands a slow subscriber may fall behind by.
+pub const FINISHED_QUEUE: usize = 16;
 
 impl PaneWatcher {
     /// Attaches to `pane` and starts following it.
@@ -151,6 +155,7 @@ impl PaneWatcher {
         let started = Instant::now();
         let mut sink = opts.sink_argv.clone();
         sink.push(socket.to_string_lossy().into_owned());
+        let (finished, _) = tokio::sync::broadcast::channel(FINISHED_QUEUE);
         let follow = Follow {
             host: host.clone(),
             pane: pane.clone(),
@@ -159,6 +164,7 @@ impl PaneWatcher {
             started,
             sink,
             socket: socket.clone(),
+            finished: finished.clone(),
         };
         follow.arm().await?;
         let task = tokio::spawn(follow.run(listener));
@@ -171,6 +177,7 @@ impl PaneWatcher {
             started,
             task,
             socket,
+            finished,
         };
         if let Some(gate) = gate {
             // The pane's shell waits for a watcher: ours is attached now.
@@ -181,6 +188,14 @@ impl PaneWatcher {
             }
         }
         Ok(watcher)
+    }
+
+    /// Every command that finishes in the pane from now on (a subscriber
+    /// that falls [`FINISHED_QUEUE`] behind loses the oldest).
+    pub fn finished_commands(
+        &self,
+    ) -> tokio::sync::broadcast::Receiver<crate::last_command::Finished> {
+        self.finished.subscribe()
     }
 
     /// The shared tracker (lock briefly; the watcher feeds it).

@@ -18,7 +18,7 @@ use wta_protocol::PaneId;
 use super::Host;
 use super::{LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, now_ms, publish_changes, take};
 use crate::error::ShellError;
-use crate::last_command::{LAST_COMMAND_OPTION, LastCommand};
+use crate::last_command::{Finished, LAST_COMMAND_OPTION, LastCommand};
 use crate::parser::{Parser, Token};
 use crate::sink::EXIT_STATUS_OPTION;
 use crate::sink_wire::{Frame, FrameDecoder};
@@ -35,6 +35,8 @@ pub(super) struct Follow {
     /// The sink's argv, the socket path last.
     pub(super) sink: Vec<String>,
     pub(super) socket: PathBuf,
+    /// Where finished commands are announced.
+    pub(super) finished: tokio::sync::broadcast::Sender<Finished>,
 }
 
 /// Options read when the pipe ends, in probe order.
@@ -118,13 +120,23 @@ impl Follow {
     /// Stores the finished run in `@wta_last_command` for `capture-pane
     /// --last-command`, in the background (the pane may be gone by then).
     async fn record(&self, id: crate::tracker::RunId) {
-        let record = {
+        let (record, dispatched, cwd) = {
             let t = self.tracker.lock().await;
             match t.last.as_ref().filter(|r| r.id == id) {
-                Some(run) => LastCommand::from_run(&self.pane, run),
+                Some(run) => (
+                    LastCommand::from_run(&self.pane, run),
+                    run.submitted.is_some(),
+                    t.cwd.as_ref().map(|c| c.path.clone()),
+                ),
                 None => return,
             }
         };
+        // No subscriber is fine: nobody asked.
+        let _ = self.finished.send(Finished {
+            record: record.clone(),
+            dispatched,
+            cwd,
+        });
         let Ok(json) = serde_json::to_string(&record) else {
             return;
         };

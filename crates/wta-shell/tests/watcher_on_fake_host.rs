@@ -185,3 +185,47 @@ async fn a_foreign_pipe_is_never_replaced() {
     assert!(err.to_string().contains("did not open"), "{err}");
     assert_eq!(host.pipe(&pane), Some(vec!["logger".to_owned()]));
 }
+
+/// Subscribers hear every finished command: the user's own with the cwd the
+/// shell reported, and one WTA typed marked as dispatched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finished_commands_are_announced_with_who_typed_them_and_the_cwd() {
+    let mut r = Rig::new().await;
+    let mut finished = r.watcher.finished_commands();
+    r.output(&format!(
+        "\x1b]7;file://box/src/app\x07{}$ {}",
+        mark("A"),
+        mark("B")
+    ));
+    r.state("an idle prompt", |s| *s == State::Idle).await;
+    r.output(&format!(
+        "{}gti: command not found\r\n{}{}$ {}",
+        mark("C;cmdline_url=gti%20status"),
+        mark("D;127"),
+        mark("A"),
+        mark("B")
+    ));
+    let user = tokio::time::timeout(T, finished.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(user.record.exit_code, Some(127));
+    assert_eq!(user.record.cmdline.as_deref(), Some("gti status"));
+    assert!(!user.dispatched, "the user typed it");
+    assert_eq!(user.cwd.as_deref(), Some("/src/app"));
+
+    r.state("idle again", |s| *s == State::Idle).await;
+    r.watcher.submit("false").await.unwrap().unwrap();
+    r.output(&format!(
+        "false\r\n{}{}",
+        mark("C;cmdline_url=false"),
+        mark("D;1")
+    ));
+    let ours = tokio::time::timeout(T, finished.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ours.record.exit_code, Some(1));
+    assert!(ours.dispatched, "WTA typed it");
+    r.watcher.stop().await;
+}

@@ -10,4 +10,10 @@ impl TmuxHost {
     pub fn wait_for(&self, channel: &str) -> Result<(), HostError> {
         self.run(&Cmd::new("wait-for").arg(channel)).map(drop)
     }
+
+    /// Wakes whoever waits on `channel` (`tmux wait-for -S CHANNEL`).
+    pub fn signal_channel(&self, channel: &str) -> Result<(), HostError> {
+        self.run(&Cmd::new("wait-for").flag("-S").arg(channel))
+            .map(drop)
+    }
 }

@@ -14,6 +14,7 @@ mod cmd;
 pub mod format;
 mod locate;
 mod native;
+mod notify;
 mod run;
 mod session;
 mod stash;

@@ -178,7 +178,12 @@ mod tests {
     /// Real answers, captured from bash 5.2, zsh 5.9 and fish 3.6.
     #[test]
     fn bash_answers() {
-        let alias = sections("alias\nfile\n", "/usr/bin/ll\n", "ll is aliased to `ls -l'\n", "");
+        let alias = sections(
+            "alias\nfile\n",
+            "/usr/bin/ll\n",
+            "ll is aliased to `ls -l'\n",
+            "",
+        );
         let a = interpret(Shell::Bash, "ll", &alias);
         assert_eq!(
             a.found,
@@ -218,8 +223,15 @@ mod tests {
             [Found::Builtin, file("/usr/bin/echo"), file("/bin/echo")]
         );
         let keyword = sections("keyword\n", "", "if is a shell keyword\n", "");
-        assert_eq!(interpret(Shell::Bash, "if", &keyword).found, [Found::Keyword]);
-        assert!(interpret(Shell::Bash, "nosuch", &sections("", "", "", "")).found.is_empty());
+        assert_eq!(
+            interpret(Shell::Bash, "if", &keyword).found,
+            [Found::Keyword]
+        );
+        assert!(
+            interpret(Shell::Bash, "nosuch", &sections("", "", "", ""))
+                .found
+                .is_empty()
+        );
         // A value holding a quote and a line break.
         let odd = sections("alias\n", "", "x is aliased to `echo 'a\nb''\n", "");
         assert_eq!(
@@ -262,7 +274,10 @@ mod tests {
             [Found::Builtin, file("/usr/bin/echo"), file("/bin/echo")]
         );
         let reserved = sections("if: reserved\n", "", "if\n", "");
-        assert_eq!(interpret(Shell::Zsh, "if", &reserved).found, [Found::Keyword]);
+        assert_eq!(
+            interpret(Shell::Zsh, "if", &reserved).found,
+            [Found::Keyword]
+        );
         let none = sections("nosuch: none\n", "", "", "");
         assert!(interpret(Shell::Zsh, "nosuch", &none).found.is_empty());
         let colon = sections("a: b: function\n", "", "", "");
@@ -307,7 +322,12 @@ mod tests {
             interpret(Shell::Fish, "f", &typed_in).found,
             [Found::Function { defined_in: None }]
         );
-        let cd = sections("function\nbuiltin\n", "", "", "/usr/share/fish/functions/cd.fish\n");
+        let cd = sections(
+            "function\nbuiltin\n",
+            "",
+            "",
+            "/usr/share/fish/functions/cd.fish\n",
+        );
         assert_eq!(interpret(Shell::Fish, "cd", &cd).found.len(), 2);
         // A word bash would use means nothing to fish.
         let odd = sections("keyword\nalias\n", "", "", "");

@@ -144,7 +144,11 @@ mod tests {
     #[test]
     fn path_lists_every_match_in_order_each_dir_once() {
         let dir = tempfile::tempdir().unwrap();
-        let (a, b, c) = (dir.path().join("a"), dir.path().join("b"), dir.path().join("c"));
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
         for d in [&a, &b, &c] {
             std::fs::create_dir(d).unwrap();
         }

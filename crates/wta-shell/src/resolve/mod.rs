@@ -61,10 +61,7 @@ pub fn resolve(req: &Request<'_>) -> Resolution {
     let executables = lookup::path_executables(req.path_var, req.cwd);
     let near_matches = near_matches(
         req.name,
-        executables
-            .iter()
-            .chain(&reply.names)
-            .map(String::as_str),
+        executables.iter().chain(&reply.names).map(String::as_str),
         MAX_NEAR_MATCHES,
     );
     let sources = vec![

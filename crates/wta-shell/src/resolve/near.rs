@@ -55,7 +55,13 @@ pub fn near_matches<'a>(
         })
         .collect();
     let letters = sorted_letters(typed);
-    found.sort_by_cached_key(|m| (m.distance, sorted_letters(&m.name) != letters, m.name.clone()));
+    found.sort_by_cached_key(|m| {
+        (
+            m.distance,
+            sorted_letters(&m.name) != letters,
+            m.name.clone(),
+        )
+    });
     found.truncate(limit);
     found
 }
@@ -79,8 +85,22 @@ mod tests {
     }
 
     const BIN: &[&str] = &[
-        "git", "gitk", "gist", "python3", "python3.11", "python", "ls", "sh", "ss", "lsof", "sl2",
-        "cargo", "cat", "_git", "make", "cmake",
+        "git",
+        "gitk",
+        "gist",
+        "python3",
+        "python3.11",
+        "python",
+        "ls",
+        "sh",
+        "ss",
+        "lsof",
+        "sl2",
+        "cargo",
+        "cat",
+        "_git",
+        "make",
+        "cmake",
     ];
 
     #[test]
@@ -91,7 +111,10 @@ mod tests {
         assert_eq!(near("sl"), "ls,sh,sl2,ss");
         // Swapped letters beat a substitution at the same distance.
         assert_eq!(names(&near_matches("sl", ["ll", "ls"], 5)), ["ls", "ll"]);
-        assert_eq!(names(&near_matches("teh", ["ten", "the", "tea"], 5)), ["the", "tea", "ten"]);
+        assert_eq!(
+            names(&near_matches("teh", ["ten", "the", "tea"], 5)),
+            ["the", "tea", "ten"]
+        );
         assert_eq!(near("gitt"), "gist,git,gitk");
         assert_eq!(near("carg"), "cargo");
         assert_eq!(near("mkae"), "make");
@@ -114,7 +137,10 @@ mod tests {
     #[test]
     fn at_most_the_limit() {
         let many = ["aa", "ab", "ac", "ad", "ae", "af", "ag"];
-        assert_eq!(names(&near_matches("a", many, 5)), ["aa", "ab", "ac", "ad", "ae"]);
+        assert_eq!(
+            names(&near_matches("a", many, 5)),
+            ["aa", "ab", "ac", "ad", "ae"]
+        );
         assert!(near_matches("a", many, 0).is_empty());
     }
 

@@ -260,15 +260,15 @@ mod tests {
 
     fn sections() -> impl Strategy<Value = Sections> {
         let body = || proptest::string::string_regex("([a-z/ :`'_.-]{0,12}\n){0,4}").unwrap();
-        (body(), body(), body(), body(), body()).prop_map(
-            |(kinds, paths, first, detail, names)| Sections {
+        (body(), body(), body(), body(), body()).prop_map(|(kinds, paths, first, detail, names)| {
+            Sections {
                 kinds,
                 paths,
                 first,
                 detail,
                 names,
-            },
-        )
+            }
+        })
     }
 
     proptest! {

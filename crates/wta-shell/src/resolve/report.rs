@@ -160,9 +160,9 @@ pub fn verdict(sources: &[Source]) -> Verdict {
     if sources.iter().any(|s| !s.lookup().found.is_empty()) {
         return Verdict::Exists;
     }
-    let shell_answered = sources.iter().any(|s| {
-        matches!(s, Source::Shell { lookup, .. } if lookup.status == Status::Checked)
-    });
+    let shell_answered = sources
+        .iter()
+        .any(|s| matches!(s, Source::Shell { lookup, .. } if lookup.status == Status::Checked));
     if shell_answered {
         Verdict::NotFound
     } else {
@@ -251,8 +251,7 @@ mod tests {
                         P::Nothing => Lookup::checked(vec![]),
                         P::Skipped => Lookup::skipped("has a /"),
                     }));
-                    let found_anywhere =
-                        matches!(sh, Sh::Found) || in_cwd || matches!(p, P::Found);
+                    let found_anywhere = matches!(sh, Sh::Found) || in_cwd || matches!(p, P::Found);
                     let expected = match (found_anywhere, sh) {
                         (true, _) => Verdict::Exists,
                         (false, Sh::Nothing) => Verdict::NotFound,
