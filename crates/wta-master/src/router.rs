@@ -50,17 +50,21 @@ fn forwarded_error(err: Error, instance: &AgentInstance) -> Error {
         || agent_client_protocol::is_connection_terminated(&err)
         || agent_client_protocol::is_incoming_transport_closed(&err)
     {
-        failure(
-            FailureKind::AgentExited,
-            Some(instance.agent_id()),
-            format!(
-                "agent `{}` exited and this session went with it; a new session starts the agent again",
-                instance.agent_id()
-            ),
-        )
+        agent_exited(instance)
     } else {
         err
     }
+}
+
+fn agent_exited(instance: &AgentInstance) -> Error {
+    failure(
+        FailureKind::AgentExited,
+        Some(instance.agent_id()),
+        format!(
+            "agent `{}` exited and this session went with it; a new session starts the agent again",
+            instance.agent_id()
+        ),
+    )
 }
 
 /// Everything an agent instance sends us that the relay did not copy.
@@ -215,19 +219,62 @@ fn helper_request(
                 }
                 return helper.respond(responder, Ok(serde_json::json!({})));
             }
-            let (master, helper) = (master.clone(), helper.clone());
-            cx.spawn(async move {
-                let result = instance.cx.send_request(msg).block_task().await;
-                if let Some(session) = closing
-                    && let Some(closed) = master.unbind(helper.id, &session)
-                {
-                    master.schedule_reap(closed.id);
-                }
-                let _ =
-                    helper.respond(responder, result.map_err(|e| forwarded_error(e, &instance)));
-                Ok(())
-            })
+            let answer = Forwarded {
+                master: master.clone(),
+                helper: helper.clone(),
+                instance: instance.clone(),
+                closing,
+                responder: Some(responder),
+            };
+            // Prepared: the agent's answer is handled under its dispatch's
+            // ordering barrier, so the relay copies an update the agent wrote
+            // after it only once the answer is queued for the helper.
+            instance
+                .cx
+                .prepare_request(msg)
+                .on_receiving_result(async move |result| {
+                    answer.finish(result);
+                    Ok(())
+                })
         }
+    }
+}
+
+/// The pending answer to one helper request forwarded to an agent.
+/// Dropped unanswered (the agent's connection ended before it answered, so
+/// the crate never calls back), it answers that the agent exited.
+struct Forwarded {
+    master: Arc<Master>,
+    helper: Arc<HelperHandle>,
+    instance: Arc<AgentInstance>,
+    /// The session a `session/close` names: unbound whatever the agent answers.
+    closing: Option<String>,
+    responder: Option<Responder<Value>>,
+}
+
+impl Forwarded {
+    fn finish(mut self, result: Result<Value, Error>) {
+        self.answer(result.map_err(|e| forwarded_error(e, &self.instance)));
+    }
+
+    fn answer(&mut self, result: Result<Value, Error>) {
+        let Some(responder) = self.responder.take() else {
+            return;
+        };
+        if let Some(session) = self.closing.take()
+            && let Some(closed) = self.master.unbind(self.helper.id, &session)
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            self.master.schedule_reap(closed.id);
+        }
+        let _ = self.helper.respond(responder, result);
+    }
+}
+
+impl Drop for Forwarded {
+    fn drop(&mut self) {
+        let exited = agent_exited(&self.instance);
+        self.answer(Err(exited));
     }
 }
 

@@ -5,7 +5,9 @@
 //! - a permission request, then updates, some ending in `\r\n`, a line that
 //!   is not JSON and one that forges the relay's internal fence (the helper
 //!   gets the request, then every update in order, then the prompt's answer,
-//!   and nothing else).
+//!   and nothing else);
+//! - its answer to a forwarded request (`session/set_mode`) and at once an
+//!   update (the answer first).
 //!
 //! The test binary plays every role (`harness = false`): run without
 //! arguments it starts itself as `--master <socket>` and, through the
@@ -72,6 +74,12 @@ fn serve_agent() {
                     write!(out, "{}{end}", update(&session, &format!("u{i}"))).unwrap();
                 }
                 answer(&mut out, json!({"stopReason": "end_turn"}));
+            }
+            "session/set_mode" => {
+                // A forwarded request's answer, and at once an update.
+                let session = msg["params"]["sessionId"].as_str().unwrap().to_owned();
+                answer(&mut out, json!({}));
+                writeln!(out, "{}", update(&session, "mode set")).unwrap();
             }
             _ => answer(&mut out, json!({})),
         }
@@ -254,6 +262,21 @@ fn check_order(socket: &Path) {
         )
         .unwrap();
     }
+
+    for session in &sessions {
+        let id = client.send(
+            "session/set_mode",
+            json!({"sessionId": session, "modeId": "plan"}),
+        );
+        let answer = client.next();
+        assert_eq!(
+            answer["id"], id,
+            "the answer to set_mode comes first: {answer}"
+        );
+        let next = client.next();
+        assert_eq!(text(&next), Some("mode set"), "{next}");
+        assert_eq!(next["params"]["sessionId"], session.as_str());
+    }
 }
 
 fn main() {
@@ -281,7 +304,7 @@ fn main() {
     );
     assert_eq!(
         stats.relayed,
-        SESSIONS as u64 * (1 + UPDATES),
+        SESSIONS as u64 * (2 + UPDATES),
         "every update was copied, not re-encoded: {stats:?}"
     );
     println!(
