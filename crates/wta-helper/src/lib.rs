@@ -8,10 +8,12 @@
 //! - [`proposals`]: the terminal-action proposal engine (its channel state
 //!   machine, permission preflight and socket server).
 //! - [`executor`]: confirmed cards run in the user's pane.
+//! - [`autofix`]: a failed command in the tab offers a fix (settings, the fix turn's words).
 //! - [`context`]: what each prompt tells the agent about the terminal.
 //! - [`terminals`]: ACP `terminal/*` served in tmux panes the user can see.
 //! - [`driver`]: the headless front end (line commands, JSON events).
 
+pub mod autofix;
 pub mod connection;
 pub mod context;
 pub mod driver;

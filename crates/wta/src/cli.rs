@@ -121,6 +121,8 @@ pub enum Command {
     ShellIntegration(cmd::shell_integration::ShellIntegrationArgs),
     /// Follow a pane and print each command's start, exit code and output.
     Listen(cmd::listen::ListenArgs),
+    /// Ask the tab's agent pane to fix the last command that failed (as its /fix).
+    Fix(cmd::fix::FixArgs),
     /// Internal: the pipe-pane sink of a pane watcher.
     #[command(hide = true)]
     PipeSink(cmd::pipe_sink::PipeSinkArgs),
@@ -129,10 +131,11 @@ pub enum Command {
     TerminalExec(cmd::terminal_exec::TerminalExecArgs),
     /// Propose terminal actions to the user (run by agents; prints JSON lines).
     ProposeTerminalActions(cmd::propose::ProposeArgs),
+    /// Does a command exist here (your shell, the directory, PATH)? If not, near matches.
+    #[command(name = "resolve-command")]
+    Resolve(cmd::resolve_command::ResolveCommandArgs),
     /// Print a shell completion script (bash, zsh, fish); ids complete from the running server.
     Completions(cmd::completions::CompletionsArgs),
-    /// Does a command exist here (your shell, the directory, PATH)? If not, near matches.
-    ResolveCommand(cmd::resolve_command::ResolveCommandArgs),
     /// Print the manual page (roff) for every command: `wta man > ~/.local/share/man/man1/wta.1`.
     Man,
 }

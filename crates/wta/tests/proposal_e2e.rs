@@ -10,114 +10,13 @@
 
 mod pane_tui_common;
 
-use std::time::Instant;
-
-use pane_tui_common::{Env, Pane, T, WTA};
-use wta_state::permission::PERMISSION_GRACE;
-use wta_testkit::{TmuxServer, squeezed, wait_for_value, wait_until};
+use pane_tui_common::{Pane, T, UNARMED_NOTE, integrated_pane_in};
+use wta_testkit::{squeezed, wait_for_value, wait_until};
 
 /// A private server whose first pane runs bash with PS1 `$ ` and WTA's
 /// integration, plus master and helper for the scripted agent.
 fn integrated_pane() -> Pane {
     integrated_pane_in("bash")
-}
-
-/// Like [`integrated_pane`] with `shell` (bash, zsh or fish) in the target pane.
-fn integrated_pane_in(shell: &str) -> Pane {
-    let env = Env::new();
-    let script = std::process::Command::new(WTA)
-        .args(["shell-integration", shell])
-        .output()
-        .expect("wta shell-integration");
-    assert!(script.status.success());
-    let script = String::from_utf8_lossy(&script.stdout).into_owned();
-    let home = env.path("shell-home");
-    std::fs::create_dir_all(&home).unwrap();
-    let h = home.display();
-    let command = match shell {
-        "bash" => {
-            let rc = home.join("bashrc");
-            std::fs::write(&rc, format!("PS1='$ '\nHISTFILE={h}/.hist\n{script}")).unwrap();
-            format!(
-                "env HOME='{h}' bash --noprofile --rcfile '{}' -i",
-                rc.display()
-            )
-        }
-        "zsh" => {
-            std::fs::write(home.join(".zshrc"), format!("PS1='%# '\n{script}")).unwrap();
-            format!("env HOME='{h}' ZDOTDIR='{h}' zsh -i")
-        }
-        "fish" => {
-            let rc = home.join("rc.fish");
-            std::fs::write(&rc, script).unwrap();
-            format!(
-                "env HOME='{h}' fish --no-config -C 'source {}'",
-                rc.display()
-            )
-        }
-        other => panic!("no fixture for {other}"),
-    };
-    // Panes the helper opens get the server's environment: keep them off
-    // the real user's rc files too.
-    let tmux = TmuxServer::start_with_env(&command, &[("HOME", home.as_os_str())]);
-    let first = tmux.first_pane().to_owned();
-    wait_until("the target shell announces its integration", T, || {
-        tmux.try_tmux(&["show-options", "-p", "-v", "-t", &first, "@wta_integration"])
-            .is_some_and(|v| !v.trim().is_empty())
-    })
-    .unwrap_or_else(|e| panic!("{e}; screen:\n{}", tmux.capture(&first)));
-    let pane = Pane::open_on(env, "custom:test", tmux);
-    pane.wait_ready();
-    pane
-}
-
-/// What an unarmed card says (the proposal was not pre-approved by the
-/// agent's permission flow), squeezed: the canonical path must never show it.
-const UNARMED_NOTE: &str = "notpre-approved";
-
-impl Pane {
-    /// Waits until the squeezed agent pane contains `needle` (squeezed too).
-    fn wait_squeezed(&self, needle: &str) -> String {
-        let want = squeezed(needle);
-        wait_for_value(&format!("{needle:?} in pane {}", self.pane), T, || {
-            let screen = self.screen();
-            squeezed(&screen).contains(&want).then_some(screen)
-        })
-        .unwrap_or_else(|e| panic!("{e}; screen was:\n{}", self.screen()))
-    }
-
-    /// [`Pane::wait_card`] for a proposal that came through the canonical
-    /// permission request: the card must be armed (pre-approved), so it
-    /// shows no unarmed note. An unarmed proposal also gets a card and runs,
-    /// so without this check arming could break unnoticed.
-    fn wait_armed_card(&self, button: &str) -> String {
-        let screen = self.wait_card(button);
-        assert!(
-            !squeezed(&screen).contains(UNARMED_NOTE),
-            "the canonical proposal must arrive armed:\n{screen}"
-        );
-        screen
-    }
-
-    /// Waits for the recommendation card (its buttons), checks that no
-    /// permission card came first, and waits out the key grace period.
-    fn wait_card(&self, button: &str) -> String {
-        let screen = self.wait_for(button);
-        assert!(
-            !screen.contains("Always Allow") && !screen.contains("Reject"),
-            "the canonical command must be allowed without a permission card:\n{screen}"
-        );
-        let shown = Instant::now();
-        wait_until("the card accepts keys", T, || {
-            shown.elapsed() > PERMISSION_GRACE * 2
-        })
-        .unwrap();
-        screen
-    }
-
-    fn shell_screen(&self) -> String {
-        self.tmux.capture(&self.shell)
-    }
 }
 
 #[test]

@@ -189,8 +189,16 @@ fn builtins_and_files_as_the_shell_resolves_them() {
         assert_eq!(code, Some(0));
         let git_path = f.bin().join("git").to_string_lossy().into_owned();
         let file = serde_json::json!({"kind": "file", "path": git_path});
-        assert_eq!(source(&git, "shell")["found"], serde_json::json!([file]), "{shell}");
-        assert_eq!(source(&git, "path")["found"], serde_json::json!([file]), "{shell}");
+        assert_eq!(
+            source(&git, "shell")["found"],
+            serde_json::json!([file]),
+            "{shell}"
+        );
+        assert_eq!(
+            source(&git, "path")["found"],
+            serde_json::json!([file]),
+            "{shell}"
+        );
     }
 }
 
@@ -203,12 +211,24 @@ fn a_typo_is_not_found_with_the_near_match() {
         assert_eq!(code, Some(1), "{shell}: {gti:#}");
         assert_eq!(gti["verdict"], "not_found");
         assert_eq!(source(&gti, "shell")["status"], "checked");
-        assert_eq!(near(&gti).first().map(String::as_str), Some("git"), "{shell}: {gti:#}");
+        assert_eq!(
+            near(&gti).first().map(String::as_str),
+            Some("git"),
+            "{shell}: {gti:#}"
+        );
         let (code, py) = f.json(shell, "pyhton3");
         assert_eq!(code, Some(1));
-        assert_eq!(near(&py).first().map(String::as_str), Some("python3"), "{shell}");
+        assert_eq!(
+            near(&py).first().map(String::as_str),
+            Some("python3"),
+            "{shell}"
+        );
         let (_, sl) = f.json(shell, "sl");
-        assert_eq!(near(&sl).first().map(String::as_str), Some("ls"), "{shell}: {sl:#}");
+        assert_eq!(
+            near(&sl).first().map(String::as_str),
+            Some("ls"),
+            "{shell}: {sl:#}"
+        );
         // A typo of an rc-file alias is offered the alias.
         let (_, gss) = f.json(shell, "gss");
         assert!(near(&gss).contains(&"gs".to_owned()), "{shell}: {gss:#}");
@@ -296,7 +316,10 @@ fn a_shell_that_hangs_in_its_rc_file_is_stopped_within_the_timeout() {
         let sh = source(&gti, "shell");
         assert_eq!(sh["status"], "unavailable", "{shell}");
         assert!(
-            sh["reason"].as_str().unwrap().contains("did not answer within 3 s"),
+            sh["reason"]
+                .as_str()
+                .unwrap()
+                .contains("did not answer within 3 s"),
             "{shell}: {sh:#}"
         );
         assert_eq!(near(&gti).first().map(String::as_str), Some("git"));
@@ -308,9 +331,11 @@ fn a_shell_that_hangs_in_its_rc_file_is_stopped_within_the_timeout() {
             .trim()
             .parse()
             .unwrap();
-        wait_until("the rc file's sleep to end", Duration::from_secs(10), || {
-            !wta_testkit::procs::running(pid)
-        })
+        wait_until(
+            "the rc file's sleep to end",
+            Duration::from_secs(10),
+            || !wta_testkit::procs::running(pid),
+        )
         .unwrap();
 
         // PATH still answers, with a shorter limit.
@@ -333,7 +358,10 @@ fn a_shell_that_exits_in_its_rc_file_or_cannot_be_asked_is_indeterminate() {
     f.write_rc("bash", "echo 'rc is broken' >&2\nexit 4\n");
     let (code, exited) = f.json("bash", "gti");
     assert_eq!(code, Some(3), "{exited:#}");
-    let reason = source(&exited, "shell")["reason"].as_str().unwrap().to_owned();
+    let reason = source(&exited, "shell")["reason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(reason.contains("exit status 4"), "{reason}");
 
     let sh = f

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 use wta_host::{TerminalHost, TmuxHost};
-use wta_protocol::{Channel, PaneId, build_invocation};
+use wta_protocol::{Channel, Origin, PaneId, build_invocation};
 
 /// The base prompt shipped with WTA.
 pub const DEFAULT_BASE_PROMPT: &str = include_str!("../../../../prompts/terminal-agent.md");
@@ -26,7 +26,7 @@ pub const MAX_BUFFER_CHARS: usize = 4000;
 pub const MAX_BUFFER_LINES: usize = 40;
 
 /// What the terminal looked like when the turn started.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TerminalContext {
     /// Trusted: the pane `send` actions type into.
     pub target_pane: Option<String>,
@@ -41,10 +41,16 @@ pub struct TerminalContext {
 }
 
 /// Text from the terminal, bounded.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Untrusted {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_command: Option<LastCommandSummary>,
+    /// An autofix turn: the command that failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_command: Option<crate::autofix::prompt::FailedCommand>,
+    /// An autofix turn for a command not found: where its name was looked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolve_command: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recent_lines: Option<String>,
     pub truncated: bool,
@@ -58,13 +64,13 @@ pub struct LastCommandSummary {
     pub output: String,
 }
 
-/// The `## WTA turn context` block for one turn.
-pub fn turn_block(channel: &Channel, terminal: &TerminalContext) -> String {
+/// The `## WTA turn context` block for one turn of `origin`.
+pub fn turn_block(channel: &Channel, terminal: &TerminalContext, origin: Origin) -> String {
     let invocation = build_invocation(channel, "<compact-json-payload>");
     let terminal_json = serde_json::to_string_pretty(terminal).unwrap_or_else(|_| "{}".into());
     let schema = json!({
         "schema_version": 1,
-        "origin": "terminal_agent",
+        "origin": origin.as_str(),
         "recommended_choice": 1,
         "choices": [{"choice": 1, "title": "…", "rationale": "…",
                      "actions": [{"type": "send", "input": "…"}]}]
@@ -194,6 +200,7 @@ pub fn gather(host: &TmuxHost, target: Option<&PaneId>) -> TerminalContext {
                 }),
                 recent_lines: None,
                 truncated: truncated || last.truncated,
+                ..Untrusted::default()
             }
         }
         Err(_) => match host.capture(target, None) {
@@ -204,6 +211,7 @@ pub fn gather(host: &TmuxHost, target: Option<&PaneId>) -> TerminalContext {
                     last_command: None,
                     recent_lines: Some(text),
                     truncated,
+                    ..Untrusted::default()
                 }
             }
             Err(_) => Untrusted::default(),
@@ -234,7 +242,7 @@ mod tests {
             },
             ..TerminalContext::default()
         };
-        let block = turn_block(&channel(), &terminal);
+        let block = turn_block(&channel(), &terminal, Origin::TerminalAgent);
         let line = block
             .lines()
             .find(|l| l.starts_with("\"$WTA_CLI_PATH\""))
@@ -254,7 +262,7 @@ mod tests {
             delegate_agent: Some("codex".into()),
             ..TerminalContext::default()
         };
-        let block = turn_block(&channel(), &terminal);
+        let block = turn_block(&channel(), &terminal, Origin::TerminalAgent);
         assert!(block.contains("Delegate agent: `codex`"), "{block}");
         assert!(!block.contains("No delegate agent"));
     }

@@ -59,6 +59,11 @@ pub const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(10);
 /// pane has no integration (so text can still be sent, unobserved).
 const SHELLS: [&str; 7] = ["bash", "zsh", "fish", "sh", "dash", "ksh", "pwsh"];
 
+/// Whether a pane running `command` is at a shell.
+pub fn is_shell(command: &str) -> bool {
+    SHELLS.contains(&command)
+}
+
 /// A program and its extra environment.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Launch {
@@ -291,6 +296,16 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
             watchers.insert(pane.as_str().to_owned(), w);
         }
         Ok(())
+    }
+
+    /// Every command that finishes in a followed pane from now on (`None`
+    /// when the pane is not followed).
+    pub async fn finished_commands(
+        &self,
+        pane: &PaneId,
+    ) -> Option<tokio::sync::broadcast::Receiver<wta_shell::Finished>> {
+        let watchers = self.watchers.lock().await;
+        Some(watchers.get(pane.as_str())?.finished_commands())
     }
 
     /// The tracker state of a followed pane (`None` when not followed).

@@ -82,6 +82,16 @@ pub enum Command {
     CheckAgent { id: String },
     /// Probe the target pane's cwd and this pane's visibility.
     ProbeStatus,
+    /// Follow every shell pane of the tab not followed yet (autofix).
+    ScanTab,
+    /// Say `text` in the user's tmux client (this pane is not seen).
+    Notify { text: String },
+    /// Send the fix turn's prompt: origin autofix, the failed command's
+    /// record in the context, its one `send` bound to the failing pane.
+    FixPrompt {
+        session: SessionId,
+        turn: Box<crate::autofix::prompt::FixTurn>,
+    },
     /// Copy to the clipboard through tmux.
     Copy { text: String },
     /// Open a tmux window that runs an agent's sign-in command.

@@ -77,6 +77,7 @@ impl Machine {
             }
             Effect::CancelProposal { id } => out.cmd(Command::CancelCard { id }),
             Effect::Reconnect => self.reconnect(out),
+            Effect::Fix { generation, hint } => self.start_fix(generation, hint, out),
             Effect::Quit => self.pane.quit = true,
         }
     }

@@ -18,7 +18,11 @@ impl Machine {
     /// Every input but the app's and the status timer.
     pub(super) fn inbound(&mut self, input: Input, out: &mut Out) {
         match input {
-            Input::App(_) | Input::StatusDue => {}
+            Input::App(_)
+            | Input::StatusDue
+            | Input::TabScanDue
+            | Input::CommandFinished { .. }
+            | Input::FixRequested { .. } => {}
             Input::Linked(result) => self.linked(*result, out),
             Input::MasterClosed => self.master_closed(out),
             Input::MasterExplained { why } => out.event(DomainEvent::MasterGone { why }),
@@ -67,6 +71,12 @@ impl Machine {
             Input::Agents(agents) => out.event(DomainEvent::Agents(agents)),
             Input::AgentChecked { id, agents } => self.agent_checked(id, agents, out),
             Input::Status(probe) => self.status(probe, out),
+            Input::Report(DomainEvent::ProposalAccepted(card)) if self.stale_fix_card(card.origin) => {
+                out.cmd(Command::CancelCard { id: card.id });
+                out.event(DomainEvent::Notice(
+                    "A fix for an older failure arrived after a newer one; it was dropped.".into(),
+                ));
+            }
             Input::Report(DomainEvent::ProposalAccepted(mut card)) => {
                 // The card says where a `send` runs: the target's last probed cwd.
                 if card.target_cwd.is_none() {
@@ -147,6 +157,7 @@ impl Machine {
             return;
         }
         out.cmd(Command::Proposals(ProposalNews::TurnEnded));
+        self.pane.autofix.fix_turn = None;
         for id in self.withdraw_permissions(out) {
             out.event(DomainEvent::PermissionWithdrawn(id));
         }

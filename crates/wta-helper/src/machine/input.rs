@@ -58,6 +58,18 @@ pub enum Input {
     App(Event),
     /// The status line is due for a refresh (a slow timer).
     StatusDue,
+    /// Time to look for new shell panes in the tab (autofix's watchers).
+    TabScanDue,
+    /// A command finished in a followed shell pane of the tab.
+    CommandFinished {
+        pane: wta_protocol::PaneId,
+        finished: Box<wta_shell::Finished>,
+    },
+    /// `wta fix`: fix the last failure (in `pane`, if given).
+    FixRequested {
+        pane: Option<wta_protocol::PaneId>,
+        hint: Option<String>,
+    },
     /// A connection attempt ended.
     Linked(Box<Result<Linked, ConnectionError>>),
     /// The master connection ended.

@@ -35,6 +35,7 @@
 //! sessions table), `proposal_row` (a proposal CLI call as what it proposes).
 
 pub mod acp_map;
+pub mod autofix;
 pub mod command;
 mod effects;
 mod inbound;
@@ -80,6 +81,8 @@ pub struct PaneConfig {
     pub has_host: bool,
     /// This helper's pid (its row in `/sessions`).
     pub own_pid: u32,
+    /// What a failed command in the tab does.
+    pub autofix: crate::autofix::AutofixMode,
 }
 
 impl Default for PaneConfig {
@@ -94,6 +97,7 @@ impl Default for PaneConfig {
             auto_approve_tools: false,
             has_host: false,
             own_pid: 0,
+            autofix: crate::autofix::AutofixMode::default(),
         }
     }
 }
@@ -141,6 +145,7 @@ pub struct Pane {
     pub probed_cwd: Option<Option<String>>,
     /// The pane is to close.
     pub quit: bool,
+    pub autofix: autofix::Autofix,
 }
 
 /// The whole pane: the chat app and its session side.
@@ -176,6 +181,7 @@ impl Machine {
     pub fn new(config: PaneConfig) -> Self {
         let agent = config.agent.clone().unwrap_or_else(|| "agent".to_owned());
         let yolo = YoloControl::new(config.yolo_policy, config.auto_approve_tools);
+        let autofix_mode = config.autofix;
         Self {
             app: AppState::new(&agent),
             pane: Pane {
@@ -195,6 +201,10 @@ impl Machine {
                 visible: true,
                 probed_cwd: None,
                 quit: false,
+                autofix: autofix::Autofix {
+                    mode: autofix_mode,
+                    ..autofix::Autofix::default()
+                },
             },
         }
     }
@@ -272,6 +282,19 @@ pub fn step(machine: &mut Machine, input: Input, now: Instant) -> Vec<Command> {
             machine.app_event(event, now, &mut out);
         }
         Input::StatusDue => machine.status_due(&mut out),
+        Input::TabScanDue => {
+            let config = &machine.pane.config;
+            if machine.pane.autofix.mode != crate::autofix::AutofixMode::Off
+                && config.has_host
+                && config.owner_tab.is_some()
+            {
+                out.cmd(Command::ScanTab);
+            }
+        }
+        Input::CommandFinished { pane, finished } => {
+            machine.command_finished(pane, *finished, now, &mut out);
+        }
+        Input::FixRequested { pane, hint } => machine.fix_requested(pane, hint, now, &mut out),
         other => machine.inbound(other, &mut out),
     }
     machine.settle(out, now)

@@ -113,7 +113,63 @@ impl ProposalGlue {
                 None => context::TerminalContext::default(),
             };
             terminal.delegate_agent = delegate;
-            let block = context::turn_block(&channel, &terminal);
+            let block =
+                context::turn_block(&channel, &terminal, wta_protocol::Origin::TerminalAgent);
+            conn.start_prompt(&session, &context::compose(base.as_deref(), &block, &text));
+        });
+    }
+
+    /// Starts an autofix turn: its channel's trusted context is origin
+    /// autofix and the failing pane (the only pane its `send` can reach);
+    /// the failed command's record goes under the context's untrusted key,
+    /// with `resolve` (the `resolve-command` answer for a command not
+    /// found) beside it.
+    pub fn start_fix_prompt(
+        &mut self,
+        conn: &MasterConnection,
+        session: &SessionId,
+        fix: &crate::autofix::prompt::FixTurn,
+        host: Option<TmuxHost>,
+        own: Option<PaneId>,
+    ) {
+        let turn = TurnContext {
+            origin: wta_protocol::Origin::Autofix,
+            target_pane: Some(fix.pane.clone()),
+            agent_pane: own,
+            delegate_agent: None,
+        };
+        let text = fix.request();
+        let channel = match self.service.issue_turn(turn) {
+            Ok(channel) => channel,
+            Err(err) => {
+                tracing::warn!("no proposal channel for the fix turn: {err}");
+                conn.start_prompt(session, &text);
+                return;
+            }
+        };
+        let base = self
+            .based
+            .insert(session.0.to_string())
+            .then(context::base_prompt);
+        let (conn, session, fix) = (conn.clone(), session.clone(), fix.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut terminal = match &host {
+                Some(host) => context::gather(host, Some(&fix.pane)),
+                None => context::TerminalContext::default(),
+            };
+            let shell = terminal.shell.clone();
+            // A command not found: where the failing pane's shell would
+            // have looked, and what is close.
+            let resolve_command = fix.missing_command().and_then(|name| {
+                let cwd = fix.finished.cwd.as_deref();
+                crate::autofix::resolve(&name, cwd, shell.as_deref())
+            });
+            terminal.untrusted = context::Untrusted {
+                failed_command: Some(fix.failed_command(shell)),
+                resolve_command,
+                ..context::Untrusted::default()
+            };
+            let block = context::turn_block(&channel, &terminal, wta_protocol::Origin::Autofix);
             conn.start_prompt(&session, &context::compose(base.as_deref(), &block, &text));
         });
     }

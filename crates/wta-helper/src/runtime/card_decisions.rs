@@ -43,6 +43,11 @@ pub(crate) struct Cards {
 }
 
 impl Cards {
+    /// The executor, once the host is known.
+    pub(super) fn executor(&self) -> Option<Arc<Executor<TmuxHost>>> {
+        self.executor.clone()
+    }
+
     /// Keeps `task` so shutdown can end it; forgets the finished ones.
     fn keep(&mut self, task: JoinHandle<()>) {
         self.tasks.retain(|t| !t.is_finished());

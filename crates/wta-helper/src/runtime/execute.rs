@@ -121,6 +121,28 @@ impl Runtime {
                 })
             }),
             Command::ProbeStatus => self.probe_status(),
+            Command::ScanTab => self.scan_tab(),
+            Command::Notify { text } => {
+                if let (Some(host), Some(pane)) =
+                    (self.host.clone(), self.config.target_pane.clone())
+                {
+                    self.spawn_blocking(move || {
+                        if let Err(err) = host.notify(&pane, &text) {
+                            tracing::debug!("telling the user in tmux: {err}");
+                        }
+                        None
+                    });
+                }
+            }
+            Command::FixPrompt { session, turn } => match &self.conn {
+                Some(conn) => {
+                    let host = self.host.clone();
+                    let own = self.config.own_pane.clone();
+                    self.proposals
+                        .start_fix_prompt(conn, &session, &turn, host, own);
+                }
+                None => self.report(DomainEvent::Error(NOT_CONNECTED.into())),
+            },
             Command::Copy { text } => {
                 if let Some(host) = self.host.clone() {
                     self.spawn_blocking(move || {

@@ -30,6 +30,7 @@ mod execute;
 mod intake;
 mod master;
 pub mod status;
+mod tab_watch;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
@@ -68,6 +69,8 @@ pub struct RuntimeConfig {
     /// Serve the proposal socket and run confirmed cards (the TUI pane);
     /// the headless driver leaves them off.
     pub cards: bool,
+    /// What a failed command in the tab does (`[autofix] mode`).
+    pub autofix: crate::autofix::AutofixMode,
 }
 
 impl RuntimeConfig {
@@ -83,6 +86,7 @@ impl RuntimeConfig {
             auto_approve_tools: self.auto_approve_tools,
             has_host,
             own_pid: std::process::id(),
+            autofix: self.autofix,
         }
     }
 }
@@ -130,6 +134,8 @@ pub struct Runtime {
     proposals: crate::proposals::ProposalGlue,
     cards: card_decisions::Cards,
     terminals: std::sync::Arc<crate::terminals::Terminals>,
+    /// Shell panes of the tab followed for autofix.
+    followed: tab_watch::Followed,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -174,6 +180,7 @@ impl Runtime {
             proposals,
             cards: card_decisions::Cards::default(),
             terminals,
+            followed: tab_watch::Followed::default(),
         }
     }
 
@@ -184,6 +191,7 @@ impl Runtime {
         for command in machine.start(now) {
             self.execute(command);
         }
+        self.listen_for_fix_requests();
         if self.config.cards {
             let mut reports = self.proposals.start();
             reports.extend(self.start_cards());

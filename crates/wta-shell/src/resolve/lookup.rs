@@ -130,7 +130,7 @@ mod tests {
         touch(&d.join("sub/tool"), 0o700);
         std::os::unix::fs::symlink(d.join("run.sh"), d.join("link")).unwrap();
         let run = d.join("run.sh").to_string_lossy().into_owned();
-        assert_eq!(paths(&check_cwd("run.sh", d)), [run.clone()]);
+        assert_eq!(paths(&check_cwd("run.sh", d)), std::slice::from_ref(&run));
         assert_eq!(paths(&check_cwd("link", d)).len(), 1);
         assert!(paths(&check_cwd("notes", d)).is_empty());
         assert!(paths(&check_cwd("sub", d)).is_empty(), "a directory");

@@ -115,7 +115,9 @@ impl ScriptedAgent for TestAgent {
                 .unwrap_or_else(|| "state: unknown session".to_owned());
             return Ok(vec![Step::Say(line)]);
         }
-        Ok(turn::steps(script::parse(&prompt.text), prompt))
+        let script = script::fix_script(&prompt.text, &prompt.context);
+        let script = script.as_deref().unwrap_or(&prompt.text);
+        Ok(turn::steps(script::parse(script), prompt))
     }
 
     fn request(

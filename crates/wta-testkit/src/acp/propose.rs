@@ -76,6 +76,18 @@ pub(super) fn steps(context: &str, proposal: &Proposal) -> Vec<Step> {
             "no WTA proposal channel in this prompt; nothing proposed",
         )];
     };
+    // An autofix turn (its schema example says so) proposes as autofix.
+    let autofix = context.contains("\"origin\":\"autofix\"");
+    let proposal = &Proposal {
+        payload: if autofix {
+            proposal
+                .payload
+                .replace("\"origin\":\"terminal_agent\"", "\"origin\":\"autofix\"")
+        } else {
+            proposal.payload.clone()
+        },
+        how: proposal.how,
+    };
     let command = command_for(&channel, proposal);
     let how = proposal.how;
     let mut steps = vec![Step::ToolCall(

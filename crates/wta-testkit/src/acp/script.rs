@@ -169,6 +169,20 @@ fn proposal(word: &str, rest: &str) -> Option<Proposal> {
     Some(Proposal { payload, how })
 }
 
+/// The script of an autofix turn, so a test decides what the "model" does
+/// with the failure: the user's hint (`The user adds: …` after WTA's
+/// auto-fix instructions), else the comment of the failed command line
+/// (`false # propose-run echo hi`), for fix turns nobody typed a hint for.
+pub fn fix_script(text: &str, context: &str) -> Option<String> {
+    if let Some((_, hint)) = text.rsplit_once("\nThe user adds: ") {
+        return Some(hint.trim().to_owned());
+    }
+    let turn = wta_agent::demo::fix::recognise(text, context)?;
+    let cmdline = turn.failed?.cmdline?;
+    let (_, comment) = cmdline.split_once(" # ")?;
+    Some(comment.trim().to_owned())
+}
+
 /// A compact v1 payload with one choice holding `action`.
 fn one_action(action: serde_json::Value, title: &str) -> String {
     serde_json::json!({

@@ -115,6 +115,17 @@ fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
                 (wta_agent::yolo::YoloPolicy::Blocked, false, None)
             }
         };
+    let autofix = match wta_agent::RegistryPaths::from_env() {
+        Ok(paths) => {
+            let (settings, warning) =
+                wta_helper::autofix::AutofixSettings::load(&paths.config_file);
+            if let Some(warning) = warning {
+                tracing::warn!("autofix settings ignored: {warning}");
+            }
+            settings.mode
+        }
+        Err(_) => wta_helper::autofix::AutofixMode::default(),
+    };
     RuntimeConfig {
         socket,
         agent: args.agent.clone(),
@@ -129,6 +140,7 @@ fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
         delegate,
         master_starter: None,
         cards: true,
+        autofix,
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod agent_pane;
 pub mod completions;
 pub mod connect;
+pub mod fix;
 pub mod list;
 pub mod listen;
 mod listen_verdict;
@@ -12,8 +13,8 @@ pub mod open;
 pub mod pane;
 pub mod pipe_sink;
 pub mod propose;
-pub mod sessions;
 pub mod resolve_command;
+pub mod sessions;
 pub mod shell_integration;
 pub mod terminal_exec;
 pub mod tmux_config;
@@ -56,15 +57,16 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Sessions(args) => sessions::run(ctx, &args),
         Command::ShellIntegration(args) => shell_integration::run(&args),
         Command::Listen(args) => listen::run(ctx, &args),
+        Command::Fix(args) => fix::run(ctx, &args),
         Command::PipeSink(args) => pipe_sink::run(&args),
         Command::TerminalExec(args) => Ok(terminal_exec::run(&args)),
         Command::Up(args) => up::run(ctx, &args),
         Command::Pane(args) => agent_pane::run(ctx, &args),
         Command::TmuxConfig => tmux_config::run(ctx),
         Command::ProposeTerminalActions(args) => Ok(propose::run(&args)),
+        Command::Resolve(args) => resolve_command::run(ctx, &args),
         Command::Completions(args) => completions::run(&args),
         Command::Man => man::run(),
-        Command::ResolveCommand(args) => resolve_command::run(ctx, &args),
     }
 }
 

@@ -156,10 +156,7 @@ fn headline(r: &Resolution) -> String {
                 other => other.lookup().found.is_empty(),
             });
             if only_cwd && !r.name.contains('/') {
-                format!(
-                    "exists in the directory only: run it as ./{}",
-                    r.name
-                )
+                format!("exists in the directory only: run it as ./{}", r.name)
             } else {
                 "exists".into()
             }
@@ -295,7 +292,10 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("PATH   /usr/bin/gti (first of 2), /bin/gti\n"), "{text}");
+        assert!(
+            text.contains("PATH   /usr/bin/gti (first of 2), /bin/gti\n"),
+            "{text}"
+        );
         assert!(!text.contains("did you mean"), "{text}");
     }
 
@@ -321,7 +321,9 @@ mod tests {
         let text = render(&r);
         assert!(text.starts_with("gti: indeterminate: "), "{text}");
         assert!(
-            text.contains("shell  bash (/bin/bash): could not be asked: bash did not answer within 3 s\n"),
+            text.contains(
+                "shell  bash (/bin/bash): could not be asked: bash did not answer within 3 s\n"
+            ),
             "{text}"
         );
         assert!(text.contains("PATH   skipped: has a /\n"), "{text}");
@@ -338,6 +340,10 @@ mod tests {
             assert!(parse_shell_timeout(bad).is_err(), "{bad}");
         }
         assert!(parse_dir("/").is_ok());
-        assert!(parse_dir("/no/such/dir").unwrap_err().contains("not a directory"));
+        assert!(
+            parse_dir("/no/such/dir")
+                .unwrap_err()
+                .contains("not a directory")
+        );
     }
 }

@@ -20,6 +20,8 @@ pub fn bindings(wta: &str) -> String {
          bind-key a run-shell -b \"{w} -S '#{{socket_path}}' pane toggle --pane '#{{pane_id}}' >/dev/null\"\n\
          # prefix + A : close the agent pane of this tab\n\
          bind-key A run-shell -b \"{w} -S '#{{socket_path}}' pane close --pane '#{{pane_id}}' >/dev/null\"\n\
+         # prefix + f : ask the agent pane to fix the last command that failed in this pane\n\
+         bind-key f run-shell -b \"{w} -S '#{{socket_path}}' fix -t '#{{pane_id}}' >/dev/null\"\n\
          # prefix + S : the master's live agent sessions\n\
          bind-key S display-popup -E -w 80% -h 60% \"{w} sessions list; read -r _\"\n"
     )

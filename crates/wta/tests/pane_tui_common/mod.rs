@@ -8,10 +8,11 @@
 #[path = "../acp_common/mod.rs"]
 mod acp_common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use acp_common::{Env, Proc, WTA};
-use wta_testkit::{TmuxServer, wait_for_value};
+use wta_state::permission::PERMISSION_GRACE;
+use wta_testkit::{TmuxServer, squeezed, wait_for_value, wait_until};
 
 pub const T: Duration = Duration::from_secs(20);
 
@@ -187,4 +188,120 @@ pub fn cpu_ticks(pid: i32) -> Option<u64> {
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
     // After ')': state(0) ppid(1) … utime is field 14 overall → index 11 here.
     Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+/// The tmux command for `shell` (bash, zsh or fish) with WTA's integration
+/// and a plain prompt, its rc files under `env`'s `shell-home`.
+pub fn integrated_shell(env: &Env, shell: &str) -> String {
+    let script = std::process::Command::new(WTA)
+        .args(["shell-integration", shell])
+        .output()
+        .expect("wta shell-integration");
+    assert!(script.status.success());
+    let script = String::from_utf8_lossy(&script.stdout).into_owned();
+    let home = env.path("shell-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let h = home.display();
+    match shell {
+        "bash" => {
+            let rc = home.join("bashrc");
+            std::fs::write(&rc, format!("PS1='$ '\nHISTFILE={h}/.hist\n{script}")).unwrap();
+            format!(
+                "env HOME='{h}' bash --noprofile --rcfile '{}' -i",
+                rc.display()
+            )
+        }
+        "zsh" => {
+            std::fs::write(home.join(".zshrc"), format!("PS1='%# '\n{script}")).unwrap();
+            format!("env HOME='{h}' ZDOTDIR='{h}' zsh -i")
+        }
+        "fish" => {
+            let rc = home.join("rc.fish");
+            std::fs::write(&rc, script).unwrap();
+            format!(
+                "env HOME='{h}' fish --no-config -C 'source {}'",
+                rc.display()
+            )
+        }
+        other => panic!("no fixture for {other}"),
+    }
+}
+
+/// A private server whose first pane runs `shell` (bash, zsh or fish) with
+/// WTA's integration and a plain prompt, plus master and helper for the
+/// scripted agent in a pane beside it.
+pub fn integrated_pane_in(shell: &str) -> Pane {
+    integrated_pane_for(shell, "custom:test")
+}
+
+/// [`integrated_pane_in`] with `agent` in the agent pane.
+pub fn integrated_pane_for(shell: &str, agent: &str) -> Pane {
+    integrated_pane_on(Env::new(), shell, agent)
+}
+
+/// [`integrated_pane_for`] on `env` (e.g. with extra config).
+pub fn integrated_pane_on(env: Env, shell: &str, agent: &str) -> Pane {
+    let command = integrated_shell(&env, shell);
+    // Panes the helper opens get the server's environment: keep them off
+    // the real user's rc files too.
+    let home = env.path("shell-home");
+    let tmux = TmuxServer::start_with_env(&command, &[("HOME", home.as_os_str())]);
+    let first = tmux.first_pane().to_owned();
+    wait_until("the target shell announces its integration", T, || {
+        tmux.try_tmux(&["show-options", "-p", "-v", "-t", &first, "@wta_integration"])
+            .is_some_and(|v| !v.trim().is_empty())
+    })
+    .unwrap_or_else(|e| panic!("{e}; screen:\n{}", tmux.capture(&first)));
+    let pane = Pane::open_on(env, agent, tmux);
+    pane.wait_ready();
+    pane
+}
+
+/// What an unarmed card says (the proposal was not pre-approved by the
+/// agent's permission flow), squeezed: the canonical path must never show it.
+pub const UNARMED_NOTE: &str = "notpre-approved";
+
+impl Pane {
+    /// Waits until the squeezed agent pane contains `needle` (squeezed too).
+    pub fn wait_squeezed(&self, needle: &str) -> String {
+        let want = squeezed(needle);
+        wait_for_value(&format!("{needle:?} in pane {}", self.pane), T, || {
+            let screen = self.screen();
+            squeezed(&screen).contains(&want).then_some(screen)
+        })
+        .unwrap_or_else(|e| panic!("{e}; screen was:\n{}", self.screen()))
+    }
+
+    /// [`Pane::wait_card`] for a proposal that came through the canonical
+    /// permission request: the card must be armed (pre-approved), so it
+    /// shows no unarmed note. An unarmed proposal also gets a card and runs,
+    /// so without this check arming could break unnoticed.
+    pub fn wait_armed_card(&self, button: &str) -> String {
+        let screen = self.wait_card(button);
+        assert!(
+            !squeezed(&screen).contains(UNARMED_NOTE),
+            "the canonical proposal must arrive armed:\n{screen}"
+        );
+        screen
+    }
+
+    /// Waits for the recommendation card (its buttons), checks that no
+    /// permission card came first, and waits out the key grace period.
+    pub fn wait_card(&self, button: &str) -> String {
+        let screen = self.wait_for(button);
+        assert!(
+            !screen.contains("Always Allow") && !screen.contains("Reject"),
+            "the canonical command must be allowed without a permission card:\n{screen}"
+        );
+        let shown = Instant::now();
+        wait_until("the card accepts keys", T, || {
+            shown.elapsed() > PERMISSION_GRACE * 2
+        })
+        .unwrap();
+        screen
+    }
+
+    pub fn shell_screen(&self) -> String {
+        self.tmux.capture(&self.shell)
+    }
 }

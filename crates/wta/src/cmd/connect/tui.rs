@@ -42,6 +42,8 @@ use wta_tui::View;
 const TICK: Duration = Duration::from_millis(100);
 /// Target-pane cwd refresh while the pane is visible.
 const STATUS_EVERY: Duration = Duration::from_secs(2);
+/// New shell panes of the tab looked for (autofix), seen or not.
+const TAB_SCAN_EVERY: Duration = Duration::from_secs(2);
 /// How long the exiting helper may spend stopping its pane watchers.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 /// Terminal events read ahead of the loop; the reader waits when it is full.
@@ -145,6 +147,7 @@ enum Wake {
     Runtime(Box<Input>),
     Tick,
     Status,
+    TabScan,
     Signal,
 }
 
@@ -213,6 +216,8 @@ async fn event_loop(
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut status = tokio::time::interval(STATUS_EVERY);
     status.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut tab_scan = tokio::time::interval(TAB_SCAN_EVERY);
+    tab_scan.set_missed_tick_behavior(MissedTickBehavior::Skip);
 
     let mut dirty = true;
     loop {
@@ -239,11 +244,12 @@ async fn event_loop(
             event = runtime.next() => Wake::Runtime(Box::new(event)),
             _ = tick.tick(), if ticking => Wake::Tick,
             _ = status.tick(), if refreshing => Wake::Status,
+            _ = tab_scan.tick() => Wake::TabScan,
             _ = signals.term.recv() => Wake::Signal,
             _ = signals.hup.recv() => Wake::Signal,
         };
-        // The status timer only asks for a probe: its answer redraws.
-        dirty = !matches!(wake, Wake::Status);
+        // The timers only ask for I/O: its answer redraws.
+        dirty = !matches!(wake, Wake::Status | Wake::TabScan);
         match wake {
             Wake::Terminal(Some(first)) => {
                 // Everything read so far goes to the reducer before the next draw.
@@ -267,6 +273,7 @@ async fn event_loop(
             Wake::Runtime(input) => runtime.apply(machine, *input, Instant::now()),
             Wake::Tick => runtime.apply(machine, Input::App(Event::Tick), Instant::now()),
             Wake::Status => runtime.apply(machine, Input::StatusDue, Instant::now()),
+            Wake::TabScan => runtime.apply(machine, Input::TabScanDue, Instant::now()),
         }
     }
 }

@@ -1,0 +1,130 @@
+//! Autofix's eyes: every shell pane of the agent pane's tab is followed by
+//! a watcher (the executor's, so the one pipe per pane serves both), and
+//! each command that finishes there becomes an [`Input::CommandFinished`].
+//! Panes are looked for on the machine's `ScanTab` (a slow timer), so a
+//! split made later is followed too; a pane another WTA watcher follows
+//! (`wta listen`, another helper) is left alone.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::broadcast::error::RecvError;
+use wta_host::TerminalHost;
+use wta_protocol::PaneId;
+
+use super::Runtime;
+use crate::machine::Input;
+
+/// The panes followed for autofix.
+pub(super) type Followed = Arc<Mutex<HashSet<PaneId>>>;
+
+impl Runtime {
+    /// Follows the tab's shell panes not followed yet.
+    pub(super) fn scan_tab(&self) {
+        let (Some(host), Some(tab), Some(executor)) = (
+            self.host.clone(),
+            self.config.owner_tab.clone(),
+            self.cards.executor(),
+        ) else {
+            return;
+        };
+        let own = self.config.own_pane.clone();
+        let followed = self.followed.clone();
+        let inputs = self.inputs_tx.clone();
+        tokio::spawn(async move {
+            let listed = {
+                let host = host.clone();
+                tokio::task::spawn_blocking(move || host.window_panes(&tab)).await
+            };
+            let Ok(Ok(panes)) = listed else {
+                return;
+            };
+            for pane in panes {
+                let new = pane.id.clone();
+                let wanted = Some(&new) != own.as_ref()
+                    && !pane.dead
+                    && crate::executor::is_shell(&pane.command)
+                    && lock(&followed).insert(new.clone());
+                if !wanted {
+                    continue;
+                }
+                let runs = match executor.watch(&new).await {
+                    Ok(()) => executor.finished_commands(&new).await,
+                    Err(err) => {
+                        tracing::debug!("autofix does not follow {new}: {err}");
+                        None
+                    }
+                };
+                let Some(mut runs) = runs else {
+                    // Not ours to follow: never asked again for this pane.
+                    continue;
+                };
+                let (inputs, followed) = (inputs.clone(), followed.clone());
+                tokio::spawn(async move {
+                    loop {
+                        match runs.recv().await {
+                            Ok(finished) => {
+                                let input = Input::CommandFinished {
+                                    pane: new.clone(),
+                                    finished: Box::new(finished),
+                                };
+                                if inputs.send(input).is_err() {
+                                    return;
+                                }
+                            }
+                            Err(RecvError::Lagged(missed)) => {
+                                tracing::debug!("autofix missed {missed} commands of {new}");
+                            }
+                            Err(RecvError::Closed) => break,
+                        }
+                    }
+                    // The watcher ended (the pane went): a new pane of the
+                    // same id may be followed again.
+                    lock(&followed).remove(&new);
+                });
+            }
+        });
+    }
+}
+
+fn lock(followed: &Followed) -> std::sync::MutexGuard<'_, HashSet<PaneId>> {
+    followed.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Runtime {
+    /// Waits for `wta fix` requests addressed to this agent pane, each one
+    /// an [`Input::FixRequested`] (a thread blocked on the tmux channel; it
+    /// ends with the tmux server or the helper).
+    pub(super) fn listen_for_fix_requests(&self) {
+        use crate::autofix::request::{FIX_REQUEST_OPTION, FixRequest, fix_channel};
+        let (Some(host), Some(own)) = (self.host.clone(), self.config.own_pane.clone()) else {
+            return;
+        };
+        let inputs = self.inputs_tx.clone();
+        std::thread::Builder::new()
+            .name("fix-requests".into())
+            .spawn(move || {
+                let channel = fix_channel(&own);
+                while host.wait_for(&channel).is_ok() {
+                    let value = host.option(&own, FIX_REQUEST_OPTION).unwrap_or_default();
+                    let _ = host.unset_option(&own, FIX_REQUEST_OPTION);
+                    let request = match serde_json::from_str::<FixRequest>(&value) {
+                        Ok(request) => request,
+                        Err(err) => {
+                            tracing::debug!("ignoring a malformed fix request: {err}");
+                            continue;
+                        }
+                    };
+                    let input = Input::FixRequested {
+                        pane: request.pane,
+                        hint: request.hint,
+                    };
+                    if inputs.send(input).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(|err| tracing::warn!("no fix requests for this pane: {err}"))
+            .ok();
+    }
+}
