@@ -12,6 +12,7 @@ mod async_ops;
 mod channels;
 mod cmd;
 pub mod format;
+mod hooks;
 mod locate;
 mod native;
 mod notify;
@@ -21,6 +22,7 @@ mod stash;
 mod version;
 mod wire;
 
+pub use hooks::{HookWord, run_shell_hook};
 pub use session::NewSession;
 pub use stash::STASH_SESSION;
 
