@@ -4,11 +4,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use wta_host::{HostError, TerminalHost};
-use wta_protocol::PaneId;
+use wta_protocol::{PaneId, WindowId};
 
 use super::Ctx;
 use crate::launch::agent_pane::{self, OpenSpec, Outcome, Side};
 use crate::launch::master;
+use crate::launch::prewarm::{self, Prewarmed};
 use crate::output;
 
 #[derive(Debug, Args)]
@@ -25,6 +26,29 @@ pub enum PaneAction {
     Toggle(OpenCmd),
     /// Close the agent pane and end its helper and sessions.
     Close(WhereArgs),
+    /// Start a hidden agent pane for a tab (or every tab of the session), so
+    /// autofix catches failures there before the pane was ever opened.
+    /// `[autofix] prewarm = true` does this for `wta up` and `wta pane open`,
+    /// and for tabs created later.
+    Prewarm(PrewarmCmd),
+}
+
+/// `pane prewarm`: which tabs.
+#[derive(Debug, Args)]
+pub struct PrewarmCmd {
+    #[command(flatten)]
+    pub at: WhereArgs,
+    /// The tab to prewarm (default: the one of --pane or the caller's pane).
+    #[arg(long, value_name = "WINDOW", conflicts_with = "all")]
+    pub window: Option<WindowId>,
+    /// Every tab of the session, and tabs created in it later.
+    #[arg(long)]
+    pub all: bool,
+    /// Only when `[autofix] prewarm` is on (what the session hook runs).
+    #[arg(long, hide = true)]
+    pub if_enabled: bool,
+    #[command(flatten)]
+    pub open: OpenArgs,
 }
 
 #[derive(Debug, Args)]
@@ -69,6 +93,17 @@ pub struct OpenArgs {
 }
 
 impl OpenArgs {
+    /// How to open an agent pane on `host`'s server.
+    pub fn spec(&self, host: &wta_host::TmuxHost) -> OpenSpec {
+        OpenSpec {
+            agent: self.agent.clone(),
+            side: self.side(),
+            size: self.size,
+            auto_approve_tools: self.auto_approve_tools,
+            master: master::socket_for(&host.location().socket_path()),
+        }
+    }
+
     pub fn side(&self) -> Side {
         if self.left {
             Side::Left
@@ -85,6 +120,8 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
     let at = match &args.action {
         PaneAction::Open(o) | PaneAction::Toggle(o) => &o.at,
         PaneAction::Close(w) => w,
+        // Its tab may be given without a pane (the session hook's way).
+        PaneAction::Prewarm(p) => return run_prewarm(ctx, &host, p),
     };
     let caller_id = match &at.pane {
         Some(p) => p.clone(),
@@ -96,15 +133,14 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
     {
         agent_pane::check_agent(agent)?;
     }
-    let spec = |o: &OpenArgs| OpenSpec {
-        agent: o.agent.clone(),
-        side: o.side(),
-        size: o.size,
-        auto_approve_tools: o.auto_approve_tools,
-        master: master::socket_for(&host.location().socket_path()),
-    };
+    let spec = |o: &OpenArgs| o.spec(&host);
     let outcome = match &args.action {
-        PaneAction::Open(o) => agent_pane::open(&host, &caller, &spec(&o.open))?,
+        PaneAction::Prewarm(p) => return run_prewarm(ctx, &host, p),
+        PaneAction::Open(o) => {
+            let outcome = agent_pane::open(&host, &caller, &spec(&o.open))?;
+            prewarm_if_enabled(&host, &caller.session, &spec(&o.open));
+            outcome
+        }
         PaneAction::Toggle(o) => agent_pane::toggle(&host, &caller, &spec(&o.open))?,
         PaneAction::Close(_) => agent_pane::close(&host, &caller)?,
     };
@@ -120,6 +156,63 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
             }
             Outcome::Closed(p) => format!("closed agent pane {p}"),
             Outcome::NothingToClose => "this tab has no agent pane".into(),
+        })?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// With `[autofix] prewarm = true`: every tab of `session` gets a hidden
+/// agent pane, now and when created. A failure here is reported, never
+/// fatal: the pane the user asked for is open.
+pub fn prewarm_if_enabled(
+    host: &wta_host::TmuxHost,
+    session: &wta_protocol::TmuxSessionId,
+    spec: &OpenSpec,
+) {
+    if !prewarm::enabled() {
+        return;
+    }
+    if let Err(err) = prewarm::prewarm_session(host, session, spec) {
+        eprintln!("wta: could not prewarm the agent panes of this session for autofix: {err:#}");
+    }
+}
+
+fn run_prewarm(
+    ctx: &Ctx,
+    host: &wta_host::TmuxHost,
+    args: &PrewarmCmd,
+) -> anyhow::Result<ExitCode> {
+    if args.if_enabled && !prewarm::enabled() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(agent) = &args.open.agent {
+        agent_pane::check_agent(agent)?;
+    }
+    let spec = args.open.spec(host);
+    let caller = || -> anyhow::Result<wta_host::PaneInfo> {
+        let id = match &args.at.pane {
+            Some(p) => p.clone(),
+            None => host.caller_pane().ok_or(HostError::NoCallerPane)?,
+        };
+        Ok(host.pane(&id)?)
+    };
+    let done = match (&args.window, args.all) {
+        (Some(window), _) => vec![prewarm::prewarm_tab(host, window, &spec)?],
+        (None, true) => prewarm::prewarm_session(host, &caller()?.session, &spec)?,
+        (None, false) => vec![prewarm::prewarm_tab(host, &caller()?.window, &spec)?],
+    };
+    if ctx.json {
+        output::json(&done)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for tab in &done {
+        output::line(&match tab {
+            Prewarmed::Started { window, pane } => {
+                format!("tab {window}: started hidden agent pane {pane} (`wta pane open` shows it)")
+            }
+            Prewarmed::Present { window, pane } => {
+                format!("tab {window}: already has agent pane {pane}")
+            }
         })?;
     }
     Ok(ExitCode::SUCCESS)

@@ -51,9 +51,13 @@ mod tests {
             ),
             "{text}"
         );
+        assert!(
+            text.contains(r"fix -t '#{pane_id}'"),
+            "prefix f fixes the pane it is pressed in: {text}"
+        );
         assert_eq!(
             text.lines().filter(|l| l.starts_with("bind-key")).count(),
-            3
+            4
         );
     }
 }

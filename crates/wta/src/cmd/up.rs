@@ -164,6 +164,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let outcome = outcome?;
+    super::agent_pane::prewarm_if_enabled(&host, &session, &spec);
     let (agent_pane, reused) = match &outcome {
         agent_pane::Outcome::Opened(p) => (p.clone(), false),
         agent_pane::Outcome::Focused(p) | agent_pane::Outcome::Restored(p) => (p.clone(), true),

@@ -98,7 +98,14 @@ pub fn open(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Resu
         return Ok(Outcome::Focused(agent.id));
     }
     super::master::ensure(&spec.master, &host.location().socket_path())?;
-    let split = Split {
+    let agent = host.split(&split_beside(caller, spec)?)?;
+    adopt(host, &caller.window, &agent.id, &caller.id)?;
+    Ok(Outcome::Opened(agent.id))
+}
+
+/// The split that puts an agent pane for `spec` beside `caller`.
+pub(super) fn split_beside(caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Result<Split> {
+    Ok(Split {
         target: caller.id.clone(),
         direction: match spec.side {
             Side::Left => SplitDirection::Left,
@@ -115,16 +122,24 @@ pub fn open(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Resu
         env: Vec::new(),
         full: true,
         focus: true,
-    };
-    let agent = host.split(&split)?;
-    host.set_tab_option(&caller.window, WINDOW_OPTION, Some(agent.id.as_str()))?;
+    })
+}
+
+/// Makes `agent` the agent pane of `window`, working on `target`.
+pub(super) fn adopt(
+    host: &TmuxHost,
+    window: &WindowId,
+    agent: &PaneId,
+    target: &PaneId,
+) -> anyhow::Result<()> {
+    host.set_tab_option(window, WINDOW_OPTION, Some(agent.as_str()))?;
     host.set_options(
-        &agent.id,
-        &[("@wta_role", "agent"), ("@wta_target", caller.id.as_str())],
+        agent,
+        &[("@wta_role", "agent"), ("@wta_target", target.as_str())],
     )?;
     // The agent pane closes when its helper exits, whatever the user's default.
-    host.keep_when_dead(&agent.id, false)?;
-    Ok(Outcome::Opened(agent.id))
+    host.keep_when_dead(agent, false)?;
+    Ok(())
 }
 
 /// Stashes a shown agent pane, restores a stashed one, or opens one.

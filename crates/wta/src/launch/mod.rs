@@ -5,4 +5,5 @@
 
 pub mod agent_pane;
 pub mod master;
+pub mod prewarm;
 pub mod shell;

@@ -49,7 +49,12 @@ pub struct Launch {
 
 impl Launch {
     pub fn new() -> Self {
-        let env = Env::new();
+        Self::with_config("")
+    }
+
+    /// [`Launch::new`] with `extra` appended to the user's config.toml.
+    pub fn with_config(extra: &str) -> Self {
+        let env = Env::with_config(extra);
         let vars = user_env(&env);
         let refs: Vec<(&str, &std::ffi::OsStr)> =
             vars.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
