@@ -29,6 +29,10 @@ pub fn ext_method(method: &str) -> Option<&'static str> {
         METHOD_LAGGED,
         METHOD_AGENT_EXITED,
         METHOD_SESSION_STATE,
+        crate::session_tools::METHOD_SESSION_TOOL,
+        crate::session_tools::METHOD_PROPOSAL_RESULT,
+        crate::session_tools::METHOD_USER_INPUT,
+        crate::session_tools::METHOD_USER_INPUT_GONE,
     ]
     .into_iter()
     .find(|m| &m[1..] == bare)

@@ -19,6 +19,7 @@ pub mod mcp_forms;
 pub mod payload;
 mod payload_rules;
 pub mod prompt;
+pub mod session_tools;
 pub mod status;
 
 pub use ids::{IdError, PaneId, TmuxSessionId, WindowId};

@@ -55,6 +55,23 @@ const CWD: TextRule = TextRule {
 /// A tab title follows the same rule as a choice title.
 const TAB_TITLE: TextRule = TITLE;
 
+/// Checks one text field that is not part of a payload (the session tools'
+/// questions and answers) by the payload's character rules: at most `max`
+/// characters, on one line unless `multi_line`, never empty.
+pub(crate) fn check_field(
+    text: &str,
+    max: usize,
+    multi_line: bool,
+    field: &str,
+) -> Result<(), ProtocolError> {
+    let rule = TextRule {
+        max,
+        lines: if multi_line { Lines::Many } else { Lines::One },
+        may_be_empty: false,
+    };
+    check_text(text, &rule, || field.to_owned())
+}
+
 impl ProposalPayload {
     /// Checks every schema-v1 rule; the first violation wins.
     pub fn validate(&self) -> Result<(), ProtocolError> {
