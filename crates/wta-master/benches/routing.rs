@@ -406,9 +406,19 @@ fn breakdown(name: &str, stats: &RelayStatsSnapshot, samples: &[Sample]) {
             String::new(),
         ),
         (
-            "admit + queue, or write at once",
+            "stage (into its helper's batch)",
             stats.queue_ns as f64 / sampled,
-            format!("{} lines written at once", stats.written_through),
+            String::new(),
+        ),
+        (
+            "admit + write at once, or queue",
+            stats.flush_ns as f64 / relayed,
+            format!(
+                "{} batches, {:.1} lines each; {} lines written at once",
+                stats.flushes,
+                relayed / stats.flushes.max(1) as f64,
+                stats.written_through
+            ),
         ),
         (
             "write (queued lines, writer tasks)",

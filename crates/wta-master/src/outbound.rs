@@ -5,10 +5,14 @@
 //! [`CrateSink`], the line sink of the crate's `Lines` transport; and the relay
 //! ([`crate::relay`]), which copies an agent's `session/update` line unchanged.
 //! Both append to one byte buffer under one mutex; one writer task per helper
-//! writes it out with as few `write` calls as the socket takes. A relayed line
-//! that finds the queue idle is written at once by the relay itself
-//! (`write-through`, under the mutex, so nothing can come between): no
-//! allocation, no copy, no task to wake per line.
+//! writes it out with as few `write` calls as the socket takes. A relayed
+//! batch (one helper's lines of one agent read) that finds the queue idle is
+//! written at once by the relay itself, in one `write` (under the mutex, so
+//! nothing can come between): no copy, no task to wake; only what the socket
+//! did not take is queued, cut between lines. The socket is registered with
+//! the runtime only while the writer waits for it to drain ([`register`]):
+//! registered for writing for good, every read of the helper would wake a
+//! runtime thread for nothing.
 //!
 //! Bound: `pending` counts lines queued and not yet written. Before a
 //! *notification* is admitted, [`Queue::admit`] decides: over the cap it is
@@ -31,6 +35,8 @@
 //! locked while it is held.
 
 use std::collections::BTreeSet;
+use std::io::Write;
+use std::os::unix::net::UnixStream;
 use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll};
@@ -38,7 +44,8 @@ use std::time::{Duration, Instant};
 
 use agent_client_protocol::UntypedMessage;
 use serde::Deserialize;
-use tokio::net::unix::OwnedWriteHalf;
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 
 use crate::stats::RelayStats;
@@ -63,11 +70,11 @@ pub(crate) enum Admission {
     Drop { first_of_stall: bool },
 }
 
-/// What [`Outbound::relay`] did with a line.
+/// What [`Outbound::relay`] did with a batch of lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Relayed {
-    Queued,
-    Dropped,
+    /// Written or queued, but for this many dropped over the cap.
+    Done { dropped: usize },
     /// A message sent through the ACP connection is not queued yet: wait
     /// until fence `n` is closed, then ask again.
     Wait(u64),
@@ -84,7 +91,7 @@ struct Queue {
     /// The writer is writing a batch (taken out of `ready`).
     writing: bool,
     /// The socket, for the writer and for write-through (`None` once closed).
-    socket: Option<Arc<OwnedWriteHalf>>,
+    socket: Option<Arc<UnixStream>>,
     /// `Some(dropped so far)` during a stall.
     stall: Option<u64>,
     /// Fences handed out, and the highest `n` such that fences `1..=n` all came back.
@@ -118,6 +125,12 @@ impl Queue {
             }
             None => Admission::Send,
         }
+    }
+
+    /// Nothing is queued or being written: a line may go straight to the
+    /// socket (no stall: one only ends by queueing its `_wta/lagged`).
+    fn idle(&self) -> bool {
+        !self.writing && self.ready.is_empty() && self.stall.is_none()
     }
 
     /// Appends one line (without its newline); true when the writer must be woken.
@@ -206,59 +219,62 @@ impl Outbound {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// One agent notification line, ending with its newline, admitted
-    /// against the cap; written at once when nothing is queued before it.
-    pub(crate) fn relay(&self, line: &[u8]) -> Relayed {
+    /// Agent notification lines for this helper, each ending with its
+    /// newline, in order. When the queue is idle (the usual case) they are
+    /// written at once, in one `write`, and whatever the socket did not take
+    /// is queued; otherwise each is admitted against the cap and queued.
+    pub(crate) fn relay(&self, lines: &[u8]) -> Relayed {
         let mut q = self.lock();
         if q.closed {
-            return Relayed::Dropped;
+            return Relayed::Done { dropped: 0 };
         }
         if q.closed_up_to < q.opened {
             return Relayed::Wait(q.opened);
         }
-        let admission = q.admit(self.cap);
-        let wake = match admission {
-            Admission::Send => self.write_through(&mut q, line),
-            Admission::SendAfterLagged { dropped } => {
-                q.push(lagged_line(dropped).as_bytes()) | q.push_end(line)
+        let mut rest = lines;
+        let mut wake = false;
+        if let Some(socket) = q.socket.as_ref().filter(|_| q.idle()) {
+            // Full, or failing (0): the writer waits, or finds out and closes.
+            let written = (&**socket).write(lines).unwrap_or_default();
+            if let Some(stats) = &self.stats {
+                stats.written_through(memchr::memchr_iter(b'\n', &lines[..written]).count());
             }
-            Admission::Drop { .. } => false,
-        };
+            rest = &lines[written..];
+            if written > 0 && !rest.is_empty() {
+                // The rest of a line already begun: it must follow, whatever the cap.
+                let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+                wake |= q.push_end(&rest[..end]);
+                rest = &rest[end..];
+            }
+        }
+        let mut dropped = 0;
+        let mut lagged = None;
+        for line in rest.split_inclusive(|&b| b == b'\n') {
+            match q.admit(self.cap) {
+                Admission::Send => wake |= q.push_end(line),
+                Admission::SendAfterLagged { dropped: n } => {
+                    lagged = Some(n);
+                    wake |= q.push(lagged_line(n).as_bytes()) | q.push_end(line);
+                }
+                Admission::Drop { first_of_stall } => {
+                    dropped += 1;
+                    if first_of_stall {
+                        self.log_admission(Admission::Drop { first_of_stall });
+                    }
+                }
+            }
+        }
         drop(q);
-        self.log_admission(admission);
+        if let Some(dropped) = lagged {
+            self.log_admission(Admission::SendAfterLagged { dropped });
+        }
         if wake {
             self.wake.notify_one();
         }
-        match admission {
-            Admission::Drop { .. } => {
-                if let Some(stats) = &self.stats {
-                    stats.dropped();
-                }
-                Relayed::Dropped
-            }
-            _ => Relayed::Queued,
+        if let Some(stats) = self.stats.as_ref().filter(|_| dropped > 0) {
+            stats.dropped(dropped);
         }
-    }
-
-    /// Writes `line` (with its newline) straight to the socket if the queue is
-    /// idle, else queues it (or what the socket did not take); true when the
-    /// writer must be woken. Under the queue mutex: nothing can come between.
-    fn write_through(&self, q: &mut Queue, line: &[u8]) -> bool {
-        let socket = match &q.socket {
-            Some(socket) if !q.writing && q.ready.is_empty() => socket,
-            _ => return q.push_end(line),
-        };
-        match socket.try_write(line) {
-            Ok(n) => {
-                if let Some(stats) = &self.stats {
-                    // Timed with the relay's queue stage, not as a writer's write.
-                    stats.written_through();
-                }
-                n < line.len() && q.push_end(&line[n..])
-            }
-            // Full, or failing: the writer waits, or finds out and closes.
-            Err(_) => q.push_end(line),
-        }
+        Relayed::Done { dropped }
     }
 
     /// May one more notification go to this helper through the ACP connection?
@@ -358,17 +374,24 @@ impl Outbound {
         self.lock().failed
     }
 
-    /// Starts the task writing to `socket`; returns the sink for the ACP `Lines` transport.
-    pub(crate) fn attach(self: &Arc<Self>, socket: OwnedWriteHalf) -> CrateSink {
+    /// Starts the task writing to `socket` (non-blocking, not registered with
+    /// the runtime: see [`Outbound::write_all`]); returns the sink for the ACP
+    /// `Lines` transport.
+    pub(crate) fn attach(self: &Arc<Self>, socket: UnixStream) -> CrateSink {
         let socket = Arc::new(socket);
         self.lock().socket = Some(socket.clone());
         tokio::spawn(self.clone().write_loop(socket));
         CrateSink { out: self.clone() }
     }
 
-    /// Writes what is queued, batch by batch, until closed. The socket's
-    /// write half is shut down once the last reference to it goes.
-    async fn write_loop(self: Arc<Self>, socket: Arc<OwnedWriteHalf>) {
+    /// Writes what is queued, batch by batch, until closed; then shuts the
+    /// socket's write side down (the helper reads its end).
+    async fn write_loop(self: Arc<Self>, socket: Arc<UnixStream>) {
+        self.write_batches(&socket).await;
+        let _ = socket.shutdown(std::net::Shutdown::Write);
+    }
+
+    async fn write_batches(&self, socket: &Arc<UnixStream>) {
         let mut batch = Vec::new();
         loop {
             let lines = {
@@ -390,7 +413,7 @@ impl Outbound {
                 self.wake.notified().await;
                 continue;
             };
-            if let Err(err) = self.write_all(&socket, &batch).await {
+            if let Err(err) = self.write_all(socket, &batch).await {
                 tracing::debug!(helper = self.helper, "helper socket write failed: {err}");
                 self.close(true);
                 self.lock().socket = None;
@@ -418,11 +441,15 @@ impl Outbound {
         }
     }
 
-    /// Writes `buf` whole: `write` as long as the socket takes bytes, else wait.
-    async fn write_all(&self, socket: &OwnedWriteHalf, mut buf: &[u8]) -> std::io::Result<()> {
+    /// Writes `buf` whole: `write` as long as the socket takes bytes, else
+    /// wait until it is writable. Only then is the socket registered with the
+    /// runtime (and deregistered once written to): registered for good, every
+    /// read of the helper would wake a runtime thread.
+    async fn write_all(&self, socket: &Arc<UnixStream>, mut buf: &[u8]) -> std::io::Result<()> {
+        let mut waiting: Option<AsyncFd<Arc<UnixStream>>> = None;
         while !buf.is_empty() {
             let start = Instant::now();
-            match socket.try_write(buf) {
+            match (&**socket).write(buf) {
                 Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
                 Ok(n) => {
                     if let Some(stats) = &self.stats {
@@ -431,13 +458,33 @@ impl Outbound {
                     buf = &buf[n..];
                 }
                 Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
-                    socket.writable().await?;
+                    let fd = match waiting.take() {
+                        Some(fd) => fd,
+                        None => register(socket.clone(), Interest::WRITABLE)?,
+                    };
+                    // Edge-triggered: a fresh registration reports a socket
+                    // that is writable already; a kept one was just found full.
+                    fd.writable().await?.clear_ready();
+                    waiting = Some(fd);
                 }
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(err) => return Err(err),
             }
         }
         Ok(())
     }
+}
+
+/// Registers `socket` with the runtime for `interest` only (tokio's own
+/// `UnixStream` always asks for both). Must run on a runtime thread.
+#[allow(unsafe_code)]
+pub(crate) fn register(
+    socket: Arc<UnixStream>,
+    interest: Interest,
+) -> std::io::Result<AsyncFd<Arc<UnixStream>>> {
+    // SAFETY: the `AsyncFd` owns a reference to the socket, so its descriptor
+    // stays open, and the same, for as long as it is registered.
+    unsafe { AsyncFd::register_with_interest(socket, interest) }.map_err(std::io::Error::from)
 }
 
 /// The fence notification `n`, sent through a helper's ACP connection.

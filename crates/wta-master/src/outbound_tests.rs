@@ -2,6 +2,8 @@
 
 use super::*;
 
+const QUEUED: Relayed = Relayed::Done { dropped: 0 };
+
 fn drain(out: &Outbound) -> Vec<String> {
     let mut q = out.lock();
     let text = String::from_utf8(std::mem::take(&mut q.ready)).unwrap();
@@ -61,17 +63,17 @@ fn the_writer_ends_a_stall_once_drained_even_if_nothing_follows() {
 fn relayed_lines_are_counted_dropped_over_cap_and_lagged_before_the_next() {
     let out = Outbound::new(1, 4, None);
     for i in 0..4 {
-        assert_eq!(out.relay(format!("u{i}\n").as_bytes()), Relayed::Queued);
+        assert_eq!(out.relay(format!("u{i}\n").as_bytes()), QUEUED);
     }
-    assert_eq!(out.relay(b"u4\n"), Relayed::Dropped);
-    assert_eq!(out.relay(b"u5\n"), Relayed::Dropped);
+    assert_eq!(out.relay(b"u4\n"), Relayed::Done { dropped: 1 });
+    assert_eq!(out.relay(b"u5\n"), Relayed::Done { dropped: 1 });
     assert!(
         !out.admit_notification(),
         "a slow-path notification is dropped too"
     );
     // As if the writer wrote three lines without looking: down to half.
     out.lock().pending = 1;
-    assert_eq!(out.relay(b"u6\n"), Relayed::Queued);
+    assert_eq!(out.relay(b"u6\n"), QUEUED);
     let lines = drain(&out);
     assert_eq!(&lines[..4], ["u0", "u1", "u2", "u3"]);
     let lagged: serde_json::Value = serde_json::from_str(&lines[4]).unwrap();
@@ -100,7 +102,7 @@ fn a_relayed_line_waits_for_a_message_still_in_the_connection() {
     out.crate_line("answer");
     assert_eq!(out.relay(b"update\n"), Relayed::Wait(fence));
     out.crate_line(&fence_line(fence));
-    assert_eq!(out.relay(b"update\n"), Relayed::Queued);
+    assert_eq!(out.relay(b"update\n"), QUEUED);
     assert_eq!(
         drain(&out),
         ["answer", "update"],
@@ -157,10 +159,12 @@ async fn the_crate_writes_fences_as_the_sink_reads_them() {
 
 #[tokio::test]
 async fn the_writer_writes_in_order_ends_stalls_and_shuts_down_when_closed() {
-    let (ours, theirs) = tokio::net::UnixStream::pair().unwrap();
-    let (_read, write) = ours.into_split();
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    ours.set_nonblocking(true).unwrap();
+    theirs.set_nonblocking(true).unwrap();
+    let theirs = tokio::net::UnixStream::from_std(theirs).unwrap();
     let out = Outbound::new(1, 4, None);
-    let sink = out.attach(write);
+    let sink = out.attach(ours);
     for i in 0..6 {
         out.relay(format!("n{i}\n").as_bytes());
     }
@@ -193,4 +197,50 @@ async fn the_writer_writes_in_order_ends_stalls_and_shuts_down_when_closed() {
         .sum();
     assert_eq!(delivered.len() as u64 + lagged, 6, "{lines:?}");
     assert!(delivered.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
+}
+
+#[test]
+fn a_batch_is_admitted_line_by_line_when_it_cannot_be_written_at_once() {
+    // No socket yet: everything is queued, against the cap.
+    let out = Outbound::new(1, 4, None);
+    assert_eq!(out.relay(b"a\nb\nc\n"), QUEUED);
+    assert_eq!(out.relay(b"d\ne\nf\n"), Relayed::Done { dropped: 2 });
+    assert_eq!(drain(&out), ["a", "b", "c", "d"]);
+}
+
+#[tokio::test]
+async fn a_batch_bigger_than_the_socket_takes_is_cut_only_between_lines() {
+    const LINES: usize = 2_000;
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    ours.set_nonblocking(true).unwrap();
+    let out = Outbound::new(1, 16, None);
+    let sink = out.attach(ours);
+    // About 2 MB in one batch: far more than a socket buffer holds, so the
+    // first `write` stops inside some line.
+    let pad = "x".repeat(1_000);
+    let batch: String = (0..LINES).map(|i| format!("n{i} {pad}\n")).collect();
+    let Relayed::Done { dropped } = out.relay(batch.as_bytes()) else {
+        panic!("no fence is open");
+    };
+    assert!(dropped > 0, "the queue behind the socket is capped");
+    drop(sink);
+    let text = tokio::task::spawn_blocking(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut &theirs, &mut text).unwrap();
+        text
+    })
+    .await
+    .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (delivered, rest) = lines.split_at(LINES - dropped);
+    for (i, line) in delivered.iter().enumerate() {
+        assert_eq!(
+            *line,
+            format!("n{i} {pad}"),
+            "line {i} arrived whole, in order"
+        );
+    }
+    assert_eq!(rest.len(), 1, "then one lag report: {rest:?}");
+    let lagged: serde_json::Value = serde_json::from_str(rest[0]).unwrap();
+    assert_eq!(lagged["params"]["dropped"], dropped);
 }

@@ -24,13 +24,15 @@
 //!
 //! The relay is a thread of its own per agent (waiting on the pipe through a
 //! small runtime of its own), so that it may block, which the master's
-//! runtime must never do. The first line after a quiet spell goes out at
-//! once; while lines keep coming in small reads (an agent writing one line
-//! per `write`), it sleeps [`BATCH_PAUSE`] between reads so that the next
-//! read, and each helper's next write, carries several lines: one wake-up and
-//! two system calls per batch instead of per line, for the master and for
-//! each helper. A fast agent fills big reads and is never paused for. A
-//! fence is waited for on this thread too.
+//! runtime must never do. The lines of one read are handed to their helpers
+//! in one batch per helper (one `write` each), before anything else goes to
+//! the ACP connection. Lines go out as soon as they are read; only while
+//! they keep coming in small reads at over a thousand a second (an agent
+//! writing one line per `write`), the relay sleeps [`BATCH_PAUSE`] between
+//! reads so that the next read, and each helper's next write, carries
+//! several lines: one wake-up and two system calls per batch instead of per
+//! line, for the master and for each helper. A fast agent fills big reads
+//! and is never paused for. A fence is waited for on this thread too.
 
 use std::borrow::Cow;
 use std::hash::BuildHasher;
@@ -49,18 +51,26 @@ use tokio::sync::mpsc;
 use tokio_util::codec::{FramedWrite, LinesCodec, LinesCodecError};
 
 use crate::outbound::{FENCE_METHOD, FENCE_TIMEOUT, Relayed};
-use crate::state::Master;
+use crate::state::{HelperHandle, Master};
 use crate::stats::{LineTimes, SAMPLE_EVERY};
 
 /// Bytes asked of the agent's pipe per `read`.
 const READ_CHUNK: usize = 64 * 1024;
-/// A read this small, within [`STREAMING_GAP`] of the previous one, means an
-/// agent writing line by line: pause before the next read.
+/// A read this small, the last of [`STREAMING_READS`] reads in a row of
+/// nothing but updates, each within [`STREAMING_GAP`] of the one before,
+/// means an agent streaming line by line at over a thousand lines a second:
+/// pause before the next read. A request or an answer from the agent breaks
+/// the run, so an exchange (a prompt, its update, its answer, the next
+/// prompt) is never held up, however fast it goes.
 const SMALL_READ: usize = 16 * 1024;
 const STREAMING_GAP: Duration = Duration::from_millis(1);
+const STREAMING_READS: u32 = 4;
 /// How long lines may gather in the pipe while they stream in small writes
-/// (what it adds to an update's latency at most; DESIGN §7 allows 1 ms).
-pub(crate) const BATCH_PAUSE: Duration = Duration::from_micros(250);
+/// (what it adds to a streamed update's latency at most; DESIGN §7 allows
+/// 1 ms for an update).
+pub(crate) const BATCH_PAUSE: Duration = Duration::from_micros(500);
+/// A line buffer grown past this is given back once empty.
+const KEEP_PARTIAL_BYTES: usize = 1024 * 1024;
 
 /// What an agent line is, as far as routing needs to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -265,6 +275,9 @@ pub(crate) fn transport(
                 dirty: false,
                 fences: 0,
                 lines: 0,
+                passed_on: 0,
+                staged: Vec::new(),
+                spare: Vec::new(),
             }
             .run();
         })?;
@@ -293,6 +306,20 @@ struct Reader {
     dirty: bool,
     fences: u64,
     lines: u64,
+    /// Lines handed to the ACP connection so far.
+    passed_on: u64,
+    /// Updates read and routed, not yet handed to their helpers: one batch
+    /// per helper, in the agent's order, flushed before anything goes to
+    /// the ACP connection and at the end of each read.
+    staged: Vec<Staged>,
+    /// Emptied batch buffers, kept for the next read.
+    spare: Vec<Vec<u8>>,
+}
+
+/// The lines of one read for one helper.
+struct Staged {
+    helper: Arc<HelperHandle>,
+    lines: Vec<u8>,
 }
 
 impl Reader {
@@ -301,6 +328,8 @@ impl Reader {
         // An unfinished line carried over to the next read.
         let mut partial: Vec<u8> = Vec::new();
         let mut last_read: Option<Instant> = None;
+        // Reads in a row of updates only, each close after the one before.
+        let mut streak = 0u32;
         loop {
             let started = Instant::now();
             let n = match self.pipe.try_read(&mut chunk) {
@@ -336,7 +365,9 @@ impl Reader {
                 // Like the crate's reader: a last line without a newline still counts.
                 if !partial.is_empty() {
                     partial.push(b'\n');
-                    let _ = self.line(&master, &partial);
+                    if self.line(&master, &partial).is_ok() {
+                        self.flush(&master);
+                    }
                 }
                 return;
             }
@@ -349,17 +380,30 @@ impl Reader {
                 partial.extend_from_slice(&chunk[..n]);
                 (&partial[..], old)
             };
+            let passed_before = self.passed_on;
             let Ok(consumed) = self.lines_in(&master, data, from) else {
                 return;
             };
+            self.flush(&master);
             if partial.is_empty() {
                 partial.extend_from_slice(&chunk[consumed..n]);
             } else {
                 partial.drain(..consumed);
+                if partial.is_empty() && partial.capacity() > KEEP_PARTIAL_BYTES {
+                    // A huge line is done: do not keep its buffer.
+                    partial = Vec::new();
+                }
             }
-            let streaming = last_read.is_some_and(|t| started - t < STREAMING_GAP);
+            let only_updates = self.passed_on == passed_before;
+            if !only_updates {
+                streak = 0;
+            } else if last_read.is_some_and(|t| started - t < STREAMING_GAP) {
+                streak = streak.saturating_add(1);
+            } else {
+                streak = 1;
+            }
             last_read = Some(started);
-            if streaming && n < SMALL_READ {
+            if streak >= STREAMING_READS && n < SMALL_READ {
                 if let Some(stats) = &master.stats {
                     stats.pause();
                 }
@@ -402,40 +446,23 @@ impl Reader {
         };
         let framed_at = start.map(|_| Instant::now());
         let Peek::Update(session) = peek(text) else {
-            return self.pass_on(text, stats);
+            return self.pass_on(master, text, stats);
         };
         let parsed_at = start.map(|_| Instant::now());
         if self.dirty {
             if !self.relay.ready.load(Ordering::Acquire) {
                 // No session can be bound before `initialize` is answered.
-                return self.pass_on(text, stats);
+                return self.pass_on(master, text, stats);
             }
             self.fence(stats)?;
         }
         let Some(helper) = master.session_helper(self.instance, &session) else {
-            return self.pass_on(text, stats);
+            return self.pass_on(master, text, stats);
         };
         let routed_at = start.map(|_| Instant::now());
-        // What the helper gets: the line and a bare `\n` (rarely needs a copy).
-        let owned;
-        let framed = if line.len() + 1 == framed.len() {
-            framed
-        } else {
-            owned = [line, b"\n"].concat();
-            &owned
-        };
-        loop {
-            match helper.out.relay(framed) {
-                Relayed::Queued | Relayed::Dropped => break,
-                Relayed::Wait(fence) => {
-                    if let Some(stats) = stats {
-                        stats.held();
-                    }
-                    helper.out.wait_fences(fence);
-                }
-            }
-        }
-        tracing::trace!(helper = helper.id, %session, "relayed session/update");
+        // What the helper gets: the line and a bare `\n`.
+        self.stage(helper, line);
+        tracing::trace!(%session, "relayed session/update");
         if let Some(stats) = stats {
             stats.relayed();
             if let (Some(start), Some(framed), Some(parsed), Some(routed)) =
@@ -452,14 +479,56 @@ impl Reader {
         Ok(())
     }
 
+    /// Adds `line` (without its line end) to its helper's batch.
+    fn stage(&mut self, helper: Arc<HelperHandle>, line: &[u8]) {
+        let at = match self.staged.iter().position(|s| s.helper.id == helper.id) {
+            Some(at) => at,
+            None => {
+                let lines = self.spare.pop().unwrap_or_default();
+                self.staged.push(Staged { helper, lines });
+                self.staged.len() - 1
+            }
+        };
+        let lines = &mut self.staged[at].lines;
+        lines.extend_from_slice(line);
+        lines.push(b'\n');
+    }
+
+    /// Hands every staged batch to its helper's queue (in one `write` each
+    /// when the queue is idle), each behind whatever that helper's ACP
+    /// connection was given before.
+    fn flush(&mut self, master: &Master) {
+        let stats = master.stats.as_deref();
+        for Staged { helper, mut lines } in self.staged.drain(..) {
+            let start = stats.map(|_| Instant::now());
+            while let Relayed::Wait(fence) = helper.out.relay(&lines) {
+                if let Some(stats) = stats {
+                    stats.held();
+                }
+                helper.out.wait_fences(fence);
+            }
+            if let (Some(stats), Some(start)) = (stats, start) {
+                stats.flushed(start);
+            }
+            lines.clear();
+            if lines.capacity() <= KEEP_PARTIAL_BYTES {
+                self.spare.push(lines);
+            }
+        }
+    }
+
     fn pass_on(
         &mut self,
+        master: &Master,
         text: &str,
         stats: Option<&crate::stats::RelayStats>,
     ) -> Result<(), Stop> {
         if let Some(stats) = stats {
             stats.via_crate();
         }
+        // What was read before this line is queued before it is handled.
+        self.flush(master);
+        self.passed_on += 1;
         self.dirty = true;
         self.to_crate.send(Ok(text.to_owned())).map_err(|_| Stop)
     }

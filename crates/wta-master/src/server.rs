@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream as StdUnixStream;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -26,8 +27,8 @@ use agent_client_protocol::v1::Dispatch;
 use agent_client_protocol::{Agent, Lines};
 use futures::Stream;
 use nix::fcntl::{Flock, FlockArg};
-use tokio::io::{AsyncRead, ReadBuf};
-use tokio::net::unix::OwnedReadHalf;
+use tokio::io::Interest;
+use tokio::io::unix::AsyncFd;
 use tokio::net::{UnixListener, UnixStream};
 use wta_agent::heap::{ConnectionSlots, Slot};
 use wta_agent::{Registry, RegistryPaths};
@@ -230,10 +231,16 @@ fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32, slot: Slot) {
         tracing::warn!(?peer_uid, ?pid, "refused a connection from another user");
         return;
     }
+    let (read, write) = match split(stream) {
+        Ok(halves) => halves,
+        Err(err) => {
+            tracing::warn!(?pid, "cannot serve a helper connection: {err}");
+            return;
+        }
+    };
     let helper = master.add_helper(pid);
     let master = master.clone();
     tokio::spawn(async move {
-        let (read, write) = stream.into_split();
         let sink = helper.out.attach(write);
         let longest = Arc::new(AtomicUsize::new(0));
         let incoming = HelperLines::new(read, helper.id, longest.clone());
@@ -270,13 +277,26 @@ fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32, slot: Slot) {
     });
 }
 
+/// A helper's socket as a read side, registered with the runtime for
+/// readability only, and a write side (a second descriptor of it) that
+/// `outbound` registers only while a write waits. A socket registered for
+/// both would wake a runtime thread each time the helper reads, its send
+/// buffer draining: once per relayed batch.
+fn split(stream: UnixStream) -> std::io::Result<(AsyncFd<Arc<StdUnixStream>>, StdUnixStream)> {
+    // Non-blocking, as tokio left it (a flag both descriptors share).
+    let stream = stream.into_std()?;
+    let write = stream.try_clone()?;
+    let read = crate::outbound::register(Arc::new(stream), Interest::READABLE)?;
+    Ok((read, write))
+}
+
 /// The lines a helper sends, as the ACP `Lines` transport wants them. At most
 /// [`MAX_LINE_BYTES`] per line (cut as soon as it is certain, not at the
 /// newline); a line that is not UTF-8 also ends the connection: JSON-RPC text
 /// is UTF-8, and a request whose id cannot be read cannot be answered. A
 /// partial line at EOF is dropped with the connection.
 struct HelperLines {
-    read: OwnedReadHalf,
+    read: AsyncFd<Arc<StdUnixStream>>,
     frames: FrameReader,
     ready: VecDeque<Vec<u8>>,
     helper: u64,
@@ -286,7 +306,7 @@ struct HelperLines {
 }
 
 impl HelperLines {
-    fn new(read: OwnedReadHalf, helper: u64, longest: Arc<AtomicUsize>) -> Self {
+    fn new(read: AsyncFd<Arc<StdUnixStream>>, helper: u64, longest: Arc<AtomicUsize>) -> Self {
         Self {
             read,
             frames: FrameReader::new(MAX_LINE_BYTES),
@@ -334,17 +354,23 @@ impl Stream for HelperLines {
                 return Poll::Ready(None);
             }
             let mut chunk = [0u8; READ_CHUNK];
-            let mut buf = ReadBuf::new(&mut chunk);
-            match Pin::new(&mut this.read).poll_read(cx, &mut buf) {
+            let read = match this.read.poll_read_ready(cx) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Err(err)) => return this.fail(err),
-                Poll::Ready(Ok(())) => {}
-            }
-            if buf.filled().is_empty() {
+                Poll::Ready(Ok(mut ready)) => ready.try_io(|fd| (&**fd.get_ref()).read(&mut chunk)),
+            };
+            let n = match read {
+                Ok(Ok(n)) => n,
+                Ok(Err(err)) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Ok(Err(err)) => return this.fail(err),
+                // Not readable after all: readiness was cleared, wait again.
+                Err(_would_block) => continue,
+            };
+            if n == 0 {
                 this.ended = true;
                 continue;
             }
-            match this.frames.push(buf.filled()) {
+            match this.frames.push(&chunk[..n]) {
                 Ok(lines) => {
                     for line in &lines {
                         this.note_length(line.len());

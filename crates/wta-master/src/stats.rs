@@ -39,6 +39,8 @@ pub struct RelayStats {
     write_ns: AtomicU64,
     written_lines: AtomicU64,
     written_through: AtomicU64,
+    flushes: AtomicU64,
+    flush_ns: AtomicU64,
 }
 
 /// A copy of the counters (what the benchmark prints).
@@ -50,7 +52,7 @@ pub struct RelayStatsSnapshot {
     pub via_crate: u64,
     /// Times the relay waited for the ACP connection to catch up (ordering).
     pub fences: u64,
-    /// Relayed lines that waited behind a message still in the ACP connection.
+    /// Relayed batches that waited behind a message still in the ACP connection.
     pub held: u64,
     /// Relayed lines dropped for a helper over its queue cap.
     pub dropped: u64,
@@ -72,8 +74,12 @@ pub struct RelayStatsSnapshot {
     pub write_ns: u64,
     pub written_lines: u64,
     /// Relayed lines the relay wrote itself, the queue being idle (their
-    /// `write` is timed in `queue_ns`).
+    /// `write` is timed in `flush_ns`).
     pub written_through: u64,
+    /// Batches the relay handed to a helper's queue (one per helper per
+    /// read), and their total time (admission, and the `write` when idle).
+    pub flushes: u64,
+    pub flush_ns: u64,
 }
 
 fn add(counter: &AtomicU64, n: u64) {
@@ -115,6 +121,8 @@ impl RelayStats {
             write_ns: get(&self.write_ns),
             written_lines: get(&self.written_lines),
             written_through: get(&self.written_through),
+            flushes: get(&self.flushes),
+            flush_ns: get(&self.flush_ns),
         }
     }
 
@@ -134,8 +142,8 @@ impl RelayStats {
         add(&self.held, 1);
     }
 
-    pub(crate) fn dropped(&self) {
-        add(&self.dropped, 1);
+    pub(crate) fn dropped(&self, lines: usize) {
+        add(&self.dropped, lines as u64);
     }
 
     /// A sampled line is queued: `times` are its stage boundaries.
@@ -167,9 +175,15 @@ impl RelayStats {
         add(&self.write_ns, nanos_since(start));
     }
 
-    /// The relay wrote a line itself.
-    pub(crate) fn written_through(&self) {
-        add(&self.written_through, 1);
+    /// The relay wrote `lines` itself.
+    pub(crate) fn written_through(&self, lines: usize) {
+        add(&self.written_through, lines as u64);
+    }
+
+    /// The relay handed one batch to a helper's queue.
+    pub(crate) fn flushed(&self, start: Instant) {
+        add(&self.flushes, 1);
+        add(&self.flush_ns, nanos_since(start));
     }
 
     /// A batch of `lines` is written.
