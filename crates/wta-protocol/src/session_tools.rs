@@ -40,6 +40,40 @@ pub const TOOL_DELEGATE_TASK: &str = "delegate_task_in_new_workspace";
 pub const TOOL_PROPOSAL_RESULT: &str = "get_proposal_result";
 pub const TOOL_USER_INPUT: &str = "request_user_input";
 
+/// Every tool, as advertised.
+pub const TOOLS: [&str; 5] = [
+    TOOL_RUN_COMMAND,
+    TOOL_CREATE_WORKSPACE,
+    TOOL_DELEGATE_TASK,
+    TOOL_PROPOSAL_RESULT,
+    TOOL_USER_INPUT,
+];
+
+/// Prefix of a session's public MCP server name (`wta_` + 20 hex digits).
+pub const SERVER_NAME_PREFIX: &str = "wta_";
+
+/// Whether `s` holds a session server name (`wta_` and 20 hex digits, not
+/// inside a longer word or number).
+pub fn names_session_server(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    s.match_indices(SERVER_NAME_PREFIX).any(|(at, _)| {
+        let hex = &bytes[at + SERVER_NAME_PREFIX.len()..];
+        let starts_word = at == 0 || !bytes[at - 1].is_ascii_alphanumeric();
+        starts_word
+            && hex.len() >= 20
+            && hex[..20].iter().all(u8::is_ascii_hexdigit)
+            && hex.get(20).is_none_or(|b| !b.is_ascii_hexdigit())
+    })
+}
+
+/// The tool a string names (`mcp__wta_<hex>__run_command_in_current_shell`,
+/// `wta_<hex>-create_workspace`, …): a session server name and a tool.
+pub fn session_tool_in(s: &str) -> Option<&'static str> {
+    names_session_server(s)
+        .then(|| TOOLS.iter().copied().find(|tool| s.contains(tool)))
+        .flatten()
+}
+
 /// How long a terminal tool waits for the user and the command by default:
 /// below the 60 s many MCP clients allow a call.
 pub const DEFAULT_WAIT_SECS: u64 = 45;

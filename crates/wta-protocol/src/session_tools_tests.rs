@@ -233,3 +233,31 @@ fn wire_shapes() {
         );
     }
 }
+
+#[test]
+fn session_server_names_are_recognised_only_whole() {
+    let server = "wta_0123456789abcdef0123";
+    for (text, tool) in [
+        (
+            format!("mcp__{server}__run_command_in_current_shell"),
+            Some(TOOL_RUN_COMMAND),
+        ),
+        (
+            format!("{server}-request_user_input"),
+            Some(TOOL_USER_INPUT),
+        ),
+        (
+            format!("mcp_{server}_create_workspace"),
+            Some(TOOL_CREATE_WORKSPACE),
+        ),
+        (format!("mcp__{server}__other"), None),
+        ("mcp__github__create_workspace".to_owned(), None),
+        (format!("mcp__x{server}__create_workspace"), None),
+        (format!("mcp__{server}4__create_workspace"), None),
+        ("mcp__wta_0123__create_workspace".to_owned(), None),
+    ] {
+        assert_eq!(session_tool_in(&text), tool, "{text}");
+    }
+    assert!(names_session_server(server));
+    assert!(!names_session_server("wta_"));
+}

@@ -59,6 +59,8 @@ pub(crate) fn on_domain(
             show_known_terminal(state, terminal);
         }
         DomainEvent::Failure(notice) => state.failure = Some(notice),
+        DomainEvent::Question(request) => super::question::ask(state, request, now),
+        DomainEvent::QuestionWithdrawn { id, why } => super::question::withdraw(state, id, &why),
         DomainEvent::Terminal(view) => {
             state.transcript.show_terminal(&view);
             if state.terminals.len() >= MAX_TERMINAL_VIEWS

@@ -60,6 +60,11 @@ pub enum Effect {
         generation: u64,
         hint: Option<String>,
     },
+    /// The user answered (or dismissed) question `id`.
+    AnswerQuestion {
+        id: u64,
+        answer: super::question::QuestionAnswer,
+    },
     /// Close the pane (helper exits; master cleans up the session).
     Quit,
 }

@@ -165,6 +165,13 @@ pub enum DomainEvent {
     ToolCallUpdate(ToolCallUpdate),
     /// An agent terminal started, printed or ended.
     Terminal(TerminalView),
+    /// The agent asks the user (`request_user_input`).
+    Question(super::question::QuestionRequest),
+    /// That question was taken back (`why` is shown).
+    QuestionWithdrawn {
+        id: u64,
+        why: String,
+    },
     /// A command failed in a shell pane of this tab: the pill offers a fix.
     Failure(FailureNotice),
     /// The agent's full plan (ACP sends the whole list every time).

@@ -1,6 +1,6 @@
 //! Key routing. Precedence, top first: Ctrl+C ladder and F12 (always) →
 //! Enter while the master is gone (reconnect) → permission card (after its
-//! grace period) → proposal card (same) → picker → slash popup → setup list
+//! grace period) → the agent's question (same) → proposal card (same) → picker → slash popup → setup list
 //! → fold selection → scrolling → the editor.
 
 use std::time::Instant;
@@ -30,6 +30,9 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
         return super::lifecycle::reconnect(state, fx);
     }
     if state.permissions.accepts_keys(now) && card_key(state, key, now, fx) {
+        return;
+    }
+    if state.permissions.is_empty() && super::question::on_key(state, key, now, fx) {
         return;
     }
     if state.permissions.is_empty() && proposal_card::on_key(state, key, now, fx) {

@@ -36,6 +36,7 @@ pub mod lifecycle;
 pub mod permission;
 mod pickers;
 pub mod proposal_card;
+pub mod question;
 pub mod reducer;
 pub mod selection;
 pub mod slash;
@@ -47,6 +48,7 @@ pub use domain::*;
 pub use effects::Effect;
 pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse, Scripted};
 pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQueue, Stale};
+pub use question::{PendingQuestion, QuestionAnswer, QuestionRequest};
 pub use reducer::update;
 pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};
 pub use state::{
@@ -61,6 +63,8 @@ mod commands_tests;
 mod fix_tests;
 #[cfg(test)]
 mod lifecycle_tests;
+#[cfg(test)]
+mod question_tests;
 #[cfg(test)]
 mod reducer_tests;
 #[cfg(test)]

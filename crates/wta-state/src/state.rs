@@ -139,6 +139,8 @@ pub enum Activity {
         elapsed: Duration,
     },
     WaitingForPermission,
+    /// A question of the agent's is up.
+    WaitingForAnswer,
     Failed(String),
     Setup,
 }
@@ -151,6 +153,8 @@ pub struct AppState {
     pub target: Option<TargetPane>,
     pub yolo: YoloState,
     pub usage: Option<Usage>,
+    /// A question of the agent's waiting for the user.
+    pub question: Option<super::question::PendingQuestion>,
     /// The last failed command of this tab, until a fix starts for it.
     pub failure: Option<super::domain::FailureNotice>,
     /// Agent terminals seen, by id (tool-call rows show them).
@@ -233,6 +237,7 @@ impl AppState {
             ConnectionState::Ready if !self.permissions.is_empty() => {
                 Activity::WaitingForPermission
             }
+            ConnectionState::Ready if self.question.is_some() => Activity::WaitingForAnswer,
             ConnectionState::Ready if self.transcript.turn_running() => {
                 let elapsed = match (self.turn_started, self.clock) {
                     (Some(start), Some(now)) => now.saturating_duration_since(start),

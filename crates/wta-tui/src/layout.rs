@@ -21,7 +21,7 @@ use wta_state::proposal_card::CardSight;
 use wta_state::{AppState, Event};
 
 use crate::transcript::TranscriptCache;
-use crate::{card, debug, input, master_lost, popup, proposal_card, setup, status, theme};
+use crate::{card, debug, input, master_lost, popup, proposal_card, question, setup, status, theme};
 
 /// Width at which the debug panel moves beside the transcript.
 const SIDE_DEBUG_MIN_WIDTH: u16 = 100;
@@ -75,6 +75,8 @@ impl View {
         let room = rule_area.y - area.y;
         let overlay_want = if !state.permissions.is_empty() {
             card::card_height(state, area.width as usize) as u16
+        } else if state.question.is_some() {
+            question::card_height(state, area.width as usize) as u16
         } else if state.master_lost.is_some() {
             let room = room.saturating_sub(1) as usize;
             master_lost::height(state, area.width as usize, room) as u16
@@ -111,6 +113,8 @@ impl View {
         if overlay_rows > 0 {
             if !state.permissions.is_empty() {
                 card::render(state, frame, overlay_area);
+            } else if state.question.is_some() {
+                question::render(state, frame, overlay_area);
             } else if state.master_lost.is_some() {
                 master_lost::render(state, frame, overlay_area);
             } else if !state.proposals.is_empty() {

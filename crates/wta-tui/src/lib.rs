@@ -17,6 +17,7 @@ pub mod markdown;
 mod master_lost;
 mod popup;
 mod proposal_card;
+mod question;
 mod selection;
 mod setup;
 mod sink;

@@ -41,6 +41,10 @@ fn left(state: &AppState) -> Vec<Span<'static>> {
             " ◆ Waiting for permission",
             theme::attention(),
         )],
+        Activity::WaitingForAnswer => vec![Span::styled(
+            " ◆ Waiting for your answer",
+            theme::attention(),
+        )],
         Activity::Failed(_) => vec![Span::styled(" ✗ Disconnected", theme::error())],
         Activity::Setup => vec![Span::styled(" ◆ Setup needed", theme::attention())],
     };

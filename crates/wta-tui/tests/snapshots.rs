@@ -334,3 +334,22 @@ fn a_failure_pill_names_the_exit_the_pane_and_the_key() {
     let status = f.render(80, 10).lines().last().unwrap().to_owned();
     assert!(!status.contains("Ctrl+F fix"), "{status}");
 }
+
+/// The agent's question: the question, its choices with the highlighted
+/// one, the free-form hint and the keys; the compact form when short.
+#[test]
+fn the_agents_question() {
+    let mut f = Fixture::ready();
+    f.prompt("deploy it");
+    f.domain(DomainEvent::Question(QuestionRequest {
+        id: 1,
+        question: "Which environment should I deploy to?\nStaging is safe; production needs a review.".into(),
+        choices: vec!["staging".into(), "production".into()],
+        allow_freeform: true,
+    }));
+    snapshot_all_sizes("question", &f);
+    let tall = f.render(80, 40);
+    assert!(tall.contains("› 1. staging"), "{tall}");
+    assert!(tall.contains("Or type your own answer"), "{tall}");
+    assert!(tall.contains("Waiting for your answer"), "{tall}");
+}

@@ -1,0 +1,120 @@
+//! The agent's question (`request_user_input`): the question, its choices
+//! with the highlighted one, whether a typed answer is taken, and the keys.
+//! A two-row compact form is used when the pane is short.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use wta_state::{AppState, PendingQuestion};
+
+use crate::theme;
+use crate::wrap::{truncate, wrap_chars};
+
+/// Question rows shown at most (the rest is cut with a marker).
+const MAX_QUESTION_ROWS: usize = 8;
+
+fn body(q: &PendingQuestion, width: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut rows = 0;
+    for row in q.request.question.lines() {
+        for line in wrap_chars(row, theme::bold(), width, &[], &[]) {
+            rows += 1;
+            if rows <= MAX_QUESTION_ROWS {
+                lines.push(line);
+            }
+        }
+    }
+    if rows > MAX_QUESTION_ROWS {
+        lines.push(Line::from(Span::styled(
+            format!("… {} more lines", rows - MAX_QUESTION_ROWS),
+            theme::dim(),
+        )));
+    }
+    lines.push(Line::default());
+    for (i, choice) in q.request.choices.iter().enumerate() {
+        let chosen = i == q.selected;
+        let (marker, style) = if chosen {
+            ("› ", theme::popup_selected())
+        } else {
+            ("  ", Style::new())
+        };
+        lines.push(Line::from(vec![
+            Span::styled(marker, theme::accent()),
+            Span::styled(
+                truncate(&format!("{}. {choice}", i + 1), width.saturating_sub(2)),
+                style,
+            ),
+        ]));
+    }
+    if q.request.allow_freeform {
+        let text = if q.request.choices.is_empty() {
+            "Type your answer below and press Enter."
+        } else {
+            "Or type your own answer below and press Enter."
+        };
+        lines.push(Line::from(Span::styled(text, theme::dim())));
+    }
+    lines
+}
+
+/// Rows the card wants at this width.
+pub fn card_height(state: &AppState, width: usize) -> usize {
+    state
+        .question
+        .as_ref()
+        .map_or(0, |q| body(q, width.saturating_sub(4)).len() + 2)
+}
+
+pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
+    let Some(q) = &state.question else {
+        return;
+    };
+    if (area.height as usize) < card_height(state, area.width as usize) {
+        return compact(q, frame, area);
+    }
+    let title = Line::from(Span::styled(
+        " The agent asks ",
+        theme::attention().add_modifier(Modifier::BOLD),
+    ));
+    let keys = if q.request.choices.is_empty() {
+        " Enter answer · Esc dismiss "
+    } else {
+        " ↑↓ choose · Enter answer · Esc dismiss "
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(theme::attention())
+        .title(title)
+        .title_bottom(Line::from(Span::styled(keys, theme::dim())));
+    let lines = body(q, area.width.saturating_sub(4) as usize);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let padded = Rect {
+        x: inner.x + 1,
+        width: inner.width.saturating_sub(2),
+        ..inner
+    };
+    frame.render_widget(Paragraph::new(lines), padded);
+}
+
+fn compact(q: &PendingQuestion, frame: &mut Frame, area: Rect) {
+    let width = area.width as usize;
+    let question = q.request.question.lines().next().unwrap_or_default();
+    let mut lines = vec![Line::from(vec![
+        Span::styled("◆ ", theme::attention()),
+        Span::styled(truncate(question, width.saturating_sub(2)), theme::bold()),
+    ])];
+    let answer = match q.request.choices.get(q.selected) {
+        Some(choice) => format!("› {}. {choice}  (↑↓ Enter · Esc)", q.selected + 1),
+        None => "type your answer and press Enter · Esc".to_owned(),
+    };
+    lines.push(Line::from(Span::styled(truncate(&answer, width), theme::dim())));
+    let rows = area.height as usize;
+    frame.render_widget(
+        Paragraph::new(lines.into_iter().take(rows).collect::<Vec<_>>()),
+        area,
+    );
+}
