@@ -235,6 +235,7 @@ fn before(input: &Input, machine: &Machine, seen: &Seen) -> Vec<Value> {
                 ClientCall::WriteFile => "fs/write_text_file",
                 ClientCall::Terminal { method } => method,
                 ClientCall::Other { method } => method,
+                ClientCall::SessionTool { .. } => "_wta/session_tool",
             };
             vec![json!({"event": "client_request", "method": method})]
         }

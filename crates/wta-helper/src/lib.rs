@@ -21,4 +21,5 @@ pub mod executor;
 pub mod machine;
 pub mod proposals;
 pub mod runtime;
+pub mod session_tools;
 pub mod terminals;

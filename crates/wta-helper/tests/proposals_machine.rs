@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use wta_helper::proposals::machine::{Effect, Event, ProposalState, step};
+use wta_helper::proposals::machine::{Effect, Event, ProposalState, Via, step};
 use wta_helper::proposals::{Approval, ClaimError, TurnContext};
 use wta_protocol::limits::{ARMED_LEASE, TOMBSTONE_TTL, USER_DECISION_TIMEOUT};
 use wta_protocol::{
@@ -68,12 +68,23 @@ impl Sim {
         payload: &str,
         ui: bool,
     ) -> (ValidationLine, Vec<Effect>) {
+        self.send_via(channel, payload, ui, Via::Cli)
+    }
+
+    fn send_via(
+        &mut self,
+        channel: Channel,
+        payload: &str,
+        ui: bool,
+        via: Via,
+    ) -> (ValidationLine, Vec<Effect>) {
         let proposal_id = ProposalId::from_bytes([self.next_id; 16]);
         self.next_id += 1;
         let mut effects = self.step(Event::Validate {
             request: ProposalRequest::new(channel, payload),
             proposal_id,
             ui_ready: ui,
+            via,
         });
         let Effect::Validation(line) = effects.remove(0) else {
             panic!("first effect must be the validation line: {effects:?}")
@@ -142,6 +153,39 @@ fn unarmed_proposal_is_accepted_but_flagged_until_the_session_is_known_to_ask() 
     // Yolo on: unasked runs are expected again.
     sim.step(Event::AgentMayRunUnasked);
     assert_eq!(sim.send(ch3, GOOD).0.status, S::Accepted);
+}
+
+/// The session endpoint's bearer stands for the agent's permission: its
+/// proposal is accepted without arming, even where the session is known to
+/// ask, and shows no "not pre-approved" note; every other rule still
+/// holds (one use per turn, the turn's origin, no card without a turn).
+#[test]
+fn the_session_endpoint_needs_no_arming_but_keeps_every_other_rule() {
+    let mut sim = Sim::new();
+    let c = sim.issue(1);
+    sim.arm(c, GOOD); // the session is known to ask
+    let c = sim.issue(2);
+    let (line, effects) = sim.send_via(c, GOOD, true, Via::SessionEndpoint);
+    assert_eq!(line.status, S::Accepted, "{line:?}");
+    let Some(Effect::Accepted(acc)) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(acc.approval, Approval::SessionEndpoint);
+    assert_eq!(acc.approval.notice(), None);
+    let (again, _) = sim.send_via(c, GOOD, true, Via::SessionEndpoint);
+    assert_eq!(again.status, S::AlreadyConsumed);
+    let c = sim.issue(3);
+    let autofix = GOOD.replace("terminal_agent", "autofix");
+    let (wrong, _) = sim.send_via(c, &autofix, true, Via::SessionEndpoint);
+    assert_eq!(
+        wrong.status,
+        S::Rejected,
+        "the turn's origin decides: {wrong:?}"
+    );
+    // The same request from the CLI on a fresh turn still needs arming.
+    let c = sim.issue(4);
+    let (cli, _) = sim.send_via(c, GOOD, true, Via::Cli);
+    assert_eq!(cli.status, S::NotArmed);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use wta_helper::proposals::machine::{Effect, Event, ProposalState, step};
+use wta_helper::proposals::machine::{Effect, Event, ProposalState, Via, step};
 use wta_helper::proposals::{ProposalServer, ProposalService, TurnContext};
 use wta_protocol::{Channel, HelperId, PaneId, ProposalId, ProposalRequest, TurnNonce};
 
@@ -43,6 +43,11 @@ fn event(kind: u8, a: u8, b: u8, next: &mut u8) -> Event {
                 request: ProposalRequest::new(channel, payload),
                 proposal_id: ProposalId::from_bytes([*next % 4; 16]),
                 ui_ready: !b.is_multiple_of(5),
+                via: if b.is_multiple_of(7) {
+                    Via::SessionEndpoint
+                } else {
+                    Via::Cli
+                },
             }
         }
         4 | 5 => Event::Claim {

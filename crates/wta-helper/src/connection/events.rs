@@ -14,6 +14,9 @@ use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use wta_protocol::helper_master::{self, AgentExitedNotification, LaggedNotification};
+use wta_protocol::session_tools::{
+    self, ProposalResultParams, SessionToolParams, UserInputGoneParams, UserInputParams,
+};
 
 use super::ConnectionError;
 
@@ -39,6 +42,14 @@ pub enum HelperEvent {
         session_id: SessionId,
         result: Result<PromptResponse, ConnectionError>,
     },
+    /// `_wta/session_tool`: a tool of the session MCP endpoint.
+    SessionTool(Box<ExtRequest<SessionToolParams>>),
+    /// `_wta/proposal_result`: what became of a proposal a tool left pending.
+    ProposalResult(Box<ExtRequest<ProposalResultParams>>),
+    /// `_wta/user_input`: a question for the user.
+    UserInput(Box<ExtRequest<UserInputParams>>),
+    /// `_wta/user_input_gone`: the caller of that question went away.
+    UserInputGone(UserInputGoneParams),
     /// The master dropped `dropped` notifications because this helper read too slowly.
     Lagged(LaggedNotification),
     /// An agent serving some of this helper's sessions died; they are gone.
@@ -130,6 +141,50 @@ impl Pending<RequestPermissionRequest> {
     }
 }
 
+/// A `_wta/*` request from the master with its typed params, answered once
+/// with a JSON value.
+#[derive(Debug)]
+pub struct ExtRequest<P> {
+    pub params: P,
+    responder: Responder<Value>,
+}
+
+impl<P> ExtRequest<P> {
+    /// Answers with `answer`.
+    pub fn respond<T: serde::Serialize>(self, answer: &T) -> Result<(), ConnectionError> {
+        let value =
+            serde_json::to_value(answer).map_err(|e| ConnectionError::BadReply(e.to_string()))?;
+        self.responder
+            .respond(value)
+            .map_err(|_| ConnectionError::MasterClosed)
+    }
+
+    /// Answers with a JSON-RPC error.
+    pub fn fail(self, code: i32, message: &str) -> Result<(), ConnectionError> {
+        self.responder
+            .respond_with_error(agent_client_protocol::Error::new(code, message))
+            .map_err(|_| ConnectionError::MasterClosed)
+    }
+}
+
+/// `params` of a `_wta/*` request as `P`, or the request answered with
+/// "invalid params".
+fn typed<P: serde::de::DeserializeOwned>(
+    method: &str,
+    params: Value,
+    responder: Responder<Value>,
+) -> Option<Box<ExtRequest<P>>> {
+    match serde_json::from_value(params) {
+        Ok(params) => Some(Box::new(ExtRequest { params, responder })),
+        Err(err) => {
+            let message = format!("{method}: invalid params: {err}");
+            let _ =
+                responder.respond_with_error(agent_client_protocol::Error::new(-32602, &message));
+            None
+        }
+    }
+}
+
 /// A request this helper has no handler for: its method, for the refusal.
 #[derive(Debug)]
 pub struct Unserved {
@@ -157,6 +212,9 @@ pub(crate) fn other(events: &mpsc::UnboundedSender<HelperEvent>, dispatch: Dispa
                 Some(helper_master::METHOD_AGENT_EXITED) => serde_json::from_value(msg.params)
                     .ok()
                     .map(HelperEvent::AgentExited),
+                Some(session_tools::METHOD_USER_INPUT_GONE) => serde_json::from_value(msg.params)
+                    .ok()
+                    .map(HelperEvent::UserInputGone),
                 _ => None,
             };
             match event {
@@ -167,10 +225,22 @@ pub(crate) fn other(events: &mpsc::UnboundedSender<HelperEvent>, dispatch: Dispa
             }
         }
         Dispatch::Request(msg, responder) => {
-            let _ = events.send(HelperEvent::Unserved(Unserved {
-                method: msg.method,
-                responder,
-            }));
+            let method = msg.method;
+            let event = match helper_master::ext_method(&method) {
+                Some(session_tools::METHOD_SESSION_TOOL) => {
+                    typed(&method, msg.params, responder).map(HelperEvent::SessionTool)
+                }
+                Some(session_tools::METHOD_PROPOSAL_RESULT) => {
+                    typed(&method, msg.params, responder).map(HelperEvent::ProposalResult)
+                }
+                Some(session_tools::METHOD_USER_INPUT) => {
+                    typed(&method, msg.params, responder).map(HelperEvent::UserInput)
+                }
+                _ => Some(HelperEvent::Unserved(Unserved { method, responder })),
+            };
+            if let Some(event) = event {
+                let _ = events.send(event);
+            }
         }
         Dispatch::Response(result, router) => {
             let _ = router.route_with_result(result);

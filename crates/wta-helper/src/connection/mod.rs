@@ -43,7 +43,7 @@ use wta_protocol::helper_master::{
 use wta_protocol::{PaneId, WindowId};
 
 pub use error::ConnectionError;
-pub use events::{HelperEvent, Pending, PermissionRequest, TerminalRequest, Unserved};
+pub use events::{ExtRequest, HelperEvent, Pending, PermissionRequest, TerminalRequest, Unserved};
 pub use replies::{ModelState, OptionsReply, SessionOpened};
 pub use wire::{WireLine, WireTap};
 

@@ -195,6 +195,10 @@ fn tool_call(call: &acp::ToolCall) -> ToolCall {
     if let Some(title) = proposal_title(Some(&out.title), out.target.as_deref()) {
         (out.title, out.target) = (title, None);
     }
+    let named = tool_name(call.meta.as_ref()).unwrap_or(&call.title);
+    if let Some(title) = proposal_row::session_tool_title(named, call.raw_input.as_ref()) {
+        (out.title, out.target) = (title, None);
+    }
     if let Some(text) = tool_output(&call.content, call.raw_output.as_ref()) {
         out.set_output(&shown_output(text));
     }
@@ -218,7 +222,19 @@ fn tool_call_update(update: &acp::ToolCallUpdate) -> ToolCallUpdate {
     if let Some(title) = proposal_title(out.title.as_deref(), out.target.as_deref()) {
         (out.title, out.target) = (Some(title), None);
     }
+    let named = tool_name(update.meta.as_ref()).or(f.title.as_deref());
+    if let Some(title) =
+        named.and_then(|n| proposal_row::session_tool_title(n, f.raw_input.as_ref()))
+    {
+        (out.title, out.target) = (Some(title), None);
+    }
     out
+}
+
+/// The tool's own name where the agent puts it apart from the title
+/// (claude: `_meta.claudeCode.toolName`).
+fn tool_name(meta: Option<&serde_json::Map<String, serde_json::Value>>) -> Option<&str> {
+    meta?.get("claudeCode")?.get("toolName")?.as_str()
 }
 
 /// A tool call running the proposal CLI reads as what it proposes (its

@@ -113,6 +113,13 @@ pub enum Command {
     ServeFile { key: RequestKey },
     /// Serve the held `terminal/*` request (an agent terminal).
     ServeTerminal { key: RequestKey },
+    /// Answer the held question request.
+    AnswerQuestion {
+        key: RequestKey,
+        outcome: wta_protocol::session_tools::UserInputOutcome,
+    },
+    /// Run the held session MCP tool call and answer it.
+    RunSessionTool { key: RequestKey },
     /// Refuse the held client request with `message`.
     Refuse { key: RequestKey, message: String },
     /// Tell the proposal engine.

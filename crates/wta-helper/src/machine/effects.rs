@@ -40,6 +40,7 @@ impl Machine {
                     });
                 }
             }
+            Effect::AnswerQuestion { id, answer } => self.question_answered(id, answer, out),
             Effect::SetYolo(on) => self.set_yolo(on, out),
             Effect::CopyToClipboard(text) => {
                 if self.pane.config.has_host {
@@ -104,6 +105,7 @@ impl Machine {
     /// The user cancelled the running turn.
     fn cancel_turn(&mut self, out: &mut Out) {
         out.cmd(Command::Proposals(ProposalNews::TurnCancelled));
+        self.withdraw_question("the turn was stopped", out);
         // A prompt waiting for a new session is not sent any more.
         let waiting = self.pane.pending_prompt.take().is_some();
         match (&self.pane.link, &self.pane.session) {
@@ -164,6 +166,7 @@ impl Machine {
         &mut self,
         out: &mut Out,
     ) -> Vec<wta_state::PermissionRequestId> {
+        self.withdraw_question("the session ended", out);
         let ids: Vec<_> = std::mem::take(&mut self.pane.permissions)
             .into_keys()
             .collect();

@@ -38,11 +38,25 @@ impl Machine {
             Input::ClientRequest { key, call } => match call {
                 ClientCall::ReadFile | ClientCall::WriteFile => out.cmd(Command::ServeFile { key }),
                 ClientCall::Terminal { .. } => out.cmd(Command::ServeTerminal { key }),
+                ClientCall::SessionTool { session } if *self.pane.session.as_ref().map_or("", |s| &*s.0) == *session => {
+                    out.cmd(Command::RunSessionTool { key });
+                }
+                ClientCall::SessionTool { session } => out.cmd(Command::Refuse {
+                    key,
+                    message: format!("session {session} is not the one open in this agent pane"),
+                }),
                 ClientCall::Other { method } => out.cmd(Command::Refuse {
                     key,
                     message: format!("this wta pane does not serve `{method}` yet"),
                 }),
             },
+            Input::Question {
+                key,
+                session,
+                request,
+                input,
+            } => self.question(key, &session, request, input, out),
+            Input::QuestionGone { session, request } => self.question_gone(&session, request, out),
             Input::PromptFinished { session, result } => self.prompt_finished(&session, *result, out),
             Input::Lagged { dropped } => out.error(format!(
                 "{dropped} updates from the agent were dropped because this pane fell behind; the transcript may miss text."

@@ -25,6 +25,11 @@ pub enum ClientCall {
     Terminal {
         method: &'static str,
     },
+    /// A session MCP tool (`_wta/session_tool`, `_wta/proposal_result`)
+    /// for `session`.
+    SessionTool {
+        session: String,
+    },
     /// A method this pane does not serve (yet): `terminal/*`, anything else.
     Other {
         method: String,
@@ -97,6 +102,15 @@ pub enum Input {
     },
     /// An `fs/*` or other client request, held under `key`.
     ClientRequest { key: RequestKey, call: ClientCall },
+    /// `_wta/user_input`: the agent asks the user (the request waits under `key`).
+    Question {
+        key: RequestKey,
+        session: String,
+        request: u64,
+        input: wta_protocol::session_tools::UserInputArgs,
+    },
+    /// `_wta/user_input_gone`: its caller went away.
+    QuestionGone { session: String, request: u64 },
     /// `session/prompt` answered.
     PromptFinished {
         session: SessionId,

@@ -74,6 +74,12 @@ impl Machine {
         out.cmd(Command::Proposals(ProposalNews::TransportLost));
         // Their responders went with the connection; the app drops the cards.
         self.pane.permissions.clear();
+        if let Some(asked) = self.pane.question.take() {
+            out.event(wta_state::DomainEvent::QuestionWithdrawn {
+                id: asked.key.0,
+                why: "the connection to the wta master ended".into(),
+            });
+        }
         self.pane.preflighting.clear();
         out.cmd(Command::Disconnect);
         self.pane.link = Link::Down;

@@ -42,6 +42,7 @@ mod inbound;
 pub mod input;
 mod link;
 mod proposal_row;
+mod question;
 mod session;
 pub mod status;
 pub mod yolo;
@@ -146,6 +147,8 @@ pub struct Pane {
     /// The pane is to close.
     pub quit: bool,
     pub autofix: autofix::Autofix,
+    /// The agent's question up in this pane.
+    pub question: Option<question::Asked>,
 }
 
 /// The whole pane: the chat app and its session side.
@@ -205,6 +208,7 @@ impl Machine {
                     mode: autofix_mode,
                     ..autofix::Autofix::default()
                 },
+                question: None,
             },
         }
     }

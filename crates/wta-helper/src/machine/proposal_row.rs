@@ -33,6 +33,41 @@ pub fn title(command: &str) -> Option<String> {
     })
 }
 
+/// A title for a call of one of the session endpoint's tools (`name` is
+/// how the agent names it, e.g. `mcp__wta_<hex>__run_command_in_current_shell`),
+/// from its arguments; `None` for any other tool.
+pub fn session_tool_title(name: &str, input: Option<&Value>) -> Option<String> {
+    use wta_protocol::session_tools as t;
+    let tool = t::session_tool_in(name)?;
+    let arg = |key: &str| {
+        input
+            .and_then(|i| i.get(key))
+            .and_then(Value::as_str)
+            .map(|s| s.lines().next().unwrap_or_default().to_owned())
+    };
+    let quoted = |text: Option<String>| text.map(|t| format!(" `{}`", cut(&t, MAX_TITLE_CHARS)));
+    Some(match tool {
+        t::TOOL_RUN_COMMAND => {
+            format!("Propose: Run{}", quoted(arg("command")).unwrap_or_default())
+        }
+        t::TOOL_CREATE_WORKSPACE => match arg("target").as_deref() {
+            Some("panel") => "Propose: open a new panel".to_owned(),
+            _ => "Propose: open a new tab".to_owned(),
+        },
+        t::TOOL_DELEGATE_TASK => {
+            format!(
+                "Propose: delegate{}",
+                quoted(arg("task")).unwrap_or_default()
+            )
+        }
+        t::TOOL_USER_INPUT => match arg("question") {
+            Some(q) => format!("Ask you: {}", cut(&q, MAX_TITLE_CHARS)),
+            None => "Ask you a question".to_owned(),
+        },
+        _ => "Check what became of a proposal".to_owned(),
+    })
+}
+
 /// The choices' titles, `a / b / c`, when the payload is readable.
 fn choice_titles(payload: &str) -> Option<String> {
     let value: Value = serde_json::from_str(payload).ok()?;
@@ -154,5 +189,35 @@ mod tests {
             None
         );
         assert_eq!(output(""), None);
+    }
+
+    #[test]
+    fn session_tool_calls_read_as_what_they_propose() {
+        let name = |tool: &str| format!("mcp__wta_0123456789abcdef0123__{tool}");
+        let args = serde_json::json!({"command": "cargo test\n--all", "target": "panel",
+            "task": "fix the build", "question": "Deploy where?"});
+        for (tool, title) in [
+            ("run_command_in_current_shell", "Propose: Run `cargo test`"),
+            ("create_workspace", "Propose: open a new panel"),
+            (
+                "delegate_task_in_new_workspace",
+                "Propose: delegate `fix the build`",
+            ),
+            ("request_user_input", "Ask you: Deploy where?"),
+            ("get_proposal_result", "Check what became of a proposal"),
+        ] {
+            assert_eq!(
+                session_tool_title(&name(tool), Some(&args)).as_deref(),
+                Some(title)
+            );
+        }
+        assert_eq!(
+            session_tool_title("mcp__github__create_workspace", Some(&args)),
+            None
+        );
+        assert_eq!(
+            session_tool_title(&name("run_command_in_current_shell"), None).as_deref(),
+            Some("Propose: Run")
+        );
     }
 }

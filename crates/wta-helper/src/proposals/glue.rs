@@ -28,6 +28,8 @@ pub struct ProposalGlue {
     based: HashSet<String>,
     /// The configured delegate agent, put into every turn's trusted context.
     delegate: Option<String>,
+    /// Proposals made by the session endpoint's tools.
+    session_tools: crate::session_tools::SessionTools,
 }
 
 impl Default for ProposalGlue {
@@ -45,6 +47,7 @@ impl ProposalGlue {
             ProposalService::new(wta_protocol::HelperId::from_bytes([0; 16]))
         });
         Self {
+            session_tools: crate::session_tools::SessionTools::new(service.clone()),
             service,
             server: None,
             based: HashSet::new(),
@@ -61,6 +64,11 @@ impl ProposalGlue {
     /// The engine, for the card side (`attach_ui`, `confirm`, `cancel_card`).
     pub fn service(&self) -> &ProposalService {
         &self.service
+    }
+
+    /// The session endpoint's proposals.
+    pub fn session_tools(&self) -> &crate::session_tools::SessionTools {
+        &self.session_tools
     }
 
     /// Binds `proposal-<helper>.sock` in the runtime dir (call inside tokio).
@@ -186,7 +194,7 @@ impl ProposalGlue {
         let tool_call = serde_json::to_value(&p.request.tool_call).unwrap_or_default();
         match self.service.preflight(&tool_call) {
             Preflight::NormalCard => Err(p),
-            Preflight::AllowAndArm { .. } => {
+            Preflight::AllowAndArm { .. } | Preflight::AllowSessionTool { .. } => {
                 let allow = p
                     .request
                     .options

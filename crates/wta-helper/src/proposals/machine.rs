@@ -86,12 +86,13 @@ pub enum Event {
     /// The permission preflight approved the canonical invocation of the
     /// live channel with this payload.
     Arm { channel: Channel, payload: String },
-    /// A CLI sent this request. `proposal_id` is drawn by the caller;
-    /// `ui_ready` says whether a card can be shown at all.
+    /// A CLI (or the session endpoint) sent this request. `proposal_id` is
+    /// drawn by the caller; `ui_ready` says whether a card can be shown at all.
     Validate {
         request: ProposalRequest,
         proposal_id: ProposalId,
         ui_ready: bool,
+        via: Via,
     },
     /// The user confirmed `choice` on the card.
     Claim {
@@ -114,6 +115,17 @@ pub enum Event {
     Shutdown,
     /// Time passed (card timeout, tombstone expiry).
     Tick,
+}
+
+/// How a request reached the helper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// The proposal CLI on the helper's socket, holding the turn's channel.
+    Cli,
+    /// A tool of the session MCP endpoint, authenticated by the session's
+    /// bearer (the master forwards it to the helper of that session): the
+    /// helper fills in its live channel, and no arming applies.
+    SessionEndpoint,
 }
 
 /// What the service must do.
@@ -259,8 +271,16 @@ pub fn step(mut state: ProposalState, event: Event, now: Instant) -> (ProposalSt
             request,
             proposal_id,
             ui_ready,
+            via,
         } => {
-            let line = validate(&mut state, &request, proposal_id, ui_ready, now, &mut out);
+            let line = validate(
+                &mut state,
+                &request,
+                (proposal_id, via),
+                ui_ready,
+                now,
+                &mut out,
+            );
             out.insert(0, Effect::Validation(line));
         }
         Event::Claim {
@@ -417,7 +437,7 @@ fn claim(state: &mut ProposalState, id: ProposalId, choice: u64) -> Result<Claim
 fn validate(
     state: &mut ProposalState,
     request: &ProposalRequest,
-    proposal_id: ProposalId,
+    (proposal_id, via): (ProposalId, Via),
     ui_ready: bool,
     now: Instant,
     out: &mut Vec<Effect>,
@@ -458,6 +478,9 @@ fn validate(
                 false,
             );
         }
+        // The bearer authenticated the session; its agent's own permission
+        // request (if any) was answered by the preflight.
+        _ if via == Via::SessionEndpoint => Approval::SessionEndpoint,
         Phase::Issued if state.session_asks => {
             return fail(
                 state,

@@ -8,6 +8,10 @@
 //!   channel that is not live) → cancel silently, with a log line.
 //! - An execute call whose shape we do not know but which mentions the CLI
 //!   → fail closed: cancel, and show the integration problem.
+//! - A call of one of the session endpoint's tools (the tool call names a
+//!   `wta_<20 hex>` server and one of its tools, in whatever shape the
+//!   agent spells MCP calls) → AllowOnce silently while a turn is live: the
+//!   tool's own card (or question) is where the user decides.
 //! - Anything else → the normal permission card.
 
 use serde_json::Value;
@@ -23,6 +27,8 @@ pub enum Preflight {
     SilentCancel { reason: String },
     /// Answer Cancelled and show `message` (an integration problem).
     FailClosed { message: String },
+    /// A session endpoint tool: answer AllowOnce without a card.
+    AllowSessionTool { tool: &'static str },
     /// Not ours: the normal permission card.
     NormalCard,
 }
@@ -30,6 +36,14 @@ pub enum Preflight {
 /// Decides about the `toolCall` of a permission request.
 /// `live` is the current turn's channel, if any.
 pub fn preflight(live: Option<&Channel>, tool_call: &Value) -> Preflight {
+    if let Some(tool) = session_tool(tool_call) {
+        return match live {
+            Some(_) => Preflight::AllowSessionTool { tool },
+            None => Preflight::SilentCancel {
+                reason: format!("a call of {tool} outside a turn"),
+            },
+        };
+    }
     let command = match extract_command(tool_call) {
         Extracted::Command(command) => command,
         Extracted::NotACommand => return Preflight::NormalCard,
@@ -58,6 +72,35 @@ pub fn preflight(live: Option<&Channel>, tool_call: &Value) -> Preflight {
             reason: format!("a proposal command that {why}"),
         },
         Invocation::Unrelated => Preflight::NormalCard,
+    }
+}
+
+/// The session endpoint tool this tool call names: a `wta_<20 hex>` server
+/// name and one of its tool names anywhere in it (claude spells
+/// `mcp__<server>__<tool>`, copilot `<server>-<tool>`, gemini
+/// `mcp_<server>_<tool>`, codex a namespace and a name apart).
+fn session_tool(value: &Value) -> Option<&'static str> {
+    use wta_protocol::session_tools::{TOOLS, names_session_server};
+    let mut server = false;
+    let mut tool = None;
+    walk_strings(value, 0, &mut |s| {
+        server |= names_session_server(s);
+        if tool.is_none() {
+            tool = TOOLS.iter().copied().find(|name| s.contains(name));
+        }
+    });
+    tool.filter(|_| server)
+}
+
+fn walk_strings(value: &Value, depth: usize, seen: &mut impl FnMut(&str)) {
+    if depth > 16 {
+        return;
+    }
+    match value {
+        Value::String(s) => seen(s),
+        Value::Array(items) => items.iter().for_each(|v| walk_strings(v, depth + 1, seen)),
+        Value::Object(map) => map.values().for_each(|v| walk_strings(v, depth + 1, seen)),
+        _ => {}
     }
 }
 
@@ -139,6 +182,46 @@ mod tests {
                     Preflight::SilentCancel { .. }
                 ),
                 "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn session_tools_are_allowed_silently_in_every_agents_spelling() {
+        let live = channel(2);
+        let server = "wta_0123456789abcdef0123";
+        let shapes = [
+            json!({"title": format!("mcp__{server}__run_command_in_current_shell"),
+                "rawInput": {"command": "rm -rf build"}}),
+            json!({"title": "Run", "_meta": {"claudeCode": {"toolName": format!("mcp__{server}__create_workspace")}}}),
+            json!({"title": format!("{server}-request_user_input")}),
+            json!({"title": format!("mcp_{server}_delegate_task_in_new_workspace")}),
+            json!({"title": "Approve MCP tool call", "rawInput": {"server": server, "tool": "get_proposal_result"}}),
+        ];
+        for shape in shapes {
+            assert!(
+                matches!(
+                    preflight(Some(&live), &shape),
+                    Preflight::AllowSessionTool { .. }
+                ),
+                "{shape}"
+            );
+            assert!(
+                matches!(preflight(None, &shape), Preflight::SilentCancel { .. }),
+                "outside a turn: {shape}"
+            );
+        }
+        // Another server's tool of the same name, or our server's unknown tool: a card.
+        for other in [
+            json!({"title": "mcp__github__run_command_in_current_shell"}),
+            json!({"title": format!("mcp__{server}__rm_everything")}),
+            json!({"title": "mcp__xwta_0123456789abcdef0123__create_workspace"}),
+            json!({"title": "mcp__wta_0123456789abcdef01234__create_workspace"}),
+        ] {
+            assert_eq!(
+                preflight(Some(&live), &other),
+                Preflight::NormalCard,
+                "{other}"
             );
         }
     }

@@ -27,12 +27,19 @@ use wta_protocol::{
     TurnNonce, ValidationLine,
 };
 
-use super::machine::{Effect, Event, ProposalState, step};
+use super::machine::{Effect, Event, ProposalState, Via, step};
 use super::preflight::{Preflight, preflight};
 use super::types::{ClaimError, Claimed, ProposalAccepted, TurnContext};
 
 /// Why a card went stale when its CLI disconnected before the user decided.
 pub const CLIENT_GONE_REASON: &str = "the agent stopped waiting for this proposal";
+
+/// A validation line and, when accepted, the receiver of the lines that
+/// follow (final, then execution lines).
+pub type Validated = (
+    ValidationLine,
+    Option<mpsc::UnboundedReceiver<ResponseLine>>,
+);
 
 /// What the card side hears from the proposal engine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,14 +184,42 @@ impl ProposalService {
     /// Validates one request from a CLI. Returns the validation line and,
     /// when accepted, the receiver of the lines that follow (final, then
     /// execution lines).
-    pub fn validate(
+    pub fn validate(&self, request: ProposalRequest, now: Instant) -> std::io::Result<Validated> {
+        self.validate_via(request, Via::Cli, now)
+    }
+
+    /// Validates a proposal a session tool made (the master forwarded it
+    /// from the session's MCP endpoint) on the live turn's channel; as
+    /// [`Self::validate`] otherwise. Without a live turn it is refused: an
+    /// agent proposes only during a turn the user started.
+    pub fn validate_session(&self, payload: String, now: Instant) -> std::io::Result<Validated> {
+        let Some(channel) = self.live_channel() else {
+            let line = ValidationLine::refused(
+                wta_protocol::ValidationStatus::Stale,
+                "no turn is running in this agent pane; propose while answering the user",
+                false,
+            );
+            return Ok((line, None));
+        };
+        self.validate_via(
+            ProposalRequest::new(channel, payload),
+            Via::SessionEndpoint,
+            now,
+        )
+    }
+
+    /// The live turn's trusted origin, if a turn is live.
+    pub fn live_origin(&self) -> Option<wta_protocol::Origin> {
+        let shared = self.lock();
+        shared.machine.as_ref()?.live().map(|l| l.turn.origin)
+    }
+
+    fn validate_via(
         &self,
         request: ProposalRequest,
+        via: Via,
         now: Instant,
-    ) -> std::io::Result<(
-        ValidationLine,
-        Option<mpsc::UnboundedReceiver<ResponseLine>>,
-    )> {
+    ) -> std::io::Result<Validated> {
         let proposal_id = ProposalId::from_bytes(random_bytes()?);
         let (tx, rx) = mpsc::unbounded_channel();
         let mut shared = self.lock();
@@ -194,6 +229,7 @@ impl ProposalService {
             request,
             proposal_id,
             ui_ready,
+            via,
         };
         let outcome = apply(&mut shared, event, now);
         let line = outcome.validation.unwrap_or_else(|| {

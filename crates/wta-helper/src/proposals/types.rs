@@ -39,13 +39,15 @@ pub enum Approval {
     PreApproved,
     /// The agent ran the CLI without asking (opencode, yolo sessions).
     NotPreApproved,
+    /// A tool of the session's own MCP endpoint (its bearer is the session's).
+    SessionEndpoint,
 }
 
 impl Approval {
     /// The line the card shows for an unarmed proposal, `None` when armed.
     pub const fn notice(self) -> Option<&'static str> {
         match self {
-            Self::PreApproved => None,
+            Self::PreApproved | Self::SessionEndpoint => None,
             Self::NotPreApproved => {
                 Some("This proposal was not pre-approved by the agent's permission flow.")
             }

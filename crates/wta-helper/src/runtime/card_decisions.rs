@@ -29,7 +29,7 @@ use crate::executor::{
     DelegateLaunch, DelegateSource, ExecutionSettings, Executor, ExecutorConfig, Launch,
 };
 use crate::machine::Input;
-use crate::proposals::{Approval, ProposalEvent, runtime_dir};
+use crate::proposals::{ProposalEvent, runtime_dir};
 use wta_protocol::ProposalId;
 use wta_state::{AcceptedProposal, ConfirmMode, DomainEvent};
 
@@ -99,7 +99,7 @@ fn card_event(event: ProposalEvent) -> DomainEvent {
                 .map_or_else(|| "(no target)".to_owned(), |t| t.to_string()),
             target_cwd: None,
             origin: p.turn.origin,
-            armed: p.approval == Approval::PreApproved,
+            armed: p.approval.notice().is_none(),
             delegate_agent: p.turn.delegate_agent,
         })),
         // For a card the user decided on, the id is gone and the app ignores it.

@@ -163,11 +163,22 @@ impl Runtime {
             Command::ServeFile { key } => self.serve_file(key),
             Command::ServeTerminal { key } => self.serve_terminal(key),
             Command::Refuse { key, message } => {
-                if let Some(HeldRequest::Other(request)) = self.requests.remove(&key) {
-                    let method = request.method.clone();
-                    if let Err(err) = request.refuse(&message) {
-                        tracing::debug!("answering {method}: {err}");
-                    }
+                let answered = match self.requests.remove(&key) {
+                    Some(HeldRequest::Other(request)) => request.refuse(&message),
+                    Some(HeldRequest::SessionTool(request)) => request.fail(-32000, &message),
+                    Some(HeldRequest::ProposalResult(request)) => request.fail(-32000, &message),
+                    _ => Ok(()),
+                };
+                if let Err(err) = answered {
+                    tracing::debug!("refusing a request: {err}");
+                }
+            }
+            Command::RunSessionTool { key } => self.run_session_tool(key),
+            Command::AnswerQuestion { key, outcome } => {
+                if let Some(question) = self.questions.remove(&key)
+                    && let Err(err) = question.respond(&outcome)
+                {
+                    tracing::debug!("answering a question: {err}");
                 }
             }
             Command::Proposals(news) => {
@@ -363,7 +374,10 @@ impl Runtime {
                     Err((code, message)) => r.fail(code, &message),
                 },
                 // Only file requests are held under a ServeFile key.
-                HeldRequest::Other(_) | HeldRequest::Terminal(_) => Ok(()),
+                HeldRequest::Other(_)
+                | HeldRequest::Terminal(_)
+                | HeldRequest::SessionTool(_)
+                | HeldRequest::ProposalResult(_) => Ok(()),
             };
             if let Err(err) = sent {
                 tracing::debug!("answering an fs request: {err}");

@@ -32,6 +32,36 @@ impl Runtime {
                     ClientCall::Other { method },
                 )
             }
+            HelperEvent::SessionTool(r) => {
+                let session = r.params.session_id.clone();
+                self.hold(
+                    HeldRequest::SessionTool(r),
+                    ClientCall::SessionTool { session },
+                )
+            }
+            HelperEvent::ProposalResult(r) => {
+                let session = r.params.session_id.clone();
+                self.hold(
+                    HeldRequest::ProposalResult(r),
+                    ClientCall::SessionTool { session },
+                )
+            }
+            HelperEvent::UserInput(r) => {
+                let (session, request) = (r.params.session_id.clone(), r.params.request);
+                let input = r.params.input.clone();
+                let key = RequestKey(self.key());
+                self.questions.insert(key, *r);
+                Input::Question {
+                    key,
+                    session,
+                    request,
+                    input,
+                }
+            }
+            HelperEvent::UserInputGone(g) => Input::QuestionGone {
+                session: g.session_id,
+                request: g.request,
+            },
             HelperEvent::PromptFinished { session_id, result } => Input::PromptFinished {
                 session: session_id,
                 result: Box::new(result.map(|r| r.stop_reason)),

@@ -29,6 +29,7 @@ pub mod client_fs;
 mod execute;
 mod intake;
 mod master;
+mod session_tools;
 pub mod status;
 mod tab_watch;
 
@@ -110,6 +111,10 @@ enum HeldRequest {
     Write(Box<crate::connection::Pending<agent_client_protocol::v1::schema::WriteTextFileRequest>>),
     Terminal(Box<crate::connection::TerminalRequest>),
     Other(Box<crate::connection::Unserved>),
+    SessionTool(Box<crate::connection::ExtRequest<wta_protocol::session_tools::SessionToolParams>>),
+    ProposalResult(
+        Box<crate::connection::ExtRequest<wta_protocol::session_tools::ProposalResultParams>>,
+    ),
 }
 
 /// The pane's I/O state.
@@ -128,6 +133,11 @@ pub struct Runtime {
     wire: mpsc::Receiver<WireLine>,
     permissions: BTreeMap<PermissionRequestId, PermissionRequest>,
     requests: BTreeMap<RequestKey, HeldRequest>,
+    /// Questions of the agent's waiting for the user.
+    questions: BTreeMap<
+        RequestKey,
+        crate::connection::ExtRequest<wta_protocol::session_tools::UserInputParams>,
+    >,
     next_key: u64,
     /// Inputs a command answered at once; they go first.
     immediate: VecDeque<Input>,
@@ -175,6 +185,7 @@ impl Runtime {
             wire,
             permissions: BTreeMap::new(),
             requests: BTreeMap::new(),
+            questions: BTreeMap::new(),
             next_key: 1,
             immediate: VecDeque::new(),
             proposals,
