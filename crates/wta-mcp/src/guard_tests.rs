@@ -9,6 +9,14 @@ use super::*;
 const PORT: u16 = 40123;
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
+/// method, target, headers, expected rejection
+type Row = (
+    &'static str,
+    &'static str,
+    Vec<(&'static str, String)>,
+    Rejection,
+);
+
 fn policy() -> Policy {
     Policy {
         port: PORT,
@@ -101,7 +109,7 @@ fn a_good_request_reaches_its_session() {
 #[test]
 fn each_check_answers_with_its_own_status() {
     use Rejection::*;
-    let rows: Vec<(&str, &str, Vec<(&'static str, String)>, Rejection)> = vec![
+    let rows: Vec<Row> = vec![
         ("POST", "/", good_headers(), NotFound),
         ("POST", "/mcp/", good_headers(), NotFound),
         ("POST", "/mcp?x=1", good_headers(), NotFound),

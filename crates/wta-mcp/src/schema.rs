@@ -67,13 +67,11 @@ pub(crate) fn tools() -> Vec<Tool> {
         annotated(
             Tool::new(
                 TOOL_RUN_COMMAND,
-                "Propose a shell command to run in the user's terminal pane (the shell beside \
-                 this chat). The user sees it on a card and decides: run it, edit it, or \
-                 refuse. The result (the decision, and for a run its exit code and output) is \
-                 returned when it arrives within wait_secs, else status pending with a \
-                 proposal_id for get_proposal_result. Nothing runs without the user's consent. \
-                 Use one command line (pipes and && are fine); do not also print the command \
-                 in the chat.",
+                "Propose a shell command to run in the user's terminal pane. The user sees it on \
+                 a card and decides; the result (decision, exit code, output) is returned when \
+                 it arrives within wait_secs, else status pending with a proposal_id for \
+                 get_proposal_result. Nothing runs without the user's consent. Give one \
+                 command line (pipes and && are fine) and do not repeat it in the chat.",
                 object(
                     json!({
                         "command": {
