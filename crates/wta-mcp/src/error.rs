@@ -1,16 +1,11 @@
 //! The crate's one error enum. Messages are written for the user or the
 //! agent that reads them in a tool result; none ever carries a bearer.
 
-use std::io;
-
 /// What can go wrong in the session MCP endpoint or behind it.
 #[derive(Debug, thiserror::Error)]
 pub enum McpError {
     #[error("the operating system's random number generator failed: {detail}")]
     Random { detail: String },
-
-    #[error("cannot listen on 127.0.0.1 for the session MCP endpoint: {0}")]
-    Listen(#[source] io::Error),
 
     #[error("this agent session has no agent pane any more")]
     SessionGone,

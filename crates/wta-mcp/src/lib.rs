@@ -6,6 +6,16 @@
 //! `request_user_input`) by calling a [`Backend`] for the authenticated
 //! session.
 //!
+//! How the master uses it:
+//! 1. [`Endpoint::bind`] once, with its [`Backend`] and a shared [`Grants`].
+//! 2. Per `session/new|load` (when the agent advertises
+//!    `mcpCapabilities.http`): [`Grants::prepare`], put
+//!    [`Endpoint::mcp_server`] in `mcpServers`; on success
+//!    [`Grants::bind`] it to the session and its agent instance
+//!    ([`GrantGroup`]), on failure [`Grants::discard`] it.
+//! 3. [`Grants::revoke_session`] when a session dies,
+//!    [`Grants::revoke_all_of`] when its agent process does.
+//!
 //! Built on `rmcp` (MCP) and `hyper` (HTTP): this crate writes no JSON-RPC
 //! or HTTP parsing of its own, only the checks in front of rmcp.
 

@@ -270,6 +270,18 @@ async fn each_http_check_has_its_status() {
             ],
             StatusCode::OK,
         ),
+        (
+            "POST",
+            "/mcp",
+            vec![
+                ("host", fx.host()),
+                ("origin", "http://127.0.0.1".into()),
+                auth.clone(),
+                json_type.clone(),
+                accept.clone(),
+            ],
+            StatusCode::OK,
+        ),
     ];
     for (method, target, headers, expected) in rows {
         let reply = send(fx.addr(), method, target, &headers, body.clone()).await;
