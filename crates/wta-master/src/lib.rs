@@ -10,6 +10,8 @@
 //!   copied to their helper as the agent wrote them, in order with the rest.
 //! - `outbound`: bounded per-helper outbound queue and its socket writer (a slow
 //!   helper never blocks an agent or another helper).
+//! - `session_mcp`: the session MCP endpoint (`wta-mcp`): a grant per
+//!   session, tool calls forwarded to the session's helper.
 //! - [`stats`]: relay counters, for the routing benchmark.
 //! - [`reaper`]: the `wta --agent-reaper` process that stops every agent
 //!   process group once the master is gone, even when it was SIGKILLed.
@@ -22,6 +24,7 @@ pub mod reaper;
 mod relay;
 mod router;
 mod server;
+mod session_mcp;
 mod state;
 pub mod stats;
 

@@ -24,6 +24,7 @@ use wta_protocol::helper_master::{
 
 use crate::pool::AgentInstance;
 use crate::relay::{self, AgentRelay};
+use crate::session_mcp;
 use crate::state::{HelperHandle, Master};
 
 fn session_id(params: &Value) -> Option<&str> {
@@ -432,6 +433,19 @@ async fn open_session(
         // Agents replay history as updates before answering load: bind first.
         master.bind(helper, &instance, session);
     }
+    // The session endpoint's tools, when the helper serves them and the
+    // agent takes HTTP MCP servers: a grant of its own for this session.
+    let wants_tools = lock_meta(helper).proposal_mcp.as_deref()
+        == Some(helper_master::PROPOSAL_MCP_V1)
+        && session_mcp::takes_http_mcp(&instance.init);
+    let grant = match master.mcp.get() {
+        Some(mcp) if wants_tools => mcp.prepare(),
+        _ => None,
+    };
+    let grant = grant.map(|(grant, server)| {
+        session_mcp::add_server(&mut msg.params, server);
+        grant
+    });
     let (master, helper, bound_instance) = (master.clone(), helper.clone(), instance.clone());
     // Prepared, so the callback is registered before the request goes out: the
     // answer is then always handled under the dispatch's ordering barrier.
@@ -443,6 +457,9 @@ async fn open_session(
                 Ok(value) => {
                     if let Some(session) = session_id(value).map(str::to_owned).or(loading) {
                         master.bind(&helper, &bound_instance, &session);
+                        if let (Some(grant), Some(mcp)) = (&grant, master.mcp.get()) {
+                            mcp.bind(grant, helper.id, &session, bound_instance.id);
+                        }
                         if master.helper(helper.id).is_none() {
                             // The helper left while the agent was answering.
                             master.unbind(helper.id, &session);
@@ -455,6 +472,9 @@ async fn open_session(
                         master.unbind(helper.id, session);
                     }
                 }
+            }
+            if let (Some(grant), Some(mcp), Err(_)) = (grant, master.mcp.get(), &result) {
+                mcp.discard(grant);
             }
             // Under the dispatch's ordering barrier: the relay copies this
             // session's next update only once this answer is queued.

@@ -170,6 +170,14 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
         reaper,
         config.stats.clone(),
     );
+    match crate::session_mcp::SessionMcp::start(Arc::downgrade(&master)).await {
+        Ok(mcp) => {
+            tracing::info!(url = %mcp.url(), "session MCP endpoint ready");
+            let _ = master.mcp.set(mcp);
+        }
+        // Sessions then go without the endpoint's tools (the CLI path stays).
+        Err(err) => tracing::warn!("no session MCP endpoint: {err}"),
+    }
     tracing::info!(socket = %config.socket.display(), pid = std::process::id(), "master listening");
 
     let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;

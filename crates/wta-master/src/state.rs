@@ -121,6 +121,8 @@ pub(crate) struct Master {
     outbound_cap: usize,
     /// Relay counters for the routing benchmark (`None`: not counted).
     pub stats: Option<Arc<RelayStats>>,
+    /// The session MCP endpoint, once listening.
+    pub mcp: std::sync::OnceLock<crate::session_mcp::SessionMcp>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -143,6 +145,7 @@ impl Master {
             next_helper: AtomicU64::new(1),
             outbound_cap,
             stats,
+            mcp: std::sync::OnceLock::new(),
         })
     }
 
@@ -223,6 +226,9 @@ impl Master {
     }
 
     pub fn unbind(&self, helper: u64, session: &str) -> Option<Arc<AgentInstance>> {
+        if let Some(mcp) = self.mcp.get() {
+            mcp.revoke(helper, session);
+        }
         let mut routes = lock(&self.routes);
         let instance = routes.by_helper.remove(&(helper, session.to_owned()))?;
         routes.remove_agent_route(instance.id, session);
@@ -330,6 +336,9 @@ impl Master {
     /// the pool slot is freed so the next request respawns.
     pub fn agent_gone(&self, instance: u64, reason: &str) {
         self.pool.forget_id(instance);
+        if let Some(mcp) = self.mcp.get() {
+            mcp.revoke_instance(instance);
+        }
         let mut affected: HashMap<u64, (AgentId, Vec<String>)> = HashMap::new();
         {
             let mut routes = lock(&self.routes);
@@ -392,6 +401,11 @@ impl Master {
             .filter(|((h, _), instance)| which(*h, instance))
             .map(|(key, _)| key.clone())
             .collect();
+        if let Some(mcp) = self.mcp.get() {
+            for (helper, session) in &keys {
+                mcp.revoke(*helper, session);
+            }
+        }
         keys.into_iter()
             .filter_map(|key| {
                 let instance = routes.by_helper.remove(&key)?;

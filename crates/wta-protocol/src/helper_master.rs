@@ -21,6 +21,9 @@ pub const METHOD_AGENT_EXITED: &str = "_wta/agent_exited";
 /// knows (yolo), so `wta sessions list` can show it.
 pub const METHOD_SESSION_STATE: &str = "_wta/session_state";
 
+/// [`WtaMeta::proposal_mcp`]: the session MCP endpoint's tools, over HTTP.
+pub const PROPOSAL_MCP_V1: &str = "http-v1";
+
 /// Which `_wta/*` method `method` is, accepting the spelling without the leading `_`.
 pub fn ext_method(method: &str) -> Option<&'static str> {
     let bare = method.strip_prefix('_').unwrap_or(method);

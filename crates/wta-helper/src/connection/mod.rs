@@ -64,6 +64,9 @@ pub struct ConnectOptions {
     pub client: ClientKind,
     /// Where the JSON-RPC lines go as they cross the socket (the F12 panel).
     pub tap: Option<WireTap>,
+    /// This helper shows cards and questions: its sessions get the session
+    /// MCP endpoint's tools (`_meta.wta.proposalMcp`).
+    pub session_tools: bool,
 }
 
 /// A live connection to the master.
@@ -120,6 +123,9 @@ impl MasterConnection {
             owner_tab: options.owner_tab.clone(),
             target_pane: options.target_pane.clone(),
             client: options.client,
+            proposal_mcp: options
+                .session_tools
+                .then(|| helper_master::PROPOSAL_MCP_V1.to_owned()),
             ..WtaMeta::default()
         };
         let init = InitializeRequest::new(ProtocolVersion::V1)

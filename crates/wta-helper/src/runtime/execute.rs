@@ -212,6 +212,7 @@ impl Runtime {
             target_pane: self.config.target_pane.clone(),
             client: ClientKind::Helper,
             tap: Some(self.tap.clone()),
+            session_tools: self.config.cards,
         };
         let tx = self.links_tx.clone();
         tokio::spawn(async move {

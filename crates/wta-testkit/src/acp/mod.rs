@@ -8,6 +8,7 @@
 //! process switches in [`switches`]. [`agent_path`] builds and finds the
 //! `wta-test-agent` binary for black-box tests.
 
+pub mod mcp;
 pub mod propose;
 pub mod script;
 pub mod switches;
@@ -62,6 +63,7 @@ where
         options: Options::from_args(),
         record: switches::Recorder::from_args(),
         history: switches::History::default(),
+        mcp: mcp::Servers::default(),
     };
     wta_agent::scripted::serve(agent, outgoing, incoming).await
 }
@@ -70,6 +72,8 @@ struct TestAgent {
     options: Options,
     record: switches::Recorder,
     history: switches::History,
+    /// The MCP servers each session was given.
+    mcp: mcp::Servers,
 }
 
 impl ScriptedAgent for TestAgent {
@@ -83,7 +87,8 @@ impl ScriptedAgent for TestAgent {
             "agentCapabilities": {
                 "loadSession": switches::load_session(),
                 "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
-                "sessionCapabilities": {"close": {}}
+                "sessionCapabilities": {"close": {}},
+                "mcpCapabilities": {"http": true, "sse": false}
             },
             "authMethods": [],
             "agentInfo": {"name": "wta-test-agent", "version": env!("CARGO_PKG_VERSION")}
@@ -97,6 +102,7 @@ impl ScriptedAgent for TestAgent {
             mode: "agent".into(),
         };
         self.history.started(id);
+        self.mcp.opened(id);
         let answer = self.answer(&config);
         (config, answer)
     }
@@ -117,7 +123,8 @@ impl ScriptedAgent for TestAgent {
         }
         let script = script::fix_script(&prompt.text, &prompt.context);
         let script = script.as_deref().unwrap_or(&prompt.text);
-        Ok(turn::steps(script::parse(script), prompt))
+        let servers = self.mcp.of(&prompt.session);
+        Ok(turn::steps(script::parse(script), prompt, &servers))
     }
 
     fn request(
@@ -139,6 +146,11 @@ impl ScriptedAgent for TestAgent {
     }
 
     fn received(&self, method: &str, params: &Value) {
+        match method {
+            "session/new" => self.mcp.offered(params, None),
+            "session/load" => self.mcp.offered(params, Some(&session_id(params))),
+            _ => {}
+        }
         self.record
             .line(&format!("{method} {}", session_id(params)));
     }

@@ -38,6 +38,10 @@ pub enum Script {
     Exit,
     /// `propose…`: propose terminal actions through the WTA CLI (see [`Proposal`]).
     Propose(Proposal),
+    /// `mcp <tool> [json-args]`: call a tool of the session's MCP server.
+    Mcp { tool: String, args: serde_json::Value },
+    /// `mcp-servers`: say the names of the MCP servers the session was given.
+    McpServers,
 }
 
 /// A terminal-action proposal, as an LLM would make one with WTA's prompt
@@ -105,6 +109,17 @@ pub fn parse(text: &str) -> Script {
             Err(_) => Script::Echo(text.to_owned()),
         },
         "run" if !rest.is_empty() => Script::Run(rest.to_owned()),
+        "mcp-servers" => Script::McpServers,
+        "mcp" if !rest.is_empty() => {
+            let (tool, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, "{}"));
+            match serde_json::from_str(args.trim()) {
+                Ok(args) => Script::Mcp {
+                    tool: tool.to_owned(),
+                    args,
+                },
+                Err(_) => Script::Echo(text.to_owned()),
+            }
+        }
         "read" if !rest.is_empty() => Script::ReadFile(rest.to_owned()),
         "fail" => {
             let (first, after) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
@@ -204,6 +219,26 @@ fn non_empty(text: &str, default: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_mcp_calls() {
+        assert_eq!(
+            parse(r#"mcp request_user_input {"question":"q?","allow_freeform":true}"#),
+            Script::Mcp {
+                tool: "request_user_input".into(),
+                args: serde_json::json!({"question": "q?", "allow_freeform": true}),
+            }
+        );
+        assert_eq!(
+            parse("mcp get_proposal_result"),
+            Script::Mcp {
+                tool: "get_proposal_result".into(),
+                args: serde_json::json!({}),
+            }
+        );
+        assert_eq!(parse("mcp x {not json"), Script::Echo("mcp x {not json".into()));
+        assert_eq!(parse("mcp-servers"), Script::McpServers);
+    }
 
     #[test]
     fn parses_each_behaviour() {

@@ -95,6 +95,17 @@ pub(super) fn load_session() -> bool {
 /// `--ignore-sigterm`.
 pub async fn run_binary() -> agent_client_protocol::Result<()> {
     let args = args();
+    if let [flag, url, bearer, tool, json] = args.as_slice()
+        && flag == "--mcp-call"
+    {
+        return match super::mcp::call(url, bearer, tool, json).await {
+            Ok(result) => {
+                println!("{result}");
+                Ok(())
+            }
+            Err(err) => Err(agent_client_protocol::Error::internal_error().data(err)),
+        };
+    }
     let record = Recorder::from_args();
     if has(&args, "--ignore-sigterm") {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())

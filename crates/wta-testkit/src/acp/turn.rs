@@ -16,8 +16,9 @@ use wta_agent::scripted::{
 use super::propose;
 use super::script::Script;
 
-/// The steps of `script` for `prompt`.
-pub(super) fn steps(script: Script, prompt: &Prompt) -> Vec<Step> {
+/// The steps of `script` for `prompt`; `servers` are the MCP servers the
+/// session was given.
+pub(super) fn steps(script: Script, prompt: &Prompt, servers: &[super::mcp::McpServer]) -> Vec<Step> {
     match script {
         Script::Echo(text) => vec![Step::Say(text)],
         Script::Pid => vec![Step::say(format!("pid {}", std::process::id()))],
@@ -76,6 +77,8 @@ pub(super) fn steps(script: Script, prompt: &Prompt) -> Vec<Step> {
         Script::Stall => vec![Step::say("stalling"), Step::AwaitCancel],
         Script::Exit => std::process::exit(3),
         Script::Propose(proposal) => propose::steps(&prompt.context, &proposal),
+        Script::Mcp { tool, args } => super::mcp::steps(servers, tool, args),
+        Script::McpServers => super::mcp::list(servers),
     }
 }
 
