@@ -439,7 +439,7 @@ async fn open_session(
         == Some(helper_master::PROPOSAL_MCP_V1)
         && session_mcp::takes_http_mcp(&instance.init);
     let grant = match master.mcp.get() {
-        Some(mcp) if wants_tools => mcp.prepare(),
+        Some(mcp) if wants_tools => mcp.offer(instance.id),
         _ => None,
     };
     let grant = grant.map(|(grant, server)| {
@@ -458,7 +458,7 @@ async fn open_session(
                     if let Some(session) = session_id(value).map(str::to_owned).or(loading) {
                         master.bind(&helper, &bound_instance, &session);
                         if let (Some(grant), Some(mcp)) = (&grant, master.mcp.get()) {
-                            mcp.bind(grant, helper.id, &session, bound_instance.id);
+                            mcp.opened(grant, helper.id, &session, bound_instance.id);
                         }
                         if master.helper(helper.id).is_none() {
                             // The helper left while the agent was answering.
@@ -474,7 +474,7 @@ async fn open_session(
                 }
             }
             if let (Some(grant), Some(mcp), Err(_)) = (grant, master.mcp.get(), &result) {
-                mcp.discard(grant);
+                mcp.withdraw(grant);
             }
             // Under the dispatch's ordering barrier: the relay copies this
             // session's next update only once this answer is queued.

@@ -4,13 +4,16 @@
 //! forwards each authenticated tool call to the helper of that session as
 //! a `_wta/*` request, in order with the rest of what that helper gets.
 //!
-//! A grant opens `<helper id>:<session id>` (sessions are the helper's),
-//! grouped by agent instance: it is bound when `session/new|load`
-//! succeeds, discarded when it fails, and revoked when the session is
-//! unbound or its agent dies.
+//! Agents connect to their MCP servers while `session/new` runs, before
+//! the session id is known: a grant is therefore bound at once to a key of
+//! its own (`g<n>`, grouped by agent instance), and the key learns its
+//! helper and session when `session/new|load` succeeds; a tool call before
+//! that is told the session is still opening. The grant is revoked when
+//! the call fails, the session is unbound or its agent dies.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use agent_client_protocol::UntypedMessage;
@@ -30,20 +33,8 @@ use wta_protocol::session_tools::{
 
 use crate::state::Master;
 
-/// The master's endpoint and the grants it checks.
-#[derive(Debug)]
-pub(crate) struct SessionMcp {
-    endpoint: Endpoint,
-    grants: Grants,
-}
-
-/// The grant's session: the helper and its session id.
-pub(crate) fn grant_session(helper: u64, session: &str) -> McpSessionId {
-    McpSessionId::new(format!("{helper}:{session}"))
-}
-
 /// The grants of one agent instance.
-pub(crate) fn grant_group(instance: u64) -> GrantGroup {
+fn grant_group(instance: u64) -> GrantGroup {
     GrantGroup::new(instance.to_string())
 }
 
@@ -67,50 +58,141 @@ pub(crate) fn takes_http_mcp(init: &Value) -> bool {
         .unwrap_or(false)
 }
 
+/// Where a grant's key leads once its session is open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Target {
+    helper: u64,
+    session: String,
+    instance: u64,
+}
+
+/// Grant keys, and the sessions they opened (`None`: still opening).
+#[derive(Debug, Clone, Default)]
+struct Keys(Arc<Mutex<HashMap<McpSessionId, Option<Target>>>>);
+
+impl Keys {
+    fn map(&self) -> MutexGuard<'_, HashMap<McpSessionId, Option<Target>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The session `key` opened.
+    fn resolve(&self, key: &McpSessionId) -> Result<Target, McpError> {
+        match self.map().get(key) {
+            Some(Some(target)) => Ok(target.clone()),
+            Some(None) => Err(McpError::Unavailable {
+                reason: "this agent session is still opening; call again once it is ready".into(),
+            }),
+            None => Err(McpError::SessionGone),
+        }
+    }
+
+    /// Removes the keys of the sessions `which` selects; returns them.
+    fn take(&self, which: impl Fn(&Target) -> bool) -> Vec<McpSessionId> {
+        let mut map = self.map();
+        let keys: Vec<McpSessionId> = map
+            .iter()
+            .filter(|(_, target)| target.as_ref().is_some_and(&which))
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in &keys {
+            map.remove(key);
+        }
+        keys
+    }
+}
+
+/// A grant given with a `session/new|load` that has not answered yet.
+#[derive(Debug)]
+pub(crate) struct Offered {
+    key: McpSessionId,
+    grant: PendingGrant,
+}
+
+/// The master's endpoint and the grants it checks.
+#[derive(Debug)]
+pub(crate) struct SessionMcp {
+    endpoint: Endpoint,
+    grants: Grants,
+    keys: Keys,
+    next_key: AtomicU64,
+}
+
 impl SessionMcp {
     /// Listens on loopback; the backend reaches helpers through `master`.
     pub async fn start(master: Weak<Master>) -> std::io::Result<Self> {
         let grants = Grants::new();
+        let keys = Keys::default();
         let backend = Arc::new(MasterBackend {
             master,
+            keys: keys.clone(),
             questions: AtomicU64::new(1),
         });
         let endpoint = Endpoint::bind(backend, grants.clone(), Limits::default()).await?;
-        Ok(Self { endpoint, grants })
+        Ok(Self {
+            endpoint,
+            grants,
+            keys,
+            next_key: AtomicU64::new(1),
+        })
     }
 
-    /// A grant for a session being opened, and its `mcpServers` entry.
-    pub fn prepare(&self) -> Option<(PendingGrant, Value)> {
-        match self.grants.prepare() {
-            Ok(grant) => {
-                let server = self.endpoint.mcp_server(&grant);
-                Some((grant, server))
-            }
+    /// A grant for a session of `instance` being opened, and its
+    /// `mcpServers` entry. It opens the endpoint at once (agents connect
+    /// during `session/new`), its tools once the session is open.
+    pub fn offer(&self, instance: u64) -> Option<(Offered, Value)> {
+        let grant = match self.grants.prepare() {
+            Ok(grant) => grant,
             Err(err) => {
                 tracing::warn!("no session MCP grant: {err}");
-                None
+                return None;
             }
+        };
+        let n = self.next_key.fetch_add(1, Ordering::Relaxed);
+        let key = McpSessionId::new(format!("g{n}"));
+        self.keys.map().insert(key.clone(), None);
+        self.grants.bind(&grant, key.clone(), grant_group(instance));
+        let server = self.endpoint.mcp_server(&grant);
+        Some((Offered { key, grant }, server))
+    }
+
+    /// `session/new|load` succeeded: the grant's tools reach `session`.
+    pub fn opened(&self, offered: &Offered, helper: u64, session: &str, instance: u64) {
+        // A session given a grant again (load) keeps only the new one.
+        self.revoke(helper, session);
+        let target = Target {
+            helper,
+            session: session.to_owned(),
+            instance,
+        };
+        self.keys.map().insert(offered.key.clone(), Some(target));
+    }
+
+    /// The call failed: the grant opens nothing.
+    pub fn withdraw(&self, offered: Offered) {
+        self.keys.map().remove(&offered.key);
+        self.grants.revoke_session(&offered.key);
+        self.grants.discard(offered.grant);
+    }
+
+    /// The session was unbound.
+    pub fn revoke(&self, helper: u64, session: &str) {
+        for key in self
+            .keys
+            .take(|t| t.helper == helper && t.session == session)
+        {
+            self.grants.revoke_session(&key);
         }
     }
 
-    pub fn bind(&self, grant: &PendingGrant, helper: u64, session: &str, instance: u64) {
-        self.grants
-            .bind(grant, grant_session(helper, session), grant_group(instance));
-    }
-
-    pub fn discard(&self, grant: PendingGrant) {
-        self.grants.discard(grant);
-    }
-
-    pub fn revoke(&self, helper: u64, session: &str) {
-        self.grants.revoke_session(&grant_session(helper, session));
-    }
-
+    /// The agent instance died.
     pub fn revoke_instance(&self, instance: u64) {
+        self.keys.take(|t| t.instance == instance);
         self.grants.revoke_all_of(&grant_group(instance));
     }
 
-    /// The endpoint's URL (for logs and tests; it holds no secret).
+    /// The endpoint's URL (for logs; it holds no secret).
     pub fn url(&self) -> String {
         self.endpoint.url()
     }
@@ -118,6 +200,7 @@ impl SessionMcp {
 
 struct MasterBackend {
     master: Weak<Master>,
+    keys: Keys,
     /// The master's ids for questions (`_wta/user_input_gone` names them).
     questions: AtomicU64,
 }
@@ -129,31 +212,23 @@ fn unreachable(why: &str) -> McpError {
     }
 }
 
-/// Sends `method` with `params` to the helper of `session` and waits for
+/// Sends `method` with `params` to the helper of `target` and waits for
 /// its answer.
 async fn ask_helper<P: Serialize, R: DeserializeOwned>(
     master: &Weak<Master>,
-    session: &McpSessionId,
+    target: &Target,
     method: &str,
     params: impl FnOnce(&str) -> P,
 ) -> Result<R, McpError> {
     let master = master
         .upgrade()
         .ok_or_else(|| unreachable("the wta master is stopping"))?;
-    let (helper_id, session_id) = session
-        .as_str()
-        .split_once(':')
-        .ok_or_else(|| unreachable("a grant for no session"))?;
-    let helper = helper_id
-        .parse()
-        .ok()
-        .and_then(|id| master.helper(id))
-        .ok_or(McpError::SessionGone)?;
+    let helper = master.helper(target.helper).ok_or(McpError::SessionGone)?;
     let cx = helper
         .cx
         .get()
         .ok_or_else(|| unreachable("the agent pane of this session is not connected"))?;
-    let message = UntypedMessage::new(method, params(session_id))
+    let message = UntypedMessage::new(method, params(&target.session))
         .map_err(|e| unreachable(&format!("cannot encode {method}: {e}")))?;
     let answer = helper
         .ordered(|| cx.send_request(message).block_task())
@@ -163,16 +238,20 @@ async fn ask_helper<P: Serialize, R: DeserializeOwned>(
         .map_err(|e| unreachable(&format!("the agent pane answered {method} unreadably: {e}")))
 }
 
+fn millis(wait: Duration) -> u64 {
+    u64::try_from(wait.as_millis()).unwrap_or(u64::MAX)
+}
+
 impl Backend for MasterBackend {
     fn session_tool(
         &self,
         session: McpSessionId,
         call: SessionTool,
     ) -> BoxFuture<'static, Result<ProposalReport, McpError>> {
-        let master = self.master.clone();
+        let (master, target) = (self.master.clone(), self.keys.resolve(&session));
         async move {
-            let wait_ms = u64::try_from(call.wait().as_millis()).unwrap_or(u64::MAX);
-            ask_helper(&master, &session, session_tools::METHOD_SESSION_TOOL, |s| {
+            let wait_ms = millis(call.wait());
+            ask_helper(&master, &target?, session_tools::METHOD_SESSION_TOOL, |s| {
                 SessionToolParams {
                     session_id: s.to_owned(),
                     call,
@@ -190,19 +269,14 @@ impl Backend for MasterBackend {
         id: ProposalId,
         wait: Duration,
     ) -> BoxFuture<'static, Result<ProposalReport, McpError>> {
-        let master = self.master.clone();
+        let (master, target) = (self.master.clone(), self.keys.resolve(&session));
         async move {
-            let wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
-            ask_helper(
-                &master,
-                &session,
-                session_tools::METHOD_PROPOSAL_RESULT,
-                |s| ProposalResultParams {
-                    session_id: s.to_owned(),
-                    proposal_id: id,
-                    wait_ms,
-                },
-            )
+            let method = session_tools::METHOD_PROPOSAL_RESULT;
+            ask_helper(&master, &target?, method, |s| ProposalResultParams {
+                session_id: s.to_owned(),
+                proposal_id: id,
+                wait_ms: millis(wait),
+            })
             .await
         }
         .boxed()
@@ -213,23 +287,30 @@ impl Backend for MasterBackend {
         session: McpSessionId,
         args: UserInputArgs,
     ) -> BoxFuture<'static, UserInputOutcome> {
-        let master = self.master.clone();
+        let (master, target) = (self.master.clone(), self.keys.resolve(&session));
         let request = self.questions.fetch_add(1, Ordering::Relaxed);
         async move {
+            let target = match target {
+                Ok(target) => target,
+                Err(err) => {
+                    return UserInputOutcome::Unavailable {
+                        reason: err.to_string(),
+                    };
+                }
+            };
             // Dropped before the answer (the caller left, or the time ran
             // out): the helper takes the question down.
             let gone = QuestionGone {
                 master: master.clone(),
-                session: session.clone(),
+                target: target.clone(),
                 request,
                 answered: false,
             };
-            let asked = ask_helper(&master, &session, session_tools::METHOD_USER_INPUT, |s| {
-                UserInputParams {
-                    session_id: s.to_owned(),
-                    request,
-                    input: args,
-                }
+            let method = session_tools::METHOD_USER_INPUT;
+            let asked = ask_helper(&master, &target, method, |s| UserInputParams {
+                session_id: s.to_owned(),
+                request,
+                input: args,
             })
             .await;
             gone.answered();
@@ -244,7 +325,7 @@ impl Backend for MasterBackend {
 /// Tells the helper that a question's caller went away, unless answered.
 struct QuestionGone {
     master: Weak<Master>,
-    session: McpSessionId,
+    target: Target,
     request: u64,
     answered: bool,
 }
@@ -260,18 +341,16 @@ impl Drop for QuestionGone {
         if self.answered {
             return;
         }
-        let Some(master) = self.master.upgrade() else {
-            return;
-        };
-        let Some((helper_id, session_id)) = self.session.as_str().split_once(':') else {
-            return;
-        };
-        let Some(helper) = helper_id.parse().ok().and_then(|id| master.helper(id)) else {
+        let Some(helper) = self
+            .master
+            .upgrade()
+            .and_then(|master| master.helper(self.target.helper))
+        else {
             return;
         };
         let Some(cx) = helper.cx.get() else { return };
         let params = UserInputGoneParams {
-            session_id: session_id.to_owned(),
+            session_id: self.target.session.clone(),
             request: self.request,
         };
         if let Ok(msg) = UntypedMessage::new(session_tools::METHOD_USER_INPUT_GONE, params) {

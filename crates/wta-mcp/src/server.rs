@@ -265,7 +265,11 @@ async fn handle(shared: &Shared, slot: &Arc<ConnSlot>, request: Request<Incoming
     );
     let session = match admitted {
         Ok(session) => session,
-        Err(rejection) => return rejection.response(),
+        Err(rejection) => {
+            // Never the headers: they may hold a bearer.
+            tracing::debug!(method = %parts.method, path = parts.uri.path(), ?rejection, "session MCP request refused");
+            return rejection.response();
+        }
     };
     let body = match read_body(body, &shared.limits).await {
         Ok(body) => body,

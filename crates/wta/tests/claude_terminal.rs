@@ -8,62 +8,11 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod acp_common;
-
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
-use std::time::Duration;
+mod claude_common;
 
 use acp_common::{Env, Helper};
-use wta_testkit::{TmuxServer, wait_for_value};
-
-const T: Duration = Duration::from_secs(60);
-
-fn claude_code_acp() -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../target/test-peers/claude-code-acp/node_modules/.bin/claude-code-acp");
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing: run scripts/install-test-peers.sh",
-        path.display()
-    );
-    eprintln!("claude-code-acp not installed (scripts/install-test-peers.sh); skipped outside CI");
-    None
-}
-
-/// The fake model server, ended on drop.
-struct FakeModel {
-    child: Child,
-    port: u16,
-}
-
-impl FakeModel {
-    fn start(dir: &Path, command: &str) -> Self {
-        let script =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/fake_anthropic.py");
-        let portfile = dir.join("fake-model.port");
-        let child = Command::new("python3")
-            .arg(script)
-            .arg(&portfile)
-            .arg(command)
-            .spawn()
-            .expect("python3 for the fake model");
-        let port = wait_for_value("the fake model's port", T, || {
-            std::fs::read_to_string(&portfile).ok()?.trim().parse().ok()
-        })
-        .unwrap();
-        Self { child, port }
-    }
-}
-
-impl Drop for FakeModel {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use claude_common::{FakeModel, T, claude_code_acp};
+use wta_testkit::TmuxServer;
 
 #[test]
 fn claude_code_acp_runs_its_bash_tool_in_a_pane_and_reads_the_result() {
@@ -72,14 +21,10 @@ fn claude_code_acp_runs_its_bash_tool_in_a_pane_and_reads_the_result() {
     };
     let scratch = tempfile::tempdir().unwrap();
     let model = FakeModel::start(scratch.path(), "echo made-in-a-pane-$((6*7))");
-    let home = scratch.path().join("claude-home");
-    std::fs::create_dir_all(&home).unwrap();
     // Kept after the command, so the test sees the pane it ran in.
     let env = Env::with_config(&format!(
-        "[terminals]\nkeep_after_exit = true\n\n[custom_agents.claude]\nargv = [{agent:?}]\nenv = {{ IS_SANDBOX = \"1\", ANTHROPIC_BASE_URL = \"http://127.0.0.1:{port}\", ANTHROPIC_API_KEY = \"dummy\", HOME = {home:?} }}\n",
-        agent = agent.to_string_lossy(),
-        port = model.port,
-        home = home.to_string_lossy(),
+        "[terminals]\nkeep_after_exit = true\n\n{}",
+        model.claude_config(&agent, scratch.path())
     ));
     let _master = env.start_master();
     let tmux = TmuxServer::start();

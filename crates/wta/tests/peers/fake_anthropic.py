@@ -6,8 +6,11 @@ agent CLI offline in tests: it makes the model's decisions, nothing else.
 
 Listens on 127.0.0.1 (a free port, written to PORTFILE). A turn whose last
 user text mentions RUN_TOOL is answered with one `mcp__acp__Bash` tool call
-running COMMAND; a turn that carries that tool's result is answered with
-the text `TOOL_DONE: <result>`; anything else with `hello`. Streams SSE like
+running COMMAND; one mentioning RUN_MCP with a call of the tool whose name
+ends in `__run_command_in_current_shell` (WTA's session endpoint, as the
+request's tool list names it) proposing COMMAND; a turn that carries a
+tool's result is answered with the text `TOOL_DONE: <result>`; anything
+else with `hello`. Streams SSE like
 the real API (message_start … message_stop); `count_tokens` answers 10.
 """
 
@@ -41,7 +44,13 @@ def decide(body):
     if results:
         return ("text", "TOOL_DONE: " + "".join(text_of(b) for b in results))
     if any("RUN_TOOL" in text_of(b) for b in content):
-        return ("tool", COMMAND)
+        return ("tool", ("mcp__acp__Bash", {"command": COMMAND, "description": "run it", "timeout": 60000}))
+    if any("RUN_MCP" in text_of(b) for b in content):
+        names = [t.get("name", "") for t in body.get("tools", [])]
+        wanted = [n for n in names if n.endswith("__run_command_in_current_shell")]
+        if not wanted:
+            return ("text", "NO_MCP_TOOL among " + ", ".join(names))
+        return ("tool", (wanted[0], {"command": COMMAND, "explanation": "offline test"}))
     return ("text", "hello")
 
 
@@ -78,9 +87,10 @@ class Handler(BaseHTTPRequestHandler):
             "role": "assistant", "model": body.get("model", "fake"), "content": [],
             "stop_reason": None, "usage": usage}})
         if kind == "tool":
+            name, tool_input = value
             self.event("content_block_start", {"index": 0, "content_block": {
-                "type": "tool_use", "id": "toolu_fake1", "name": "mcp__acp__Bash", "input": {}}})
-            partial = json.dumps({"command": value, "description": "run it", "timeout": 60000})
+                "type": "tool_use", "id": "toolu_fake1", "name": name, "input": {}}})
+            partial = json.dumps(tool_input)
             self.event("content_block_delta", {"index": 0, "delta": {
                 "type": "input_json_delta", "partial_json": partial}})
             stop = "tool_use"
