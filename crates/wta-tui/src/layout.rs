@@ -21,7 +21,9 @@ use wta_state::proposal_card::CardSight;
 use wta_state::{AppState, Event};
 
 use crate::transcript::TranscriptCache;
-use crate::{card, debug, input, master_lost, popup, proposal_card, question, setup, status, theme};
+use crate::{
+    card, debug, input, master_lost, popup, proposal_card, question, setup, status, theme,
+};
 
 /// Width at which the debug panel moves beside the transcript.
 const SIDE_DEBUG_MIN_WIDTH: u16 = 100;

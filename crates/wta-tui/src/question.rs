@@ -111,7 +111,10 @@ fn compact(q: &PendingQuestion, frame: &mut Frame, area: Rect) {
         Some(choice) => format!("› {}. {choice}  (↑↓ Enter · Esc)", q.selected + 1),
         None => "type your answer and press Enter · Esc".to_owned(),
     };
-    lines.push(Line::from(Span::styled(truncate(&answer, width), theme::dim())));
+    lines.push(Line::from(Span::styled(
+        truncate(&answer, width),
+        theme::dim(),
+    )));
     let rows = area.height as usize;
     frame.render_widget(
         Paragraph::new(lines.into_iter().take(rows).collect::<Vec<_>>()),

@@ -343,7 +343,9 @@ fn the_agents_question() {
     f.prompt("deploy it");
     f.domain(DomainEvent::Question(QuestionRequest {
         id: 1,
-        question: "Which environment should I deploy to?\nStaging is safe; production needs a review.".into(),
+        question:
+            "Which environment should I deploy to?\nStaging is safe; production needs a review."
+                .into(),
         choices: vec!["staging".into(), "production".into()],
         allow_freeform: true,
     }));

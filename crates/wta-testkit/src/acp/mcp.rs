@@ -177,7 +177,10 @@ pub async fn call(url: &str, bearer: &str, tool: &str, args: &str) -> Result<Val
     if let Value::Object(args) = args {
         params = params.with_arguments(args);
     }
-    let result = client.call_tool(params).await.map_err(|e| format!("call: {e}"));
+    let result = client
+        .call_tool(params)
+        .await
+        .map_err(|e| format!("call: {e}"));
     let _ = client.cancel().await;
     serde_json::to_value(result?).map_err(|e| e.to_string())
 }

@@ -39,7 +39,10 @@ pub enum Script {
     /// `propose…`: propose terminal actions through the WTA CLI (see [`Proposal`]).
     Propose(Proposal),
     /// `mcp <tool> [json-args]`: call a tool of the session's MCP server.
-    Mcp { tool: String, args: serde_json::Value },
+    Mcp {
+        tool: String,
+        args: serde_json::Value,
+    },
     /// `mcp-servers`: say the names of the MCP servers the session was given.
     McpServers,
 }
@@ -236,7 +239,10 @@ mod tests {
                 args: serde_json::json!({}),
             }
         );
-        assert_eq!(parse("mcp x {not json"), Script::Echo("mcp x {not json".into()));
+        assert_eq!(
+            parse("mcp x {not json"),
+            Script::Echo("mcp x {not json".into())
+        );
         assert_eq!(parse("mcp-servers"), Script::McpServers);
     }
 

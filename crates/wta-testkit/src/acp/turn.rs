@@ -18,7 +18,11 @@ use super::script::Script;
 
 /// The steps of `script` for `prompt`; `servers` are the MCP servers the
 /// session was given.
-pub(super) fn steps(script: Script, prompt: &Prompt, servers: &[super::mcp::McpServer]) -> Vec<Step> {
+pub(super) fn steps(
+    script: Script,
+    prompt: &Prompt,
+    servers: &[super::mcp::McpServer],
+) -> Vec<Step> {
     match script {
         Script::Echo(text) => vec![Step::Say(text)],
         Script::Pid => vec![Step::say(format!("pid {}", std::process::id()))],
