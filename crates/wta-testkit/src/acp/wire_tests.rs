@@ -56,7 +56,8 @@ async fn initialize_and_new_session() {
         json!({"protocolVersion": 1,
             "agentCapabilities": {"loadSession": false,
                 "promptCapabilities": {"image": false, "audio": false, "embeddedContext": true},
-                "sessionCapabilities": {"close": {}}},
+                "sessionCapabilities": {"close": {}},
+                "mcpCapabilities": {"http": true, "sse": false}},
             "authMethods": [],
             "agentInfo": {"name": "wta-test-agent", "version": env!("CARGO_PKG_VERSION")}})
     );
