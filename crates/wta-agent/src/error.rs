@@ -9,6 +9,8 @@ pub enum AgentError {
         "`{given}` is not a valid agent id (use one of copilot, claude, codex, gemini, opencode, demo, or custom:<name>)"
     )]
     InvalidId { given: String },
+    #[error("`{given}` is not a delegate agent CLI (use one of {valid})")]
+    UnknownDelegate { given: String, valid: String },
     #[error("unknown agent `{id}`: it is not built in and no [custom_agents.{name}] entry exists in {config}", name = id.strip_prefix("custom:").unwrap_or(id), config = config.display())]
     UnknownAgent { id: String, config: PathBuf },
     #[error("agent `{id}` is not allowed here (allowed: {allowed})")]

@@ -5,6 +5,8 @@
 //!   only ever names an [`AgentId`]; [`Registry::resolve`] builds the argv itself.
 //! - [`spawn`]: start an agent in its own process group with the wta env, and stop it
 //!   (stdin EOF, wait, SIGTERM, SIGKILL to the group).
+//! - [`delegate`]: which interactive agent CLI a delegated task starts in, its argv (task,
+//!   session pin) and the task enriched with the pane's screen; pure, no I/O beyond PATH lookup.
 //! - [`demo`]: the built-in offline demo agent (`wta --demo-agent`).
 //! - [`scripted`]: the ACP core of scripted agents (the demo and the test agent): the serving
 //!   loop, session bookkeeping and a turn's step vocabulary.
@@ -12,6 +14,7 @@
 //! - [`heap`]: bounds on what socket peers make a daemon hold (connection slots), and
 //!   handing freed heap back to the OS after a flood.
 
+pub mod delegate;
 pub mod demo;
 mod error;
 pub mod heap;

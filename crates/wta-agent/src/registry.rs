@@ -421,7 +421,7 @@ impl Registry {
     }
 
     /// `program` itself when it contains a `/`, else the first match on the agent's PATH.
-    fn find_program(&self, program: &str) -> Option<PathBuf> {
+    pub(crate) fn find_program(&self, program: &str) -> Option<PathBuf> {
         if program.contains('/') {
             let path = PathBuf::from(program);
             return is_executable(&path).then_some(path);
@@ -429,6 +429,11 @@ impl Registry {
         std::env::split_paths(&self.agent_path())
             .map(|dir| dir.join(program))
             .find(|p| is_executable(p))
+    }
+
+    /// The config file's `default_agent` as written (not validated or resolved).
+    pub fn configured_default_agent(&self) -> Option<&str> {
+        self.default_agent.as_deref()
     }
 
     /// The configured default if usable, else the first installed allowed built-in,
