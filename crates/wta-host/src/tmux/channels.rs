@@ -17,3 +17,14 @@ impl TmuxHost {
             .map(drop)
     }
 }
+
+impl TmuxHost {
+    /// Takes the text of paste buffer `name` and deletes the buffer (a
+    /// prompt's answer handed over without a shell: `command-prompt` puts
+    /// it there with `set-buffer`).
+    pub fn take_buffer(&self, name: &str) -> Result<String, HostError> {
+        let text = self.run_binary(&Cmd::new("show-buffer").opt("-b", name))?;
+        self.run(&Cmd::new("delete-buffer").opt("-b", name))?;
+        Ok(text)
+    }
+}

@@ -40,6 +40,15 @@ impl TmuxHost {
         self.finish(cmd, outcome)
     }
 
+    /// Runs one command line with the tmux binary, for the few commands
+    /// that write to the client's own stdout through tmux's file protocol
+    /// (`show-buffer`), which the native client does not speak.
+    pub(crate) fn run_binary(&self, cmd: &Cmd) -> Result<String, HostError> {
+        let outcome = self.spawn_blocking(cmd)?;
+        self.finish(cmd, outcome)
+            .map(|out| String::from_utf8_lossy(&out).into_owned())
+    }
+
     /// [`TmuxHost::run`] on the tokio runtime.
     pub(crate) async fn run_async(&self, cmd: &Cmd) -> Result<String, HostError> {
         let attempt = if native::enabled() {
