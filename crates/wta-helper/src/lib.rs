@@ -10,12 +10,15 @@
 //! - [`executor`]: confirmed cards run in the user's pane.
 //! - [`autofix`]: a failed command in the tab offers a fix (settings, the fix turn's words).
 //! - [`context`]: what each prompt tells the agent about the terminal.
+//! - [`delegate`]: `?TASK` starts a delegate through `wta delegate`.
+//! - [`session_tools`]: the session MCP endpoint's proposals, helper side.
 //! - [`terminals`]: ACP `terminal/*` served in tmux panes the user can see.
 //! - [`driver`]: the headless front end (line commands, JSON events).
 
 pub mod autofix;
 pub mod connection;
 pub mod context;
+pub mod delegate;
 pub mod driver;
 pub mod executor;
 pub mod machine;

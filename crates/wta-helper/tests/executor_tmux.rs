@@ -397,7 +397,8 @@ async fn the_delegate_is_read_from_the_config_at_each_launch() {
         config_file: file.clone(),
         policy_file: config.path().join("policy.toml"),
         wta_exe: std::env::current_exe().unwrap(),
-        path_var: std::env::var_os("PATH"),
+        // An empty directory: no delegate CLI is installed.
+        path_var: Some(config.path().join("empty-bin").into_os_string()),
     };
     let rig = rig(true, |c| c.delegate = DelegateSource::Config(paths)).await;
     let delegate = || Action::OpenAndSend {

@@ -33,6 +33,11 @@ pub(crate) fn submit(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
             ),
         ),
         Submission::BadArgument { message, .. } => refuse(state, &message),
+        Submission::Delegate(task) => {
+            state.input.submit();
+            info(state, &format!("Delegating: {task}"));
+            fx.push(Effect::Delegate(task));
+        }
     }
 }
 

@@ -60,6 +60,9 @@ pub enum Effect {
         generation: u64,
         hint: Option<String>,
     },
+    /// `?TASK`: start a delegate agent with the task in a new tab, from
+    /// this pane's target.
+    Delegate(String),
     /// The user answered (or dismissed) question `id`.
     AnswerQuestion {
         id: u64,

@@ -99,6 +99,8 @@ pub enum Submission {
         command: &'static str,
         message: String,
     },
+    /// `?TASK`: hand the task to a delegate agent in a new tab.
+    Delegate(String),
     /// Only whitespace: nothing to do.
     Empty,
 }
@@ -110,6 +112,19 @@ pub fn parse(line: &str) -> Submission {
     }
     if let Some(rest) = line.strip_prefix("//") {
         return Submission::Prompt(format!("/{rest}"));
+    }
+    // `??…` is a literal question mark, as `//` is a literal slash.
+    if let Some(rest) = line.strip_prefix("??") {
+        return Submission::Prompt(format!("?{rest}"));
+    }
+    if let Some(task) = line.strip_prefix('?') {
+        return match task.trim() {
+            "" => Submission::BadArgument {
+                command: "?",
+                message: "Type the task after the ?: `?fix the failing build` hands it to a delegate agent in a new tab.".into(),
+            },
+            task => Submission::Delegate(task.to_owned()),
+        };
     }
     let Some(rest) = line.trim_end().strip_prefix('/') else {
         return Submission::Prompt(line.to_owned());
@@ -273,6 +288,15 @@ mod tests {
 
     #[test]
     fn parses_commands_arguments_and_escapes() {
+        assert_eq!(
+            parse("?fix the build "),
+            Submission::Delegate("fix the build".into())
+        );
+        assert_eq!(parse("??why"), Submission::Prompt("?why".into()));
+        assert!(matches!(
+            parse("?  "),
+            Submission::BadArgument { command: "?", .. }
+        ));
         assert_eq!(parse("/new"), Submission::Command(SlashCommand::New));
         assert_eq!(
             parse("/yolo on "),

@@ -121,6 +121,8 @@ pub enum Command {
     ShellIntegration(cmd::shell_integration::ShellIntegrationArgs),
     /// Follow a pane and print each command's start, exit code and output.
     Listen(cmd::listen::ListenArgs),
+    /// Hand a task to a delegate agent in a new tab, with this pane's context.
+    Delegate(cmd::delegate::DelegateArgs),
     /// Ask the tab's agent pane to fix the last command that failed (as its /fix).
     Fix(cmd::fix::FixArgs),
     /// Internal: the pipe-pane sink of a pane watcher.

@@ -87,27 +87,46 @@ pub enum DelegateSource {
     None,
     /// This one (tests, embedders).
     Fixed(DelegateLaunch),
-    /// The `[delegate]` table of the config file, read at each launch so an
-    /// edit applies without restarting the pane.
+    /// The config file, read at each launch so an edit applies without
+    /// restarting the pane: its `[delegate]` table, else the delegate CLI
+    /// `wta delegate` would choose (`wta_agent::delegate::choose`).
     Config(wta_agent::RegistryPaths),
 }
 
 impl DelegateSource {
-    /// The delegate to launch now; `Err` says why the config cannot tell.
-    pub fn current(&self) -> Result<Option<DelegateLaunch>, String> {
+    /// The delegate to launch now with `task` (the full argv, the task in
+    /// it as the agent CLI takes it); `Err` says why there is none.
+    pub fn launch_for(&self, task: &str) -> Result<DelegateLaunch, String> {
+        use wta_agent::delegate;
         match self {
-            Self::None => Ok(None),
-            Self::Fixed(d) => Ok(Some(d.clone())),
+            Self::None => Err(
+                "no delegate agent is configured (add a [delegate] table with its argv to ~/.config/wta/config.toml)".into(),
+            ),
+            Self::Fixed(d) => {
+                let mut fixed = d.clone();
+                fixed.launch.argv.push(task.to_owned());
+                Ok(fixed)
+            }
             Self::Config(paths) => {
-                let registry =
-                    wta_agent::Registry::load(paths.clone()).map_err(|e| e.to_string())?;
-                Ok(registry.delegate().map(|d| DelegateLaunch {
-                    agent: d.name.clone(),
-                    launch: Launch {
-                        argv: d.argv.clone(),
-                        env: Vec::new(),
-                    },
-                }))
+                let registry = wta_agent::Registry::load(paths.clone())
+                    .map_err(|e| format!("cannot read the delegate agent: {e}"))?;
+                let choice = delegate::choose(&registry, None).map_err(|e| e.to_string())?;
+                match delegate::plan(&choice, task) {
+                    Some(plan) => Ok(DelegateLaunch {
+                        agent: plan.agent,
+                        launch: Launch {
+                            argv: plan.argv,
+                            env: Vec::new(),
+                        },
+                    }),
+                    None => Err(match &choice {
+                        delegate::DelegateChoice::Missing { cli } => format!(
+                            "no delegate agent is configured or installed: {}",
+                            delegate::missing_notice(cli)
+                        ),
+                        other => format!("cannot start the delegate agent {}", other.name()),
+                    }),
+                }
             }
         }
     }

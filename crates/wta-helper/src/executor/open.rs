@@ -172,17 +172,11 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
         task: &str,
         progress: &mut Progress,
     ) -> ActionOutcome {
-        let delegate = match self.config.delegate.current() {
-            Ok(Some(delegate)) => delegate,
-            Ok(None) => {
-                return unavailable(
-                    "no delegate agent is configured (add a [delegate] table with its argv to ~/.config/wta/config.toml)",
-                );
-            }
-            Err(why) => return unavailable(format!("cannot read the delegate agent: {why}")),
+        let delegate = match self.config.delegate.launch_for(task) {
+            Ok(delegate) => delegate,
+            Err(why) => return unavailable(why),
         };
-        let mut argv = delegate.launch.argv.clone();
-        argv.push(task.to_owned());
+        let argv = delegate.launch.argv.clone();
         match self
             .open(
                 target,

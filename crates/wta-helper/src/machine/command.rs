@@ -3,8 +3,8 @@
 //! [`super::Input`].
 
 use agent_client_protocol::v1::schema::SessionId;
-use wta_protocol::ProposalId;
 use wta_protocol::helper_master::YoloReport;
+use wta_protocol::{PaneId, ProposalId};
 use wta_state::{ConfirmMode, PermissionAnswer, PermissionRequestId};
 
 use super::input::RequestKey;
@@ -113,6 +113,8 @@ pub enum Command {
     ServeFile { key: RequestKey },
     /// Serve the held `terminal/*` request (an agent terminal).
     ServeTerminal { key: RequestKey },
+    /// `wta delegate` with `task`, from pane `source` (its context goes with it).
+    Delegate { task: String, source: PaneId },
     /// Answer the held question request.
     AnswerQuestion {
         key: RequestKey,

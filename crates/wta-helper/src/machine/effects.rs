@@ -41,6 +41,17 @@ impl Machine {
                 }
             }
             Effect::AnswerQuestion { id, answer } => self.question_answered(id, answer, out),
+            Effect::Delegate(task) => {
+                match (&self.pane.config.target_pane, self.pane.config.has_host) {
+                    (Some(source), true) => out.cmd(Command::Delegate {
+                        task,
+                        source: source.clone(),
+                    }),
+                    _ => out.error(
+                        "Delegating needs tmux: run `wta delegate \"TASK\"` in a tmux pane.",
+                    ),
+                }
+            }
             Effect::SetYolo(on) => self.set_yolo(on, out),
             Effect::CopyToClipboard(text) => {
                 if self.pane.config.has_host {

@@ -54,7 +54,7 @@ use std::time::Instant;
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionId};
 use wta_agent::yolo::YoloPolicy;
 use wta_protocol::{PaneId, WindowId};
-use wta_state::{AppState, AuthMethod, DomainEvent, Event, PermissionRequestId};
+use wta_state::{AppState, AuthMethod, DomainEvent, Event, PermissionRequestId, Scripted};
 
 pub use acp_map::ModelControl;
 pub use command::{Call, Command, ProposalNews};
@@ -84,6 +84,9 @@ pub struct PaneConfig {
     pub own_pid: u32,
     /// What a failed command in the tab does.
     pub autofix: crate::autofix::AutofixMode,
+    /// Sent as the user's first prompt once the first session is open (a
+    /// delegate pane's task).
+    pub first_prompt: Option<String>,
 }
 
 impl Default for PaneConfig {
@@ -99,6 +102,7 @@ impl Default for PaneConfig {
             has_host: false,
             own_pid: 0,
             autofix: crate::autofix::AutofixMode::default(),
+            first_prompt: None,
         }
     }
 }
@@ -163,6 +167,8 @@ pub struct Machine {
 pub(crate) struct Out {
     pub commands: Vec<Command>,
     pub events: VecDeque<DomainEvent>,
+    /// What the user is taken to have typed, after the events.
+    pub typed: VecDeque<String>,
 }
 
 impl Out {
@@ -251,8 +257,14 @@ impl Machine {
     /// Feeds `out`'s events through the app until none is left; returns
     /// every command, in order.
     fn settle(&mut self, mut out: Out, now: Instant) -> Vec<Command> {
-        while let Some(event) = out.events.pop_front() {
-            self.app_event(Event::Domain(event), now, &mut out);
+        loop {
+            if let Some(event) = out.events.pop_front() {
+                self.app_event(Event::Domain(event), now, &mut out);
+            } else if let Some(text) = out.typed.pop_front() {
+                self.app_event(Event::Script(Scripted::Submit(text)), now, &mut out);
+            } else {
+                break;
+            }
             if self.pane.quit {
                 break;
             }

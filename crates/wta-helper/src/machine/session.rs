@@ -126,6 +126,10 @@ impl Machine {
         let options = reply.response.config_options.unwrap_or_default();
         self.session_yolo(&options, out);
         self.pane.session_lost = false;
+        // A delegate pane's task: the first session is the one it was for.
+        if let Some(task) = self.pane.config.first_prompt.take() {
+            out.typed.push_back(task);
+        }
         if let Some(text) = pending {
             out.event(DomainEvent::Notice(format!(
                 "Agent `{}` was started again: this is a new session, it does not remember the previous conversation.",

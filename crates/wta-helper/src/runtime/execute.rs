@@ -174,6 +174,8 @@ impl Runtime {
                 }
             }
             Command::RunSessionTool { key } => self.run_session_tool(key),
+            Command::Delegate { task, source } => self
+                .spawn_blocking(move || Some(Input::Report(crate::delegate::run(&task, &source)))),
             Command::AnswerQuestion { key, outcome } => {
                 if let Some(question) = self.questions.remove(&key)
                     && let Err(err) = question.respond(&outcome)

@@ -64,6 +64,10 @@ pub struct RuntimeConfig {
     pub auto_approve_tools: bool,
     /// The `[delegate]` agent CLI for `delegate: true` proposals.
     pub delegate: Option<wta_agent::Delegate>,
+    /// The delegate a card would start now (the `[delegate]` table or an
+    /// installed delegate CLI), shown on its card; `None`: such cards are
+    /// refused.
+    pub delegate_name: Option<String>,
     /// Starts a master when the user reconnects and none runs; `None`
     /// connects to whatever listens on `socket`.
     pub master_starter: Option<MasterStarter>,
@@ -72,6 +76,8 @@ pub struct RuntimeConfig {
     pub cards: bool,
     /// What a failed command in the tab does (`[autofix] mode`).
     pub autofix: crate::autofix::AutofixMode,
+    /// The first prompt, sent once the first session is open (`--prompt`).
+    pub first_prompt: Option<String>,
 }
 
 impl RuntimeConfig {
@@ -88,6 +94,7 @@ impl RuntimeConfig {
             has_host,
             own_pid: std::process::id(),
             autofix: self.autofix,
+            first_prompt: self.first_prompt.clone(),
         }
     }
 }
@@ -165,7 +172,12 @@ impl Runtime {
         let (inputs_tx, inputs_rx) = mpsc::unbounded_channel();
         let (tap, wire) = WireTap::new();
         let mut proposals = crate::proposals::ProposalGlue::new();
-        proposals.set_delegate(config.delegate.as_ref().map(|d| d.name.clone()));
+        proposals.set_delegate(
+            config
+                .delegate_name
+                .clone()
+                .or_else(|| config.delegate.as_ref().map(|d| d.name.clone())),
+        );
         let terminals = std::sync::Arc::new(crate::terminals::Terminals::new(
             terminals_config(&config),
             host.clone(),

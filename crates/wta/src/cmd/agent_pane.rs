@@ -101,6 +101,7 @@ impl OpenArgs {
             size: self.size,
             auto_approve_tools: self.auto_approve_tools,
             master: master::socket_for(&host.location().socket_path()),
+            first_prompt: None,
         }
     }
 

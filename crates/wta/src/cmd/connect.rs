@@ -40,6 +40,9 @@ pub struct HelperArgs {
     /// Yolo for every new session of this pane (system policy can forbid it).
     #[arg(long, requires = "connect_master", hide = true)]
     pub auto_approve_tools: bool,
+    /// Sent as the first prompt once the agent's session is open (a delegate pane's task).
+    #[arg(long, value_name = "TEXT", requires = "connect_master", hide = true)]
+    pub prompt: Option<String>,
 }
 
 /// How long the exiting helper waits for its async runtime to wind down.
@@ -102,17 +105,21 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
 /// from the config and policy files (the flag or the user's config, under
 /// the system policy).
 fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
-    let (yolo_policy, auto_approve_tools, delegate) =
+    let (yolo_policy, auto_approve_tools, delegate, delegate_name) =
         match wta_agent::RegistryPaths::from_env().and_then(wta_agent::Registry::load) {
             Ok(registry) => (
                 registry.yolo_policy(),
                 args.auto_approve_tools || registry.auto_approve_tools(),
                 registry.delegate().cloned(),
+                match wta_agent::delegate::choose(&registry, None) {
+                    Ok(wta_agent::delegate::DelegateChoice::Missing { .. }) | Err(_) => None,
+                    Ok(choice) => Some(choice.name().to_owned()),
+                },
             ),
             Err(err) => {
                 // Unreadable config or policy: fail closed (no yolo, no delegate).
                 tracing::warn!("cannot read the wta config or policy: {err}");
-                (wta_agent::yolo::YoloPolicy::Blocked, false, None)
+                (wta_agent::yolo::YoloPolicy::Blocked, false, None, None)
             }
         };
     let autofix = match wta_agent::RegistryPaths::from_env() {
@@ -138,9 +145,11 @@ fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
         yolo_policy,
         auto_approve_tools,
         delegate,
+        delegate_name,
         master_starter: None,
         cards: true,
         autofix,
+        first_prompt: args.prompt.clone(),
     }
 }
 

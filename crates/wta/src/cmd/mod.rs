@@ -3,6 +3,7 @@
 pub mod agent_pane;
 pub mod completions;
 pub mod connect;
+pub mod delegate;
 pub mod fix;
 pub mod list;
 pub mod listen;
@@ -58,6 +59,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::ShellIntegration(args) => shell_integration::run(&args),
         Command::Listen(args) => listen::run(ctx, &args),
         Command::Fix(args) => fix::run(ctx, &args),
+        Command::Delegate(args) => delegate::run(ctx, &args),
         Command::PipeSink(args) => pipe_sink::run(&args),
         Command::TerminalExec(args) => Ok(terminal_exec::run(&args)),
         Command::Up(args) => up::run(ctx, &args),

@@ -22,6 +22,8 @@ pub fn bindings(wta: &str) -> String {
          bind-key A run-shell -b \"{w} -S '#{{socket_path}}' pane close --pane '#{{pane_id}}' >/dev/null\"\n\
          # prefix + f : ask the agent pane to fix the last command that failed in this pane\n\
          bind-key f run-shell -b \"{w} -S '#{{socket_path}}' fix -t '#{{pane_id}}' >/dev/null\"\n\
+         # prefix + D : hand a task to a delegate agent in a new tab (asks for the task)\n\
+         bind-key D command-prompt -p 'delegate:' \"set-buffer -b wta-delegate -- \\\"%%%\\\" ; run-shell -b \\\"{w} -S '#{{socket_path}}' delegate --pane '#{{pane_id}}' --task-buffer wta-delegate >/dev/null\\\"\"\n\
          # prefix + S : the master's live agent sessions\n\
          bind-key S display-popup -E -w 80% -h 60% \"{w} sessions list; read -r _\"\n"
     )
@@ -55,9 +57,13 @@ mod tests {
             text.contains(r"fix -t '#{pane_id}'"),
             "prefix f fixes the pane it is pressed in: {text}"
         );
+        assert!(
+            text.contains("--task-buffer wta-delegate"),
+            "the task goes through a buffer, never a shell: {text}"
+        );
         assert_eq!(
             text.lines().filter(|l| l.starts_with("bind-key")).count(),
-            4
+            5
         );
     }
 }

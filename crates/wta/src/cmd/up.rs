@@ -89,18 +89,7 @@ fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<(PaneInfo, Opti
     };
     let pane = host.new_session(&spec)?;
     if let Some(gate) = &launch.gate {
-        let marked = host.set_options(
-            &pane.id,
-            &[
-                (wta_shell::GATE_OPTION, gate),
-                // Until its first prompt, this shell is starting, not integration-less.
-                (wta_shell::INTEGRATION_EXPECTED_OPTION, "1"),
-            ],
-        );
-        if let Err(e) = marked {
-            let _ = host.signal(gate);
-            return Err(e.into());
-        }
+        shell::mark_gated(host, &pane.id, gate)?;
     }
     Ok((pane, launch.gate))
 }
@@ -148,6 +137,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         size: args.open.size,
         auto_approve_tools: args.open.auto_approve_tools,
         master: master_socket.clone(),
+        first_prompt: None,
     };
     let outcome = agent_pane::open(&host, &shell, &spec);
     if let Some(gate) = &gate {

@@ -35,6 +35,8 @@ pub struct OpenSpec {
     pub auto_approve_tools: bool,
     /// The master socket the helper connects to.
     pub master: PathBuf,
+    /// The helper's first prompt, sent once its session is open (a delegate pane's task).
+    pub first_prompt: Option<String>,
 }
 
 /// What an agent-pane command did.
@@ -81,6 +83,9 @@ fn helper_argv(spec: &OpenSpec, window: &WindowId, target: &PaneId) -> anyhow::R
     }
     if spec.auto_approve_tools {
         argv.push("--auto-approve-tools".into());
+    }
+    if let Some(prompt) = &spec.first_prompt {
+        argv.extend(["--prompt".into(), prompt.clone()]);
     }
     Ok(argv)
 }

@@ -4,6 +4,7 @@
 //! wrappers around this module.
 
 pub mod agent_pane;
+pub mod delegate;
 pub mod master;
 pub mod prewarm;
 pub mod shell;

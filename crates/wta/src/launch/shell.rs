@@ -154,6 +154,25 @@ async fn settled(watcher: &PaneWatcher, pane: &PaneId, timeout: Duration) -> Fir
     FirstPrompt::NotYet
 }
 
+/// Marks `pane` as waiting on `gate` for a watcher (`@wta_gate`) and as a
+/// shell that is starting, not one without integration; releases the gate
+/// when the marks cannot be set, so the shell never hangs.
+pub fn mark_gated(host: &TmuxHost, pane: &PaneId, gate: &str) -> anyhow::Result<()> {
+    let marked = host.set_options(
+        pane,
+        &[
+            (wta_shell::GATE_OPTION, gate),
+            // Until its first prompt, this shell is starting, not integration-less.
+            (wta_shell::INTEGRATION_EXPECTED_OPTION, "1"),
+        ],
+    );
+    if let Err(e) = marked {
+        let _ = host.signal(gate);
+        return Err(e.into());
+    }
+    Ok(())
+}
+
 /// Waits until the gated `pane`'s watcher took the gate named in its
 /// `@wta_gate` option (it clears the option when it releases the gate), at
 /// most `timeout`; releases the gate itself when none did, so the shell

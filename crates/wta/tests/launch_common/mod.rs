@@ -89,9 +89,25 @@ impl Launch {
 
     /// [`Launch::up`] for a user whose `$SHELL` is `shell`.
     pub fn up_with_shell(&mut self, shell: &str, args: &[&str]) -> Value {
+        self.up_with_env(&[("SHELL", shell.as_ref())], args)
+    }
+
+    /// [`Launch::up`] with `env` set for `wta up` (and so for the panes
+    /// it opens: tmux gives them the command's environment).
+    pub fn up_with_env(&mut self, env: &[(&str, &std::ffi::OsStr)], args: &[&str]) -> Value {
         let mut all = vec!["up", "--detach", "--json"];
         all.extend_from_slice(args);
-        let out = self.wta_with_shell(shell, &all);
+        let mut command = self.env.command();
+        command.env("SHELL", "/bin/bash");
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let out = command
+            .arg("-L")
+            .arg(self.tmux.name())
+            .args(&all)
+            .output()
+            .unwrap();
         assert!(
             out.status.success(),
             "wta up failed: {}",

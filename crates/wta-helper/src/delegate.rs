@@ -1,0 +1,59 @@
+//! `?TASK` in the agent pane: `wta delegate` (this binary) run for the
+//! pane's target, so the pane and the CLI start delegates the one same way
+//! (the launcher lives with the CLI). Blocking; the answer is what the
+//! pane shows.
+
+use serde::Deserialize;
+use wta_protocol::PaneId;
+use wta_state::DomainEvent;
+
+/// What `wta delegate --json` prints (the fields the pane shows).
+#[derive(Debug, Deserialize)]
+struct Delegated {
+    pane: String,
+    window: String,
+    agent: String,
+    #[serde(default)]
+    session_id: Option<String>,
+    installed: bool,
+}
+
+/// Starts the delegate for `task` from `source`; the line for the pane.
+pub fn run(task: &str, source: &PaneId) -> DomainEvent {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(err) => {
+            return DomainEvent::Error(format!("Cannot find the wta binary to delegate: {err}"));
+        }
+    };
+    let out = std::process::Command::new(exe)
+        .args(["--json", "delegate", "--pane", source.as_str(), "--", task])
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(err) => return DomainEvent::Error(format!("Cannot run wta delegate: {err}")),
+    };
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        let why = why.trim().trim_start_matches("wta: ");
+        return DomainEvent::Error(format!("Delegating failed: {why}"));
+    }
+    match serde_json::from_slice::<Delegated>(&out.stdout) {
+        Ok(d) if d.installed => {
+            let pinned = d
+                .session_id
+                .map(|id| format!(", session {id}"))
+                .unwrap_or_default();
+            DomainEvent::Notice(format!(
+                "Delegated to {} in tab {} (pane {}{pinned}).",
+                d.agent, d.window, d.pane
+            ))
+        }
+        Ok(d) => DomainEvent::Error(format!(
+            "{} is not installed; tab {} says how to install it.",
+            d.agent, d.window
+        )),
+        Err(err) => DomainEvent::Error(format!("wta delegate answered unreadably: {err}")),
+    }
+}

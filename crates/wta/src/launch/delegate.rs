@@ -1,0 +1,231 @@
+//! Starting a delegate agent with a task (`wta delegate`, `?TASK` in the
+//! agent pane): the task enriched with the context of the pane it came
+//! from, then either the delegate agent CLI in a new tab or panel (the task
+//! in its argv: it is ready when it starts), or, with `acp`, a WTA agent
+//! pane in a new tab whose first prompt is the task (sent once its session
+//! is open) and whose target is that tab's shell, so the delegate's
+//! terminal actions come as cards. Which CLI and how it takes the task is
+//! `wta_agent::delegate`'s; a missing CLI gets a tab that says how to
+//! install it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+use wta_agent::delegate::{self, DelegateChoice};
+use wta_host::{NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost, TmuxHost};
+use wta_protocol::{PaneId, WindowId};
+
+use super::agent_pane::{self, OpenSpec, Side};
+use super::{master, shell};
+
+/// How long a new tab's shell may wait for its agent pane's watcher.
+const GATE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where the delegate goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Tab,
+    /// A split of the source pane.
+    Panel,
+}
+
+/// What to delegate, and where from.
+#[derive(Debug, Clone)]
+pub struct DelegateRequest {
+    pub task: String,
+    /// A delegate CLI (`claude`, …), or with `acp` an agent id.
+    pub agent: Option<String>,
+    pub cwd: Option<PathBuf>,
+    pub place: Place,
+    /// The pane it was started from: its context goes with the task, and
+    /// the new tab or panel opens beside it.
+    pub source: Option<PaneInfo>,
+    /// A WTA agent pane instead of the agent CLI.
+    pub acp: bool,
+}
+
+/// What `wta delegate --json` prints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Delegated {
+    /// The pane the delegate runs in (the agent pane, with `acp`).
+    pub pane: PaneId,
+    pub window: WindowId,
+    pub agent: String,
+    /// The session id the delegate CLI was pinned to, when it takes one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// `false`: the CLI is missing; the tab says how to install it.
+    pub installed: bool,
+    /// With `acp`: the new tab's shell, the delegate's target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shell: Option<PaneId>,
+}
+
+/// The task with the source pane's last lines, as untrusted context.
+fn enriched(host: &TmuxHost, request: &DelegateRequest) -> String {
+    let Some(source) = &request.source else {
+        return request.task.clone();
+    };
+    let lines = u32::try_from(delegate::CONTEXT_LINES).unwrap_or(30);
+    match host.capture(&source.id, Some(lines)) {
+        Ok(screen) => delegate::enrich(&request.task, source.id.as_str(), &screen),
+        Err(err) => {
+            tracing::debug!("no context from {}: {err}", source.id);
+            request.task.clone()
+        }
+    }
+}
+
+/// Starts the delegate.
+pub fn launch(host: &TmuxHost, request: &DelegateRequest) -> anyhow::Result<Delegated> {
+    let task = enriched(host, request);
+    if request.acp {
+        return launch_acp(host, request, task);
+    }
+    let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
+    let choice = delegate::choose(&registry, request.agent.as_deref())?;
+    let (argv, session_id, installed) = match delegate::plan(&choice, &task) {
+        Some(plan) => (plan.argv, plan.session_id, true),
+        None => {
+            let notice = match &choice {
+                DelegateChoice::Missing { cli } => delegate::missing_notice(cli),
+                other => format!("wta: cannot start {}", other.name()),
+            };
+            (notice_argv(&notice), None, false)
+        }
+    };
+    let pane = open(host, request, PaneCommand::Argv(argv), Vec::new())?;
+    Ok(Delegated {
+        window: pane.window.clone(),
+        pane: pane.id,
+        agent: choice.name().to_owned(),
+        session_id,
+        installed,
+        shell: None,
+    })
+}
+
+/// A pane that says `notice` and then is the user's shell, so the error
+/// stays in view and the install line can be run right there.
+fn notice_argv(notice: &str) -> Vec<String> {
+    vec![
+        "/bin/sh".into(),
+        "-c".into(),
+        r#"printf '%s\n\n' "$1"; exec "${SHELL:-/bin/sh}""#.into(),
+        "wta-delegate".into(),
+        notice.to_owned(),
+    ]
+}
+
+/// Opens a tab after the source's (or in the current session) or a panel
+/// beside the source, running `command`.
+fn open(
+    host: &TmuxHost,
+    request: &DelegateRequest,
+    command: PaneCommand,
+    env: Vec<(String, String)>,
+) -> anyhow::Result<PaneInfo> {
+    let cwd = request
+        .cwd
+        .clone()
+        .or_else(|| request.source.as_ref().map(|s| s.cwd.clone()))
+        .filter(|c| c.is_dir());
+    match (request.place, &request.source) {
+        (Place::Panel, Some(source)) => Ok(host.split(&Split {
+            target: source.id.clone(),
+            direction: SplitDirection::Down,
+            percent: Some(50),
+            command: Some(command),
+            cwd,
+            env,
+            full: false,
+            focus: true,
+        })?),
+        (Place::Panel, None) => {
+            anyhow::bail!("--panel needs a pane to split: run it inside tmux or give --pane")
+        }
+        (Place::Tab, source) => Ok(host.new_tab(&NewTab {
+            session: source.as_ref().map(|s| s.session.clone()),
+            command: Some(command),
+            cwd,
+            title: Some("delegate".into()),
+            env,
+            focus: true,
+        })?),
+    }
+}
+
+/// `--acp`: a new tab with the user's shell and a WTA agent pane beside it
+/// whose first prompt is the task.
+fn launch_acp(
+    host: &TmuxHost,
+    request: &DelegateRequest,
+    task: String,
+) -> anyhow::Result<Delegated> {
+    if let Some(agent) = &request.agent {
+        agent_pane::check_agent(agent)?;
+    }
+    let launch = shell::gated_user_shell()?;
+    let tab = DelegateRequest {
+        place: Place::Tab,
+        ..request.clone()
+    };
+    let shell_pane = open(host, &tab, PaneCommand::Argv(launch.argv), launch.env)?;
+    if let Some(gate) = &launch.gate {
+        shell::mark_gated(host, &shell_pane.id, gate)?;
+    }
+    let master_socket = master::socket_for(&host.location().socket_path());
+    let spec = OpenSpec {
+        agent: request.agent.clone(),
+        side: Side::Right,
+        size: 50,
+        auto_approve_tools: false,
+        master: master_socket,
+        first_prompt: Some(task),
+    };
+    let opened = agent_pane::open(host, &shell_pane, &spec);
+    if let Some(gate) = &launch.gate {
+        let wait = if opened.is_ok() {
+            GATE_TIMEOUT
+        } else {
+            Duration::ZERO
+        };
+        shell::wait_gate_taken(host, &shell_pane.id, gate, wait)?;
+    }
+    let agent_pane = match opened? {
+        agent_pane::Outcome::Opened(pane) => pane,
+        other => anyhow::bail!("the new tab already had an agent pane ({other:?})"),
+    };
+    let agent = host
+        .option(&agent_pane, wta_agent::PANE_AGENT_OPTION)
+        .ok()
+        .filter(|a| !a.is_empty())
+        .or_else(|| request.agent.clone())
+        .unwrap_or_else(|| "the default agent".to_owned());
+    Ok(Delegated {
+        pane: agent_pane,
+        window: shell_pane.window,
+        agent,
+        session_id: None,
+        installed: true,
+        shell: Some(shell_pane.id),
+    })
+}
+
+/// The tab the delegate was started from, for messages.
+pub fn describe(done: &Delegated) -> String {
+    let how = if done.installed {
+        "started"
+    } else {
+        "is not installed; see"
+    };
+    let mut text = format!(
+        "{} {how} in tab {} (pane {})",
+        done.agent, done.window, done.pane
+    );
+    if let Some(id) = &done.session_id {
+        text.push_str(&format!(", session {id}"));
+    }
+    text
+}
