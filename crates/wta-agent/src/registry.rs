@@ -484,7 +484,7 @@ impl Registry {
         open.resolve(id).is_ok()
     }
 
-    fn allowed_description(&self) -> String {
+    pub(crate) fn allowed_description(&self) -> String {
         let mut ids: Vec<String> = self
             .list_ids()
             .into_iter()

@@ -63,6 +63,12 @@ pub fn choose(registry: &Registry, agent: Option<&str>) -> Result<DelegateChoice
                 valid: clis::valid_ids(),
             });
         };
+        if !allowed(registry, cli) {
+            return Err(AgentError::NotAllowed {
+                id: cli.id.to_owned(),
+                allowed: registry.allowed_description(),
+            });
+        }
         return Ok(find(registry, cli).unwrap_or(DelegateChoice::Missing { cli }));
     }
     if let Some(d) = registry.delegate() {
@@ -85,7 +91,16 @@ pub fn choose(registry: &Registry, agent: Option<&str>) -> Result<DelegateChoice
     Ok(DelegateChoice::Missing { cli: claude })
 }
 
+/// Whether the allowlists (policy, then config) admit the CLI's agent id.
+fn allowed(registry: &Registry, cli: &DelegateCli) -> bool {
+    crate::AgentId::parse(cli.id).is_ok_and(|id| registry.is_allowed(&id))
+}
+
+/// The CLI, when it is allowed and its program is on PATH.
 fn find(registry: &Registry, cli: &'static DelegateCli) -> Option<DelegateChoice> {
+    if !allowed(registry, cli) {
+        return None;
+    }
     registry
         .find_program(cli.program)
         .map(|program| DelegateChoice::Cli { cli, program })

@@ -408,3 +408,13 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_allowlists_bind_delegates_too() {
+    // The user's allowlist leaves claude out: it is skipped when choosing,
+    // and refused when asked for by name.
+    let r = rig("allowed_agents = [\"codex\"]\n", &["claude", "codex"]);
+    assert_eq!(choose(&r.registry, None).unwrap().name(), "codex");
+    let err = choose(&r.registry, Some("claude")).unwrap_err().to_string();
+    assert!(err.contains("claude") && err.contains("codex"), "{err}");
+}
