@@ -9,6 +9,7 @@
 //!   machine, permission preflight and socket server).
 //! - [`executor`]: confirmed cards run in the user's pane.
 //! - [`autofix`]: a failed command in the tab offers a fix (settings, the fix turn's words).
+//! - [`config_file`]: one table's settings from the config file.
 //! - [`context`]: what each prompt tells the agent about the terminal.
 //! - [`delegate`]: `?TASK` starts a delegate through `wta delegate`.
 //! - [`session_tools`]: the session MCP endpoint's proposals, helper side.
@@ -16,6 +17,7 @@
 //! - [`driver`]: the headless front end (line commands, JSON events).
 
 pub mod autofix;
+pub mod config_file;
 pub mod connection;
 pub mod context;
 pub mod delegate;

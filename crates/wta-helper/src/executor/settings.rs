@@ -99,17 +99,7 @@ impl ExecutionSettings {
     /// Reads `path`; a missing file gives the defaults. On a bad file the
     /// defaults come back with the message to show the user.
     pub fn load(path: &Path) -> (Self, Option<String>) {
-        match std::fs::read_to_string(path) {
-            Ok(text) => match Self::from_toml(&text) {
-                Ok(s) => (s, None),
-                Err(e) => (Self::default(), Some(format!("{}: {e}", path.display()))),
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Self::default(), None),
-            Err(e) => (
-                Self::default(),
-                Some(format!("cannot read {}: {e}", path.display())),
-            ),
-        }
+        crate::config_file::load(path, Self::from_toml)
     }
 }
 

@@ -60,17 +60,7 @@ impl TerminalSettings {
     /// The settings in `config_file` (a missing file is the defaults), and a
     /// warning when the table was unusable.
     pub fn load(config_file: &std::path::Path) -> (Self, Option<String>) {
-        match std::fs::read_to_string(config_file) {
-            Ok(text) => match Self::from_toml(&text) {
-                Ok(s) => (s, None),
-                Err(e) => (Self::default(), Some(e)),
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Self::default(), None),
-            Err(e) => (
-                Self::default(),
-                Some(format!("cannot read {}: {e}", config_file.display())),
-            ),
-        }
+        crate::config_file::load(config_file, Self::from_toml)
     }
 }
 
