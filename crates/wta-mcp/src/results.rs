@@ -34,6 +34,8 @@ pub(crate) fn refused(
         },
         final_line: None,
         executions: Vec::new(),
+        remaining: None,
+        ended: None,
     }
 }
 

@@ -18,6 +18,8 @@ fn accepted(
         validation: ValidationLine::accepted(id()),
         final_line,
         executions,
+        remaining: None,
+        ended: None,
     }
 }
 

@@ -39,6 +39,8 @@ fn done_report() -> ProposalReport {
             reason: None,
         }),
         executions: vec![run],
+        remaining: None,
+        ended: None,
     }
 }
 

@@ -27,6 +27,14 @@ pub const PROPOSAL_MARKERS: [&str; 3] =
     ["propose-terminal-actions", "WTA_CLI_PATH", "--payload-json"];
 
 /// The canonical invocation for `channel` and `payload`.
+/// What stands for the payload in an invocation shown to the agent.
+pub const PAYLOAD_PLACEHOLDER: &str = "<compact-json-payload>";
+
+/// The canonical invocation for `channel` with [`PAYLOAD_PLACEHOLDER`].
+pub fn invocation_template(channel: &Channel) -> String {
+    build_invocation(channel, PAYLOAD_PLACEHOLDER)
+}
+
 pub fn build_invocation(channel: &Channel, payload: &str) -> String {
     format!(
         "{INVOCATION_PREFIX}{channel}{PAYLOAD_FLAG}{}",

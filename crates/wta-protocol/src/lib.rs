@@ -33,7 +33,9 @@ pub use hexid::{ExecutionId, HelperId, ProposalId, TurnNonce};
 pub use invocation::{
     CanonicalInvocation, Invocation, NonCanonical, build_invocation, classify_invocation,
 };
-pub use lines::{ExecutionLine, FinalLine, ProposalRequest, ResponseLine, ValidationLine};
+pub use lines::{
+    EndLine, ExecutionLine, FinalLine, NextLine, ProposalRequest, ResponseLine, ValidationLine,
+};
 pub use mcp_forms::McpTerminalAction;
 pub use payload::{
     Action, Choice, Direction, OpenTarget, Origin, ProposalPayload, check_payload_size,

@@ -86,6 +86,12 @@ pub const DEFAULT_EXECUTION_TIMEOUT: Duration = Duration::from_secs(120);
 /// *between* attempts only: never after the last one.
 pub const CONNECT_BACKOFF_MS: [u64; 6] = [20, 50, 100, 200, 500, 1000];
 
+/// Proposals one turn may make (the first channel and each `next` one):
+/// the default of `[proposals] per_turn`.
+pub const DEFAULT_PROPOSALS_PER_TURN: u32 = 10;
+/// The most `[proposals] per_turn` may be.
+pub const MAX_PROPOSALS_PER_TURN: u32 = 50;
+
 #[cfg(test)]
 mod tests {
     use super::*;

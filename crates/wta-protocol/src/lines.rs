@@ -1,5 +1,7 @@
 //! The JSON lines on a proposal socket: one request from the CLI, then the
-//! helper's validation, final and execution lines.
+//! helper's validation, final and execution lines, and, once a confirmed
+//! proposal's exchange is complete, a `next` line (a fresh channel for the
+//! same turn) or an `end` line (no more proposals this turn, and why).
 //!
 //! Every line is compact JSON ending in `\n`; its length limit counts the
 //! JSON only ([`crate::limits::MAX_REQUEST_LINE_BYTES`],
@@ -72,6 +74,30 @@ pub enum ResponseLine {
     Validation(ValidationLine),
     Final(FinalLine),
     Execution(ExecutionLine),
+    Next(NextLine),
+    End(EndLine),
+}
+
+/// `{"phase":"next","channel":"v1.…","invocation":"…","remaining":n}`: the
+/// exchange is complete; the turn may propose again, once, on `channel`
+/// (every rule of the first channel holds). `invocation` is the canonical
+/// command with the payload placeholder
+/// ([`crate::invocation::PAYLOAD_PLACEHOLDER`]); `remaining` counts the
+/// proposals the turn has left, this one included.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NextLine {
+    pub channel: Channel,
+    pub invocation: String,
+    pub remaining: u32,
+}
+
+/// `{"phase":"end","reason":"…"}`: the exchange is complete and this turn
+/// proposes no more (its budget is spent); `reason` says so for the agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndLine {
+    pub reason: String,
 }
 
 impl ResponseLine {

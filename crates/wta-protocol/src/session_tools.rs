@@ -289,6 +289,12 @@ pub struct ProposalReport {
     pub final_line: Option<FinalLine>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub executions: Vec<ExecutionLine>,
+    /// Proposals this turn may still make, once the exchange is complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<u32>,
+    /// Why this turn may propose no more, once the exchange is complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended: Option<String>,
 }
 
 impl ProposalReport {

@@ -9,9 +9,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wta_protocol::lines::encode_line;
 use wta_protocol::{
-    Action, Channel, ExecutionId, ExecutionLine, ExecutionStatus, FinalLine, FinalStatus,
-    OpenTarget, Origin, ProposalId, ProposalPayload, ProposalRequest, ProtocolError, ResponseLine,
-    ValidationLine, ValidationStatus, parse_payload,
+    Action, Channel, EndLine, ExecutionId, ExecutionLine, ExecutionStatus, FinalLine, FinalStatus,
+    NextLine, OpenTarget, Origin, ProposalId, ProposalPayload, ProposalRequest, ProtocolError,
+    ResponseLine, ValidationLine, ValidationStatus, parse_payload,
 };
 
 fn fixture(name: &str) -> String {
@@ -188,6 +188,21 @@ fn golden_execution_lines() {
         }
         assert_golden(&ResponseLine::Execution(line), json);
     }
+}
+
+#[test]
+fn golden_next_and_end_lines() {
+    let next = ResponseLine::Next(NextLine {
+        channel: channel(),
+        invocation: wta_protocol::invocation::invocation_template(&channel()),
+        remaining: 9,
+    });
+    assert_golden(&next, &fixture("next.json"));
+    let end = ResponseLine::End(EndLine {
+        reason: "this turn's 10 proposals are spent; end your turn and tell the user what is left"
+            .into(),
+    });
+    assert_golden(&end, &fixture("end.json"));
 }
 
 #[test]

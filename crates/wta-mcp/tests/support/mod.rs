@@ -68,6 +68,8 @@ pub fn pending_report() -> ProposalReport {
         validation: ValidationLine::accepted(proposal_id()),
         final_line: None,
         executions: Vec::new(),
+        remaining: None,
+        ended: None,
     }
 }
 
