@@ -8,8 +8,8 @@ use wta_helper::proposals::machine::{Effect, Event, ProposalState, Via, step};
 use wta_helper::proposals::{Approval, ClaimError, TurnContext};
 use wta_protocol::limits::{ARMED_LEASE, TOMBSTONE_TTL, USER_DECISION_TIMEOUT};
 use wta_protocol::{
-    Channel, FinalStatus, HelperId, Origin, PaneId, ProposalId, ProposalRequest, TurnNonce,
-    ValidationLine, ValidationStatus as S,
+    Channel, FinalStatus, HelperId, Origin, PaneId, ProposalId, ProposalRequest, ResponseLine,
+    TurnNonce, ValidationLine, ValidationStatus as S,
 };
 
 const HELPER: HelperId = HelperId::from_bytes([0x11; 16]);
@@ -453,4 +453,124 @@ fn delegate_without_a_configured_agent_is_rejected_and_agent_pane_choices_droppe
     let ch = sim.issue_with(3, autofix);
     let (line, _) = sim.send(ch, GOOD);
     assert_eq!(line.status, S::Rejected);
+}
+
+// Multi-step turns ------------------------------------------------------
+
+impl Sim {
+    /// Sends `payload` on `channel`, the user confirms choice 1, and the
+    /// exchange completes; returns the CLI's last line, if any.
+    fn confirmed_then(&mut self, channel: Channel, n: u8) -> Option<ResponseLine> {
+        let (line, _) = self.send(channel, GOOD);
+        assert_eq!(line.status, S::Accepted, "{line:?}");
+        let id = line.proposal_id.unwrap();
+        let claimed = self.step(Event::Claim {
+            proposal_id: id,
+            choice: 1,
+        });
+        assert!(
+            claimed.iter().any(|e| matches!(e, Effect::Claimed(_))),
+            "{claimed:?}"
+        );
+        self.complete(id, n)
+    }
+
+    fn complete(&mut self, after: ProposalId, n: u8) -> Option<ResponseLine> {
+        let effects = self.step(Event::Continue {
+            after,
+            nonce: TurnNonce::from_bytes([n; 16]),
+        });
+        effects.into_iter().find_map(|e| match e {
+            Effect::Continued { line, .. } => Some(line),
+            _ => None,
+        })
+    }
+}
+
+fn next_channel(line: Option<ResponseLine>) -> (Channel, u32) {
+    match line {
+        Some(ResponseLine::Next(next)) => {
+            assert_eq!(
+                next.invocation,
+                wta_protocol::invocation::invocation_template(&next.channel)
+            );
+            (next.channel, next.remaining)
+        }
+        other => panic!("expected a next line, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_confirmed_exchange_gives_the_turn_a_fresh_one_use_channel() {
+    let mut sim = Sim::new();
+    let first = sim.issue(1);
+    let (second, left) = next_channel(sim.confirmed_then(first, 2));
+    assert_ne!(second, first);
+    assert_eq!(left, wta_protocol::limits::DEFAULT_PROPOSALS_PER_TURN - 1);
+    // The used channel is spent; the new one takes one proposal, same turn.
+    assert_eq!(sim.send(first, GOOD).0.status, S::AlreadyConsumed);
+    let (third, left) = next_channel(sim.confirmed_then(second, 3));
+    assert_eq!(left, wta_protocol::limits::DEFAULT_PROPOSALS_PER_TURN - 2);
+    assert_eq!(sim.send(second, GOOD).0.status, S::AlreadyConsumed);
+    let (line, effects) = sim.send(third, GOOD);
+    assert_eq!(line.status, S::Accepted);
+    let Some(Effect::Accepted(card)) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(card.turn, turn(), "the same turn's trusted context");
+    // Another helper's channel with the same nonce is not this one.
+    let foreign = Channel::new(
+        HelperId::from_bytes([0x22; 16]),
+        TurnNonce::from_bytes([3; 16]),
+    );
+    assert_eq!(sim.send(foreign, GOOD).0.status, S::HelperMismatch);
+}
+
+#[test]
+fn the_budget_ends_the_chain_with_a_reason() {
+    let mut sim = Sim::new();
+    sim.state.as_mut().unwrap().set_budget(2);
+    let first = sim.issue(1);
+    let (second, left) = next_channel(sim.confirmed_then(first, 2));
+    assert_eq!(left, 1);
+    match sim.confirmed_then(second, 3) {
+        Some(ResponseLine::End(end)) => assert!(end.reason.contains("2 proposals"), "{end:?}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        sim.state().live().is_none(),
+        "no channel is left for the turn"
+    );
+}
+
+#[test]
+fn stop_a_new_turn_or_a_new_session_end_the_chain() {
+    for stop in [
+        Event::TurnCancelled,
+        Event::SessionReplaced,
+        Event::TransportLost,
+        Event::TurnEnded,
+    ] {
+        let mut sim = Sim::new();
+        let ch = sim.issue(1);
+        let id = sim.send(ch, GOOD).0.proposal_id.unwrap();
+        sim.step(Event::Claim {
+            proposal_id: id,
+            choice: 1,
+        });
+        sim.step(stop.clone());
+        assert_eq!(sim.complete(id, 2), None, "{stop:?}: no next channel");
+        assert!(sim.state().live().is_none(), "{stop:?}");
+    }
+    // A newer turn: its own channel stays, the old exchange gets none.
+    let mut sim = Sim::new();
+    let ch = sim.issue(1);
+    let id = sim.send(ch, GOOD).0.proposal_id.unwrap();
+    sim.step(Event::Claim {
+        proposal_id: id,
+        choice: 1,
+    });
+    let newer = sim.issue(5);
+    assert_eq!(sim.complete(id, 2), None);
+    assert_eq!(sim.state().live().map(|l| l.channel), Some(newer));
 }

@@ -72,6 +72,8 @@ fn a_terminal_tool_runs_only_when_confirmed_and_reports_the_exit() {
             r#""state":"done""#,
             r#""status":"confirmed""#,
             r#""exit_code":0"#,
+            // The session tools share the turn's proposal budget.
+            r#""remaining":9"#,
         ],
     );
 }

@@ -44,6 +44,10 @@ pub struct LiveChannel {
     pub phase: Phase,
     /// Failed validations so far (retry budget).
     pub failures: u32,
+    /// Proposals this turn accepted before this channel was issued.
+    pub proposals: u32,
+    /// The proposal this channel carried, once consumed.
+    pub accepted: Option<ProposalId>,
 }
 
 #[derive(Debug, Clone)]
@@ -74,6 +78,8 @@ pub struct ProposalState {
     awaiting: Option<Awaiting>,
     tombstones: VecDeque<Tombstone>,
     finished: VecDeque<(ProposalId, FinalStatus)>,
+    /// Proposals one turn may make (`[proposals] per_turn`).
+    budget: u32,
 }
 
 const MAX_FINISHED: usize = 8;
@@ -115,6 +121,10 @@ pub enum Event {
     Shutdown,
     /// Time passed (card timeout, tombstone expiry).
     Tick,
+    /// The exchange of confirmed proposal `after` is complete (its last
+    /// execution line is out): the turn may go on, on a fresh channel whose
+    /// secret half is `nonce`, within its budget.
+    Continue { after: ProposalId, nonce: TurnNonce },
 }
 
 /// How a request reached the helper.
@@ -141,6 +151,12 @@ pub enum Effect {
     Claimed(Claimed),
     /// The confirmation could not claim the card: nothing may run.
     ClaimRefused(ClaimError),
+    /// The last line for proposal `after`'s CLI: a fresh channel (`next`)
+    /// or why there is none (`end`).
+    Continued {
+        after: ProposalId,
+        line: wta_protocol::ResponseLine,
+    },
 }
 
 impl ProposalState {
@@ -154,7 +170,13 @@ impl ProposalState {
             awaiting: None,
             tombstones: VecDeque::new(),
             finished: VecDeque::new(),
+            budget: wta_protocol::limits::DEFAULT_PROPOSALS_PER_TURN,
         }
+    }
+
+    /// Proposals one turn may make, from the next turn on (at least 1).
+    pub fn set_budget(&mut self, budget: u32) {
+        self.budget = budget.clamp(1, wta_protocol::limits::MAX_PROPOSALS_PER_TURN);
     }
 
     pub fn helper(&self) -> HelperId {
@@ -252,6 +274,8 @@ pub fn step(mut state: ProposalState, event: Event, now: Instant) -> (ProposalSt
                     turn,
                     phase: Phase::Issued,
                     failures: 0,
+                    proposals: 0,
+                    accepted: None,
                 });
             }
         }
@@ -380,9 +404,15 @@ pub fn step(mut state: ProposalState, event: Event, now: Instant) -> (ProposalSt
             );
         }
         Event::Tick => {}
+        Event::Continue { after, nonce } => {
+            continuation::next(&mut state, after, nonce, now, &mut out)
+        }
     }
     (state, out)
 }
+
+#[path = "continuation.rs"]
+mod continuation;
 
 /// Ends a card nobody decided on in time.
 fn expire_card(state: &mut ProposalState, now: Instant, out: &mut Vec<Effect>) {
@@ -535,6 +565,7 @@ fn validate(
         );
     }
     live.phase = Phase::Consumed;
+    live.accepted = Some(proposal_id);
     let accepted = ProposalAccepted {
         id: proposal_id,
         payload: filtered.payload,

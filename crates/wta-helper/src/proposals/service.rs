@@ -65,11 +65,29 @@ pub struct ConfirmedProposal {
     pub executions: ExecutionSink,
 }
 
-/// Writes execution lines to the CLI that sent a confirmed proposal.
+/// Writes execution lines to the CLI that sent a confirmed proposal. When
+/// it is dropped (every action reported), the exchange is complete: the
+/// turn may go on, and the CLI's last line is the `next` channel (or why
+/// there is none).
 #[derive(Debug)]
 pub struct ExecutionSink {
     id: ProposalId,
     tx: Option<mpsc::UnboundedSender<ResponseLine>>,
+    service: Option<ProposalService>,
+}
+
+impl Drop for ExecutionSink {
+    fn drop(&mut self) {
+        let (Some(tx), Some(service)) = (self.tx.take(), self.service.take()) else {
+            return;
+        };
+        if tx.is_closed() {
+            return;
+        }
+        if let Some(line) = service.exchange_complete(self.id) {
+            let _ = tx.send(line);
+        }
+    }
 }
 
 impl ExecutionSink {
@@ -121,6 +139,7 @@ impl std::fmt::Debug for ProposalService {
 struct Outcome {
     validation: Option<ValidationLine>,
     claimed: Option<Result<ConfirmedProposal, ClaimError>>,
+    continued: Option<ResponseLine>,
 }
 
 impl ProposalService {
@@ -271,9 +290,35 @@ impl ProposalService {
             },
             now,
         );
-        outcome
+        let mut claimed = outcome
             .claimed
-            .unwrap_or(Err(ClaimError::NotLive("no such card")))
+            .unwrap_or(Err(ClaimError::NotLive("no such card")));
+        if let Ok(confirmed) = &mut claimed {
+            confirmed.executions.service = Some(self.clone());
+        }
+        claimed
+    }
+
+    /// Proposal `id`'s exchange is complete: the line that ends its CLI's
+    /// answer (a fresh channel for the same turn, or why there is none);
+    /// `None` when the turn went on without it (stopped, replaced).
+    fn exchange_complete(&self, id: ProposalId) -> Option<ResponseLine> {
+        let nonce = match random_bytes() {
+            Ok(bytes) => TurnNonce::from_bytes(bytes),
+            Err(err) => {
+                tracing::warn!("no randomness for the next channel: {err}");
+                return None;
+            }
+        };
+        let event = Event::Continue { after: id, nonce };
+        apply(&mut self.lock(), event, Instant::now()).continued
+    }
+
+    /// Proposals one turn may make (`[proposals] per_turn`).
+    pub fn set_budget(&self, budget: u32) {
+        if let Some(machine) = self.lock().machine.as_mut() {
+            machine.set_budget(budget);
+        }
     }
 
     /// The CLI that sent proposal `id` hung up. A card still awaiting the
@@ -384,6 +429,7 @@ fn apply_as(shared: &mut Shared, event: Event, now: Instant, reason: Option<&str
                 let executions = ExecutionSink {
                     id: claimed.id,
                     tx: held.take(),
+                    service: None,
                 };
                 outcome.claimed = Some(Ok(ConfirmedProposal {
                     claimed,
@@ -391,6 +437,7 @@ fn apply_as(shared: &mut Shared, event: Event, now: Instant, reason: Option<&str
                 }));
             }
             Effect::ClaimRefused(err) => outcome.claimed = Some(Err(err)),
+            Effect::Continued { line, .. } => outcome.continued = Some(line),
         }
     }
     outcome

@@ -78,6 +78,8 @@ pub struct RuntimeConfig {
     pub autofix: crate::autofix::AutofixMode,
     /// The first prompt, sent once the first session is open (`--prompt`).
     pub first_prompt: Option<String>,
+    /// Proposals one turn may make (`[proposals] per_turn`); `None`: the default.
+    pub proposals_per_turn: Option<u32>,
 }
 
 impl RuntimeConfig {
@@ -172,6 +174,9 @@ impl Runtime {
         let (inputs_tx, inputs_rx) = mpsc::unbounded_channel();
         let (tap, wire) = WireTap::new();
         let mut proposals = crate::proposals::ProposalGlue::new();
+        if let Some(budget) = config.proposals_per_turn {
+            proposals.service().set_budget(budget);
+        }
         proposals.set_delegate(
             config
                 .delegate_name

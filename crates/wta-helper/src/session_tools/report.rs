@@ -17,6 +17,8 @@ pub fn started(validation: ValidationLine) -> ProposalReport {
         validation,
         final_line: None,
         executions: Vec::new(),
+        remaining: None,
+        ended: None,
     }
 }
 
@@ -27,6 +29,10 @@ pub fn push(report: &mut ProposalReport, line: ResponseLine) {
         ResponseLine::Validation(_) => {}
         ResponseLine::Final(final_line) => report.final_line = Some(final_line),
         ResponseLine::Execution(execution) => report.executions.push(execution),
+        // The next channel is the turn's own: a session tool needs only
+        // to know that it may propose again.
+        ResponseLine::Next(next) => report.remaining = Some(next.remaining),
+        ResponseLine::End(end) => report.ended = Some(end.reason),
     }
 }
 

@@ -150,6 +150,14 @@ fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
         cards: true,
         autofix,
         first_prompt: args.prompt.clone(),
+        proposals_per_turn: wta_agent::RegistryPaths::from_env().ok().map(|paths| {
+            let (settings, warning) =
+                wta_helper::proposals::ProposalSettings::load(&paths.config_file);
+            if let Some(warning) = warning {
+                tracing::warn!("proposal settings ignored: {warning}");
+            }
+            settings.per_turn
+        }),
     }
 }
 

@@ -190,6 +190,8 @@ fn advance(progress: Progress, line: &ResponseLine) -> Result<Progress, String> 
             })
         }
         (Progress::Executions, ResponseLine::Execution(_)) => Ok(Progress::Executions),
+        // The exchange is complete: a fresh channel for the turn, or why not.
+        (Progress::Executions, ResponseLine::Next(_) | ResponseLine::End(_)) => Ok(Progress::Done),
         _ => Err("the agent pane sent lines out of order".into()),
     }
 }
