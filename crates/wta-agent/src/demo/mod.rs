@@ -3,6 +3,7 @@
 //! It says plainly that it is a demo. Deterministic replies: a markdown echo,
 //! a plan (`plan`), a permission request (`permission`), and help otherwise.
 //! `run <command>` proposes that command through WTA's terminal-action path
+//! (`run A, then B`: B on the turn's next channel once A's exchange is done)
 //! exactly as a real agent would and reports the result. A fix turn (WTA's
 //! autofix asking about a failed command) gets the failure explained, and a
 //! command not found gets its spelling corrected as one `send`.
@@ -117,7 +118,7 @@ pub fn steps(reply: DemoReply, context: &str) -> Vec<Step> {
                 text
             };
             steps.push(Step::say(format!(
-                "You said:\n\n> {body}\n\nTry `plan`, `permission` or `run <command>`.\n"
+                "You said:\n\n> {body}\n\nTry `plan`, `permission`, `run <command>` or `run <command>, then <command>`.\n"
             )));
         }
         DemoReply::Plan => {
@@ -159,8 +160,19 @@ pub fn steps(reply: DemoReply, context: &str) -> Vec<Step> {
             }));
         }
         DemoReply::Propose(command) => {
-            let payload = payload_for(&command);
-            steps.extend(propose::propose(context, command, &payload));
+            // `run A, then B`: B is proposed once A's exchange is complete.
+            let mut commands: Vec<String> = command
+                .split(", then ")
+                .map(|c| c.trim().to_owned())
+                .filter(|c| !c.is_empty())
+                .collect();
+            let first = if commands.is_empty() {
+                command
+            } else {
+                commands.remove(0)
+            };
+            let payload = payload_for(&first);
+            steps.extend(propose::propose_chain(context, first, &payload, commands));
         }
         DemoReply::Fix(turn) => match fix::decide(&turn) {
             FixReply::Correct(fix) => {

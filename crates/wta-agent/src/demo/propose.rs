@@ -9,7 +9,7 @@ use agent_client_protocol::v1::schema::{ToolCallStatus, ToolKind};
 use serde_json::json;
 use wta_protocol::prompt::channel_in;
 use wta_protocol::{
-    Action, Choice, ExecutionLine, ExecutionStatus, FinalStatus, Origin, ProposalPayload,
+    Action, Channel, Choice, ExecutionLine, ExecutionStatus, FinalStatus, Origin, ProposalPayload,
     ResponseLine, ValidationStatus, build_invocation,
 };
 
@@ -55,12 +55,32 @@ pub fn payload_for(command: &str) -> String {
 /// `sh -c`, and read the lines the CLI prints: validation, the user's
 /// decision on the card, then the execution result, which the reply reports.
 pub(super) fn propose(context: &str, command: String, payload: &str) -> Vec<Step> {
+    propose_chain(context, command, payload, Vec::new())
+}
+
+/// [`propose`], then each of `then` in turn, on the fresh channel each
+/// confirmed exchange ends with (a two-step task: `run A, then B`).
+pub(super) fn propose_chain(
+    context: &str,
+    command: String,
+    payload: &str,
+    then: Vec<String>,
+) -> Vec<Step> {
     let Some(channel) = channel_in(context) else {
         return vec![Step::say(
             "This prompt came without a WTA proposal channel (is this a WTA agent pane?), so I \
              cannot propose the command.\n",
         )];
     };
+    propose_on(channel, command, payload, then)
+}
+
+fn propose_on(
+    channel: Channel,
+    command: String,
+    payload: &str,
+    mut then: Vec<String>,
+) -> Vec<Step> {
     let invocation = build_invocation(&channel, payload);
     // Tool call ids are unique within a session: one per proposal.
     static PROPOSALS: AtomicU64 = AtomicU64::new(1);
@@ -82,13 +102,27 @@ pub(super) fn propose(context: &str, command: String, payload: &str) -> Vec<Step
                 Step::say("The proposal command was not allowed, so nothing was proposed.\n"),
             ],
             Ok(_) => vec![Step::run(run, move |ran| {
-                vec![
+                let mut steps = vec![
                     Step::ToolUpdate(
                         ToolUpdate::new(id, ran.tool_status())
                             .content(ToolContent::Text(ran.stdout.clone())),
                     ),
                     Step::say(report(&command, &ran)),
-                ]
+                ];
+                let next = ran
+                    .response_lines()
+                    .into_iter()
+                    .find_map(|line| match line {
+                        ResponseLine::Next(next) => Some(next.channel),
+                        _ => None,
+                    });
+                if let (Some(channel), false) = (next, then.is_empty()) {
+                    let command = then.remove(0);
+                    steps.push(Step::say(format!("\nNext step: `{command}`.\n\n")));
+                    let payload = payload_for(&command);
+                    steps.extend(propose_on(channel, command, &payload, then));
+                }
+                steps
             })],
         }),
     ]
@@ -139,6 +173,9 @@ pub fn report(command: &str, ran: &Ran) -> String {
                 )),
             },
             ResponseLine::Execution(e) => text.push_str(&execution_text(command, &e)),
+            // The demo proposes one command per `run`; a chain is `then`'s.
+            ResponseLine::Next(_) => {}
+            ResponseLine::End(end) => text.push_str(&format!("{}\n", end.reason)),
         }
     }
     text

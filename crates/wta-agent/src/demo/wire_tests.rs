@@ -83,7 +83,7 @@ async fn echo() {
             say(&s, INTRO),
             say(
                 &s,
-                "You said:\n\n> hello *there*\n\nTry `plan`, `permission` or `run <command>`.\n"
+                "You said:\n\n> hello *there*\n\nTry `plan`, `permission`, `run <command>` or `run <command>, then <command>`.\n"
             )
         ]
     );
@@ -92,7 +92,7 @@ async fn echo() {
         log[1],
         say(
             &s,
-            "You said:\n\n> (empty prompt)\n\nTry `plan`, `permission` or `run <command>`.\n"
+            "You said:\n\n> (empty prompt)\n\nTry `plan`, `permission`, `run <command>` or `run <command>, then <command>`.\n"
         )
     );
 }

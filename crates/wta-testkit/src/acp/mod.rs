@@ -8,6 +8,7 @@
 //! process switches in [`switches`]. [`agent_path`] builds and finds the
 //! `wta-test-agent` binary for black-box tests.
 
+pub mod chain;
 pub mod mcp;
 pub mod propose;
 pub mod script;

@@ -153,6 +153,8 @@ pub fn reply(ran: &Ran) -> String {
             ResponseLine::Validation(v) => format!("validation {}", name(&v.status)),
             ResponseLine::Final(f) => format!("final {}", name(&f.status)),
             ResponseLine::Execution(e) => format!("execution {}", name(&e.status)),
+            // How the exchange ended for the turn, not a phase of it.
+            ResponseLine::Next(_) | ResponseLine::End(_) => continue,
         });
         match line {
             ResponseLine::Validation(v) if v.status != ValidationStatus::Accepted => {
@@ -170,6 +172,7 @@ pub fn reply(ran: &Ran) -> String {
                 ));
             }
             ResponseLine::Final(f) => said.push(format!("the proposal ended: {}", name(&f.status))),
+            ResponseLine::Next(_) | ResponseLine::End(_) => {}
             ResponseLine::Execution(e) => said.push(match e.status {
                 ExecutionStatus::Completed => format!("action {}: the command succeeded", e.action),
                 ExecutionStatus::Failed => format!(

@@ -45,6 +45,10 @@ pub enum Script {
     },
     /// `mcp-servers`: say the names of the MCP servers the session was given.
     McpServers,
+    /// `propose-chain <cmd> ;; <cmd> ;; …`: one `send` proposal after the
+    /// other in the same turn, each on the `next` channel the previous
+    /// exchange ended with.
+    Chain(Vec<String>),
 }
 
 /// A terminal-action proposal, as an LLM would make one with WTA's prompt
@@ -113,6 +117,12 @@ pub fn parse(text: &str) -> Script {
         },
         "run" if !rest.is_empty() => Script::Run(rest.to_owned()),
         "mcp-servers" => Script::McpServers,
+        "propose-chain" if !rest.is_empty() => Script::Chain(
+            rest.split(";;")
+                .map(|c| c.trim().to_owned())
+                .filter(|c| !c.is_empty())
+                .collect(),
+        ),
         "mcp" if !rest.is_empty() => {
             let (tool, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, "{}"));
             match serde_json::from_str(args.trim()) {
@@ -169,7 +179,7 @@ fn proposal(word: &str, rest: &str) -> Option<Proposal> {
         return None;
     }
     let payload = match kind {
-        "run" => one_action(serde_json::json!({"type": "send", "input": rest}), rest),
+        "run" => run_payload(rest),
         "open" => {
             let (target, cwd) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             if !matches!(target, "tab" | "panel") {
@@ -202,6 +212,14 @@ pub fn fix_script(text: &str, context: &str) -> Option<String> {
 }
 
 /// A compact v1 payload with one choice holding `action`.
+/// A one-`send` payload for `command` (what `propose-run` proposes).
+pub fn run_payload(command: &str) -> String {
+    one_action(
+        serde_json::json!({"type": "send", "input": command}),
+        command,
+    )
+}
+
 fn one_action(action: serde_json::Value, title: &str) -> String {
     serde_json::json!({
         "schema_version": 1, "origin": "terminal_agent", "recommended_choice": 1,

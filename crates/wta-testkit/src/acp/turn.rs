@@ -82,6 +82,7 @@ pub(super) fn steps(
         Script::Exit => std::process::exit(3),
         Script::Propose(proposal) => propose::steps(&prompt.context, &proposal),
         Script::Mcp { tool, args } => super::mcp::steps(servers, tool, args),
+        Script::Chain(commands) => super::chain::steps(&prompt.context, commands),
         Script::McpServers => super::mcp::list(servers),
     }
 }
