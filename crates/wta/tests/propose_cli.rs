@@ -154,7 +154,15 @@ fn accepted_then_confirmed_then_execution_line_each_printed_as_it_arrives() {
     assert!(status.success());
     let mut rest = String::new();
     reader.unwrap().read_to_string(&mut rest).unwrap();
-    assert!(rest.is_empty(), "nothing after the last line: {rest:?}");
+    // The exchange is complete: last comes the turn's next channel.
+    let next: Value =
+        serde_json::from_str(rest.trim_end()).unwrap_or_else(|e| panic!("{e}: {rest:?}"));
+    assert_eq!(next["phase"], "next", "{rest}");
+    assert_eq!(
+        rest.lines().count(),
+        1,
+        "nothing after the next line: {rest:?}"
+    );
 }
 
 #[test]
