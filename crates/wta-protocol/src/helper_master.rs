@@ -36,6 +36,8 @@ pub fn ext_method(method: &str) -> Option<&'static str> {
         crate::session_tools::METHOD_PROPOSAL_RESULT,
         crate::session_tools::METHOD_USER_INPUT,
         crate::session_tools::METHOD_USER_INPUT_GONE,
+        crate::agent_sessions::METHOD_HOOK_EVENT,
+        crate::agent_sessions::METHOD_AGENT_SESSIONS,
     ]
     .into_iter()
     .find(|m| &m[1..] == bare)

@@ -4,6 +4,7 @@
 //! (CLI, helper, master) agrees on one definition, and golden tests pin it.
 
 pub mod acp_options;
+pub mod agent_sessions;
 pub mod channel;
 pub mod digest;
 pub mod envelope;

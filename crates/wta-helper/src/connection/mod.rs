@@ -412,6 +412,28 @@ impl MasterConnection {
             .await
     }
 
+    /// `_wta/agent_sessions`: every agent session the master tracks.
+    pub async fn agent_sessions(
+        &self,
+    ) -> Result<wta_protocol::agent_sessions::AgentSessionsResponse, ConnectionError> {
+        self.call(
+            wta_protocol::agent_sessions::METHOD_AGENT_SESSIONS,
+            &serde_json::json!({}),
+        )
+        .await
+    }
+
+    /// `_wta/hook_event`: what an agent CLI's hook said (from `wta hook`).
+    pub async fn hook_event(
+        &self,
+        event: &wta_protocol::agent_sessions::HookEvent,
+    ) -> Result<(), ConnectionError> {
+        let _: Value = self
+            .call(wta_protocol::agent_sessions::METHOD_HOOK_EVENT, event)
+            .await?;
+        Ok(())
+    }
+
     /// `_wta/session_state`: what only this helper knows of a session (yolo).
     pub async fn report_session_state(
         &self,
