@@ -7,6 +7,8 @@
 //!   (stdin EOF, wait, SIGTERM, SIGKILL to the group).
 //! - [`delegate`]: which interactive agent CLI a delegated task starts in, its argv (task,
 //!   session pin) and the task enriched with the pane's screen; pure, no I/O beyond PATH lookup.
+//! - [`hooks`]: the hook bundles WTA installs into agent CLIs, their registration
+//!   commands, and what `wta hook` keeps of a hook's JSON (pure data).
 //! - [`demo`]: the built-in offline demo agent (`wta --demo-agent`).
 //! - [`scripted`]: the ACP core of scripted agents (the demo and the test agent): the serving
 //!   loop, session bookkeeping and a turn's step vocabulary.
@@ -18,6 +20,7 @@ pub mod delegate;
 pub mod demo;
 mod error;
 pub mod heap;
+pub mod hooks;
 pub mod registry;
 pub mod scripted;
 pub mod spawn;
