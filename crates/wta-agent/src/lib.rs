@@ -9,6 +9,8 @@
 //!   session pin) and the task enriched with the pane's screen; pure, no I/O beyond PATH lookup.
 //! - [`hooks`]: the hook bundles WTA installs into agent CLIs, their registration
 //!   commands, and what `wta hook` keeps of a hook's JSON (pure data).
+//! - [`session_logs`]: agent CLIs' own session logs (Claude, Copilot, Codex, Gemini) as a
+//!   status source: per-CLI record classification, a bounded byte-offset tailer, log roots.
 //! - [`demo`]: the built-in offline demo agent (`wta --demo-agent`).
 //! - [`scripted`]: the ACP core of scripted agents (the demo and the test agent): the serving
 //!   loop, session bookkeeping and a turn's step vocabulary.
@@ -23,6 +25,7 @@ pub mod heap;
 pub mod hooks;
 pub mod registry;
 pub mod scripted;
+pub mod session_logs;
 pub mod spawn;
 pub mod yolo;
 
