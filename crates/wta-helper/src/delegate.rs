@@ -1,7 +1,8 @@
-//! `?TASK` in the agent pane: `wta delegate` (this binary) run for the
-//! pane's target, so the pane and the CLI start delegates the one same way
-//! (the launcher lives with the CLI). Blocking; the answer is what the
-//! pane shows.
+//! What the agent pane has the CLI (this binary) do, so the pane and the
+//! command line act the one same way (the launchers live with the CLI):
+//! `?TASK` runs `wta delegate` for the pane's target; a row picked in
+//! `/sessions` runs `wta sessions focus|resume KEY`. Blocking; the answer is
+//! what the pane shows.
 
 use serde::Deserialize;
 use wta_protocol::PaneId;
@@ -55,5 +56,28 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
             d.agent, d.window
         )),
         Err(err) => DomainEvent::Error(format!("wta delegate answered unreadably: {err}")),
+    }
+}
+
+/// `wta sessions focus KEY` (`live`) or `wta sessions resume KEY`.
+pub fn session_action(key: &str, live: bool) -> DomainEvent {
+    let action = if live { "focus" } else { "resume" };
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(err) => return DomainEvent::Error(format!("Cannot find the wta binary: {err}")),
+    };
+    let out = std::process::Command::new(exe)
+        .args(["sessions", action, "--", key])
+        .stdin(std::process::Stdio::null())
+        .output();
+    match out {
+        Ok(out) if out.status.success() => {
+            DomainEvent::Notice(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        }
+        Ok(out) => {
+            let why = String::from_utf8_lossy(&out.stderr);
+            DomainEvent::Error(why.trim().trim_start_matches("wta: ").to_owned())
+        }
+        Err(err) => DomainEvent::Error(format!("Cannot run wta sessions {action}: {err}")),
     }
 }

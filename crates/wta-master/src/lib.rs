@@ -12,6 +12,8 @@
 //!   helper never blocks an agent or another helper).
 //! - `session_mcp`: the session MCP endpoint (`wta-mcp`): a grant per
 //!   session, tool calls forwarded to the session's helper.
+//! - `registry`: every agent session of the server (agent panes, agent CLIs
+//!   in shell panes by their hooks, ended ones as history).
 //! - [`stats`]: relay counters, for the routing benchmark.
 //! - [`reaper`]: the `wta --agent-reaper` process that stops every agent
 //!   process group once the master is gone, even when it was SIGKILLed.
@@ -21,6 +23,8 @@ mod error;
 mod outbound;
 mod pool;
 pub mod reaper;
+mod registry;
+mod registry_requests;
 mod relay;
 mod router;
 mod server;

@@ -24,8 +24,9 @@ use wta_protocol::helper_master::{
 
 use crate::pool::AgentInstance;
 use crate::relay::{self, AgentRelay};
-use crate::session_mcp;
 use crate::state::{HelperHandle, Master};
+use crate::{registry_requests, session_mcp};
+use wta_protocol::agent_sessions::{self, AgentStatus};
 
 fn session_id(params: &Value) -> Option<&str> {
     params.get("sessionId").and_then(Value::as_str)
@@ -131,6 +132,21 @@ fn helper_request(
     responder: Responder<Value>,
     cx: ConnectionTo<Client>,
 ) -> Result<(), Error> {
+    match helper_master::ext_method(&msg.method) {
+        Some(agent_sessions::METHOD_HOOK_EVENT) => {
+            let answer = registry_requests::hook_event(master, msg.params);
+            return helper.respond(responder, answer);
+        }
+        Some(agent_sessions::METHOD_AGENT_SESSIONS) => {
+            let (master, helper) = (master.clone(), helper.clone());
+            return cx.spawn(async move {
+                let rows = registry_requests::agent_sessions(&master).await;
+                let _ = helper.respond(responder, Ok(rows));
+                Ok(())
+            });
+        }
+        _ => {}
+    }
     if helper_master::ext_method(&msg.method) == Some(helper_master::METHOD_SESSIONS) {
         let list = SessionsListResponse {
             sessions: master.sessions(),
@@ -220,11 +236,21 @@ fn helper_request(
                 }
                 return helper.respond(responder, Ok(serde_json::json!({})));
             }
+            // A prompt in flight: the session is working until it is answered.
+            let prompting = (msg.method == "session/prompt")
+                .then(|| session_id(&msg.params).map(str::to_owned))
+                .flatten();
+            if let Some(session) = &prompting {
+                master
+                    .registry
+                    .activity(helper.id, session, AgentStatus::Working);
+            }
             let answer = Forwarded {
                 master: master.clone(),
                 helper: helper.clone(),
                 instance: instance.clone(),
                 closing,
+                prompting,
                 responder: Some(responder),
             };
             // Prepared: the agent's answer is handled under its dispatch's
@@ -250,6 +276,8 @@ struct Forwarded {
     instance: Arc<AgentInstance>,
     /// The session a `session/close` names: unbound whatever the agent answers.
     closing: Option<String>,
+    /// The session whose `session/prompt` this is.
+    prompting: Option<String>,
     responder: Option<Responder<Value>>,
 }
 
@@ -262,6 +290,16 @@ impl Forwarded {
         let Some(responder) = self.responder.take() else {
             return;
         };
+        if let Some(session) = self.prompting.take() {
+            let status = if result.is_ok() {
+                AgentStatus::Idle
+            } else {
+                AgentStatus::Error
+            };
+            self.master
+                .registry
+                .activity(self.helper.id, &session, status);
+        }
         if let Some(session) = self.closing.take()
             && let Some(closed) = self.master.unbind(self.helper.id, &session)
             && tokio::runtime::Handle::try_current().is_ok()
@@ -446,6 +484,11 @@ async fn open_session(
         session_mcp::add_server(&mut msg.params, server);
         grant
     });
+    let cwd = msg
+        .params
+        .get("cwd")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let (master, helper, bound_instance) = (master.clone(), helper.clone(), instance.clone());
     // Prepared, so the callback is registered before the request goes out: the
     // answer is then always handled under the dispatch's ordering barrier.
@@ -457,6 +500,14 @@ async fn open_session(
                 Ok(value) => {
                     if let Some(session) = session_id(value).map(str::to_owned).or(loading) {
                         master.bind(&helper, &bound_instance, &session);
+                        let loads = bound_instance
+                            .init
+                            .pointer("/agentCapabilities/loadSession")
+                            .and_then(Value::as_bool)
+                            .unwrap_or(false);
+                        master
+                            .registry
+                            .opened(helper.id, &session, cwd.clone(), loads);
                         if let (Some(grant), Some(mcp)) = (&grant, master.mcp.get()) {
                             mcp.opened(grant, helper.id, &session, bound_instance.id);
                         }

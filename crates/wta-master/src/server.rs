@@ -170,6 +170,9 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
         reaper,
         config.stats.clone(),
     );
+    if let Some(socket) = &config.tmux_socket {
+        let _ = master.tmux_socket.set(socket.clone());
+    }
     match crate::session_mcp::SessionMcp::start(Arc::downgrade(&master)).await {
         Ok(mcp) => {
             tracing::info!(url = %mcp.url(), "session MCP endpoint ready");

@@ -123,6 +123,10 @@ pub(crate) struct Master {
     pub stats: Option<Arc<RelayStats>>,
     /// The session MCP endpoint, once listening.
     pub mcp: std::sync::OnceLock<crate::session_mcp::SessionMcp>,
+    /// Every agent session of the server, beside the live routes.
+    pub registry: crate::registry::Registry,
+    /// The tmux server this master serves (shell panes are looked up there).
+    pub tmux_socket: std::sync::OnceLock<std::path::PathBuf>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -146,6 +150,8 @@ impl Master {
             outbound_cap,
             stats,
             mcp: std::sync::OnceLock::new(),
+            registry: crate::registry::Registry::default(),
+            tmux_socket: std::sync::OnceLock::new(),
         })
     }
 
@@ -229,10 +235,21 @@ impl Master {
         if let Some(mcp) = self.mcp.get() {
             mcp.revoke(helper, session);
         }
+        self.keep_as_history(|h, s| h == helper && s == session);
         let mut routes = lock(&self.routes);
         let instance = routes.by_helper.remove(&(helper, session.to_owned()))?;
         routes.remove_agent_route(instance.id, session);
         Some(instance)
+    }
+
+    /// The sessions `which` selects are about to be unbound: the registry
+    /// keeps them as ended (takes the helpers and routes locks, then its own).
+    fn keep_as_history(&self, which: impl Fn(u64, &str) -> bool) {
+        for info in self.sessions() {
+            if which(info.helper, &info.session_id) {
+                self.registry.ended(&info);
+            }
+        }
     }
 
     /// True when no connected helper has selected instance `id` and no session of
@@ -394,6 +411,16 @@ impl Master {
         &self,
         which: impl Fn(u64, &AgentInstance) -> bool,
     ) -> Vec<(String, Arc<AgentInstance>)> {
+        let selected: Vec<(u64, String)> = {
+            let routes = lock(&self.routes);
+            routes
+                .by_helper
+                .iter()
+                .filter(|((h, _), instance)| which(*h, instance))
+                .map(|(key, _)| key.clone())
+                .collect()
+        };
+        self.keep_as_history(|h, s| selected.iter().any(|(sh, ss)| *sh == h && ss == s));
         let mut routes = lock(&self.routes);
         let keys: Vec<(u64, String)> = routes
             .by_helper

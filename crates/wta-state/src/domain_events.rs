@@ -84,6 +84,10 @@ pub(crate) fn on_domain(
         DomainEvent::Notice(text) => state.transcript.push_system(SystemLevel::Info, &text),
         DomainEvent::Usage(usage) => state.usage = Some(usage),
         DomainEvent::Agents(agents) => state.agents = agents,
+        DomainEvent::SessionList(items) if items.is_empty() => {
+            super::commands::info(state, "No agent sessions are known to the master yet.");
+        }
+        DomainEvent::SessionList(items) => super::pickers::open_sessions(state, items),
         DomainEvent::Models(models) => state.models = models,
         DomainEvent::ConfigOptions(options) => state.config_options = options,
         DomainEvent::TargetPane { pane, cwd } => state.target = Some(TargetPane { pane, cwd }),

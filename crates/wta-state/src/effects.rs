@@ -60,6 +60,8 @@ pub enum Effect {
         generation: u64,
         hint: Option<String>,
     },
+    /// A session picked in `/sessions`: go to it when `live`, else resume it.
+    SessionAction { key: String, live: bool },
     /// `?TASK`: start a delegate agent with the task in a new tab, from
     /// this pane's target.
     Delegate(String),

@@ -165,6 +165,9 @@ pub enum DomainEvent {
     ToolCallUpdate(ToolCallUpdate),
     /// An agent terminal started, printed or ended.
     Terminal(TerminalView),
+    /// `/sessions`: every agent session of the server, newest first, for
+    /// the picker (`PickerItem::id` is the registry key; `current`: live).
+    SessionList(Vec<super::state::PickerItem>),
     /// The agent asks the user (`request_user_input`).
     Question(super::question::QuestionRequest),
     /// That question was taken back (`why` is shown).

@@ -92,6 +92,10 @@ pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>)
     match picker.kind {
         PickerKind::Agent => switch_agent(state, item.id.clone(), fx),
         PickerKind::Model => fx.push(Effect::SetModel(item.id.clone())),
+        PickerKind::Sessions => fx.push(Effect::SessionAction {
+            key: item.id.clone(),
+            live: item.current,
+        }),
         PickerKind::ConfigOption => {
             let Some(option) = state.config_options.iter().find(|o| o.id == item.id) else {
                 return;
@@ -127,4 +131,15 @@ pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>)
             });
         }
     }
+}
+
+/// `/sessions`' answer: live ones go (Enter) to their pane, ended ones are
+/// resumed.
+pub(crate) fn open_sessions(state: &mut AppState, items: Vec<PickerItem>) {
+    open_picker(
+        state,
+        PickerKind::Sessions,
+        "Sessions · Enter: go to a live one, resume an ended one",
+        items,
+    );
 }

@@ -68,7 +68,11 @@ pub enum PickerKind {
     Agent,
     Model,
     ConfigOption,
-    ConfigValue { option: String },
+    ConfigValue {
+        option: String,
+    },
+    /// Every agent session of the server (`/sessions`).
+    Sessions,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -331,6 +331,24 @@ impl MasterConnection {
         self.call(request.method(), &request).await
     }
 
+    /// `session/load` of `session` in `cwd` (the agent replays its history
+    /// as updates first); answered like `session/new`, with the same id.
+    pub async fn load_session(
+        &self,
+        cwd: &Path,
+        session: &str,
+    ) -> Result<SessionOpened, ConnectionError> {
+        let params = serde_json::json!({"sessionId": session, "cwd": cwd, "mcpServers": []});
+        let mut answer: Value = self.call("session/load", &params).await?;
+        match answer.as_object_mut() {
+            Some(fields) => {
+                fields.insert("sessionId".into(), Value::String(session.to_owned()));
+            }
+            None => answer = serde_json::json!({"sessionId": session}),
+        }
+        serde_json::from_value(answer).map_err(|e| ConnectionError::BadReply(e.to_string()))
+    }
+
     /// One prompt turn with plain text; resolves when the agent answers.
     pub async fn prompt(
         &self,

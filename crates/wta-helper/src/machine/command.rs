@@ -113,6 +113,12 @@ pub enum Command {
     ServeFile { key: RequestKey },
     /// Serve the held `terminal/*` request (an agent terminal).
     ServeTerminal { key: RequestKey },
+    /// `_wta/agent_sessions`, for the `/sessions` picker.
+    ListAgentSessions,
+    /// `wta sessions focus KEY` (`live`) or `wta sessions resume KEY`.
+    SessionAction { key: String, live: bool },
+    /// `session/load` of `session` (resume); answered as `SessionOpened`.
+    LoadSession { session: SessionId, label: String },
     /// `wta delegate` with `task`, from pane `source` (its context goes with it).
     Delegate { task: String, source: PaneId },
     /// Answer the held question request.

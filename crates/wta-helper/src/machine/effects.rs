@@ -29,8 +29,12 @@ impl Machine {
                 self.set_config(Call::SetConfig, option, value, out);
             }
             Effect::OpenSessions => match self.pane.link {
-                Link::Up => out.cmd(Command::ListSessions),
+                Link::Up => out.cmd(Command::ListAgentSessions),
                 _ => out.error(NOT_CONNECTED),
+            },
+            Effect::SessionAction { key, live } => match self.pane.config.has_host {
+                true => out.cmd(Command::SessionAction { key, live }),
+                false => out.error("Going to or resuming a session needs tmux."),
             },
             Effect::AnswerPermission { request, answer } => {
                 if self.pane.permissions.remove(&request).is_some() {

@@ -82,6 +82,12 @@ impl Machine {
                 ))),
                 Err(err) => out.error(format!("Cannot list the master's sessions: {err}")),
             },
+            Input::AgentSessions(result) => match *result {
+                Ok(list) => out.event(DomainEvent::SessionList(
+                    list.sessions.iter().map(session_item).collect(),
+                )),
+                Err(err) => out.error(format!("Cannot list the sessions: {err}")),
+            },
             Input::Agents(agents) => out.event(DomainEvent::Agents(agents)),
             Input::AgentChecked { id, agents } => self.agent_checked(id, agents, out),
             Input::Status(probe) => self.status(probe, out),
@@ -260,4 +266,35 @@ fn wire(line: WireLine, out: &mut Out) {
         direction: line.direction,
         line: line.text,
     });
+}
+
+/// A registry row as a `/sessions` picker item (`current`: live).
+fn session_item(row: &wta_protocol::agent_sessions::AgentSessionRow) -> wta_state::PickerItem {
+    use wta_protocol::agent_sessions::SessionSource;
+    let place = match (&row.pane, row.source) {
+        (Some(pane), SessionSource::ShellPane) => format!(" in {pane}"),
+        (Some(pane), SessionSource::AgentPane) => format!(" for {pane}"),
+        (None, _) => String::new(),
+    };
+    let what = row
+        .current_tool
+        .as_deref()
+        .map(|tool| format!(" ({tool})"))
+        .unwrap_or_default();
+    let resumable = if row.resumable { " · resumable" } else { "" };
+    let detail = [row.title.as_deref(), row.cwd.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · ");
+    wta_state::PickerItem {
+        id: row.key.clone(),
+        label: format!(
+            "{} · {}{what}{place}{resumable}",
+            row.agent,
+            row.status.as_str()
+        ),
+        detail,
+        current: row.status.is_live(),
+    }
 }

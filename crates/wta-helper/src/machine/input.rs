@@ -125,6 +125,15 @@ pub enum Input {
         call: Call,
         result: Box<Result<OptionsReply, ConnectionError>>,
     },
+    /// `_wta/agent_sessions` answered.
+    AgentSessions(
+        Box<
+            Result<
+                wta_protocol::agent_sessions::AgentSessionsResponse,
+                crate::connection::ConnectionError,
+            >,
+        >,
+    ),
     /// `_wta/sessions` answered.
     Sessions(Box<Result<SessionsListResponse, ConnectionError>>),
     /// The agents this pane may switch to.

@@ -41,7 +41,19 @@ impl Machine {
                 if reconnect {
                     out.event(DomainEvent::Reconnected { new_master });
                 }
-                self.open_session(None, false, out);
+                match self.pane.config.load_session.take() {
+                    // Resume: the agent replays the history as this
+                    // session's updates before it answers, so it is current.
+                    Some(id) => {
+                        let session = agent_client_protocol::v1::schema::SessionId::new(id);
+                        self.pane.session = Some(session.clone());
+                        out.cmd(Command::LoadSession {
+                            session,
+                            label: self.pane.agent.clone(),
+                        });
+                    }
+                    None => self.open_session(None, false, out),
+                }
             }
             Err(err @ (ConnectionError::Unreachable { .. } | ConnectionError::MasterClosed)) => {
                 self.pane.link = Link::Down;

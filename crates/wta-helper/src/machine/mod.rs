@@ -87,6 +87,8 @@ pub struct PaneConfig {
     /// Sent as the user's first prompt once the first session is open (a
     /// delegate pane's task).
     pub first_prompt: Option<String>,
+    /// The pane's first session is this one, loaded (`session/load`): resume.
+    pub load_session: Option<String>,
 }
 
 impl Default for PaneConfig {
@@ -103,6 +105,7 @@ impl Default for PaneConfig {
             own_pid: 0,
             autofix: crate::autofix::AutofixMode::default(),
             first_prompt: None,
+            load_session: None,
         }
     }
 }

@@ -47,6 +47,15 @@ impl Runtime {
                     result: Box::new(result),
                 }
             }),
+            Command::LoadSession { session, label } => {
+                self.with_conn(move |conn, cwd| async move {
+                    let result = conn.load_session(&cwd, &session.0).await;
+                    Input::SessionOpened {
+                        agent: label,
+                        result: Box::new(result),
+                    }
+                })
+            }
             Command::CloseSession { session } => {
                 self.reply(Call::CloseSession, move |conn| async move {
                     conn.close_session(&session)
@@ -106,6 +115,12 @@ impl Runtime {
                     });
                 }
             }
+            Command::ListAgentSessions => self.with_conn(|conn, _| async move {
+                Input::AgentSessions(Box::new(conn.agent_sessions().await))
+            }),
+            Command::SessionAction { key, live } => self.spawn_blocking(move || {
+                Some(Input::Report(crate::delegate::session_action(&key, live)))
+            }),
             Command::ListSessions => {
                 self.with_conn(
                     |conn, _| async move { Input::Sessions(Box::new(conn.sessions().await)) },

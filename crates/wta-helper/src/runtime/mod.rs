@@ -80,6 +80,8 @@ pub struct RuntimeConfig {
     pub first_prompt: Option<String>,
     /// Proposals one turn may make (`[proposals] per_turn`); `None`: the default.
     pub proposals_per_turn: Option<u32>,
+    /// Resume this session (`session/load`) instead of opening a new one.
+    pub load_session: Option<String>,
 }
 
 impl RuntimeConfig {
@@ -97,6 +99,7 @@ impl RuntimeConfig {
             own_pid: std::process::id(),
             autofix: self.autofix,
             first_prompt: self.first_prompt.clone(),
+            load_session: self.load_session.clone(),
         }
     }
 }

@@ -102,6 +102,7 @@ impl OpenArgs {
             auto_approve_tools: self.auto_approve_tools,
             master: master::socket_for(&host.location().socket_path()),
             first_prompt: None,
+            load_session: None,
         }
     }
 

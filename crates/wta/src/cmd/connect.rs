@@ -43,6 +43,9 @@ pub struct HelperArgs {
     /// Sent as the first prompt once the agent's session is open (a delegate pane's task).
     #[arg(long, value_name = "TEXT", requires = "connect_master", hide = true)]
     pub prompt: Option<String>,
+    /// Resume this session of the agent (`session/load`) instead of a new one.
+    #[arg(long, value_name = "ID", requires = "connect_master", hide = true)]
+    pub load_session: Option<String>,
 }
 
 /// How long the exiting helper waits for its async runtime to wind down.
@@ -150,6 +153,7 @@ fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
         cards: true,
         autofix,
         first_prompt: args.prompt.clone(),
+        load_session: args.load_session.clone(),
         proposals_per_turn: wta_agent::RegistryPaths::from_env().ok().map(|paths| {
             let (settings, warning) =
                 wta_helper::proposals::ProposalSettings::load(&paths.config_file);

@@ -18,6 +18,7 @@ pub mod resolve_command;
 pub mod sessions;
 pub mod shell_integration;
 pub mod terminal_exec;
+pub mod sessions_registry;
 pub mod tmux_config;
 pub mod up;
 

@@ -39,6 +39,14 @@ pub struct SessionsArgs {
 pub enum SessionsCommand {
     /// List live ACP sessions: agent, session id, owning helper and tab, state.
     List(ListArgs),
+    /// Every agent session of this tmux server: agent panes, agent CLIs in
+    /// shell panes (with `wta hooks install`), and ended ones (resumable).
+    All(super::sessions_registry::AllArgs),
+    /// Select the tab and pane of a live session.
+    Focus(super::sessions_registry::KeyArgs),
+    /// Resume an ended session: `session/load` into a new agent pane, or the
+    /// agent CLI's own resume flag in a new tab.
+    Resume(super::sessions_registry::KeyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -135,44 +143,22 @@ fn master_pid(socket: &Path) -> Option<u32> {
 }
 
 pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
-    let SessionsCommand::List(list) = &args.command;
-    let socket = match &list.master_socket {
-        Some(path) => path.clone(),
-        None => master_socket(ctx)?,
+    let list = match &args.command {
+        SessionsCommand::List(list) => list,
+        SessionsCommand::All(a) => return super::sessions_registry::all(ctx, a),
+        SessionsCommand::Focus(k) => return super::sessions_registry::focus(ctx, k),
+        SessionsCommand::Resume(k) => return super::sessions_registry::resume(ctx, k),
     };
-    // One look first: a CLI does not wait for a master to appear.
-    match UnixStream::connect(&socket) {
-        Ok(_) => {}
-        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => bail!(
-            "no wta master runs for this tmux server (nothing listens on {}): \
-             one starts with the first agent pane, `wta up` or `wta pane open`",
-            socket.display()
-        ),
-        Err(e) => bail!("cannot reach the wta master at {}: {e}", socket.display()),
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let asked = runtime.block_on(async { tokio::time::timeout(ANSWER_WITHIN, ask(&socket)).await });
-    // Its tasks may still wait on a master that stopped answering: do not wait for them.
-    runtime.shutdown_background();
-    let sessions = match asked {
-        Ok(answer) => answer?,
-        Err(_) => {
-            let who = match master_pid(&socket) {
-                Some(pid) => format!("the wta master (pid {pid})"),
-                None => "the wta master".to_owned(),
-            };
-            bail!(
-                "{who} at {} did not answer within {:.1} s: it may be stopped (SIGSTOP; \
-                 `kill -CONT <pid>` resumes it) or stuck; its log is {}",
-                socket.display(),
-                ANSWER_WITHIN.as_secs_f64(),
-                wta_env::dirs::state_dir().join("master.log").display()
-            )
-        }
-    };
+    let sessions = ask_master(
+        ctx,
+        list.master_socket.as_deref(),
+        ANSWER_WITHIN,
+        |conn| async move {
+            conn.sessions()
+                .await
+                .context("the master did not list its sessions")
+        },
+    )?;
     if ctx.json {
         output::json(&SessionsView::new(&sessions))?;
         return Ok(ExitCode::SUCCESS);
@@ -189,8 +175,62 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Connects as a CLI client (no agent is started) and lists the sessions.
-async fn ask(socket: &Path) -> anyhow::Result<SessionsListResponse> {
+/// Connects to the master (of `explicit`, else of the tmux server the flags
+/// name) as a CLI client and runs `call`, within [`ANSWER_WITHIN`]; fails
+/// at once when none listens, and names its pid when it does not answer.
+pub(super) fn ask_master<T, F, Fut>(
+    ctx: &Ctx,
+    explicit: Option<&Path>,
+    within: Duration,
+    call: F,
+) -> anyhow::Result<T>
+where
+    F: FnOnce(MasterConnection) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<T>>,
+{
+    let socket = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => master_socket(ctx)?,
+    };
+    // One look first: a CLI does not wait for a master to appear.
+    match UnixStream::connect(&socket) {
+        Ok(_) => {}
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => bail!(
+            "no wta master runs for this tmux server (nothing listens on {}): \
+             one starts with the first agent pane, `wta up` or `wta pane open`",
+            socket.display()
+        ),
+        Err(e) => bail!("cannot reach the wta master at {}: {e}", socket.display()),
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let asked = runtime.block_on(async {
+        tokio::time::timeout(within, async { call(connect(&socket).await?).await }).await
+    });
+    // Its tasks may still wait on a master that stopped answering: do not wait for them.
+    runtime.shutdown_background();
+    match asked {
+        Ok(answer) => answer,
+        Err(_) => {
+            let who = match master_pid(&socket) {
+                Some(pid) => format!("the wta master (pid {pid})"),
+                None => "the wta master".to_owned(),
+            };
+            bail!(
+                "{who} at {} did not answer within {:.1} s: it may be stopped (SIGSTOP; \
+                 `kill -CONT <pid>` resumes it) or stuck; its log is {}",
+                socket.display(),
+                within.as_secs_f64(),
+                wta_env::dirs::state_dir().join("master.log").display()
+            )
+        }
+    }
+}
+
+/// Connects as a CLI client (no agent is started).
+async fn connect(socket: &Path) -> anyhow::Result<MasterConnection> {
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let options = ConnectOptions {
         socket: socket.to_path_buf(),
@@ -198,14 +238,11 @@ async fn ask(socket: &Path) -> anyhow::Result<SessionsListResponse> {
         ..ConnectOptions::default()
     };
     // The error already names the socket and its cause: said once.
-    let conn = MasterConnection::connect(options, tx).await.map_err(|e| {
+    MasterConnection::connect(options, tx).await.map_err(|e| {
         anyhow::anyhow!(
             "{e} (a master starts with the first agent pane: `wta up` or `wta pane open`)"
         )
-    })?;
-    conn.sessions()
-        .await
-        .context("the master did not list its sessions")
+    })
 }
 
 #[cfg(test)]

@@ -138,6 +138,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         auto_approve_tools: args.open.auto_approve_tools,
         master: master_socket.clone(),
         first_prompt: None,
+        load_session: None,
     };
     let outcome = agent_pane::open(&host, &shell, &spec);
     if let Some(gate) = &gate {

@@ -37,6 +37,8 @@ pub struct OpenSpec {
     pub master: PathBuf,
     /// The helper's first prompt, sent once its session is open (a delegate pane's task).
     pub first_prompt: Option<String>,
+    /// The session the helper resumes (`session/load`) instead of a new one.
+    pub load_session: Option<String>,
 }
 
 /// What an agent-pane command did.
@@ -86,6 +88,9 @@ fn helper_argv(spec: &OpenSpec, window: &WindowId, target: &PaneId) -> anyhow::R
     }
     if let Some(prompt) = &spec.first_prompt {
         argv.extend(["--prompt".into(), prompt.clone()]);
+    }
+    if let Some(session) = &spec.load_session {
+        argv.extend(["--load-session".into(), session.clone()]);
     }
     Ok(argv)
 }

@@ -163,6 +163,18 @@ fn launch_acp(
     request: &DelegateRequest,
     task: String,
 ) -> anyhow::Result<Delegated> {
+    open_agent_tab(host, request, Some(task), None)
+}
+
+/// A new tab with the user's shell and a WTA agent pane beside it working
+/// on it: its first prompt `task` (a delegate), or the agent's session
+/// `load` resumed (`session/load`).
+pub fn open_agent_tab(
+    host: &TmuxHost,
+    request: &DelegateRequest,
+    task: Option<String>,
+    load: Option<String>,
+) -> anyhow::Result<Delegated> {
     if let Some(agent) = &request.agent {
         agent_pane::check_agent(agent)?;
     }
@@ -182,7 +194,8 @@ fn launch_acp(
         size: 50,
         auto_approve_tools: false,
         master: master_socket,
-        first_prompt: Some(task),
+        first_prompt: task,
+        load_session: load.clone(),
     };
     let opened = agent_pane::open(host, &shell_pane, &spec);
     if let Some(gate) = &launch.gate {
@@ -207,7 +220,7 @@ fn launch_acp(
         pane: agent_pane,
         window: shell_pane.window,
         agent,
-        session_id: None,
+        session_id: load,
         installed: true,
         shell: Some(shell_pane.id),
     })

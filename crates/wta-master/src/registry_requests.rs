@@ -1,0 +1,184 @@
+//! The registry's requests: `_wta/hook_event` from `wta hook` (an agent
+//! CLI in a shell pane), and `_wta/agent_sessions` (the view, `wta
+//! sessions`), which adds the agents' own history: `session/list` on each
+//! running agent that advertises it, bounded in time, its sessions as
+//! `historical` rows unless they are listed already.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_client_protocol::{Error, UntypedMessage};
+use serde_json::{Value, json};
+use wta_protocol::agent_sessions::{
+    AgentSessionRow, AgentSessionsResponse, AgentStatus, HookEvent, SessionSource,
+};
+
+use crate::pool::AgentInstance;
+use crate::registry::now_ms;
+use crate::state::Master;
+
+/// How long one agent may take to list its sessions.
+const LIST_WITHIN: Duration = Duration::from_millis(1500);
+/// Historical rows taken from one agent.
+const MAX_LISTED: usize = 100;
+
+/// `_wta/hook_event`.
+pub(crate) fn hook_event(master: &Master, params: Value) -> Result<Value, Error> {
+    let event: HookEvent = serde_json::from_value(params)
+        .map_err(|e| Error::invalid_params().data(format!("_wta/hook_event: {e}")))?;
+    master.registry.hook(&event, now_ms());
+    Ok(json!({}))
+}
+
+/// Shell-pane sessions whose pane is gone ended (the CLI's end hook may
+/// never have run: the pane was closed under it); the server's panes.
+async fn end_closed_panes(master: &Arc<Master>) -> Vec<wta_host::PaneInfo> {
+    let Some(socket) = master.tmux_socket.get().cloned() else {
+        return Vec::new();
+    };
+    let listed = tokio::task::spawn_blocking(move || {
+        use wta_host::TerminalHost;
+        let host = wta_host::TmuxHost::new(wta_host::ServerLocation::Socket(socket), None);
+        host.list_panes()
+    })
+    .await;
+    let Ok(Ok(panes)) = listed else {
+        return Vec::new();
+    };
+    for row in master.registry.shell_rows() {
+        let gone = row
+            .pane
+            .as_ref()
+            .is_some_and(|pane| panes.iter().all(|p| &p.id != pane || p.dead));
+        if gone {
+            master.registry.pane_gone(&row.key);
+        }
+    }
+    panes
+}
+
+/// `_wta/agent_sessions`.
+pub(crate) async fn agent_sessions(master: &Arc<Master>) -> Value {
+    let panes = end_closed_panes(master).await;
+    let mut rows = master.registry.rows(&master.sessions());
+    for row in rows
+        .iter_mut()
+        .filter(|r| r.tab.is_none() && r.status.is_live())
+    {
+        row.tab = panes
+            .iter()
+            .find(|p| Some(&p.id) == row.pane.as_ref())
+            .map(|p| p.window.clone());
+    }
+    let listing = master
+        .pool
+        .all()
+        .into_iter()
+        .filter(|i| i.is_alive() && lists_sessions(&i.init));
+    for instance in listing {
+        for row in history(&instance).await {
+            let known = rows
+                .iter()
+                .any(|r| r.session_id.is_some() && r.session_id == row.session_id);
+            if !known {
+                rows.push(row);
+            }
+        }
+    }
+    serde_json::to_value(AgentSessionsResponse { sessions: rows }).unwrap_or_default()
+}
+
+fn lists_sessions(init: &Value) -> bool {
+    init.pointer("/agentCapabilities/sessionCapabilities/list")
+        .is_some_and(|v| !v.is_null())
+}
+
+fn loads_sessions(init: &Value) -> bool {
+    init.pointer("/agentCapabilities/loadSession")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// One agent's `session/list`, as historical rows (nothing when it does
+/// not answer in time).
+async fn history(instance: &AgentInstance) -> Vec<AgentSessionRow> {
+    let Ok(request) = UntypedMessage::new("session/list", json!({})) else {
+        return Vec::new();
+    };
+    let answer = instance.cx.send_request(request).block_task();
+    let listed = match tokio::time::timeout(LIST_WITHIN, answer).await {
+        Ok(Ok(value)) => value,
+        Ok(Err(err)) => {
+            tracing::debug!(agent = %instance.agent_id(), "session/list failed: {}", err.message);
+            return Vec::new();
+        }
+        Err(_) => {
+            tracing::debug!(agent = %instance.agent_id(), "session/list did not answer in time");
+            return Vec::new();
+        }
+    };
+    let loads = loads_sessions(&instance.init);
+    let agent = instance.agent_id().to_string();
+    listed
+        .get("sessions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .take(MAX_LISTED)
+        .filter_map(|s| {
+            let id = s.get("sessionId")?.as_str()?.to_owned();
+            let text = |k: &str| s.get(k).and_then(Value::as_str).map(str::to_owned);
+            Some(AgentSessionRow {
+                key: format!("history:{agent}:{id}"),
+                source: SessionSource::AgentPane,
+                agent: agent.clone(),
+                session_id: Some(id),
+                pane: None,
+                tab: None,
+                cwd: text("cwd"),
+                title: text("title"),
+                status: AgentStatus::Historical,
+                last_activity_ms: text("updatedAt").and_then(|t| rfc3339_ms(&t)),
+                current_tool: None,
+                resumable: loads,
+            })
+        })
+        .collect()
+}
+
+/// `2026-12-01T12:00:00Z`-style times in ms since the epoch (the date and
+/// time of day only; a fraction or an offset other than `Z` is ignored).
+fn rfc3339_ms(text: &str) -> Option<u64> {
+    let (date, time) = text.split_once('T')?;
+    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    let time = time.trim_end_matches('Z');
+    let time = time.split(['.', '+']).next()?;
+    let mut t = time.split(':').map(|p| p.parse::<i64>().ok());
+    let (h, min, s) = (t.next()??, t.next()??, t.next().flatten().unwrap_or(0));
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + h * 3600 + min * 60 + s;
+    u64::try_from(secs).ok().map(|s| s * 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listed_times_are_read() {
+        assert_eq!(rfc3339_ms("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            rfc3339_ms("2026-12-01T12:00:00.123Z"),
+            Some(1_796_126_400_000)
+        );
+        assert_eq!(rfc3339_ms("garbage"), None);
+    }
+}

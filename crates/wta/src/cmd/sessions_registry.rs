@@ -1,0 +1,250 @@
+//! `wta sessions all | focus KEY | resume KEY`: every agent session the
+//! master tracks (agent panes, agent CLIs in shell panes, ended ones),
+//! going to a live one, and resuming an ended one: `session/load` into a
+//! new agent pane when its agent loads sessions, else the agent CLI's own
+//! resume flag in a new tab.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use serde::Serialize;
+use wta_host::{NewTab, PaneCommand, TerminalHost};
+
+use wta_protocol::agent_sessions::{AgentSessionRow, AgentSessionsResponse, SessionSource};
+
+use super::Ctx;
+use super::sessions::ask_master;
+use crate::launch::delegate::{self, DelegateRequest, Place};
+use crate::output::{self, Table};
+
+/// How long the master may take to list (it asks agents for their history).
+const LIST_WITHIN: Duration = Duration::from_secs(5);
+
+#[derive(Debug, Args)]
+pub struct AllArgs {
+    /// Only sessions whose agent, title, directory, pane or id contain TEXT.
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
+    /// Only live sessions (not ended or historical).
+    #[arg(long)]
+    pub live: bool,
+    /// The master's socket (default: the one of the tmux server the flags name).
+    #[arg(long, value_name = "PATH")]
+    pub master_socket: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct KeyArgs {
+    /// The session's key (the KEY column of `wta sessions all`).
+    #[arg(value_name = "KEY")]
+    pub key: String,
+    #[arg(long, value_name = "PATH")]
+    pub master_socket: Option<PathBuf>,
+}
+
+fn rows(ctx: &Ctx, socket: Option<&std::path::Path>) -> anyhow::Result<Vec<AgentSessionRow>> {
+    let listed: AgentSessionsResponse = ask_master(ctx, socket, LIST_WITHIN, |conn| async move {
+        conn.agent_sessions()
+            .await
+            .context("the master did not list its sessions")
+    })?;
+    Ok(listed.sessions)
+}
+
+/// Whether `row` matches `text` (case-insensitive) anywhere a user would look.
+pub fn matches(row: &AgentSessionRow, text: &str) -> bool {
+    let text = text.to_lowercase();
+    [
+        Some(row.agent.as_str()),
+        row.title.as_deref(),
+        row.cwd.as_deref(),
+        row.session_id.as_deref(),
+        row.pane.as_ref().map(|p| p.as_str()),
+        Some(row.key.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|field| field.to_lowercase().contains(&text))
+}
+
+/// `sessions all --json`: the rows, snake_case.
+#[derive(Debug, Serialize)]
+struct AllView<'a> {
+    sessions: Vec<RowView<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct RowView<'a> {
+    key: &'a str,
+    source: &'a str,
+    agent: &'a str,
+    status: &'a str,
+    session_id: Option<&'a str>,
+    pane: Option<&'a str>,
+    tab: Option<&'a str>,
+    cwd: Option<&'a str>,
+    title: Option<&'a str>,
+    current_tool: Option<&'a str>,
+    last_activity_ms: Option<u64>,
+    resumable: bool,
+}
+
+fn view(row: &AgentSessionRow) -> RowView<'_> {
+    RowView {
+        key: &row.key,
+        source: match row.source {
+            SessionSource::AgentPane => "agent_pane",
+            SessionSource::ShellPane => "shell_pane",
+        },
+        agent: &row.agent,
+        status: row.status.as_str(),
+        session_id: row.session_id.as_deref(),
+        pane: row.pane.as_ref().map(|p| p.as_str()),
+        tab: row.tab.as_ref().map(|t| t.as_str()),
+        cwd: row.cwd.as_deref(),
+        title: row.title.as_deref(),
+        current_tool: row.current_tool.as_deref(),
+        last_activity_ms: row.last_activity_ms,
+        resumable: row.resumable,
+    }
+}
+
+pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
+    let rows: Vec<AgentSessionRow> = rows(ctx, args.master_socket.as_deref())?
+        .into_iter()
+        .filter(|r| !args.live || r.status.is_live())
+        .filter(|r| args.search.as_deref().is_none_or(|t| matches(r, t)))
+        .collect();
+    if ctx.json {
+        output::json(&AllView {
+            sessions: rows.iter().map(view).collect(),
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if rows.is_empty() {
+        output::line("no sessions")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = Table::new(&["KEY", "AGENT", "STATUS", "WHERE", "DIRECTORY", "TITLE"]);
+    for r in &rows {
+        let place = match (&r.pane, r.source) {
+            (Some(p), SessionSource::ShellPane) => format!("shell {p}"),
+            (Some(p), SessionSource::AgentPane) => format!("pane for {p}"),
+            (None, _) => "-".into(),
+        };
+        let status = match (&r.current_tool, r.resumable) {
+            (Some(tool), _) => format!("{} ({tool})", r.status.as_str()),
+            (None, true) => format!("{} (resumable)", r.status.as_str()),
+            (None, false) => r.status.as_str().to_owned(),
+        };
+        table.row(vec![
+            r.key.clone(),
+            r.agent.clone(),
+            status,
+            place,
+            r.cwd.clone().unwrap_or_else(|| "-".into()),
+            r.title.clone().unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    table.print()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn find(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<AgentSessionRow> {
+    let rows = rows(ctx, args.master_socket.as_deref())?;
+    match rows.into_iter().find(|r| r.key == args.key) {
+        Some(row) => Ok(row),
+        None => bail!(
+            "no session `{}` is known (see `wta sessions all` for the keys)",
+            args.key
+        ),
+    }
+}
+
+pub fn focus(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
+    let row = find(ctx, args)?;
+    let host = ctx.host()?;
+    let Some(pane) = &row.pane else {
+        bail!("session `{}` has no pane to go to", row.key);
+    };
+    if !row.status.is_live() {
+        bail!(
+            "session `{}` has ended; resume it with `wta sessions resume {}`",
+            row.key,
+            row.key
+        );
+    }
+    let info = host.pane(pane)?;
+    host.focus(pane)?;
+    output::line(&format!("focused {pane} (tab {})", info.window))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn resume(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
+    let row = find(ctx, args)?;
+    if row.status.is_live() {
+        bail!(
+            "session `{}` is live; go to it with `wta sessions focus {}`",
+            row.key,
+            row.key
+        );
+    }
+    let Some(session) = row.session_id.clone() else {
+        bail!("session `{}` has no id its agent could resume", row.key);
+    };
+    if !row.resumable {
+        bail!(
+            "{} cannot resume session {session} (it does not load sessions)",
+            row.agent
+        );
+    }
+    let host = ctx.host()?;
+    let source = host.caller_pane().map(|p| host.pane(&p)).transpose()?;
+    let cwd = row.cwd.clone().map(PathBuf::from).filter(|d| d.is_dir());
+    let pane = match row.source {
+        SessionSource::AgentPane => {
+            let request = DelegateRequest {
+                task: String::new(),
+                agent: Some(row.agent.clone()),
+                cwd,
+                place: Place::Tab,
+                source,
+                acp: true,
+            };
+            delegate::open_agent_tab(&host, &request, None, Some(session.clone()))?.pane
+        }
+        SessionSource::ShellPane => {
+            let Some(cli) = wta_agent::delegate::cli(&row.agent) else {
+                bail!("{} has no resume flag WTA knows", row.agent);
+            };
+            let Some(flag) = cli.resume else {
+                bail!("{} has no resume flag", row.agent);
+            };
+            let tab = host.new_tab(&NewTab {
+                session: source.as_ref().map(|s| s.session.clone()),
+                command: Some(PaneCommand::Argv(vec![
+                    cli.program.to_owned(),
+                    flag.to_owned(),
+                    session.clone(),
+                ])),
+                cwd,
+                title: Some(format!("{} {session}", cli.id)),
+                env: Vec::new(),
+                focus: true,
+            })?;
+            tab.id
+        }
+    };
+    if ctx.json {
+        output::json(&serde_json::json!({"key": row.key, "session_id": session, "pane": pane}))?;
+    } else {
+        output::line(&format!(
+            "resumed {} session {session} in {pane}",
+            row.agent
+        ))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

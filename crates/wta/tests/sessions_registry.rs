@@ -1,0 +1,139 @@
+//! Every agent session of the tmux server (issue 18), end to end: an agent
+//! pane's session is listed with what it does and kept as resumable history
+//! when it ends, `wta sessions resume` loads it into a new agent pane (the
+//! agent replays it there), and an agent CLI in a shell pane is tracked from
+//! its hook events until its pane closes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod launch_common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use launch_common::Launch;
+use launch_common::acp_common::raw::RawHelper;
+use serde_json::{Value, json};
+use wta_testkit::{wait_for_value, wait_until};
+
+const T: Duration = Duration::from_secs(20);
+
+fn all(l: &Launch) -> Vec<Value> {
+    let out = l.wta(&["--json", "sessions", "all"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["sessions"].as_array().unwrap().clone()
+}
+
+fn row<'a>(rows: &'a [Value], key: &str) -> Option<&'a Value> {
+    rows.iter().find(|r| r["key"] == key)
+}
+
+#[test]
+fn an_ended_agent_pane_session_is_resumed_into_a_new_pane() {
+    let agent = wta_testkit::acp::agent_path();
+    let mut l = Launch::with_config(&format!(
+        "[custom_agents.loads]\nargv = [{:?}, \"--load-session\"]\n",
+        agent.to_string_lossy()
+    ));
+    let (_, _, pane) = l.up_ready("custom:loads");
+    l.say(&pane, "echo remember-this-7");
+    l.tmux.wait_for_text(&pane, "remember-this-7", T);
+    let live = wait_for_value("the live session listed", T, || {
+        all(&l)
+            .into_iter()
+            .find(|r| r["source"] == "agent_pane" && r["agent"] == "custom:loads")
+    })
+    .unwrap();
+    assert_eq!(live["status"], "idle", "{live}");
+    assert_eq!(
+        live["resumable"], false,
+        "a live session is gone to, not resumed"
+    );
+    let key = live["key"].as_str().unwrap().to_owned();
+
+    // `/new` ends it: it stays, ended and resumable.
+    l.say(&pane, "/new");
+    let ended = wait_for_value("the ended session", T, || {
+        row(&all(&l), &key)
+            .filter(|r| r["status"] == "ended")
+            .cloned()
+    })
+    .unwrap();
+    assert_eq!(ended["resumable"], true, "{ended}");
+    let focus = l.wta(&["sessions", "focus", &key]);
+    assert_eq!(focus.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&focus.stderr).contains("resume it"),
+        "{focus:?}"
+    );
+
+    let out = l.wta(&["--json", "sessions", "resume", &key]);
+    assert!(out.status.success(), "{out:?}");
+    let resumed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let new_pane = resumed["pane"].as_str().unwrap();
+    assert_ne!(new_pane, pane);
+    // The agent replayed the conversation into the new pane.
+    l.tmux.wait_for_text(new_pane, "remember-this-7", T);
+}
+
+#[test]
+fn an_agent_cli_in_a_shell_pane_is_tracked_from_its_hooks() {
+    let mut l = Launch::new();
+    let up = l.up(&["--agent", "custom:test"]);
+    let socket = PathBuf::from(up["master_socket"].as_str().unwrap());
+    let shell = l.tmux.new_window("sleep 600");
+    let mut cli = RawHelper::open(&socket);
+    let init = cli.call(
+        "initialize",
+        json!({"protocolVersion": 1, "clientCapabilities": {}, "_meta": {"wta": {"client": "cli"}}}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    let mut hook = |event: &str, extra: Value| {
+        let mut params = json!({"cli": "claude", "event": event, "pane": shell, "sessionId": "abc-123", "cwd": "/src"});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let answer = cli.call("_wta/hook_event", params);
+        assert!(answer.get("result").is_some(), "{answer}");
+    };
+    hook("session_start", json!({}));
+    hook("prompt_submit", json!({}));
+    hook("tool_starting", json!({"tool": "Bash"}));
+    let rows = all(&l);
+    let tracked = row(&rows, "claude:abc-123").expect("the CLI's session");
+    assert_eq!(tracked["source"], "shell_pane");
+    assert_eq!(tracked["status"], "working");
+    assert_eq!(tracked["current_tool"], "Bash");
+    assert_eq!(tracked["pane"], shell.as_str());
+    assert_eq!(
+        tracked["tab"],
+        l.tmux.display(&shell, "#{window_id}").as_str()
+    );
+    hook(
+        "notification",
+        json!({"message": "Claude needs your permission"}),
+    );
+    assert_eq!(
+        row(&all(&l), "claude:abc-123").unwrap()["status"],
+        "attention"
+    );
+    // Searching finds it by its directory.
+    let out = l.wta(&["--json", "sessions", "all", "--search", "/SRC"]);
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(found["sessions"].as_array().unwrap().len(), 1, "{found}");
+
+    // Its pane closes without an end hook: it ends, resumable by its CLI.
+    l.tmux.tmux(&["kill-pane", "-t", &shell]);
+    wait_until("the closed pane's session to end", T, || {
+        row(&all(&l), "claude:abc-123").is_some_and(|r| r["status"] == "ended")
+    })
+    .unwrap();
+    assert_eq!(row(&all(&l), "claude:abc-123").unwrap()["resumable"], true);
+    let bad = cli.call(
+        "_wta/hook_event",
+        json!({"cli": "claude", "event": "bogus"}),
+    );
+    assert!(bad.get("error").is_some(), "{bad}");
+}
