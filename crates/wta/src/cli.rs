@@ -117,6 +117,11 @@ pub enum Command {
     Info,
     /// The master's live agent sessions.
     Sessions(cmd::sessions::SessionsArgs),
+    /// Install, check or remove the hooks that tell WTA about agent CLIs in shell panes.
+    Hooks(cmd::hooks::HooksArgs),
+    /// Internal: the bridge an agent CLI's hook runs (see `wta hooks --help`); always exits 0.
+    #[command(hide = true)]
+    Hook(cmd::hook::HookArgs),
     /// Print the shell-integration script to load from your rc file (see --help).
     ShellIntegration(cmd::shell_integration::ShellIntegrationArgs),
     /// Follow a pane and print each command's start, exit code and output.

@@ -74,12 +74,56 @@ pub fn opencode_plugins_dir() -> PathBuf {
     )
 }
 
+/// The first backup name `taken` does not hold (an earlier backup is never overwritten).
+pub fn free_backup_path(plugin: &Path, taken: impl Fn(&Path) -> bool) -> PathBuf {
+    let first = opencode_backup_path(plugin);
+    let numbered = (2..).map(|n| {
+        let mut name = first.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(".{n}"));
+        first.with_file_name(name)
+    });
+    std::iter::once(first.clone())
+        .chain(numbered)
+        .find(|p| !taken(p))
+        .unwrap_or(first)
+}
+
 /// Where a backed-up user file of OpenCode's plugin name goes.
 pub fn opencode_backup_path(plugin: &Path) -> PathBuf {
     let mut name = plugin.file_name().unwrap_or_default().to_os_string();
     name.push(".wta-backup");
     plugin.with_file_name(name)
 }
+
+/// `wta hooks --help`: what is installed, where, and how to undo it.
+pub const HELP: &str = "\
+What it installs: for each agent CLI on PATH, a small plugin (an extension for gemini, a
+plugin file for opencode) whose hooks run
+    \"${WTA_CLI_PATH:-wta}\" hook --cli-source <cli> --event <event>
+with the hook's JSON on stdin. `wta hook` keeps only the CLI's session id, the cwd, a tool's
+name and a short notification text (never prompts, tool input or output), adds the pane from
+$TMUX_PANE and tells the wta master of that tmux server, so agent CLIs in plain shell panes
+show up as sessions. It exits 0 and prints nothing whatever happens; outside tmux or without
+wta on PATH the hook does nothing. Events: session_start, session_end, prompt_submit,
+tool_starting, notification, stop, error.
+
+Where:
+  bundles   $XDG_DATA_HOME/wta/agent-hooks/<cli>/ (default ~/.local/share/wta/agent-hooks)
+  claude    claude plugin marketplace add <bundle>; claude plugin install wta-agent-hooks@wta-local
+  copilot   copilot plugin marketplace add <bundle>; copilot plugin install wta-agent-hooks@wta-local
+  codex     codex plugin marketplace add <bundle>; codex plugin install wta-agent-hooks@wta-local
+  gemini    gemini extensions install <bundle>/wta-agent-hooks --consent
+  opencode  copies wta-agent-hooks.js into $XDG_CONFIG_HOME/opencode/plugins/ (default
+            ~/.config/opencode/plugins); a file of yours with that name is first moved to
+            wta-agent-hooks.js.wta-backup
+No config file is edited. A CLI not on PATH is reported `not_found` and skipped.
+
+Undo: `wta hooks uninstall [--cli NAME]` runs `plugin uninstall wta-agent-hooks@wta-local`
+and `plugin marketplace remove wta-local` (gemini: `extensions uninstall wta-agent-hooks`),
+removes WTA's opencode file (putting back a file of yours it had moved aside) and the bundle.
+
+Check: `wta hooks status [--json]` asks each CLI's own list command whether the plugin is
+installed (`unknown` when it cannot say) and compares the bundle with this wta's.";
 
 #[cfg(test)]
 mod tests {
@@ -120,6 +164,16 @@ mod tests {
         assert_eq!(
             opencode_backup_path(Path::new("/p/wta-agent-hooks.js")),
             PathBuf::from("/p/wta-agent-hooks.js.wta-backup")
+        );
+        let plugin = Path::new("/p/x.js");
+        let taken = |p: &Path| p.ends_with("x.js.wta-backup") || p.ends_with("x.js.wta-backup.2");
+        assert_eq!(
+            free_backup_path(plugin, taken),
+            PathBuf::from("/p/x.js.wta-backup.3")
+        );
+        assert_eq!(
+            free_backup_path(plugin, |_| false),
+            PathBuf::from("/p/x.js.wta-backup")
         );
     }
 }

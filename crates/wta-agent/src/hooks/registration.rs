@@ -12,6 +12,34 @@ use wta_protocol::agent_sessions::HookCli;
 
 use super::{MARKETPLACE_NAME, PLUGIN_NAME, PLUGIN_REF};
 
+/// What a CLI's list command (or a file check) says: yes, no, or it cannot tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tri {
+    Yes,
+    No,
+    Unknown,
+}
+
+impl Tri {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Yes => "yes",
+            Self::No => "no",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+/// Installed = the bundle is on disk and the CLI has it registered.
+pub fn installed(bundle_present: bool, registered: Tri) -> Tri {
+    match (bundle_present, registered) {
+        (true, Tri::Yes) => Tri::Yes,
+        (false, _) | (_, Tri::No) => Tri::No,
+        (true, Tri::Unknown) => Tri::Unknown,
+    }
+}
+
 /// How a CLI gets the bundle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Registration {
@@ -151,5 +179,10 @@ mod tests {
             "Plugin \"wta-agent-hooks@wta-local\" not found"
         ));
         assert!(!already_gone("permission denied"));
+        assert_eq!(installed(true, Tri::Yes), Tri::Yes);
+        assert_eq!(installed(true, Tri::Unknown), Tri::Unknown);
+        assert_eq!(installed(false, Tri::Yes), Tri::No);
+        assert_eq!(installed(false, Tri::Unknown), Tri::No);
+        assert_eq!(installed(true, Tri::No), Tri::No);
     }
 }

@@ -5,6 +5,8 @@ pub mod completions;
 pub mod connect;
 pub mod delegate;
 pub mod fix;
+pub mod hook;
+pub mod hooks;
 pub mod list;
 pub mod listen;
 mod listen_verdict;
@@ -57,6 +59,8 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::PaneStatus(args) => pane::status(ctx, &args),
         Command::WaitFor(args) => pane::wait_for(ctx, &args),
         Command::Sessions(args) => sessions::run(ctx, &args),
+        Command::Hooks(args) => hooks::run(ctx, &args),
+        Command::Hook(args) => Ok(hook::run(ctx, &args)),
         Command::ShellIntegration(args) => shell_integration::run(&args),
         Command::Listen(args) => listen::run(ctx, &args),
         Command::Fix(args) => fix::run(ctx, &args),
