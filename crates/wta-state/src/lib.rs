@@ -69,3 +69,5 @@ mod question_tests;
 mod reducer_tests;
 #[cfg(test)]
 mod selection_tests;
+#[cfg(test)]
+mod sessions_tests;

@@ -44,6 +44,8 @@ pub struct Linked {
     pub auth: Vec<AuthMethod>,
     /// The pid in the master's lock file (a new one after a restart).
     pub master_pid: Option<u32>,
+    /// The agent loads sessions (`loadSession`): a pane can resume its own.
+    pub loads_sessions: bool,
 }
 
 /// How the permission preflight took a request.

@@ -31,6 +31,7 @@ impl Machine {
         match result {
             Ok(linked) => {
                 self.pane.auth = linked.auth;
+                self.pane.loads_sessions = linked.loads_sessions;
                 if let Some(agent) = linked.agent_id {
                     self.pane.agent.clone_from(&agent);
                     self.pane.known_agent = Some(agent);
@@ -41,12 +42,21 @@ impl Machine {
                 if reconnect {
                     out.event(DomainEvent::Reconnected { new_master });
                 }
-                match self.pane.config.load_session.take() {
-                    // Resume: the agent replays the history as this
-                    // session's updates before it answers, so it is current.
-                    Some(id) => {
-                        let session = agent_client_protocol::v1::schema::SessionId::new(id);
+                // Resume (`--load-session`, or this pane's own session after
+                // the master went away) where the agent loads sessions.
+                let resume = self
+                    .pane
+                    .config
+                    .load_session
+                    .take()
+                    .map(agent_client_protocol::v1::schema::SessionId::new)
+                    .or_else(|| self.pane.resume.take().filter(|_| self.pane.loads_sessions));
+                match resume {
+                    // The agent replays the history as this session's
+                    // updates before it answers, so it is current already.
+                    Some(session) => {
                         self.pane.session = Some(session.clone());
+                        self.pane.loading = true;
                         out.cmd(Command::LoadSession {
                             session,
                             label: self.pane.agent.clone(),
@@ -95,7 +105,11 @@ impl Machine {
         self.pane.preflighting.clear();
         out.cmd(Command::Disconnect);
         self.pane.link = Link::Down;
-        self.pane.session = None;
+        self.pane.resume = self
+            .pane
+            .session
+            .take()
+            .filter(|_| self.pane.loads_sessions);
         self.pane.session_lost = false;
         self.pane.pending_prompt = None;
         out.cmd(Command::ExplainMasterGone);

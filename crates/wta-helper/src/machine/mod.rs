@@ -156,6 +156,12 @@ pub struct Pane {
     pub autofix: autofix::Autofix,
     /// The agent's question up in this pane.
     pub question: Option<question::Asked>,
+    /// The agent loads sessions (`loadSession`).
+    pub loads_sessions: bool,
+    /// The session to resume once linked again (the master went away).
+    pub resume: Option<SessionId>,
+    /// A `session/load` is in flight: if it fails, a new session opens.
+    pub loading: bool,
 }
 
 /// The whole pane: the chat app and its session side.
@@ -218,6 +224,9 @@ impl Machine {
                     ..autofix::Autofix::default()
                 },
                 question: None,
+                loads_sessions: false,
+                resume: None,
+                loading: false,
             },
         }
     }

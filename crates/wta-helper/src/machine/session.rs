@@ -81,8 +81,17 @@ impl Machine {
             // A reply the old master sent before it went away.
             return;
         }
+        let loading = std::mem::take(&mut self.pane.loading);
         let reply = match result {
             Ok(reply) => reply,
+            Err(err) if loading => {
+                // It could not be resumed: a new session instead, and why.
+                self.pane.session = None;
+                out.event(DomainEvent::Notice(format!(
+                    "The session could not be resumed ({err}); this is a new session."
+                )));
+                return self.open_session(None, false, out);
+            }
             Err(err) => {
                 self.pane.agent.clone_from(&agent);
                 self.pane.known_agent = Some(agent.clone());

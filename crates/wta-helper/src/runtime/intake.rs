@@ -93,6 +93,7 @@ impl Runtime {
                 agent_id: conn.agent_id(),
                 auth: crate::machine::acp_map::auth_methods(&conn.init),
                 master_pid,
+                loads_sessions: conn.init.agent_capabilities.load_session,
             };
             self.conn = Some(conn);
             self.events = Some(events);

@@ -43,3 +43,74 @@ fn the_first_prompt_waits_for_the_session_and_goes_once() {
     let again = step(&mut m, opened("s2", json!({})), t0());
     assert!(prompts(&again).is_empty(), "once only: {again:?}");
 }
+
+/// The master went away and the user reconnected: an agent that loads
+/// sessions gets this pane's own session back (`session/load`); when that
+/// fails, a new session opens and the pane says why.
+#[test]
+fn a_reconnected_pane_resumes_its_session_or_says_why_not() {
+    let mut m = Machine::new(config());
+    m.start(t0());
+    step(
+        &mut m,
+        Input::Linked(Box::new(Ok(Linked {
+            agent_id: Some("custom:test".into()),
+            auth: Vec::new(),
+            master_pid: Some(7),
+            loads_sessions: true,
+        }))),
+        t0(),
+    );
+    step(&mut m, opened("s1", json!({})), t0());
+    step(&mut m, Input::MasterClosed, t0());
+    assert!(m.pane.session.is_none());
+    step(
+        &mut m,
+        Input::MasterExplained {
+            why: "killed".into(),
+        },
+        t0(),
+    );
+    let enter = step(
+        &mut m,
+        Input::App(Event::Key(wta_state::Key::plain(wta_state::KeyCode::Enter))),
+        t0(),
+    );
+    assert!(enter.contains(&Command::StartMaster), "{enter:?}");
+    step(&mut m, Input::MasterStarted(Ok(())), t0());
+    let relinked = step(
+        &mut m,
+        Input::Linked(Box::new(Ok(Linked {
+            agent_id: Some("custom:test".into()),
+            auth: Vec::new(),
+            master_pid: Some(8),
+            loads_sessions: true,
+        }))),
+        t0(),
+    );
+    assert!(
+        relinked
+            .iter()
+            .any(|c| matches!(c, Command::LoadSession { session, .. } if *session == sid("s1"))),
+        "{relinked:?}"
+    );
+    assert_eq!(
+        m.pane.session,
+        Some(sid("s1")),
+        "its replayed updates are current"
+    );
+    let failed = step(
+        &mut m,
+        Input::SessionOpened {
+            agent: "custom:test".into(),
+            result: Box::new(Err(ConnectionError::MasterClosed)),
+        },
+        t0(),
+    );
+    assert!(
+        failed
+            .iter()
+            .any(|c| matches!(c, Command::OpenSession { .. })),
+        "a new session instead: {failed:?}"
+    );
+}

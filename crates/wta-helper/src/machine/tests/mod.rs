@@ -35,6 +35,7 @@ fn linked() -> Input {
         agent_id: Some("custom:test".into()),
         auth: Vec::new(),
         master_pid: Some(7),
+        loads_sessions: false,
     })))
 }
 

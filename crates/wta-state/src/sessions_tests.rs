@@ -1,0 +1,60 @@
+//! `/sessions`: the master's rows as a picker; Enter on a live one goes to
+//! it, on an ended one resumes it; nothing known says so.
+
+use std::time::Instant;
+
+use super::*;
+
+fn item(key: &str, live: bool) -> PickerItem {
+    PickerItem {
+        id: key.into(),
+        label: format!("claude · {}", if live { "idle" } else { "ended" }),
+        detail: "/src".into(),
+        current: live,
+    }
+}
+
+#[test]
+fn a_picked_session_is_gone_to_or_resumed() {
+    let mut state = AppState::new("demo");
+    let now = Instant::now();
+    let fx = update(&mut state, Event::Key(Key::ch('/')), now);
+    assert!(fx.is_empty());
+    state.input.clear();
+    update(
+        &mut state,
+        Event::Domain(DomainEvent::SessionList(vec![
+            item("live-1", true),
+            item("old-2", false),
+        ])),
+        now,
+    );
+    let picker = state.picker.as_ref().expect("the sessions picker");
+    assert_eq!(picker.kind, PickerKind::Sessions);
+    assert_eq!(picker.selected, 0, "the live one first");
+    update(&mut state, Event::Key(Key::plain(KeyCode::Down)), now);
+    let fx = update(&mut state, Event::Key(Key::plain(KeyCode::Enter)), now);
+    assert_eq!(
+        fx,
+        [Effect::SessionAction {
+            key: "old-2".into(),
+            live: false
+        }]
+    );
+    assert!(state.picker.is_none());
+}
+
+#[test]
+fn no_sessions_says_so() {
+    let mut state = AppState::new("demo");
+    update(
+        &mut state,
+        Event::Domain(DomainEvent::SessionList(Vec::new())),
+        Instant::now(),
+    );
+    assert!(state.picker.is_none());
+    let said = state.transcript.entries().iter().any(
+        |e| matches!(&e.item, Item::System { text, .. } if text.contains("No agent sessions")),
+    );
+    assert!(said);
+}
