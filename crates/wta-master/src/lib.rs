@@ -20,6 +20,7 @@
 
 pub mod daemon;
 mod error;
+mod log_watch;
 mod outbound;
 mod pool;
 pub mod reaper;

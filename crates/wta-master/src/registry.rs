@@ -205,6 +205,21 @@ impl Registry {
         rows
     }
 
+    /// What a shell-pane session's own log says (only for a row its hooks
+    /// made; an ended one is left alone).
+    pub fn log_signal(&self, key: &str, signal: &wta_agent::session_logs::LogSignal, now_ms: u64) {
+        let mut inner = lock(&self.inner);
+        let Some(row) = inner.shells.get_mut(key) else {
+            return;
+        };
+        row.status = signal.status;
+        row.last_activity_ms = Some(now_ms);
+        row.current_tool.clone_from(&signal.tool);
+        if row.cwd.is_none() {
+            row.cwd.clone_from(&signal.cwd);
+        }
+    }
+
     /// A shell-pane session whose pane is gone ended.
     pub fn pane_gone(&self, key: &str) {
         let mut inner = lock(&self.inner);

@@ -91,3 +91,18 @@ fn history_is_bounded_and_a_gone_pane_ends_its_session() {
     r.pane_gone(&key);
     assert!(r.shell_rows().is_empty());
 }
+
+#[test]
+fn a_cli_log_moves_its_hooked_row_only() {
+    use wta_agent::session_logs::LogSignal;
+    let r = Registry::default();
+    r.hook(&event(HookEventKind::PromptSubmit, Some("abc")), 1);
+    let mut idle = LogSignal::status(AgentStatus::Idle);
+    idle.cwd = Some("/elsewhere".into());
+    r.log_signal("claude:abc", &idle, 2);
+    let row = &r.rows(&[])[0];
+    assert_eq!(row.status, AgentStatus::Idle);
+    assert_eq!(row.cwd.as_deref(), Some("/src"), "the hook's cwd stays");
+    r.log_signal("claude:unknown", &idle, 3);
+    assert_eq!(r.rows(&[]).len(), 1, "a log makes no row of its own");
+}

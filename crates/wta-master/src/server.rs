@@ -173,6 +173,9 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     if let Some(socket) = &config.tmux_socket {
         let _ = master.tmux_socket.set(socket.clone());
     }
+    if let Some(home) = std::env::var_os("HOME") {
+        tokio::spawn(crate::log_watch::run(master.clone(), home.into()));
+    }
     match crate::session_mcp::SessionMcp::start(Arc::downgrade(&master)).await {
         Ok(mcp) => {
             tracing::info!(url = %mcp.url(), "session MCP endpoint ready");

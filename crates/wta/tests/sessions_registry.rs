@@ -124,6 +124,24 @@ fn an_agent_cli_in_a_shell_pane_is_tracked_from_its_hooks() {
     let found: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(found["sessions"].as_array().unwrap().len(), 1, "{found}");
 
+    // Between hook events, the CLI's own session log moves the row.
+    let log_dir = l.env.path("home/.claude/projects/-src");
+    std::fs::create_dir_all(&log_dir).unwrap();
+    let log = log_dir.join("abc-123.jsonl");
+    std::fs::write(&log, "").unwrap();
+    // The master finds the log, then follows it from its end.
+    let append = |line: &str| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        writeln!(f, "{line}").unwrap();
+    };
+    let done = r#"{"type":"assistant","sessionId":"abc-123","message":{"role":"assistant","stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}}"#;
+    wait_until("the log to say the CLI is idle", T, || {
+        append(done);
+        row(&all(&l), "claude:abc-123").is_some_and(|r| r["status"] == "idle")
+    })
+    .unwrap();
+
     // Its pane closes without an end hook: it ends, resumable by its CLI.
     l.tmux.tmux(&["kill-pane", "-t", &shell]);
     wait_until("the closed pane's session to end", T, || {
