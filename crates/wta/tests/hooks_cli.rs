@@ -2,7 +2,7 @@
 //! (shell scripts that record their argv and answer `plugin list` /
 //! `extensions list` as a real one would, from what was installed), in temp
 //! HOME/XDG dirs; and `wta hook`, which must exit 0 at once and print nothing
-//! with or without a master.
+//! with or without a master (with one, the registry then lists the session).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,10 +19,12 @@ use serde_json::Value;
 
 const WTA: &str = env!("CARGO_BIN_EXE_wta");
 
-/// A fake CLI: records `name args…` in $FAKE_LOG, keeps "installed" in $FAKE_STATE.
+/// A fake CLI: records `name args…` in $FAKE_LOG (one append per line: `status`
+/// runs the CLIs at once), keeps "installed" in $FAKE_STATE.
 const FAKE: &str = r#"#!/bin/sh
 n=${0##*/}
-{ printf '%s' "$n"; for a in "$@"; do printf ' %s' "$a"; done; echo; } >> "$FAKE_LOG"
+l="$n"; for a in "$@"; do l="$l $a"; done
+printf '%s\n' "$l" >> "$FAKE_LOG"
 s="$FAKE_STATE/$n"
 case "$1 $2" in
   "plugin install"|"extensions install") : > "$s" ;;
@@ -491,14 +493,27 @@ fn hook_reaches_a_real_master() {
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
     assert!(took < Duration::from_secs(3), "{took:?}");
-    // The master answered: accepted, or refused by name while it has no registry.
     let log = hook_log(&h);
+    assert!(log.contains("hook event sent"), "{log}");
+    assert!(!log.contains("secret"), "{log}");
+    // The registry holds the CLI's session, and nothing of its prompt.
+    let out = env
+        .command()
+        .args(["sessions", "all", "--json", "--master-socket", &socket])
+        .output()
+        .unwrap();
     assert!(
-        log.contains("hook event sent") || log.to_lowercase().contains("method not found"),
-        "{log}"
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\"s-1\"") && text.contains("claude"),
+        "{text}"
     );
     assert!(
-        !log.contains("did not answer") && !log.contains("secret"),
-        "{log}"
+        !text.contains("secret") && !text.contains("\"rm\""),
+        "{text}"
     );
 }
