@@ -11,6 +11,8 @@ use wta_state::permission::PendingPermission;
 use wta_state::{AppState, PermissionOptionKind};
 
 use crate::items::kind_glyph;
+use wta_i18n::tr;
+
 use crate::theme;
 use crate::wrap::{truncate, wrap_chars};
 
@@ -92,7 +94,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         return compact(state, p, frame, area);
     }
     let title = Line::from(vec![Span::styled(
-        " Permission needed ",
+        format!(" {} ", tr!("card.permission_title")),
         theme::attention().add_modifier(Modifier::BOLD),
     )]);
     let mut block = Block::default()
@@ -102,10 +104,14 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         .title(title);
     if queued > 1 {
         block = block.title(
-            Line::from(Span::styled(format!(" 1 of {queued} "), theme::dim())).right_aligned(),
+            Line::from(Span::styled(
+                format!(" {} ", tr!("card.of", n = 1, total = queued)),
+                theme::dim(),
+            ))
+            .right_aligned(),
         );
     }
-    let keys = " ↑↓ choose · Enter confirm · y allow · n reject · Esc ";
+    let keys = format!(" {} ", tr!("card.permission_keys"));
     block = block.title_bottom(Line::from(Span::styled(keys, theme::dim())));
     let inner_width = area.width.saturating_sub(4) as usize;
     let lines = body(state, p, inner_width);

@@ -8,6 +8,8 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 use wta_state::{AppState, ConnectionState};
 
+use wta_i18n::tr;
+
 use crate::theme;
 
 /// Most rows the prompt box grows to; longer drafts scroll inside it.
@@ -100,16 +102,15 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     if state.input.is_empty() {
         let hint = match (&state.connection, state.setup.is_some()) {
             _ if state.master_lost.as_ref().is_some_and(|l| l.reconnecting) => {
-                "Reconnecting…".to_owned()
+                tr!("input.reconnecting")
             }
-            _ if state.master_lost.is_some() => {
-                "Enter reconnects · Ctrl+C twice closes the pane".to_owned()
-            }
-            (_, true) => "Type /agent to switch agent, /restart to retry".to_owned(),
-            (ConnectionState::Connecting, _) => format!("Connecting to {}…", state.agent),
-            (ConnectionState::Failed(_), _) => "/restart to reconnect".to_owned(),
-            (ConnectionState::Ready, _) => format!("Ask {} anything · / for commands", state.agent),
+            _ if state.master_lost.is_some() => tr!("input.master_lost"),
+            (_, true) => tr!("input.setup"),
+            (ConnectionState::Connecting, _) => tr!("input.connecting", agent = state.agent),
+            (ConnectionState::Failed(_), _) => tr!("input.failed"),
+            (ConnectionState::Ready, _) => tr!("input.ask", agent = state.agent),
         };
+        let hint = fit_hint(&hint, (area.width as usize).saturating_sub(PROMPT_WIDTH));
         let line = Line::from(vec![
             Span::styled("› ", theme::user_prefix()),
             Span::styled(hint, theme::dim()),
@@ -127,4 +128,28 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     let x = area.x + (PROMPT_WIDTH + wrapped.cursor.1) as u16;
     let y = area.y + (wrapped.cursor.0 - first) as u16;
     frame.set_cursor_position(Position::new(x.min(area.right().saturating_sub(1)), y));
+}
+
+/// The hint's ` · `-separated parts that fit in `width` columns, whole
+/// (a long language's hint drops its last parts rather than cut a word);
+/// the first part alone is cut with `…` only when nothing else fits.
+fn fit_hint(hint: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let mut shown = String::new();
+    for part in hint.split(" · ") {
+        let next = if shown.is_empty() {
+            part.to_owned()
+        } else {
+            format!("{shown} · {part}")
+        };
+        if next.width() > width {
+            break;
+        }
+        shown = next;
+    }
+    if shown.is_empty() {
+        crate::wrap::truncate(hint, width)
+    } else {
+        shown
+    }
 }

@@ -20,6 +20,8 @@ use unicode_width::UnicodeWidthStr;
 use wta_state::proposal_card::CardSight;
 use wta_state::{AppState, Event};
 
+use wta_i18n::tr;
+
 use crate::transcript::TranscriptCache;
 use crate::{
     card, debug, input, master_lost, popup, proposal_card, question, setup, status, theme,
@@ -253,16 +255,16 @@ fn welcome(state: &AppState, frame: &mut Frame, area: Rect) {
     ])];
     if let Some(target) = &state.target {
         lines.push(Line::from(Span::styled(
-            format!("   commands run in {}", target.pane),
+            format!("   {}", tr!("welcome.target", pane = target.pane)),
             theme::dim(),
         )));
     }
     lines.push(Line::from(Span::styled(
-        "   /help lists commands",
+        format!("   {}", tr!("welcome.help")),
         theme::dim(),
     )));
     lines.push(Line::from(Span::styled(
-        "   F12 shows ACP traffic",
+        format!("   {}", tr!("welcome.debug")),
         theme::dim(),
     )));
     let buf = frame.buffer_mut();

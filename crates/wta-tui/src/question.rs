@@ -9,6 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 use wta_state::{AppState, PendingQuestion};
 
+use wta_i18n::tr;
+
 use crate::theme;
 use crate::wrap::{truncate, wrap_chars};
 
@@ -28,7 +30,7 @@ fn body(q: &PendingQuestion, width: usize) -> Vec<Line<'static>> {
     }
     if rows > MAX_QUESTION_ROWS {
         lines.push(Line::from(Span::styled(
-            format!("… {} more lines", rows - MAX_QUESTION_ROWS),
+            tr!("question.more_lines", n = rows - MAX_QUESTION_ROWS),
             theme::dim(),
         )));
     }
@@ -50,9 +52,9 @@ fn body(q: &PendingQuestion, width: usize) -> Vec<Line<'static>> {
     }
     if q.request.allow_freeform {
         let text = if q.request.choices.is_empty() {
-            "Type your answer below and press Enter."
+            tr!("question.type_answer")
         } else {
-            "Or type your own answer below and press Enter."
+            tr!("question.or_type")
         };
         lines.push(Line::from(Span::styled(text, theme::dim())));
     }
@@ -75,13 +77,13 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         return compact(q, frame, area);
     }
     let title = Line::from(Span::styled(
-        " The agent asks ",
+        format!(" {} ", tr!("question.title")),
         theme::attention().add_modifier(Modifier::BOLD),
     ));
     let keys = if q.request.choices.is_empty() {
-        " Enter answer · Esc dismiss "
+        format!(" {} ", tr!("question.keys_free"))
     } else {
-        " ↑↓ choose · Enter answer · Esc dismiss "
+        format!(" {} ", tr!("question.keys"))
     };
     let block = Block::default()
         .borders(Borders::ALL)

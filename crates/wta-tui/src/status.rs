@@ -9,6 +9,8 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 use wta_state::{Activity, AppState, Scroll, Usage};
 
+use wta_i18n::tr;
+
 use crate::theme;
 use crate::wrap::spans_width;
 
@@ -17,7 +19,7 @@ pub(crate) const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴"
 fn left(state: &AppState) -> Vec<Span<'static>> {
     if state.quit_armed() {
         return vec![Span::styled(
-            " Press Ctrl+C again to quit",
+            format!(" {}", tr!("status.quit_armed")),
             theme::attention().add_modifier(Modifier::BOLD),
         )];
     }
@@ -25,28 +27,43 @@ fn left(state: &AppState) -> Vec<Span<'static>> {
     let mut spans = match state.activity() {
         Activity::MasterLost {
             reconnecting: false,
-        } => vec![Span::styled(" ✗ Master gone", theme::error())],
+        } => vec![Span::styled(
+            format!(" ✗ {}", tr!("status.master_gone")),
+            theme::error(),
+        )],
         Activity::MasterLost { reconnecting: true } => vec![Span::styled(
-            format!(" {spinner} Reconnecting"),
+            format!(" {spinner} {}", tr!("status.reconnecting")),
             theme::dim(),
         )],
-        Activity::Connecting => vec![Span::styled(format!(" {spinner} Connecting"), theme::dim())],
-        Activity::Ready => vec![Span::styled(" ● ", theme::ok()), Span::raw("Ready")],
+        Activity::Connecting => vec![Span::styled(
+            format!(" {spinner} {}", tr!("status.connecting")),
+            theme::dim(),
+        )],
+        Activity::Ready => vec![
+            Span::styled(" ● ", theme::ok()),
+            Span::raw(tr!("status.ready")),
+        ],
         Activity::Thinking { elapsed } => vec![
             Span::styled(format!(" {spinner} "), theme::accent()),
-            Span::raw("Thinking"),
+            Span::raw(tr!("status.thinking")),
             Span::styled(format!(" {}s", elapsed.as_secs()), theme::dim()),
         ],
         Activity::WaitingForPermission => vec![Span::styled(
-            " ◆ Waiting for permission",
+            format!(" ◆ {}", tr!("status.waiting_permission")),
             theme::attention(),
         )],
         Activity::WaitingForAnswer => vec![Span::styled(
-            " ◆ Waiting for your answer",
+            format!(" ◆ {}", tr!("status.waiting_answer")),
             theme::attention(),
         )],
-        Activity::Failed(_) => vec![Span::styled(" ✗ Disconnected", theme::error())],
-        Activity::Setup => vec![Span::styled(" ◆ Setup needed", theme::attention())],
+        Activity::Failed(_) => vec![Span::styled(
+            format!(" ✗ {}", tr!("status.disconnected")),
+            theme::error(),
+        )],
+        Activity::Setup => vec![Span::styled(
+            format!(" ◆ {}", tr!("status.setup")),
+            theme::attention(),
+        )],
     };
     spans.push(Span::styled(" · ", theme::dim()));
     spans.push(Span::styled(state.agent.clone(), theme::bold()));
@@ -63,9 +80,10 @@ fn usage_text(usage: &Usage) -> String {
         n if n >= 1_000 => format!("{:.1}k", n as f64 / 1e3),
         n => n.to_string(),
     };
+    let counted = tr!("status.tokens", count = tokens);
     let mut text = match usage.context_tokens {
-        Some(size) if size > 0 => format!("{tokens} tok ({}%)", usage.used_tokens * 100 / size),
-        _ => format!("{tokens} tok"),
+        Some(size) if size > 0 => format!("{counted} ({}%)", usage.used_tokens * 100 / size),
+        _ => counted,
     };
     if let Some((amount, currency)) = &usage.cost {
         let symbol = if currency == "USD" {
@@ -85,16 +103,22 @@ type Segment = Vec<Vec<Span<'static>>>;
 fn right(state: &AppState) -> Vec<Segment> {
     let mut segments = Vec::new();
     if matches!(state.scroll, Scroll::Pinned { .. }) {
-        segments.push(vec![vec![Span::styled("↑ history", theme::accent())]]);
+        segments.push(vec![vec![Span::styled(
+            format!("↑ {}", tr!("status.history")),
+            theme::accent(),
+        )]]);
     }
     // Yolo is a safety setting: "on" outranks everything, its other
     // states rank after the failure pill and before the target and usage.
     let yolo = vec![vec![if state.yolo.on {
-        Span::styled("yolo on", theme::attention().add_modifier(Modifier::BOLD))
+        Span::styled(
+            tr!("status.yolo_on"),
+            theme::attention().add_modifier(Modifier::BOLD),
+        )
     } else if state.yolo.blocked {
-        Span::styled("yolo blocked by policy", theme::dim())
+        Span::styled(tr!("status.yolo_blocked"), theme::dim())
     } else {
-        Span::styled("yolo off", theme::dim())
+        Span::styled(tr!("status.yolo_off"), theme::dim())
     }]];
     if state.yolo.on {
         segments.push(yolo.clone());
@@ -102,7 +126,7 @@ fn right(state: &AppState) -> Vec<Segment> {
     // Autofix's pill: what failed, where, and the key that asks for a fix
     // (shorter where the line is narrow).
     if let Some(failure) = &state.failure {
-        let pill = |what: String, key: &'static str| {
+        let pill = |what: String, key: String| {
             vec![
                 Span::styled(what, theme::error()),
                 Span::styled(key, theme::attention()),
@@ -111,9 +135,12 @@ fn right(state: &AppState) -> Vec<Segment> {
         segments.push(vec![
             pill(
                 format!("✗ exit {} in {}", failure.exit_code, failure.pane),
-                " · Ctrl+F fix",
+                format!(" · {}", tr!("status.fix_key")),
             ),
-            pill(format!("✗ {} {}", failure.exit_code, failure.pane), " ^F"),
+            pill(
+                format!("✗ {} {}", failure.exit_code, failure.pane),
+                " ^F".to_owned(),
+            ),
         ]);
     }
     if !state.yolo.on {

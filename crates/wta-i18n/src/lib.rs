@@ -1,0 +1,93 @@
+//! WTA's user-visible text in the user's language (issue 20).
+//!
+//! - Translations: `locales/<tag>.yml`, compiled in by `rust-i18n`;
+//!   English is the source and the fallback for a missing key.
+//! - [`resolve`]: which locale, from `--language`, then the config's
+//!   `language`, then `LC_ALL` / `LC_MESSAGES` / `LANG`, normalised with
+//!   fallbacks (`de_DE.UTF-8` → `de`, `zh-HK` → `zh-TW`, `C`/`POSIX` → `en`).
+//! - [`set_language`] once at start; [`tr`] / the [`tr!`] macro look text up.
+//! - The pseudo-locale `pseudo` lengthens every English text by about 40 %
+//!   and brackets it, so truncation and text that bypasses [`tr`] show.
+//!
+//! Machine output (`--json`, protocol lines, golden files) never goes
+//! through here.
+
+mod resolve;
+
+pub use resolve::{LOCALES, PSEUDO, resolve, supported};
+
+rust_i18n::i18n!("locales", fallback = "en");
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static PSEUDO_ON: AtomicBool = AtomicBool::new(false);
+
+/// Makes `tag` (a [`resolve`]d locale) the one every later [`tr`] uses.
+pub fn set_language(tag: &str) {
+    let pseudo = tag == PSEUDO;
+    PSEUDO_ON.store(pseudo, Ordering::Relaxed);
+    rust_i18n::set_locale(if pseudo { "en" } else { tag });
+}
+
+/// The locale in use.
+pub fn language() -> String {
+    if PSEUDO_ON.load(Ordering::Relaxed) {
+        return PSEUDO.to_owned();
+    }
+    rust_i18n::locale().to_string()
+}
+
+/// `key`'s text in the current language, `%{name}` placeholders filled
+/// from `args`.
+pub fn tr(key: &str, args: &[(&str, &str)]) -> String {
+    let mut text = rust_i18n::t!(key).into_owned();
+    for (name, value) in args {
+        text = text.replace(&format!("%{{{name}}}"), value);
+    }
+    if PSEUDO_ON.load(Ordering::Relaxed) {
+        pseudo(&text)
+    } else {
+        text
+    }
+}
+
+/// `key`'s text in `locale` (for tests and the parity check), unfilled.
+pub fn tr_in(locale: &str, key: &str) -> String {
+    rust_i18n::t!(key, locale = locale).into_owned()
+}
+
+/// `tr!("key")`, `tr!("key", name = value, …)`.
+#[macro_export]
+macro_rules! tr {
+    ($key:expr) => {
+        $crate::tr($key, &[])
+    };
+    ($key:expr, $($name:ident = $value:expr),+ $(,)?) => {
+        $crate::tr($key, &[$((stringify!($name), &$value.to_string())),+])
+    };
+}
+
+/// The pseudo-locale's form of `text`: accented vowels, about 40 % longer,
+/// bracketed; placeholders' values and key glyphs keep their shape.
+pub fn pseudo(text: &str) -> String {
+    let chars = text.chars().count();
+    let accented: String = text
+        .chars()
+        .map(|c| match c {
+            'a' => 'á',
+            'e' => 'é',
+            'i' => 'í',
+            'o' => 'ó',
+            'u' => 'ú',
+            'A' => 'Á',
+            'E' => 'É',
+            'O' => 'Ó',
+            other => other,
+        })
+        .collect();
+    let pad = "~".repeat((chars * 2).div_ceil(5));
+    format!("[{accented}{pad}]")
+}
+
+#[cfg(test)]
+mod tests;
