@@ -29,6 +29,12 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// The language of the agent pane and messages: en, de, es, fr, ja,
+    /// zh-CN, zh-TW, pt-BR, or pseudo (default: the config's `language`,
+    /// else LC_ALL / LC_MESSAGES / LANG).
+    #[arg(long, global = true, value_name = "TAG")]
+    pub language: Option<String>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 
@@ -154,6 +160,7 @@ pub fn main() -> ExitCode {
     // A Tab in a shell that loaded `wta completions`: answered, then exit.
     cmd::completions::answer_if_asked();
     let cli = Cli::parse();
+    crate::language::init(cli.language.as_deref());
     if cli.agent_reaper {
         return cmd::master::agent_reaper();
     }

@@ -2,6 +2,7 @@
 
 mod cli;
 mod cmd;
+mod language;
 mod launch;
 mod output;
 

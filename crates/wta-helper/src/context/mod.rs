@@ -169,9 +169,8 @@ pub fn tail_lines(text: &str, max: usize) -> String {
 /// Reads the target pane's facts from tmux (blocking). Missing pieces stay
 /// `None`; a failing tmux never fails the prompt.
 pub fn gather(host: &TmuxHost, target: Option<&PaneId>) -> TerminalContext {
-    let locale = ["LC_ALL", "LC_MESSAGES", "LANG"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()));
+    // The language the pane speaks to the user, for the agent to answer in.
+    let locale = Some(wta_i18n::language());
     let mut ctx = TerminalContext {
         locale,
         shell: std::env::var("SHELL").ok(),

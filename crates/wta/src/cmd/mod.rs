@@ -18,9 +18,9 @@ pub mod pipe_sink;
 pub mod propose;
 pub mod resolve_command;
 pub mod sessions;
+pub mod sessions_registry;
 pub mod shell_integration;
 pub mod terminal_exec;
-pub mod sessions_registry;
 pub mod tmux_config;
 pub mod up;
 

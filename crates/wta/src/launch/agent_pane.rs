@@ -86,6 +86,8 @@ fn helper_argv(spec: &OpenSpec, window: &WindowId, target: &PaneId) -> anyhow::R
     if spec.auto_approve_tools {
         argv.push("--auto-approve-tools".into());
     }
+    // The pane speaks the language this command resolved (flag, config, env).
+    argv.extend(["--language".into(), wta_i18n::language()]);
     if let Some(prompt) = &spec.first_prompt {
         argv.extend(["--prompt".into(), prompt.clone()]);
     }

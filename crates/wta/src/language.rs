@@ -1,0 +1,18 @@
+//! The language WTA speaks to the user: `--language`, else the config's
+//! `language`, else the environment (`wta_i18n::resolve`). Set once, at
+//! start, for every role; machine output never changes with it.
+
+/// The `language = "…"` of the user's config file, when it sets one.
+fn configured() -> Option<String> {
+    let paths = wta_agent::RegistryPaths::from_env().ok()?;
+    let text = std::fs::read_to_string(&paths.config_file).ok()?;
+    let table: toml::Table = toml::from_str(&text).ok()?;
+    table.get("language")?.as_str().map(str::to_owned)
+}
+
+/// Picks and sets the language (`flag` is `--language`).
+pub fn init(flag: Option<&str>) {
+    let config = if flag.is_none() { configured() } else { None };
+    let locale = wta_i18n::resolve(flag, config.as_deref(), |k| std::env::var(k).ok());
+    wta_i18n::set_language(locale);
+}
