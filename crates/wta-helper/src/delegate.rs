@@ -59,15 +59,18 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
     }
 }
 
-/// `wta sessions focus KEY` (`live`) or `wta sessions resume KEY`.
-pub fn session_action(key: &str, live: bool) -> DomainEvent {
+/// `wta sessions focus KEY` (`live`) or `wta sessions resume KEY`, asking
+/// this pane's master (`socket`), wherever it listens.
+pub fn session_action(key: &str, live: bool, socket: &std::path::Path) -> DomainEvent {
     let action = if live { "focus" } else { "resume" };
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(err) => return DomainEvent::Error(format!("Cannot find the wta binary: {err}")),
     };
     let out = std::process::Command::new(exe)
-        .args(["sessions", action, "--", key])
+        .args(["sessions", action, "--master-socket"])
+        .arg(socket)
+        .args(["--", key])
         .stdin(std::process::Stdio::null())
         .output();
     match out {

@@ -239,7 +239,7 @@ fn before(input: &Input, machine: &Machine, seen: &Seen) -> Vec<Value> {
             };
             vec![json!({"event": "client_request", "method": method})]
         }
-        Input::Sessions(result) => match result.as_ref() {
+        Input::AgentSessions(result) => match result.as_ref() {
             Ok(list) => vec![json!({"event": "sessions", "sessions": list.sessions})],
             Err(err) => vec![error_event(err)],
         },

@@ -75,7 +75,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         .map(|r| r.label.width())
         .max()
         .unwrap_or(0)
-        .min(24);
+        .min(label_cap(area.width));
     for (i, row) in rows.iter().enumerate().skip(first).take(visible) {
         let chosen = i == selected;
         let mark = if chosen { " › " } else { "   " };
@@ -98,4 +98,11 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         buf.set_line(area.x, y, &line, area.width);
         y += 1;
     }
+}
+
+/// The widest a label column gets: 24 columns, or three fifths of a wider
+/// popup (session rows carry agent, state and place in the label), so the
+/// detail always keeps some room.
+fn label_cap(width: u16) -> usize {
+    (usize::from(width) * 3 / 5).saturating_sub(7).max(24)
 }

@@ -110,6 +110,7 @@ fn stop_cancels_a_running_turn_and_new_starts_a_working_session() {
     pane.submit("/sessions");
     let screen = pane.wait_for("(this pane)");
     assert!(screen.contains("custom:test"), "{screen}");
+    pane.keys(&["Escape"]);
     pane.submit("/new");
     pane.wait_for("Starting a new session");
     pane.wait_ready();
@@ -138,6 +139,10 @@ fn slash_commands_run_with_one_enter_and_new_says_when_it_is_ready() {
     pane.wait_for("Yolo is off: every tool permission asks first.");
     pane.submit("/sessions");
     pane.wait_for("(this pane)");
+    // Enter on a live session goes to its pane, asking this pane's master
+    // (the test's master listens on a socket of its own).
+    pane.keys(&["Enter"]);
+    pane.wait_for("focused %");
     pane.submit("/new");
     pane.wait_for("New session with custom:test ready.");
 }

@@ -74,8 +74,6 @@ pub enum Command {
         session: SessionId,
         report: YoloReport,
     },
-    /// `_wta/sessions`.
-    ListSessions,
     /// Read the agent registry (the `/agent` picker).
     ReadAgents,
     /// Read it again before switching to `id`.

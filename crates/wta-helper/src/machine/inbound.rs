@@ -10,7 +10,7 @@ use wta_state::{Direction, DomainEvent, PermissionAnswer, PermissionRequestId, S
 use super::acp_map;
 use super::command::{Call, Command, ProposalNews};
 use super::input::{ClientCall, Input, Preflighted};
-use super::status::{Probe, sessions_table};
+use super::status::Probe;
 use super::{Machine, Out};
 use crate::connection::{ConnectionError, OptionsReply, WireLine};
 
@@ -75,17 +75,16 @@ impl Machine {
                 }
             }
             Input::Replied { call, result } => self.replied(call, *result, out),
-            Input::Sessions(result) => match *result {
-                Ok(list) => out.event(DomainEvent::Notice(sessions_table(
-                    &list,
-                    self.pane.config.own_pid,
-                ))),
-                Err(err) => out.error(format!("Cannot list the master's sessions: {err}")),
-            },
             Input::AgentSessions(result) => match *result {
-                Ok(list) => out.event(DomainEvent::SessionList(
-                    list.sessions.iter().map(session_item).collect(),
-                )),
+                Ok(list) => {
+                    let ours = self.pane.session.as_ref().map(|s| s.0.to_string());
+                    out.event(DomainEvent::SessionList(
+                        list.sessions
+                            .iter()
+                            .map(|row| session_item(row, ours.as_deref()))
+                            .collect(),
+                    ))
+                }
                 Err(err) => out.error(format!("Cannot list the sessions: {err}")),
             },
             Input::Agents(agents) => out.event(DomainEvent::Agents(agents)),
@@ -269,7 +268,12 @@ fn wire(line: WireLine, out: &mut Out) {
 }
 
 /// A registry row as a `/sessions` picker item (`current`: live).
-fn session_item(row: &wta_protocol::agent_sessions::AgentSessionRow) -> wta_state::PickerItem {
+/// A registry row as a `/sessions` picker item; `ours` is this pane's
+/// session id, marked "(this pane)".
+fn session_item(
+    row: &wta_protocol::agent_sessions::AgentSessionRow,
+    ours: Option<&str>,
+) -> wta_state::PickerItem {
     use wta_protocol::agent_sessions::SessionSource;
     let place = match (&row.pane, row.source) {
         (Some(pane), SessionSource::ShellPane) => format!(" in {pane}"),
@@ -282,6 +286,10 @@ fn session_item(row: &wta_protocol::agent_sessions::AgentSessionRow) -> wta_stat
         .map(|tool| format!(" ({tool})"))
         .unwrap_or_default();
     let resumable = if row.resumable { " · resumable" } else { "" };
+    let this_pane = match (ours, row.session_id.as_deref()) {
+        (Some(ours), Some(id)) if ours == id => " (this pane)",
+        _ => "",
+    };
     let detail = [row.title.as_deref(), row.cwd.as_deref()]
         .into_iter()
         .flatten()
@@ -290,7 +298,7 @@ fn session_item(row: &wta_protocol::agent_sessions::AgentSessionRow) -> wta_stat
     wta_state::PickerItem {
         id: row.key.clone(),
         label: format!(
-            "{} · {}{what}{place}{resumable}",
+            "{} · {}{what}{place}{resumable}{this_pane}",
             row.agent,
             row.status.as_str()
         ),

@@ -4,7 +4,8 @@
 //! commands it carried out, the proposal engine's events, timers.
 
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionId, SessionNotification};
-use wta_protocol::helper_master::{AgentExitedNotification, SessionsListResponse};
+use wta_protocol::agent_sessions::AgentSessionsResponse;
+use wta_protocol::helper_master::AgentExitedNotification;
 use wta_state::{AgentChoice, AuthMethod, DomainEvent, Event, PermissionRequestId};
 
 use super::command::Call;
@@ -128,16 +129,7 @@ pub enum Input {
         result: Box<Result<OptionsReply, ConnectionError>>,
     },
     /// `_wta/agent_sessions` answered.
-    AgentSessions(
-        Box<
-            Result<
-                wta_protocol::agent_sessions::AgentSessionsResponse,
-                crate::connection::ConnectionError,
-            >,
-        >,
-    ),
-    /// `_wta/sessions` answered.
-    Sessions(Box<Result<SessionsListResponse, ConnectionError>>),
+    AgentSessions(Box<Result<AgentSessionsResponse, ConnectionError>>),
     /// The agents this pane may switch to.
     Agents(Vec<AgentChoice>),
     /// The registry read again before `/agent ID` switches.

@@ -59,7 +59,7 @@ use wta_state::{AppState, AuthMethod, DomainEvent, Event, PermissionRequestId, S
 pub use acp_map::ModelControl;
 pub use command::{Call, Command, ProposalNews};
 pub use input::{ClientCall, Input, Linked, Preflighted, RequestKey};
-pub use status::{Probe, sessions_table};
+pub use status::Probe;
 use yolo::YoloControl;
 
 /// Who this pane is: fixed for its life.

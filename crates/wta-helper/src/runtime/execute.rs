@@ -118,13 +118,12 @@ impl Runtime {
             Command::ListAgentSessions => self.with_conn(|conn, _| async move {
                 Input::AgentSessions(Box::new(conn.agent_sessions().await))
             }),
-            Command::SessionAction { key, live } => self.spawn_blocking(move || {
-                Some(Input::Report(crate::delegate::session_action(&key, live)))
-            }),
-            Command::ListSessions => {
-                self.with_conn(
-                    |conn, _| async move { Input::Sessions(Box::new(conn.sessions().await)) },
-                )
+            Command::SessionAction { key, live } => {
+                let socket = self.config.socket.clone();
+                self.spawn_blocking(move || {
+                    let event = crate::delegate::session_action(&key, live, &socket);
+                    Some(Input::Report(event))
+                })
             }
             Command::ReadAgents => {
                 self.spawn_blocking(|| Some(Input::Agents(super::agents::known_agents())));
