@@ -1,6 +1,7 @@
 //! WTA's user-visible text in the user's language (issue 20).
 //!
-//! - Translations: `locales/<tag>.yml`, compiled in by `rust-i18n`;
+//! - Translations: `locales/<domain>/<tag>.yml` (`tui`: the agent pane's
+//!   chrome, …), compiled in by `rust-i18n`;
 //!   English is the source and the fallback for a missing key.
 //! - [`resolve`]: which locale, from `--language`, then the config's
 //!   `language`, then `LC_ALL` / `LC_MESSAGES` / `LANG`, normalised with

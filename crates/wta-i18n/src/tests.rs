@@ -87,13 +87,41 @@ fn flatten(prefix: &str, value: &serde_yaml_ng::Value, out: &mut BTreeMap<String
     }
 }
 
+/// Every `locales/<domain>/<locale>.yml`, one per domain.
+fn files_of(locale: &str) -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("locales");
+    let mut files: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path().join(format!("{locale}.yml")))
+        .filter(|p| p.exists())
+        .collect();
+    files.sort();
+    files
+}
+
+/// `locale`'s keys over every domain; a key in two files is an error.
 fn keys_of(locale: &str) -> BTreeMap<String, String> {
-    let path = format!("{}/locales/{locale}.yml", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
     let mut out = BTreeMap::new();
-    flatten("", &value, &mut out);
+    for path in files_of(locale) {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+        let mut keys = BTreeMap::new();
+        flatten("", &value, &mut keys);
+        for (key, text) in keys {
+            let again = out.insert(key.clone(), text);
+            assert!(again.is_none(), "{locale}: {key} again in {path:?}");
+        }
+    }
     out
+}
+
+#[test]
+fn every_domain_has_every_locale() {
+    let domains = files_of("en").len();
+    assert!(domains >= 1);
+    for locale in LOCALES {
+        assert_eq!(files_of(locale).len(), domains, "{locale}");
+    }
 }
 
 fn placeholders(text: &str) -> Vec<&str> {
