@@ -24,7 +24,7 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(err) => {
-            return DomainEvent::Error(format!("Cannot find the wta binary to delegate: {err}"));
+            return DomainEvent::Error(wta_i18n::tr!("helper.delegate.no_binary", err = err));
         }
     };
     let out = std::process::Command::new(exe)
@@ -33,29 +33,35 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
         .output();
     let out = match out {
         Ok(out) => out,
-        Err(err) => return DomainEvent::Error(format!("Cannot run wta delegate: {err}")),
+        Err(err) => {
+            return DomainEvent::Error(wta_i18n::tr!("helper.delegate.cannot_run", err = err));
+        }
     };
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
         let why = why.trim().trim_start_matches("wta: ");
-        return DomainEvent::Error(format!("Delegating failed: {why}"));
+        return DomainEvent::Error(wta_i18n::tr!("helper.delegate.failed", why = why));
     }
     match serde_json::from_slice::<Delegated>(&out.stdout) {
         Ok(d) if d.installed => {
             let pinned = d
                 .session_id
-                .map(|id| format!(", session {id}"))
+                .map(|id| wta_i18n::tr!("helper.delegate.pinned", id = id))
                 .unwrap_or_default();
-            DomainEvent::Notice(format!(
-                "Delegated to {} in tab {} (pane {}{pinned}).",
-                d.agent, d.window, d.pane
+            DomainEvent::Notice(wta_i18n::tr!(
+                "helper.delegate.done",
+                agent = d.agent,
+                window = d.window,
+                pane = d.pane,
+                pinned = pinned
             ))
         }
-        Ok(d) => DomainEvent::Error(format!(
-            "{} is not installed; tab {} says how to install it.",
-            d.agent, d.window
+        Ok(d) => DomainEvent::Error(wta_i18n::tr!(
+            "helper.delegate.not_installed",
+            agent = d.agent,
+            window = d.window
         )),
-        Err(err) => DomainEvent::Error(format!("wta delegate answered unreadably: {err}")),
+        Err(err) => DomainEvent::Error(wta_i18n::tr!("helper.delegate.unreadable", err = err)),
     }
 }
 
@@ -65,7 +71,9 @@ pub fn session_action(key: &str, live: bool, socket: &std::path::Path) -> Domain
     let action = if live { "focus" } else { "resume" };
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
-        Err(err) => return DomainEvent::Error(format!("Cannot find the wta binary: {err}")),
+        Err(err) => {
+            return DomainEvent::Error(wta_i18n::tr!("helper.sessions.no_binary", err = err));
+        }
     };
     let out = std::process::Command::new(exe)
         .args(["sessions", action, "--master-socket"])
@@ -81,6 +89,10 @@ pub fn session_action(key: &str, live: bool, socket: &std::path::Path) -> Domain
             let why = String::from_utf8_lossy(&out.stderr);
             DomainEvent::Error(why.trim().trim_start_matches("wta: ").to_owned())
         }
-        Err(err) => DomainEvent::Error(format!("Cannot run wta sessions {action}: {err}")),
+        Err(err) => DomainEvent::Error(wta_i18n::tr!(
+            "helper.sessions.cannot_run",
+            action = action,
+            err = err
+        )),
     }
 }

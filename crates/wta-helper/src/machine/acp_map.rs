@@ -69,7 +69,10 @@ pub fn session_update(update: &SessionUpdate) -> Vec<DomainEvent> {
         })],
         SessionUpdate::ConfigOptionUpdate(u) => config_events(&u.config_options),
         SessionUpdate::CurrentModeUpdate(u) => {
-            vec![DomainEvent::Notice(format!("Mode: {}", u.current_mode_id))]
+            vec![DomainEvent::Notice(wta_i18n::tr!(
+                "helper.mode",
+                mode = u.current_mode_id
+            ))]
         }
         _ => Vec::new(),
     };
@@ -510,8 +513,9 @@ pub fn open_failure(err: &ConnectionError, agent: &str, auth: &[AuthMethod]) -> 
                 methods: auth.to_vec(),
             }
         }
-        other => DomainEvent::Connection(wta_state::ConnectionState::Failed(format!(
-            "{other}. Type /restart to try again, or /agent to pick another agent."
+        other => DomainEvent::Connection(wta_state::ConnectionState::Failed(wta_i18n::tr!(
+            "helper.session.open_failed",
+            err = other
         ))),
     }
 }

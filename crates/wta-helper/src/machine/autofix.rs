@@ -104,9 +104,10 @@ impl Machine {
         if let (Some(wanted), Some(failure)) = (&pane, failure)
             && *wanted != failure.pane
         {
-            return out.error(format!(
-                "No failed command to fix in {wanted}; the last one was in {}.",
-                failure.pane
+            return out.error(wta_i18n::tr!(
+                "helper.fix.other_pane",
+                wanted = wanted,
+                last = failure.pane
             ));
         }
         let text = match hint {
@@ -128,7 +129,7 @@ impl Machine {
         let (Some(failure), Link::Up, Some(session)) =
             (failure, self.pane.link, self.pane.session.clone())
         else {
-            out.error("That failure is gone (a newer one replaced it, or the session ended).");
+            out.error(wta_i18n::tr!("helper.fix.gone"));
             return out.event(DomainEvent::TurnEnded(StopReason::Cancelled));
         };
         self.pane.autofix.fix_turn = Some(generation);

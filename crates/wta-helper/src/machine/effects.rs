@@ -7,7 +7,10 @@ use wta_state::{AgentChoice, ConnectionState, DomainEvent, Effect, PermissionAns
 use super::command::{Call, Command, ProposalNews};
 use super::{Link, Machine, ModelControl, Out};
 
-pub(super) const NOT_CONNECTED: &str = "Not connected to an agent. Type /restart to try again.";
+/// Said when an effect needs the agent and no session is linked.
+pub(super) fn not_connected() -> String {
+    wta_i18n::tr!("helper.not_connected")
+}
 
 impl Machine {
     /// One effect of the app.
@@ -30,11 +33,11 @@ impl Machine {
             }
             Effect::OpenSessions => match self.pane.link {
                 Link::Up => out.cmd(Command::ListAgentSessions),
-                _ => out.error(NOT_CONNECTED),
+                _ => out.error(not_connected()),
             },
             Effect::SessionAction { key, live } => match self.pane.config.has_host {
                 true => out.cmd(Command::SessionAction { key, live }),
-                false => out.error("Going to or resuming a session needs tmux."),
+                false => out.error(wta_i18n::tr!("helper.session.needs_tmux")),
             },
             Effect::AnswerPermission { request, answer } => {
                 if self.pane.permissions.remove(&request).is_some() {
@@ -51,9 +54,7 @@ impl Machine {
                         task,
                         source: source.clone(),
                     }),
-                    _ => out.error(
-                        "Delegating needs tmux: run `wta delegate \"TASK\"` in a tmux pane.",
-                    ),
+                    _ => out.error(wta_i18n::tr!("helper.delegate.needs_tmux")),
                 }
             }
             Effect::SetYolo(on) => self.set_yolo(on, out),
@@ -61,9 +62,7 @@ impl Machine {
                 if self.pane.config.has_host {
                     out.cmd(Command::Copy { text });
                 } else {
-                    out.error(
-                        "Copying needs tmux (the clipboard goes through tmux's set-buffer -w).",
-                    );
+                    out.error(wta_i18n::tr!("helper.copy.needs_tmux"));
                 }
             }
             Effect::RunAuthInWindow {
@@ -78,15 +77,16 @@ impl Machine {
                         command,
                     });
                 } else {
-                    out.error(format!(
-                        "Run `{}` in a terminal to sign in to {agent}, then type /restart.",
-                        command.join(" ")
+                    out.error(wta_i18n::tr!(
+                        "helper.auth.run_in_terminal",
+                        command = command.join(" "),
+                        agent = agent
                     ));
                 }
             }
             Effect::Authenticate { method, .. } => match self.pane.link {
                 Link::Up => out.cmd(Command::Authenticate { method }),
-                _ => out.error(NOT_CONNECTED),
+                _ => out.error(not_connected()),
             },
             Effect::ConfirmProposal { id, choice, mode } => {
                 out.cmd(Command::ConfirmCard { id, choice, mode });
@@ -111,7 +111,7 @@ impl Machine {
             }),
             // Nothing to send it to: the turn the app started ends here.
             _ => {
-                out.error(NOT_CONNECTED);
+                out.error(not_connected());
                 out.event(DomainEvent::TurnEnded(StopReason::Cancelled));
             }
         }
@@ -120,7 +120,7 @@ impl Machine {
     /// The user cancelled the running turn.
     fn cancel_turn(&mut self, out: &mut Out) {
         out.cmd(Command::Proposals(ProposalNews::TurnCancelled));
-        self.withdraw_question("the turn was stopped", out);
+        self.withdraw_question(&wta_i18n::tr!("helper.question.turn_stopped"), out);
         // A prompt waiting for a new session is not sent any more.
         let waiting = self.pane.pending_prompt.take().is_some();
         match (&self.pane.link, &self.pane.session) {
@@ -134,21 +134,21 @@ impl Machine {
     /// `/model ID`.
     fn set_model(&mut self, id: String, out: &mut Out) {
         let (Link::Up, Some(session)) = (self.pane.link, self.pane.session.clone()) else {
-            return out.error(NOT_CONNECTED);
+            return out.error(not_connected());
         };
         match self.pane.model_control.clone() {
             ModelControl::SetModel => out.cmd(Command::SetModel { session, model: id }),
             ModelControl::ConfigOption(option) => {
                 self.set_config(Call::SetModel(id.clone()), option, id, out);
             }
-            ModelControl::None => out.error("This agent does not offer a model choice."),
+            ModelControl::None => out.error(wta_i18n::tr!("helper.model.no_choice")),
         }
     }
 
     /// `session/set_config_option` on the current session.
     pub(super) fn set_config(&mut self, call: Call, option: String, value: String, out: &mut Out) {
         let (Link::Up, Some(session)) = (self.pane.link, self.pane.session.clone()) else {
-            return out.error(NOT_CONNECTED);
+            return out.error(not_connected());
         };
         out.cmd(Command::SetConfigOption {
             call,
@@ -181,7 +181,7 @@ impl Machine {
         &mut self,
         out: &mut Out,
     ) -> Vec<wta_state::PermissionRequestId> {
-        self.withdraw_question("the session ended", out);
+        self.withdraw_question(&wta_i18n::tr!("helper.question.session_ended"), out);
         let ids: Vec<_> = std::mem::take(&mut self.pane.permissions)
             .into_keys()
             .collect();

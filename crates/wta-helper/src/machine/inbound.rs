@@ -38,7 +38,9 @@ impl Machine {
             Input::ClientRequest { key, call } => match call {
                 ClientCall::ReadFile | ClientCall::WriteFile => out.cmd(Command::ServeFile { key }),
                 ClientCall::Terminal { .. } => out.cmd(Command::ServeTerminal { key }),
-                ClientCall::SessionTool { session } if *self.pane.session.as_ref().map_or("", |s| &*s.0) == *session => {
+                ClientCall::SessionTool { session }
+                    if *self.pane.session.as_ref().map_or("", |s| &*s.0) == *session =>
+                {
                     out.cmd(Command::RunSessionTool { key });
                 }
                 ClientCall::SessionTool { session } => out.cmd(Command::Refuse {
@@ -57,10 +59,12 @@ impl Machine {
                 input,
             } => self.question(key, &session, request, input, out),
             Input::QuestionGone { session, request } => self.question_gone(&session, request, out),
-            Input::PromptFinished { session, result } => self.prompt_finished(&session, *result, out),
-            Input::Lagged { dropped } => out.error(format!(
-                "{dropped} updates from the agent were dropped because this pane fell behind; the transcript may miss text."
-            )),
+            Input::PromptFinished { session, result } => {
+                self.prompt_finished(&session, *result, out)
+            }
+            Input::Lagged { dropped } => {
+                out.error(wta_i18n::tr!("helper.lagged", dropped = dropped))
+            }
             Input::AgentExited(n) => {
                 let ours = self
                     .pane
@@ -85,16 +89,18 @@ impl Machine {
                             .collect(),
                     ))
                 }
-                Err(err) => out.error(format!("Cannot list the sessions: {err}")),
+                Err(err) => out.error(wta_i18n::tr!("helper.sessions.list_failed", err = err)),
             },
             Input::Agents(agents) => out.event(DomainEvent::Agents(agents)),
             Input::AgentChecked { id, agents } => self.agent_checked(id, agents, out),
             Input::Status(probe) => self.status(probe, out),
-            Input::Report(DomainEvent::ProposalAccepted(card)) if self.stale_fix_card(card.origin) => {
+            Input::Report(DomainEvent::ProposalAccepted(card))
+                if self.stale_fix_card(card.origin) =>
+            {
                 out.cmd(Command::CancelCard { id: card.id });
-                out.event(DomainEvent::Notice(
-                    "A fix for an older failure arrived after a newer one; it was dropped.".into(),
-                ));
+                out.event(DomainEvent::Notice(wta_i18n::tr!(
+                    "helper.fix.stale_dropped"
+                )));
             }
             Input::Report(DomainEvent::ProposalAccepted(mut card)) => {
                 // The card says where a `send` runs: the target's last probed cwd.
@@ -154,9 +160,9 @@ impl Machine {
                         key,
                         answer: PermissionAnswer::Selected(option),
                     });
-                    return out.event(DomainEvent::Notice(format!(
-                        "Yolo approved: {}",
-                        card.title
+                    return out.event(DomainEvent::Notice(wta_i18n::tr!(
+                        "helper.yolo.approved",
+                        title = card.title
                     )));
                 }
                 self.pane.permissions.insert(key, session);
@@ -183,7 +189,8 @@ impl Machine {
         match result {
             Ok(stop) => out.event(DomainEvent::TurnEnded(acp_map::stop_reason(&stop))),
             Err(ConnectionError::AgentExited { agent }) => {
-                self.session_died(&agent, "it exited during the turn", out);
+                let reason = wta_i18n::tr!("helper.session.exited_during_turn");
+                self.session_died(&agent, &reason, out);
                 out.event(DomainEvent::TurnEnded(StopReason::Cancelled));
             }
             Err(err) => {
@@ -211,17 +218,25 @@ impl Machine {
                 out.event(DomainEvent::ModelChanged(id));
             }
             (Call::SetModel(id), Err(err)) => {
-                out.error(format!("Cannot switch the model to {id}: {err}"));
+                out.error(wta_i18n::tr!(
+                    "helper.model.switch_failed",
+                    model = id,
+                    err = err
+                ));
             }
             (Call::SetConfig | Call::SetYolo(_), Ok(reply)) => options(&reply, out),
-            (Call::SetConfig, Err(err)) => out.error(format!("Cannot change the option: {err}")),
+            (Call::SetConfig, Err(err)) => {
+                out.error(wta_i18n::tr!("helper.option.change_failed", err = err))
+            }
             // Fail closed: the agent may still auto-approve on its own.
             (Call::SetYolo(false), Err(err)) => self.yolo_disable_failed(&err.to_string(), out),
-            (Call::SetYolo(true), Err(err)) => out.error(format!(
-                "The agent refused allow_all ({err}); this pane still approves tool permissions for it."
-            )),
+            (Call::SetYolo(true), Err(err)) => {
+                out.error(wta_i18n::tr!("helper.yolo.refused", err = err))
+            }
             (Call::Authenticate, Ok(_)) => self.open_session(None, false, out),
-            (Call::Authenticate, Err(err)) => out.error(format!("Sign-in failed: {err}")),
+            (Call::Authenticate, Err(err)) => {
+                out.error(wta_i18n::tr!("helper.auth.failed", err = err))
+            }
             (Call::CloseSession, Ok(_)) => {}
             (Call::CloseSession, Err(err)) => tracing::debug!("session/close failed: {err}"),
         }
@@ -255,10 +270,7 @@ fn wire(line: WireLine, out: &mut Out) {
     if line.dropped_before > 0 {
         out.event(DomainEvent::Traffic {
             direction: Direction::In,
-            line: format!(
-                "… {} lines not shown (the panel fell behind)",
-                line.dropped_before
-            ),
+            line: wta_i18n::tr!("helper.traffic_dropped", count = line.dropped_before),
         });
     }
     out.event(DomainEvent::Traffic {
@@ -276,8 +288,15 @@ fn session_item(
 ) -> wta_state::PickerItem {
     use wta_protocol::agent_sessions::SessionSource;
     let place = match (&row.pane, row.source) {
-        (Some(pane), SessionSource::ShellPane) => format!(" in {pane}"),
-        (Some(pane), SessionSource::AgentPane) => format!(" for {pane}"),
+        (Some(pane), SessionSource::ShellPane) => {
+            format!(" {}", wta_i18n::tr!("helper.sessions.in_pane", pane = pane))
+        }
+        (Some(pane), SessionSource::AgentPane) => {
+            format!(
+                " {}",
+                wta_i18n::tr!("helper.sessions.for_pane", pane = pane)
+            )
+        }
         (None, _) => String::new(),
     };
     let what = row
@@ -285,10 +304,15 @@ fn session_item(
         .as_deref()
         .map(|tool| format!(" ({tool})"))
         .unwrap_or_default();
-    let resumable = if row.resumable { " · resumable" } else { "" };
+    let resumable = match row.resumable {
+        true => format!(" · {}", wta_i18n::tr!("helper.sessions.resumable")),
+        false => String::new(),
+    };
     let this_pane = match (ours, row.session_id.as_deref()) {
-        (Some(ours), Some(id)) if ours == id => " (this pane)",
-        _ => "",
+        (Some(ours), Some(id)) if ours == id => {
+            format!(" {}", wta_i18n::tr!("helper.sessions.this_pane"))
+        }
+        _ => String::new(),
     };
     let detail = [row.title.as_deref(), row.cwd.as_deref()]
         .into_iter()

@@ -99,7 +99,7 @@ impl Machine {
         if let Some(asked) = self.pane.question.take() {
             out.event(wta_state::DomainEvent::QuestionWithdrawn {
                 id: asked.key.0,
-                why: "the connection to the wta master ended".into(),
+                why: wta_i18n::tr!("helper.question.master_ended"),
             });
         }
         self.pane.preflighting.clear();
@@ -135,7 +135,7 @@ impl Machine {
             Err(why) => {
                 self.pane.link = Link::Down;
                 out.event(DomainEvent::MasterGone {
-                    why: format!("cannot start a new wta master: {why}"),
+                    why: wta_i18n::tr!("helper.master.cannot_start", why = why),
                 });
             }
         }

@@ -78,7 +78,7 @@ impl Machine {
     pub(super) fn question_gone(&mut self, session: &str, request: u64, out: &mut Out) {
         let ours = self.pane.session.as_ref().is_some_and(|s| *s.0 == *session);
         if ours && self.pane.question.is_some_and(|a| a.request == request) {
-            self.withdraw_question("the agent stopped waiting for an answer", out);
+            self.withdraw_question(&wta_i18n::tr!("helper.question.agent_stopped_waiting"), out);
         }
     }
 

@@ -56,8 +56,10 @@ impl Machine {
         for id in self.withdraw_permissions(out) {
             out.event(DomainEvent::PermissionWithdrawn(id));
         }
-        out.error(format!(
-            "Agent `{agent}` exited ({reason}); its session is gone. Your next prompt starts it again in a new session (or type /restart)."
+        out.error(wta_i18n::tr!(
+            "helper.session.agent_exited",
+            agent = agent,
+            reason = reason
         ));
     }
 
@@ -87,8 +89,9 @@ impl Machine {
             Err(err) if loading => {
                 // It could not be resumed: a new session instead, and why.
                 self.pane.session = None;
-                out.event(DomainEvent::Notice(format!(
-                    "The session could not be resumed ({err}); this is a new session."
+                out.event(DomainEvent::Notice(wta_i18n::tr!(
+                    "helper.session.not_resumed",
+                    err = err
                 )));
                 return self.open_session(None, false, out);
             }
@@ -104,8 +107,7 @@ impl Machine {
         };
         if reply.response.session_id.0.is_empty() {
             return out.event(DomainEvent::Connection(ConnectionState::Failed(
-                "The agent answered session/new without a session id. Type /restart to try again."
-                    .into(),
+                wta_i18n::tr!("helper.session.no_id"),
             )));
         }
         let facts = acp_map::session_started(&agent, &reply);
@@ -140,9 +142,9 @@ impl Machine {
             out.typed.push_back(task);
         }
         if let Some(text) = pending {
-            out.event(DomainEvent::Notice(format!(
-                "Agent `{}` was started again: this is a new session, it does not remember the previous conversation.",
-                self.pane.agent
+            out.event(DomainEvent::Notice(wta_i18n::tr!(
+                "helper.session.restarted",
+                agent = self.pane.agent
             )));
             if let Some(session) = self.pane.session.clone() {
                 out.cmd(Command::Prompt { session, text });

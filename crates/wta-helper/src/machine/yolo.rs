@@ -185,17 +185,13 @@ impl Machine {
             if let Some(session) = self.pane.session.take() {
                 out.cmd(Command::CloseSession { session });
             }
-            out.error(format!(
-                "The restarted agent still refuses to turn off its allow_all option ({err}), so this pane closed its session rather than let the agent approve tools on its own."
-            ));
+            out.error(wta_i18n::tr!("helper.yolo.still_refuses", err = err));
             return out.event(DomainEvent::Connection(ConnectionState::Failed(
-                "No session: the agent keeps allow_all on. Use /agent to pick another agent, or /restart to try again.".into(),
+                wta_i18n::tr!("helper.yolo.no_session"),
             )));
         }
         self.pane.yolo.restarted_for_disable = true;
-        out.error(format!(
-            "The agent did not turn off its allow_all option ({err}). Restarting this pane's agent so nothing keeps approving tools."
-        ));
+        out.error(wta_i18n::tr!("helper.yolo.disable_failed", err = err));
         self.restart_agent_stack(out);
         if off_asked {
             // Session replacement drops the override; a failed "off" must

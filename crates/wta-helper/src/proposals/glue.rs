@@ -82,8 +82,9 @@ impl ProposalGlue {
                 self.server = Some(server);
                 Vec::new()
             }
-            Err(err) => vec![DomainEvent::Error(format!(
-                "Terminal-action proposals are off in this pane: {err}"
+            Err(err) => vec![DomainEvent::Error(wta_i18n::tr!(
+                "helper.proposals.off",
+                err = err
             ))],
         }
     }
@@ -204,9 +205,9 @@ impl ProposalGlue {
                 let result = match allow {
                     Some(id) => p.select(&id),
                     None => {
-                        let events = vec![DomainEvent::Error(
-                            "The agent asked to propose terminal actions without an allow-once option; refused.".into(),
-                        )];
+                        let events = vec![DomainEvent::Error(wta_i18n::tr!(
+                            "helper.proposals.no_allow_once"
+                        ))];
                         return Ok(match p.cancel() {
                             Ok(()) => events,
                             Err(err) => vec![DomainEvent::Error(err.to_string())],

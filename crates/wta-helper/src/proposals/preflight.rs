@@ -50,9 +50,7 @@ pub fn preflight(live: Option<&Channel>, tool_call: &Value) -> Preflight {
         Extracted::UnknownShape(why) => {
             if mentions_cli(tool_call) {
                 return Preflight::FailClosed {
-                    message: format!(
-                        "The agent asked to run the wta proposal command in a permission request this pane does not understand ({why}); it was refused. This agent's integration needs an update."
-                    ),
+                    message: wta_i18n::tr!("helper.proposals.unknown_shape", why = why),
                 };
             }
             return Preflight::NormalCard;

@@ -193,7 +193,7 @@ impl Runtime {
         };
         let executor = Arc::new(executor);
         let events: Vec<DomainEvent> = warning
-            .map(|w| DomainEvent::Error(format!("Execution settings ignored: {w}")))
+            .map(|w| DomainEvent::Error(wta_i18n::tr!("helper.card.settings_ignored", warning = w)))
             .into_iter()
             .collect();
         self.cards.executor = Some(executor.clone());
@@ -201,8 +201,10 @@ impl Runtime {
             let tx = self.inputs_tx.clone();
             let task = tokio::spawn(async move {
                 if let Err(err) = executor.watch(&target).await {
-                    let _ = tx.send(Input::Report(DomainEvent::Error(format!(
-                        "Cannot follow {target}; confirmed commands cannot report results: {err}"
+                    let _ = tx.send(Input::Report(DomainEvent::Error(wta_i18n::tr!(
+                        "helper.card.cannot_follow",
+                        target = target,
+                        err = err
                     ))));
                 }
             });
@@ -242,21 +244,24 @@ impl Runtime {
     /// A card decision: the proposal engine claims the choice (nothing runs
     /// unless that succeeds), then the executor runs it in the target pane.
     pub(super) fn confirm_card(&mut self, id: ProposalId, choice: u64, mode: ConfirmMode) {
-        let confirmed = match self.proposals.service().confirm(id, choice) {
-            Ok(confirmed) => confirmed,
-            Err(err) => {
-                return self
-                    .immediate
-                    .push_back(Input::Report(DomainEvent::Error(format!("Not run: {err}"))));
-            }
-        };
+        let confirmed =
+            match self.proposals.service().confirm(id, choice) {
+                Ok(confirmed) => confirmed,
+                Err(err) => {
+                    return self.immediate.push_back(Input::Report(DomainEvent::Error(
+                        wta_i18n::tr!("helper.card.not_run", err = err),
+                    )));
+                }
+            };
         let (Some(executor), Some(target)) = (
             self.cards.executor.clone(),
             confirmed.claimed.turn.target_pane.clone(),
         ) else {
-            return self.immediate.push_back(Input::Report(DomainEvent::Error(
-                "Not run: this pane has no terminal to act on".to_owned(),
-            )));
+            return self
+                .immediate
+                .push_back(Input::Report(DomainEvent::Error(wta_i18n::tr!(
+                    "helper.card.no_terminal"
+                ))));
         };
         let tx = self.inputs_tx.clone();
         let task = tokio::spawn(async move {

@@ -10,7 +10,10 @@ use super::{Connected, HeldRequest, Runtime, status};
 use crate::connection::{ConnectOptions, ConnectionError, MasterConnection, lost};
 use crate::machine::{Call, Command, Input, Preflighted, ProposalNews, RequestKey};
 
-const NOT_CONNECTED: &str = "Not connected to an agent. Type /restart to try again.";
+/// Said when a command needs the master connection and there is none.
+fn not_connected() -> DomainEvent {
+    DomainEvent::Error(wta_i18n::tr!("helper.not_connected"))
+}
 
 impl Runtime {
     /// Carries out one command; never waits.
@@ -73,7 +76,7 @@ impl Runtime {
                     self.proposals
                         .start_prompt(conn, &session, &text, host, target, own);
                 }
-                None => self.report(DomainEvent::Error(NOT_CONNECTED.into())),
+                None => self.report(not_connected()),
             },
             Command::Cancel { session } => {
                 if let Some(conn) = &self.conn
@@ -155,13 +158,16 @@ impl Runtime {
                     self.proposals
                         .start_fix_prompt(conn, &session, &turn, host, own);
                 }
-                None => self.report(DomainEvent::Error(NOT_CONNECTED.into())),
+                None => self.report(not_connected()),
             },
             Command::Copy { text } => {
                 if let Some(host) = self.host.clone() {
                     self.spawn_blocking(move || {
                         status::copy_to_clipboard(&host, &text).err().map(|err| {
-                            Input::Report(DomainEvent::Error(format!("Copy failed: {err}")))
+                            Input::Report(DomainEvent::Error(wta_i18n::tr!(
+                                "helper.copy.failed",
+                                err = err
+                            )))
                         })
                     });
                 }
@@ -263,7 +269,7 @@ impl Runtime {
                 let fut = call(conn, self.config.cwd.clone());
                 self.spawn(fut);
             }
-            None => self.report(DomainEvent::Error(NOT_CONNECTED.into())),
+            None => self.report(not_connected()),
         }
     }
 
@@ -316,11 +322,15 @@ impl Runtime {
         };
         self.spawn_blocking(move || {
             let event = match host.new_tab(&spec) {
-                Ok(pane) => DomainEvent::Notice(format!(
-                    "Signing in to {agent} ({method}) in tmux window {}. Type /restart when done.",
-                    pane.window
+                Ok(pane) => DomainEvent::Notice(wta_i18n::tr!(
+                    "helper.auth.window",
+                    agent = agent,
+                    method = method,
+                    window = pane.window
                 )),
-                Err(err) => DomainEvent::Error(format!("Cannot open a sign-in window: {err}")),
+                Err(err) => {
+                    DomainEvent::Error(wta_i18n::tr!("helper.auth.window_failed", err = err))
+                }
             };
             Some(Input::Report(event))
         });
