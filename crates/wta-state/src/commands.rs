@@ -9,6 +9,8 @@
 
 use std::time::Instant;
 
+use wta_i18n::tr;
+
 use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
 use super::events::Scripted;
@@ -26,16 +28,11 @@ pub(crate) fn submit(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
             state.input.submit();
             run(state, command, now, fx);
         }
-        Submission::Unknown(name) => refuse(
-            state,
-            &format!(
-                "Unknown command /{name}. Type /help for the list, or start with // to send a literal slash."
-            ),
-        ),
+        Submission::Unknown(name) => refuse(state, &tr!("chat.unknown_command", name = name)),
         Submission::BadArgument { message, .. } => refuse(state, &message),
         Submission::Delegate(task) => {
             state.input.submit();
-            info(state, &format!("Delegating: {task}"));
+            info(state, &tr!("chat.delegating", task = task));
             fx.push(Effect::Delegate(task));
         }
     }
@@ -90,12 +87,12 @@ fn send_prompt(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Ef
         return;
     }
     if state.connection != ConnectionState::Ready {
-        return warn(state, "Not connected to an agent yet; your draft is kept.");
+        return warn(state, &tr("chat.not_connected", &[]));
     }
     let card_open = !state.permissions.is_empty() || !state.proposals.is_empty();
     if state.transcript.turn_running() && card_open {
         // Enter may have been meant for the card that just appeared.
-        return warn(state, "Answer the card first; your draft is kept.");
+        return warn(state, &tr("chat.answer_card_first", &[]));
     }
     state.input.submit();
     if state.transcript.turn_running() {
@@ -112,12 +109,8 @@ fn send_prompt(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Ef
 /// Why a message typed on the setup screen was not sent, and what to do.
 fn setup_refusal(setup: &Setup) -> String {
     match setup {
-        Setup::NotInstalled { agent, .. } => format!(
-            "Not sent: {agent} is not installed yet. Install it as shown above, then type /restart (or /agent to pick another agent). Your message stays in the prompt."
-        ),
-        Setup::NeedsAuth { agent, .. } => format!(
-            "Not sent: {agent} needs you to sign in first. On an empty prompt, ↑↓ and Enter pick a sign-in method above; then type /restart (or /agent to pick another agent). Your message stays in the prompt."
-        ),
+        Setup::NotInstalled { agent, .. } => tr!("chat.not_sent_missing", agent = agent),
+        Setup::NeedsAuth { agent, .. } => tr!("chat.not_sent_auth", agent = agent),
     }
 }
 
@@ -141,10 +134,7 @@ pub(crate) fn turn_ended(
         }
         _ => {
             unqueue(state, queued);
-            info(
-                state,
-                "The turn did not finish: your queued message is back in the editor.",
-            );
+            info(state, &tr("chat.queued_back", &[]));
         }
     }
 }
@@ -176,7 +166,7 @@ fn open_turn(state: &mut AppState, text: &str, now: Instant) {
 pub(crate) fn cancel_turn(state: &mut AppState, fx: &mut Vec<Effect>) {
     cancel_permissions(state, fx);
     fx.push(Effect::Cancel);
-    info(state, "Cancelling the turn…");
+    info(state, &tr("chat.cancelling", &[]));
 }
 
 /// Answers every pending permission card `cancelled`.
@@ -191,9 +181,10 @@ pub(crate) fn cancel_permissions(state: &mut AppState, fx: &mut Vec<Effect>) {
 
 /// Leaves a trace of the user's answer in the transcript.
 pub(crate) fn note_permission_answer(state: &mut AppState, label: &str) {
-    state
-        .transcript
-        .push_system(SystemLevel::Info, &format!("Permission: {label}"));
+    state.transcript.push_system(
+        SystemLevel::Info,
+        &tr!("chat.permission_answer", label = label),
+    );
 }
 
 fn run(state: &mut AppState, command: SlashCommand, now: Instant, fx: &mut Vec<Effect>) {
@@ -209,17 +200,17 @@ fn run(state: &mut AppState, command: SlashCommand, now: Instant, fx: &mut Vec<E
             cancel_permissions(state, fx);
             state.pending = Some(Pending::NewSession);
             fx.push(Effect::NewSession);
-            info(state, "Starting a new session…");
+            info(state, &tr("chat.starting_new", &[]));
         }
         SlashCommand::Restart => {
             state.permissions.drain();
             state.connection = ConnectionState::Connecting;
             state.pending = Some(Pending::Restart);
             fx.push(Effect::Restart);
-            info(state, &format!("Restarting {}…", state.agent.clone()));
+            info(state, &tr!("chat.restarting", agent = state.agent.clone()));
         }
         SlashCommand::Stop if state.transcript.turn_running() => cancel_turn(state, fx),
-        SlashCommand::Stop => info(state, "Nothing to stop: no turn is running."),
+        SlashCommand::Stop => info(state, &tr("chat.nothing_to_stop", &[])),
         SlashCommand::Agent(Some(id)) => switch_agent(state, id, fx),
         SlashCommand::Agent(None) => pickers::open_agent_picker(state),
         // The status line changes once the agent confirms (`ModelChanged`).
@@ -236,25 +227,23 @@ fn run(state: &mut AppState, command: SlashCommand, now: Instant, fx: &mut Vec<E
 /// one and nothing else runs.
 pub(crate) fn fix(state: &mut AppState, hint: Option<String>, now: Instant, fx: &mut Vec<Effect>) {
     let Some(failure) = state.failure.clone() else {
-        return info(
-            state,
-            "Nothing to fix: no command has failed in this tab's shells.",
-        );
+        return info(state, &tr("chat.fix.nothing", &[]));
     };
     if state.connection != ConnectionState::Ready {
-        return warn(
-            state,
-            "Not connected to an agent yet; type /fix once it is ready.",
-        );
+        return warn(state, &tr("chat.fix.not_connected", &[]));
     }
     if state.transcript.turn_running() {
-        return warn(state, "A turn is running; type /fix when it ends.");
+        return warn(state, &tr("chat.fix.turn_running", &[]));
     }
     state.failure = None;
-    let mut text = format!("Fix: {}", failure.describe());
-    if let Some(hint) = &hint {
-        text.push_str(&format!(" ({hint})"));
-    }
+    let text = match &hint {
+        None => tr!("chat.fix.prompt", failure = failure.describe()),
+        Some(hint) => tr!(
+            "chat.fix.prompt_hint",
+            failure = failure.describe(),
+            hint = hint
+        ),
+    };
     open_turn(state, &text, now);
     fx.push(Effect::Fix {
         generation: failure.generation,
@@ -263,21 +252,17 @@ pub(crate) fn fix(state: &mut AppState, hint: Option<String>, now: Instant, fx: 
 }
 
 fn help_text() -> String {
-    let mut text = String::from("Commands:");
+    let mut text = tr("chat.help.commands", &[]);
     for spec in COMMANDS {
         let name = if spec.args.is_empty() {
             format!("/{}", spec.name)
         } else {
             format!("/{} {}", spec.name, spec.args)
         };
-        text.push_str(&format!("\n  {name:<18} {}", spec.help));
+        text.push_str(&format!("\n  {name:<18} {}", spec.help_text()));
     }
-    text.push_str(
-        "\nKeys:\n  Enter send (with the command list open: run the highlighted command) · Tab complete\n  \
-         Shift/Alt+Enter or \\ Enter newline · ↑↓ history\n  \
-         Ctrl+C copy/cancel/clear/quit · Esc clear · PgUp/PgDn scroll · Ctrl+End follow\n  \
-         Tab select a turn or thought, Enter fold it · F12 ACP traffic",
-    );
+    text.push('\n');
+    text.push_str(&tr("chat.help.keys", &[]));
     text
 }
 
@@ -291,14 +276,14 @@ pub(crate) fn switch_agent(state: &mut AppState, id: String, fx: &mut Vec<Effect
         let ids: Vec<&str> = state.agents.iter().map(|a| a.id.as_str()).collect();
         return warn(
             state,
-            &format!("No agent `{id}` here. Known agents: {}", ids.join(", ")),
+            &tr!("chat.agent.unknown", id = id, ids = ids.join(", ")),
         );
     }
     if id == state.agent && state.setup.is_none() {
-        return info(state, &format!("Already using {id}."));
+        return info(state, &tr!("chat.agent.already", id = id));
     }
     if known.is_none_or(|a| a.installed()) {
-        info(state, &format!("Switching to {id}…"));
+        info(state, &tr!("chat.agent.switching", id = id));
     }
     state.pending = Some(Pending::SwitchAgent(id.clone()));
     fx.push(Effect::SwitchAgent(id));
@@ -309,30 +294,20 @@ pub(crate) fn yolo(state: &mut AppState, wanted: Option<bool>, fx: &mut Vec<Effe
     let Some(on) = wanted else {
         // Bare `/yolo` explains; it never changes anything.
         let now = match (state.yolo.blocked, state.yolo.on) {
-            (true, _) => "Yolo mode is disabled by your organization's policy.",
-            (false, true) => {
-                "Yolo is on: the agent's tool permissions in this session are approved automatically (terminal actions still ask). `/yolo off` asks again."
-            }
-            (false, false) => {
-                "Yolo is off: every tool permission asks first. `/yolo on` approves them automatically in this session (terminal actions still ask)."
-            }
+            (true, _) => "chat.yolo.blocked",
+            (false, true) => "chat.yolo.is_on",
+            (false, false) => "chat.yolo.is_off",
         };
-        return info(state, now);
+        return info(state, &tr(now, &[]));
     };
     if on && state.yolo.blocked {
-        return warn(
-            state,
-            "Yolo mode is disabled by your organization's policy.",
-        );
+        return warn(state, &tr("chat.yolo.blocked", &[]));
     }
     state.yolo.on = on;
     fx.push(Effect::SetYolo(on));
     if on {
-        warn(
-            state,
-            "Yolo on: tool permissions in this session are approved automatically. Terminal actions still ask.",
-        );
+        warn(state, &tr("chat.yolo.on", &[]));
     } else {
-        info(state, "Yolo off: every tool permission asks first.");
+        info(state, &tr("chat.yolo.off", &[]));
     }
 }

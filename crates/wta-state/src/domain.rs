@@ -2,6 +2,8 @@
 //! agents/models/config choices, auth methods. Mirrors the ACP shapes the
 //! UI needs, without depending on the ACP crate (the driver maps them).
 
+use wta_i18n::tr;
+
 /// Connection to the master and agent.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ConnectionState {
@@ -81,11 +83,16 @@ pub struct FailureNotice {
 impl FailureNotice {
     /// `` `cargo test` failed (exit 101) in %3 ``.
     pub fn describe(&self) -> String {
-        let what = self
-            .command
-            .as_deref()
-            .map_or_else(|| "A command".to_owned(), |c| format!("`{c}`"));
-        format!("{what} failed (exit {}) in {}", self.exit_code, self.pane)
+        let (code, pane) = (self.exit_code, &self.pane);
+        match &self.command {
+            Some(command) => tr!(
+                "chat.failure.command",
+                command = command,
+                code = code,
+                pane = pane
+            ),
+            None => tr!("chat.failure.unknown", code = code, pane = pane),
+        }
     }
 }
 

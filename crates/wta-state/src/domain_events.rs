@@ -5,6 +5,8 @@
 
 use std::time::Instant;
 
+use wta_i18n::tr;
+
 use super::domain::ConnectionState;
 use super::effects::Effect;
 use super::events::DomainEvent;
@@ -42,7 +44,7 @@ pub(crate) fn on_domain(
         DomainEvent::ModelChanged(model) => {
             state
                 .transcript
-                .push_system(SystemLevel::Info, &format!("Model: {model}"));
+                .push_system(SystemLevel::Info, &tr!("chat.model_changed", model = model));
             state.model = Some(model);
         }
         DomainEvent::UserMessage(text) => state.transcript.push_replayed_user(&text),
@@ -85,7 +87,7 @@ pub(crate) fn on_domain(
         DomainEvent::Usage(usage) => state.usage = Some(usage),
         DomainEvent::Agents(agents) => state.agents = agents,
         DomainEvent::SessionList(items) if items.is_empty() => {
-            super::commands::info(state, "No agent sessions are known to the master yet.");
+            super::commands::info(state, &tr("chat.no_sessions", &[]));
         }
         DomainEvent::SessionList(items) => super::pickers::open_sessions(state, items),
         DomainEvent::Models(models) => state.models = models,
@@ -101,7 +103,7 @@ pub(crate) fn on_domain(
             agent,
             install_hint,
         } => {
-            let text = lifecycle::failed(state, &format!("{agent} is not installed"));
+            let text = lifecycle::failed(state, &tr!("chat.agent_missing", agent = agent));
             state.transcript.push_system(SystemLevel::Warn, &text);
             state.agent = agent.clone();
             state.model = None;
@@ -111,7 +113,7 @@ pub(crate) fn on_domain(
             });
         }
         DomainEvent::AuthRequired { agent, methods } => {
-            let text = lifecycle::failed(state, &format!("{agent} needs you to sign in"));
+            let text = lifecycle::failed(state, &tr!("chat.agent_needs_auth", agent = agent));
             state.transcript.push_system(SystemLevel::Warn, &text);
             state.agent = agent.clone();
             state.model = None;

@@ -14,12 +14,13 @@ use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
 use super::state::{AppState, MasterLost, Pending};
 use super::transcript::SystemLevel;
+use wta_i18n::tr;
 
-/// The divider above what a reconnected pane shows.
-pub const RECONNECTED_NEW: &str = "reconnected to a new master";
+/// The divider above what a reconnected pane shows (a `wta_i18n` key).
+pub const RECONNECTED_NEW: &str = "chat.master.reconnected_new";
 /// The divider when the master that answers is the one the pane lost (it
 /// had closed this pane's connection but kept running).
-pub const RECONNECTED: &str = "reconnected to the master";
+pub const RECONNECTED: &str = "chat.master.reconnected";
 
 fn push(state: &mut AppState, level: SystemLevel, text: &str) {
     state.transcript.push_system(level, text);
@@ -33,38 +34,44 @@ pub(crate) fn session_started(state: &mut AppState, session: String) {
         return;
     };
     let agent = state.agent.clone();
-    let text = match pending {
-        Pending::NewSession => format!("New session with {agent} ready."),
-        Pending::Restart => format!("{agent} restarted: a new session is ready."),
-        Pending::SwitchAgent(_) => format!("Now using {agent}: a new session is ready."),
-        Pending::Reconnect => format!("A new session with {agent} is ready."),
+    let key = match pending {
+        Pending::NewSession => "chat.session.new_ready",
+        Pending::Restart => "chat.session.restarted",
+        Pending::SwitchAgent(_) => "chat.session.switched",
+        Pending::Reconnect => "chat.session.reconnect_ready",
     };
-    push(state, SystemLevel::Info, &text);
+    push(state, SystemLevel::Info, &tr!(key, agent = agent));
 }
 
 /// What a failure line says: which change failed, when one was pending.
 pub(crate) fn failed(state: &mut AppState, reason: &str) -> String {
     match state.pending.take() {
         None => reason.to_owned(),
-        Some(pending) => format!("{} failed: {reason}", label(&pending, &state.agent)),
+        Some(pending) => tr!(
+            "chat.session.failed",
+            what = label(&pending, &state.agent),
+            reason = reason
+        ),
     }
 }
 
 fn label(pending: &Pending, agent: &str) -> String {
     match pending {
-        Pending::NewSession => "Starting a new session".to_owned(),
-        Pending::Restart => format!("Restarting {agent}"),
-        Pending::SwitchAgent(id) => format!("Switching to {id}"),
-        Pending::Reconnect => "Opening a session on the new master".to_owned(),
+        Pending::NewSession => tr("chat.session.starting_new", &[]),
+        Pending::Restart => tr!("chat.session.restarting", agent = agent),
+        Pending::SwitchAgent(id) => tr!("chat.session.switching", id = id),
+        Pending::Reconnect => tr("chat.session.reopening", &[]),
     }
 }
 
 /// `/agent ID` found the agent missing: the current session stays.
 pub(crate) fn agent_unavailable(state: &mut AppState, agent: &str, install: &str) {
     state.pending = None;
-    let text = format!(
-        "{agent} is not installed, so this pane stays with {}. Install it with:\n  {install}\nthen type /agent {agent} again.",
-        state.agent
+    let text = tr!(
+        "chat.agent.unavailable",
+        agent = agent,
+        current = state.agent,
+        install = install
     );
     if state.setup.is_some() {
         state.setup_notice = Some(text.clone());
@@ -80,7 +87,7 @@ pub(crate) fn master_gone(state: &mut AppState, why: String, fx: &mut Vec<Effect
         lost.reconnecting = false;
         lost.why = why.clone();
         let text = if retry {
-            format!("Reconnecting failed: {why}")
+            tr!("chat.master.reconnect_failed", why = why)
         } else {
             why
         };
@@ -99,7 +106,7 @@ pub(crate) fn master_gone(state: &mut AppState, why: String, fx: &mut Vec<Effect
     push(
         state,
         SystemLevel::Error,
-        &format!("The wta master went away: {why}"),
+        &tr!("chat.master.gone", why = why),
     );
     state.master_lost = Some(MasterLost {
         why,
@@ -125,11 +132,12 @@ pub(crate) fn reconnected(state: &mut AppState, new_master: bool) {
     state.master_lost = None;
     state.connection = ConnectionState::Connecting;
     state.pending = Some(Pending::Reconnect);
-    state.transcript.push_divider(if new_master {
+    let key = if new_master {
         RECONNECTED_NEW
     } else {
         RECONNECTED
-    });
+    };
+    state.transcript.push_divider(&tr(key, &[]));
     state.scroll = super::state::Scroll::Follow;
 }
 

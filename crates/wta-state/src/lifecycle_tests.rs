@@ -173,7 +173,7 @@ fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
     assert_eq!(p.state.activity(), Activity::Connecting);
     assert_eq!(
         p.items().pop(),
-        Some(Item::Divider(lifecycle::RECONNECTED_NEW.into()))
+        Some(Item::Divider("reconnected to a new master".into()))
     );
     p.domain(DomainEvent::SessionStarted {
         session: "s2".into(),

@@ -5,9 +5,16 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use wta_i18n::tr;
+
 use super::domain::{
     PermissionAnswer, PermissionOptionKind, PermissionRequest, PermissionRequestId,
 };
+
+/// The transcript's word for an answer the user did not choose.
+fn dismissed() -> String {
+    tr("chat.permission_dismissed", &[])
+}
 
 /// Keys arriving sooner than this after a card reaches the front go to the editor.
 pub const PERMISSION_GRACE: Duration = Duration::from_millis(300);
@@ -142,7 +149,7 @@ impl PermissionQueue {
             .request
             .options
             .get(front.selected)
-            .map_or((PermissionAnswer::Cancelled, "dismissed".to_owned()), |o| {
+            .map_or((PermissionAnswer::Cancelled, dismissed()), |o| {
                 (PermissionAnswer::Selected(o.id.clone()), o.name.clone())
             });
         Some((front.request.id, answer.0, answer.1))
@@ -166,11 +173,7 @@ impl PermissionQueue {
             None if allow => None,
             None => {
                 let front = self.pop_front(now)?;
-                Some((
-                    front.request.id,
-                    PermissionAnswer::Cancelled,
-                    "dismissed".to_owned(),
-                ))
+                Some((front.request.id, PermissionAnswer::Cancelled, dismissed()))
             }
         }
     }

@@ -2,6 +2,7 @@
 //! of their rows does. Opening is pure; the choice goes out as an effect
 //! (the status line changes only once the agent confirms it).
 
+use wta_i18n::tr;
 use wta_protocol::acp_options::ALLOW_ALL;
 
 use super::commands::{info, switch_agent, warn, yolo};
@@ -11,10 +12,7 @@ use super::state::{AppState, Picker, PickerItem, PickerKind};
 /// Every allowed agent; one that is not installed shows its install line.
 pub(crate) fn open_agent_picker(state: &mut AppState) {
     if state.agents.is_empty() {
-        return warn(
-            state,
-            "No agents are known here (the agent registry could not be read); type /agent ID to switch.",
-        );
+        return warn(state, &tr("chat.picker.no_agents", &[]));
     }
     let items = state
         .agents
@@ -24,17 +22,22 @@ pub(crate) fn open_agent_picker(state: &mut AppState) {
             label: a.name.clone(),
             detail: match &a.install {
                 None => a.id.clone(),
-                Some(install) => format!("not installed · {install}"),
+                Some(install) => tr!("chat.agent.not_installed", install = install),
             },
             current: a.id == state.agent,
         })
         .collect();
-    open_picker(state, PickerKind::Agent, "Switch agent", items);
+    open_picker(
+        state,
+        PickerKind::Agent,
+        &tr("chat.picker.switch_agent", &[]),
+        items,
+    );
 }
 
 pub(crate) fn open_model_picker(state: &mut AppState) {
     if state.models.is_empty() {
-        return warn(state, "This agent does not offer a model choice.");
+        return warn(state, &tr("chat.picker.no_models", &[]));
     }
     let current = state.model.clone();
     let items = state
@@ -47,12 +50,17 @@ pub(crate) fn open_model_picker(state: &mut AppState) {
             current: current.as_deref() == Some(m.id.as_str()),
         })
         .collect();
-    open_picker(state, PickerKind::Model, "Choose model", items);
+    open_picker(
+        state,
+        PickerKind::Model,
+        &tr("chat.picker.choose_model", &[]),
+        items,
+    );
 }
 
 pub(crate) fn open_config_picker(state: &mut AppState) {
     if state.config_options.is_empty() {
-        return info(state, "This agent has no session options to change.");
+        return info(state, &tr("chat.picker.no_options", &[]));
     }
     let items = state
         .config_options
@@ -71,7 +79,12 @@ pub(crate) fn open_config_picker(state: &mut AppState) {
             }
         })
         .collect();
-    open_picker(state, PickerKind::ConfigOption, "Session options", items);
+    open_picker(
+        state,
+        PickerKind::ConfigOption,
+        &tr("chat.picker.session_options", &[]),
+        items,
+    );
 }
 
 fn open_picker(state: &mut AppState, kind: PickerKind, title: &str, items: Vec<PickerItem>) {
@@ -139,7 +152,7 @@ pub(crate) fn open_sessions(state: &mut AppState, items: Vec<PickerItem>) {
     open_picker(
         state,
         PickerKind::Sessions,
-        "Sessions · Enter: go to a live one, resume an ended one",
+        &tr("chat.picker.sessions", &[]),
         items,
     );
 }

@@ -24,6 +24,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use wta_i18n::tr;
 use wta_protocol::{Action, Choice, FinalStatus, Origin, ProposalId, ProposalPayload};
 
 use super::permission::PERMISSION_GRACE;
@@ -69,13 +70,14 @@ pub enum ConfirmMode {
     Open,
 }
 
-/// The button's label.
-pub const fn mode_label(mode: ConfirmMode) -> &'static str {
-    match mode {
-        ConfirmMode::Run => "Run",
-        ConfirmMode::Insert => "Insert",
-        ConfirmMode::Open => "Open",
-    }
+/// The button's label, in the user's language.
+pub fn mode_label(mode: ConfirmMode) -> String {
+    let key = match mode {
+        ConfirmMode::Run => "chat.proposal.run",
+        ConfirmMode::Insert => "chat.proposal.insert",
+        ConfirmMode::Open => "chat.proposal.open",
+    };
+    tr(key, &[])
 }
 
 /// The buttons a choice offers: `Open` for a choice that only opens,
@@ -110,17 +112,22 @@ pub struct Stale {
 impl Stale {
     /// One line for the card and the transcript.
     pub fn describe(&self) -> String {
-        let why = match self.status {
-            FinalStatus::Superseded => "a newer turn replaced this proposal",
-            FinalStatus::SessionReplaced => "the agent session was replaced",
-            FinalStatus::TimedOut => "nobody decided within 10 minutes",
-            FinalStatus::Unavailable => "the proposal channel is unavailable",
-            FinalStatus::Cancelled => "the proposal was cancelled",
-            FinalStatus::Confirmed => "the proposal was already confirmed",
-        };
+        let why = tr(
+            match self.status {
+                FinalStatus::Superseded => "chat.proposal.superseded",
+                FinalStatus::SessionReplaced => "chat.proposal.session_replaced",
+                FinalStatus::TimedOut => "chat.proposal.timed_out",
+                FinalStatus::Unavailable => "chat.proposal.unavailable",
+                FinalStatus::Cancelled => "chat.proposal.cancelled",
+                FinalStatus::Confirmed => "chat.proposal.confirmed",
+            },
+            &[],
+        );
         match &self.reason {
-            Some(reason) if !reason.is_empty() => format!("{why}: {reason}"),
-            _ => why.to_owned(),
+            Some(reason) if !reason.is_empty() => {
+                tr!("chat.proposal.why_reason", why = why, reason = reason)
+            }
+            _ => why,
         }
     }
 }
@@ -470,7 +477,7 @@ pub(crate) fn on_resolved(
     if let Some(Some(title)) = state.proposals.mark_stale(id, stale) {
         state.transcript.push_system(
             SystemLevel::Warn,
-            &format!("Proposal \u{201c}{title}\u{201d} dropped: {text}"),
+            &tr!("chat.proposal.dropped", title = title, why = text),
         );
     }
 }

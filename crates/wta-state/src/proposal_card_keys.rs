@@ -4,6 +4,8 @@
 
 use std::time::Instant;
 
+use wta_i18n::tr;
+
 use super::super::effects::Effect;
 use super::super::events::{Key, KeyCode, Mods};
 use super::super::state::AppState;
@@ -131,20 +133,25 @@ fn report(state: &mut AppState, outcome: Option<CardOutcome>, fx: &mut Vec<Effec
             mode,
             title,
         }) => {
-            state
-                .transcript
-                .push_system(SystemLevel::Info, &format!("{}: {title}", mode_label(mode)));
+            state.transcript.push_system(
+                SystemLevel::Info,
+                &tr!(
+                    "chat.proposal.chosen",
+                    mode = mode_label(mode),
+                    title = title
+                ),
+            );
             fx.push(Effect::ConfirmProposal { id, choice, mode });
         }
         Some(CardOutcome::Cancelled { id }) => {
             state
                 .transcript
-                .push_system(SystemLevel::Info, "Proposal cancelled");
+                .push_system(SystemLevel::Info, &tr("chat.proposal.cancelled_line", &[]));
             fx.push(Effect::CancelProposal { id });
         }
         Some(CardOutcome::Refused(stale)) => state.transcript.push_system(
             SystemLevel::Warn,
-            &format!("Cannot run this proposal: {}", stale.describe()),
+            &tr!("chat.proposal.refused", why = stale.describe()),
         ),
         Some(CardOutcome::Moved | CardOutcome::Dismissed | CardOutcome::Unread) | None => {}
     }

@@ -8,6 +8,8 @@
 
 use std::time::Instant;
 
+use wta_i18n::tr;
+
 use super::commands;
 use super::effects::Effect;
 use super::events::{Key, KeyCode};
@@ -68,7 +70,7 @@ pub(crate) fn withdraw(state: &mut AppState, id: u64, why: &str) {
         state.question = None;
         state.transcript.push_system(
             SystemLevel::Info,
-            &format!("The agent's question was withdrawn: {why}"),
+            &tr!("chat.question.withdrawn", why = why),
         );
     }
 }
@@ -123,8 +125,8 @@ fn answer_with(state: &mut AppState, answer: QuestionAnswer, fx: &mut Vec<Effect
         return;
     };
     let said = match &answer {
-        QuestionAnswer::Answered { text, .. } => format!("You answered: {text}"),
-        QuestionAnswer::Cancelled => "You dismissed the agent's question.".to_owned(),
+        QuestionAnswer::Answered { text, .. } => tr!("chat.question.answered", text = text),
+        QuestionAnswer::Cancelled => tr("chat.question.dismissed", &[]),
     };
     commands::info(state, &said);
     fx.push(Effect::AnswerQuestion {

@@ -1,70 +1,80 @@
 //! Slash commands: the table, parsing of a submitted line, and completion
 //! candidates for the popup. Pure functions; executing a command is
-//! `commands.rs`'s job.
+//! `commands.rs`'s job. Texts are `wta_i18n` keys, looked up when shown.
+
+use wta_i18n::tr;
 
 /// One command as the help and the popup show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SlashSpec {
     pub name: &'static str,
     pub args: &'static str,
+    /// The help text's key (`wta_i18n`); [`SlashSpec::help_text`] shows it.
     pub help: &'static str,
+}
+
+impl SlashSpec {
+    /// The help text in the user's language.
+    pub fn help_text(&self) -> String {
+        tr(self.help, &[])
+    }
 }
 
 pub const COMMANDS: &[SlashSpec] = &[
     SlashSpec {
         name: "help",
         args: "",
-        help: "show commands and keys",
+        help: "chat.slash.help.help",
     },
     SlashSpec {
         name: "clear",
         args: "",
-        help: "clear the transcript (the session keeps its context)",
+        help: "chat.slash.help.clear",
     },
     SlashSpec {
         name: "new",
         args: "",
-        help: "start a fresh session with this agent",
+        help: "chat.slash.help.new",
     },
     SlashSpec {
         name: "restart",
         args: "",
-        help: "restart this pane's agent",
+        help: "chat.slash.help.restart",
     },
     SlashSpec {
         name: "stop",
         args: "",
-        help: "cancel the running turn",
+        help: "chat.slash.help.stop",
     },
     SlashSpec {
         name: "agent",
         args: "[id]",
-        help: "switch agent (picker without an id)",
+        help: "chat.slash.help.agent",
     },
     SlashSpec {
         name: "model",
         args: "[id]",
-        help: "switch model (picker without an id)",
+        help: "chat.slash.help.model",
     },
     SlashSpec {
         name: "config",
         args: "",
-        help: "change the agent's session options",
+        help: "chat.slash.help.config",
     },
     SlashSpec {
         name: "sessions",
         args: "",
-        help: "open the sessions list",
+        help: "chat.slash.help.sessions",
     },
     SlashSpec {
         name: "fix",
         args: "[hint]",
-        help: "ask the agent to fix the last failed command of this tab (Ctrl+F)",
+        help: "chat.slash.help.fix",
     },
     SlashSpec {
         name: "yolo",
         args: "[on|off]",
-        help: "auto-approve tool permissions for this session",
+        help: "chat.slash.help.yolo",
     },
 ];
 
@@ -121,7 +131,7 @@ pub fn parse(line: &str) -> Submission {
         return match task.trim() {
             "" => Submission::BadArgument {
                 command: "?",
-                message: "Type the task after the ?: `?fix the failing build` hands it to a delegate agent in a new tab.".into(),
+                message: tr("chat.slash.delegate_empty", &[]),
             },
             task => Submission::Delegate(task.to_owned()),
         };
@@ -140,7 +150,7 @@ pub fn parse(line: &str) -> Submission {
         None => Submission::Command(cmd),
         Some(a) => Submission::BadArgument {
             command: spec,
-            message: format!("/{spec} takes no argument (got `{a}`)"),
+            message: tr!("chat.slash.no_argument", command = spec, arg = a),
         },
     };
     match name {
@@ -160,7 +170,7 @@ pub fn parse(line: &str) -> Submission {
             Some("off") => Submission::Command(SlashCommand::Yolo(Some(false))),
             Some(other) => Submission::BadArgument {
                 command: "yolo",
-                message: format!("/yolo takes `on` or `off` (got `{other}`)"),
+                message: tr!("chat.slash.yolo_argument", arg = other),
             },
         },
         other => Submission::Unknown(other.to_owned()),
@@ -213,9 +223,9 @@ fn command_completions(typed: &str) -> Vec<Completion> {
             },
             label: format!("/{}", spec.name),
             detail: if spec.args.is_empty() {
-                spec.help.to_owned()
+                spec.help_text()
             } else {
-                format!("{} — {}", spec.args, spec.help)
+                format!("{} — {}", spec.args, spec.help_text())
             },
         })
         .collect()
@@ -225,8 +235,8 @@ fn command_completions(typed: &str) -> Vec<Completion> {
 fn arg_values(name: &str, sources: ArgSources<'_>) -> Vec<(String, String)> {
     match name {
         "yolo" => vec![
-            ("on".into(), "approve tool permissions automatically".into()),
-            ("off".into(), "ask before every tool permission".into()),
+            ("on".into(), tr("chat.slash.yolo_on", &[])),
+            ("off".into(), tr("chat.slash.yolo_off", &[])),
         ],
         "agent" => sources
             .agents
@@ -234,7 +244,7 @@ fn arg_values(name: &str, sources: ArgSources<'_>) -> Vec<(String, String)> {
             .map(|a| {
                 let detail = match &a.install {
                     None => a.name.clone(),
-                    Some(install) => format!("not installed · {install}"),
+                    Some(install) => tr!("chat.agent.not_installed", install = install),
                 };
                 (a.id.clone(), detail)
             })
