@@ -230,6 +230,14 @@ impl Registry {
         }
     }
 
+    /// Drops the ended session `key` from the history; whether it was there.
+    pub fn forget(&self, key: &str) -> bool {
+        let mut inner = lock(&self.inner);
+        let before = inner.ended.len();
+        inner.ended.retain(|r| r.key != key);
+        inner.ended.len() != before
+    }
+
     /// The live shell-pane rows (their panes are checked at listing time).
     pub fn shell_rows(&self) -> Vec<AgentSessionRow> {
         lock(&self.inner).shells.values().cloned().collect()

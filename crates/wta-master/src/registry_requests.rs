@@ -10,7 +10,8 @@ use std::time::Duration;
 use agent_client_protocol::{Error, UntypedMessage};
 use serde_json::{Value, json};
 use wta_protocol::agent_sessions::{
-    AgentSessionRow, AgentSessionsResponse, AgentStatus, HookEvent, SessionSource,
+    AgentSessionRow, AgentSessionsResponse, AgentStatus, ForgetSessionParams,
+    ForgetSessionResponse, HookEvent, SessionSource,
 };
 
 use crate::pool::AgentInstance;
@@ -28,6 +29,14 @@ pub(crate) fn hook_event(master: &Master, params: Value) -> Result<Value, Error>
         .map_err(|e| Error::invalid_params().data(format!("_wta/hook_event: {e}")))?;
     master.registry.hook(&event, now_ms());
     Ok(json!({}))
+}
+
+/// `_wta/forget_session`.
+pub(crate) fn forget_session(master: &Master, params: Value) -> Result<Value, Error> {
+    let params: ForgetSessionParams = serde_json::from_value(params)
+        .map_err(|e| Error::invalid_params().data(format!("_wta/forget_session: {e}")))?;
+    let forgotten = master.registry.forget(&params.key);
+    Ok(serde_json::to_value(ForgetSessionResponse { forgotten })?)
 }
 
 /// Shell-pane sessions whose pane is gone ended (the CLI's end hook may

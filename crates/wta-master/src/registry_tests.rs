@@ -106,3 +106,16 @@ fn a_cli_log_moves_its_hooked_row_only() {
     r.log_signal("claude:unknown", &idle, 3);
     assert_eq!(r.rows(&[]).len(), 1, "a log makes no row of its own");
 }
+
+#[test]
+fn only_an_ended_row_is_forgotten() {
+    let r = Registry::default();
+    r.hook(&event(HookEventKind::SessionStart, Some("live")), 1);
+    r.ended(&info(1, "s1"));
+    assert!(!r.forget("claude:live"), "a live shell-pane row stays");
+    assert!(!r.forget("pane:9:nope"), "unknown");
+    assert!(r.forget("pane:1:s1"));
+    assert!(!r.forget("pane:1:s1"), "once");
+    let keys: Vec<String> = r.rows(&[]).into_iter().map(|row| row.key).collect();
+    assert_eq!(keys, ["claude:live"]);
+}

@@ -137,6 +137,10 @@ fn helper_request(
             let answer = registry_requests::hook_event(master, msg.params);
             return helper.respond(responder, answer);
         }
+        Some(agent_sessions::METHOD_FORGET_SESSION) => {
+            let answer = registry_requests::forget_session(master, msg.params);
+            return helper.respond(responder, answer);
+        }
         Some(agent_sessions::METHOD_AGENT_SESSIONS) => {
             let (master, helper) = (master.clone(), helper.clone());
             return cx.spawn(async move {

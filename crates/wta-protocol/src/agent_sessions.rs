@@ -15,6 +15,10 @@ pub const METHOD_HOOK_EVENT: &str = "_wta/hook_event";
 /// `_wta/agent_sessions` (helper or CLI → master request): the registry,
 /// answered with an [`AgentSessionsResponse`].
 pub const METHOD_AGENT_SESSIONS: &str = "_wta/agent_sessions";
+/// `_wta/forget_session` (CLI → master request): drops an ended session
+/// from the registry's history ([`ForgetSessionParams`]), answered with a
+/// [`ForgetSessionResponse`].
+pub const METHOD_FORGET_SESSION: &str = "_wta/forget_session";
 
 /// An agent CLI whose hooks WTA can install.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -196,6 +200,22 @@ pub struct AgentSessionRow {
     /// Whether it can be resumed (its agent loads sessions, or its CLI has
     /// a resume flag) and is not live.
     pub resumable: bool,
+}
+
+/// `_wta/forget_session`'s parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ForgetSessionParams {
+    /// The row's key ([`AgentSessionRow::key`]).
+    pub key: String,
+}
+
+/// `_wta/forget_session`'s answer: whether an ended row with that key was
+/// in the history (a live or unknown one is never dropped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ForgetSessionResponse {
+    pub forgotten: bool,
 }
 
 /// The answer to `_wta/agent_sessions`, newest activity first.

@@ -38,6 +38,7 @@ pub fn ext_method(method: &str) -> Option<&'static str> {
         crate::session_tools::METHOD_USER_INPUT_GONE,
         crate::agent_sessions::METHOD_HOOK_EVENT,
         crate::agent_sessions::METHOD_AGENT_SESSIONS,
+        crate::agent_sessions::METHOD_FORGET_SESSION,
     ]
     .into_iter()
     .find(|m| &m[1..] == bare)

@@ -2,7 +2,8 @@
 //! pane's session is listed with what it does and kept as resumable history
 //! when it ends, `wta sessions resume` loads it into a new agent pane (the
 //! agent replays it there), and an agent CLI in a shell pane is tracked from
-//! its hook events until its pane closes.
+//! its hook events until its pane closes; `wta sessions close` closes a live
+//! agent pane, drops an ended row and leaves a shell pane's CLI alone.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -111,6 +112,13 @@ fn an_agent_cli_in_a_shell_pane_is_tracked_from_its_hooks() {
         tracked["tab"],
         l.tmux.display(&shell, "#{window_id}").as_str()
     );
+    // Closing it is refused: the CLI runs in the user's own shell pane.
+    let refused = l.wta(&["sessions", "close", "claude:abc-123"]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("end it there"),
+        "{refused:?}"
+    );
     hook(
         "notification",
         json!({"message": "Claude needs your permission"}),
@@ -154,4 +162,47 @@ fn an_agent_cli_in_a_shell_pane_is_tracked_from_its_hooks() {
         json!({"cli": "claude", "event": "bogus"}),
     );
     assert!(bad.get("error").is_some(), "{bad}");
+}
+
+#[test]
+fn close_ends_a_live_agent_pane_then_forgets_its_history() {
+    let mut l = Launch::new();
+    let (_, shell, pane) = l.up_ready("custom:test");
+    let live = wait_for_value("the live session listed", T, || {
+        all(&l)
+            .into_iter()
+            .find(|r| r["source"] == "agent_pane" && r["status"] == "idle")
+    })
+    .unwrap();
+    let key = live["key"].as_str().unwrap().to_owned();
+
+    let out = l.wta(&["--json", "sessions", "close", &key]);
+    assert!(out.status.success(), "{out:?}");
+    let closed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(closed["action"], "closed", "{closed}");
+    assert_eq!(closed["pane"], pane.as_str(), "{closed}");
+    wait_until("the agent pane to close and its session to end", T, || {
+        let panes = l.tmux.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+        !panes.lines().any(|p| p == pane)
+            && row(&all(&l), &key).is_some_and(|r| r["status"] == "ended")
+    })
+    .unwrap();
+    let panes = l.tmux.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+    assert!(
+        panes.lines().any(|p| p == shell),
+        "the shell stays: {panes}"
+    );
+
+    // Closing the ended row drops it from the history, once.
+    let out = l.wta(&["--json", "sessions", "close", &key]);
+    assert!(out.status.success(), "{out:?}");
+    let forgot: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(forgot["action"], "forgot", "{forgot}");
+    assert!(row(&all(&l), &key).is_none());
+    let again = l.wta(&["sessions", "close", &key]);
+    assert_eq!(again.status.code(), Some(1), "{again:?}");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("no session"),
+        "{again:?}"
+    );
 }

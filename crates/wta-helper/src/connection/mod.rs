@@ -441,6 +441,18 @@ impl MasterConnection {
         .await
     }
 
+    /// `_wta/forget_session`: drops an ended session from the master's
+    /// history; whether it was there.
+    pub async fn forget_session(&self, key: &str) -> Result<bool, ConnectionError> {
+        let params = wta_protocol::agent_sessions::ForgetSessionParams {
+            key: key.to_owned(),
+        };
+        let answer: wta_protocol::agent_sessions::ForgetSessionResponse = self
+            .call(wta_protocol::agent_sessions::METHOD_FORGET_SESSION, &params)
+            .await?;
+        Ok(answer.forgotten)
+    }
+
     /// `_wta/hook_event`: what an agent CLI's hook said (from `wta hook`).
     pub async fn hook_event(
         &self,

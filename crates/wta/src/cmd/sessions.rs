@@ -47,6 +47,10 @@ pub enum SessionsCommand {
     /// Resume an ended session: `session/load` into a new agent pane, or the
     /// agent CLI's own resume flag in a new tab.
     Resume(super::sessions_registry::KeyArgs),
+    /// Close a session: a live agent pane's session closes its pane (the
+    /// session becomes history); an ended one is dropped from the history.
+    /// A CLI in your shell pane is yours to end there.
+    Close(super::sessions_registry::KeyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -148,6 +152,7 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
         SessionsCommand::All(a) => return super::sessions_registry::all(ctx, a),
         SessionsCommand::Focus(k) => return super::sessions_registry::focus(ctx, k),
         SessionsCommand::Resume(k) => return super::sessions_registry::resume(ctx, k),
+        SessionsCommand::Close(k) => return super::sessions_registry::close(ctx, k),
     };
     let sessions = ask_master(
         ctx,

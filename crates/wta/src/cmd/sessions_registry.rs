@@ -1,8 +1,9 @@
-//! `wta sessions all | focus KEY | resume KEY`: every agent session the
-//! master tracks (agent panes, agent CLIs in shell panes, ended ones),
-//! going to a live one, and resuming an ended one: `session/load` into a
+//! `wta sessions all | focus KEY | resume KEY | close KEY`: every agent
+//! session the master tracks (agent panes, agent CLIs in shell panes, ended
+//! ones), going to a live one, resuming an ended one (`session/load` into a
 //! new agent pane when its agent loads sessions, else the agent CLI's own
-//! resume flag in a new tab.
+//! resume flag in a new tab), and closing one (a live agent pane closes; an
+//! ended row leaves the history).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,10 +14,13 @@ use clap::Args;
 use serde::Serialize;
 use wta_host::{NewTab, PaneCommand, TerminalHost};
 
-use wta_protocol::agent_sessions::{AgentSessionRow, AgentSessionsResponse, SessionSource};
+use wta_protocol::agent_sessions::{
+    AgentSessionRow, AgentSessionsResponse, AgentStatus, SessionSource,
+};
 
 use super::Ctx;
 use super::sessions::ask_master;
+use crate::launch::agent_pane;
 use crate::launch::delegate::{self, DelegateRequest, Place};
 use crate::output::{self, Table};
 
@@ -245,6 +249,65 @@ pub fn resume(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
             "resumed {} session {session} in {pane}",
             row.agent
         ))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `wta sessions close KEY`.
+pub fn close(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
+    let row = find(ctx, args)?;
+    let (what, pane) = match (row.status, row.source) {
+        (AgentStatus::Historical, _) => bail!(
+            "session `{}` is {}'s own history (its `session/list`); WTA cannot delete it",
+            row.key,
+            row.agent
+        ),
+        (AgentStatus::Ended, _) => {
+            let key = row.key.clone();
+            let forgotten = ask_master(
+                ctx,
+                args.master_socket.as_deref(),
+                LIST_WITHIN,
+                |conn| async move {
+                    conn.forget_session(&key)
+                        .await
+                        .context("the master did not drop the session")
+                },
+            )?;
+            if !forgotten {
+                bail!("session `{}` is no longer in the history", row.key);
+            }
+            ("forgot", None)
+        }
+        (_, SessionSource::ShellPane) => bail!(
+            "session `{}` is {} running in your shell pane {}: end it there \
+             (WTA never closes a shell pane)",
+            row.key,
+            row.agent,
+            row.pane
+                .as_ref()
+                .map_or("?".to_owned(), ToString::to_string)
+        ),
+        (_, SessionSource::AgentPane) => {
+            let Some(tab) = &row.tab else {
+                bail!("session `{}` has no tab WTA knows", row.key);
+            };
+            let host = ctx.host()?;
+            match agent_pane::close_in(&host, tab)? {
+                agent_pane::Outcome::Closed(pane) => ("closed", Some(pane)),
+                _ => bail!("tab {tab} has no agent pane any more"),
+            }
+        }
+    };
+    if ctx.json {
+        output::json(&serde_json::json!({"key": row.key, "action": what, "pane": pane}))?;
+    } else if let Some(pane) = pane {
+        output::line(&format!(
+            "closed {}'s agent pane {pane}: session `{}` is history now",
+            row.agent, row.key
+        ))?;
+    } else {
+        output::line(&format!("forgot ended session `{}`", row.key))?;
     }
     Ok(ExitCode::SUCCESS)
 }

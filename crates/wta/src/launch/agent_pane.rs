@@ -184,11 +184,16 @@ pub fn toggle(host: &TmuxHost, caller: &PaneInfo, spec: &OpenSpec) -> anyhow::Re
 
 /// Ends the window's agent pane, its helper and (through the master) its sessions.
 pub fn close(host: &TmuxHost, caller: &PaneInfo) -> anyhow::Result<Outcome> {
-    let Some((agent, _)) = find(host, &caller.window)? else {
+    close_in(host, &caller.window)
+}
+
+/// Ends the agent pane of tab `window` (visible or stashed), as [`close`].
+pub fn close_in(host: &TmuxHost, window: &WindowId) -> anyhow::Result<Outcome> {
+    let Some((agent, _)) = find(host, window)? else {
         return Ok(Outcome::NothingToClose);
     };
     host.kill_pane(&agent.id)?;
-    host.set_tab_option(&caller.window, WINDOW_OPTION, None)?;
+    host.set_tab_option(window, WINDOW_OPTION, None)?;
     Ok(Outcome::Closed(agent.id))
 }
 
