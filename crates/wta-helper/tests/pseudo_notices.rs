@@ -1,21 +1,26 @@
 //! The helper's notices and errors go through wta-i18n: with the
 //! pseudo-locale on, what the machine tells the user (not connected, a
-//! stale fix dropped, a lagging pane, the `/sessions` picker's words) is
-//! bracketed pseudo-text, while what it tells the agent is not touched.
+//! stale fix dropped, a lagging pane, the `/sessions` picker's words, an
+//! action's result under its card, why the master went away) is bracketed
+//! pseudo-text, while what it tells the agent is not touched.
 //!
 //! The language is process-wide: this file is its own test binary, and its
 //! one test sets `pseudo` and puts `en` back at the end.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::path::Path;
 use std::time::Instant;
 
 use serde_json::json;
 use wta_helper::connection::SessionOpened;
+use wta_helper::connection::lost::describe;
+use wta_helper::executor::{ActionOutcome, RunReport};
 use wta_helper::machine::{Command, Input, Linked, Machine, PaneConfig, step};
 use wta_protocol::agent_sessions::{
     AgentSessionRow, AgentSessionsResponse, AgentStatus, SessionSource,
 };
-use wta_protocol::{Origin, PaneId, ProposalId};
+use wta_protocol::{ExecutionId, Origin, PaneId, ProposalId};
+use wta_shell::EndReason;
 use wta_state::{DomainEvent, Event, Item, Scripted};
 
 fn config() -> PaneConfig {
@@ -212,6 +217,46 @@ fn the_helpers_notices_are_translated() {
     );
     // The ids and the agent's name are not text to translate.
     assert!(ours.label.starts_with("claude · "), "{:?}", ours.label);
+
+    // An action's result: the user's line is translated, the agent's
+    // execution line keeps its English reason.
+    let run = RunReport {
+        pane: "%3".into(),
+        exit: None,
+        output: String::new(),
+        truncated: false,
+        duration_ms: None,
+        cwd: None,
+        cmdline: None,
+        cmdline_matches: true,
+        interactive: false,
+        end: Some(EndReason::PaneDied { status: None }),
+        note: None,
+    };
+    let outcome = ActionOutcome::Finished(run);
+    let closed = "the pane closed while the command ran";
+    let shown = outcome.display(1);
+    assert!(shown.contains(&wta_i18n::pseudo(closed)), "{shown:?}");
+    assert!(
+        !shown.contains(closed) && !shown.contains("Action 1"),
+        "{shown:?}"
+    );
+    let line = outcome
+        .execution_line(
+            ProposalId::from_bytes([1; 16]),
+            ExecutionId::from_bytes([2; 16]),
+            1,
+        )
+        .unwrap();
+    assert_eq!(line.reason.as_deref(), Some(closed));
+    let shown = ActionOutcome::Inserted { pane: "%3".into() }.display(2);
+    let typed = wta_i18n::pseudo("typed into %3 without Enter (nothing ran)");
+    assert!(shown.contains(&typed), "{shown:?}");
+
+    // Why the master went away.
+    let why = describe(None, false, false, Path::new("/x/master.sock"));
+    assert!(why.starts_with('[') && why.ends_with(']'), "{why:?}");
+    assert!(!why.contains("shut down"), "{why:?}");
 
     wta_i18n::set_language("en");
     assert_eq!(

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 /// How long a master whose connection just closed may take to be gone.
 pub const DYING: Duration = Duration::from_secs(1);
 
-/// One sentence (no trailing period) for the pane.
+/// One sentence (no trailing period) for the pane, in the user's language.
 pub fn why_master_went_away(socket: &Path) -> String {
     let pid = master_pid(socket);
     let alive = pid.is_some_and(|pid| {
@@ -30,19 +30,18 @@ pub fn why_master_went_away(socket: &Path) -> String {
 /// The sentence for what was seen (pure, so every case is tested).
 pub fn describe(pid: Option<u32>, alive: bool, socket_left: bool, socket: &Path) -> String {
     let who = match pid {
-        Some(pid) => format!("the wta master (pid {pid})"),
-        None => "the wta master".to_owned(),
+        Some(pid) => wta_i18n::tr!("helper.master.who_pid", pid = pid),
+        None => wta_i18n::tr!("helper.master.who"),
     };
     match (pid.is_some(), alive, socket_left) {
-        (_, true, _) => format!("{who} closed this pane's connection; it is still running"),
-        (_, false, false) => format!("{who} shut down (it removed its socket)"),
-        (true, false, true) => format!(
-            "{who} is gone without shutting down: it was killed or crashed, and its socket {} is left closed",
-            socket.display()
+        (_, true, _) => wta_i18n::tr!("helper.master.still_running", who = who),
+        (_, false, false) => wta_i18n::tr!("helper.master.shut_down", who = who),
+        (true, false, true) => wta_i18n::tr!(
+            "helper.master.crashed",
+            who = who,
+            socket = socket.display()
         ),
-        (false, false, true) => {
-            format!("{who} closed the connection; no master holds its lock file any more")
-        }
+        (false, false, true) => wta_i18n::tr!("helper.master.no_lock", who = who),
     }
 }
 

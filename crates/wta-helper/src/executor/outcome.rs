@@ -1,6 +1,7 @@
 //! What one executed action produced, and how it becomes an execution line
 //! (DESIGN §4.4). Pure: built from tracker runs, no I/O.
 
+use wta_i18n::tr;
 use wta_protocol::{ExecutionId, ExecutionLine, ExecutionStatus, ProposalId};
 use wta_shell::{EndReason, Run};
 
@@ -17,9 +18,9 @@ fn timing(r: &RunReport) -> String {
             // Start and end were seen in one read: too fast to time here.
             String::new()
         } else if ms < 10_000 {
-            format!(" after {ms} ms")
+            format!(" {}", tr!("helper.outcome.after_ms", ms = ms))
         } else {
-            format!(" after {} s", ms / 1000)
+            format!(" {}", tr!("helper.outcome.after_s", s = ms / 1000))
         }
     })
 }
@@ -99,28 +100,39 @@ pub enum ActionOutcome {
 impl ActionOutcome {
     /// What the agent pane shows under the card for action `action`: a
     /// status line (exit code, duration) and the last [`TAIL_LINES`] lines
-    /// of the output, the same facts the agent gets in its execution line.
+    /// of the output, the same facts the agent gets in its execution line,
+    /// in the user's language.
     pub fn display(&self, action: u64) -> String {
         let head = match self {
             Self::Finished(r) => {
                 let status = match r.exit {
-                    Some(0) => "completed (exit 0)".to_owned(),
-                    Some(INTERRUPTED_EXIT) => "interrupted (exit 130)".to_owned(),
-                    Some(code) => format!("failed (exit {code})"),
-                    None => format!("unavailable: {}", end_reason_text(r.end)),
+                    Some(0) => tr!("helper.outcome.completed_exit_0"),
+                    Some(INTERRUPTED_EXIT) => tr!("helper.outcome.interrupted"),
+                    Some(code) => tr!("helper.outcome.failed", code = code),
+                    None => tr!(
+                        "helper.outcome.unavailable",
+                        reason = end_reason_shown(r.end)
+                    ),
                 };
                 format!("{} {status}{}", r.pane, timing(r))
             }
-            Self::TimedOut(r) if r.interactive => {
-                format!("{} interactive, still running{}", r.pane, timing(r))
-            }
-            Self::TimedOut(r) => format!("{} timed out, still running{}", r.pane, timing(r)),
+            Self::TimedOut(r) if r.interactive => tr!(
+                "helper.outcome.interactive",
+                pane = r.pane,
+                timing = timing(r)
+            ),
+            Self::TimedOut(r) => tr!(
+                "helper.outcome.timed_out",
+                pane = r.pane,
+                timing = timing(r)
+            ),
             other => other.summary(),
         };
-        let mut text = format!("Action {action}: {head}");
+        let mut text = tr!("helper.outcome.action", action = action, head = head);
         if let Self::Finished(r) | Self::TimedOut(r) = self {
             if !r.cmdline_matches {
-                text.push_str("\n  (the shell reported a different command)");
+                text.push_str("\n  ");
+                text.push_str(&tr!("helper.outcome.other_command"));
             }
             let lines: Vec<&str> = r.output.lines().collect();
             for l in &lines[lines.len().saturating_sub(TAIL_LINES)..] {
@@ -132,21 +144,21 @@ impl ActionOutcome {
         text
     }
 
-    /// One short line for the outcome.
+    /// One short line for the outcome, in the user's language.
     pub fn summary(&self) -> String {
         match self {
             Self::Finished(r) => {
                 let status = match r.exit {
-                    Some(0) => "completed".to_owned(),
-                    Some(code) => format!("failed (exit {code})"),
+                    Some(0) => tr!("helper.outcome.completed"),
+                    Some(code) => tr!("helper.outcome.failed", code = code),
                     // Say why, as the execution line does.
-                    None => format!("ended: {}", end_reason_text(r.end)),
+                    None => tr!("helper.outcome.ended", reason = end_reason_shown(r.end)),
                 };
                 let tail = r.output.lines().last().unwrap_or("").trim();
                 let mismatch = if r.cmdline_matches {
-                    ""
+                    String::new()
                 } else {
-                    " [the shell reported a different command]"
+                    format!(" [{}]", tr!("helper.outcome.other_command_short"))
                 };
                 if tail.is_empty() {
                     format!("{} {status}{mismatch}", r.pane)
@@ -155,20 +167,19 @@ impl ActionOutcome {
                 }
             }
             Self::TimedOut(r) if r.interactive => {
-                format!(
-                    "{} interactive, still running (not followed further)",
-                    r.pane
-                )
+                tr!("helper.outcome.interactive_not_followed", pane = r.pane)
             }
-            Self::TimedOut(r) => format!("{} still running (result timed out)", r.pane),
-            Self::Inserted { pane } => format!("typed into {pane} without Enter (nothing ran)"),
-            Self::Opened { pane } => format!("opened {pane}"),
-            Self::Delegated { pane, agent } => format!("{agent} started in {pane}"),
-            Self::CompletionUnavailable { pane } => format!(
-                "sent to {pane}; its shell has no WTA integration, so the result is unknown"
-            ),
-            Self::Unavailable { reason } => format!("not run: {reason}"),
-            Self::Cancelled { reason } => format!("cancelled: {reason}"),
+            Self::TimedOut(r) => tr!("helper.outcome.result_timed_out", pane = r.pane),
+            Self::Inserted { pane } => tr!("helper.outcome.inserted", pane = pane),
+            Self::Opened { pane } => tr!("helper.outcome.opened", pane = pane),
+            Self::Delegated { pane, agent } => {
+                tr!("helper.outcome.delegated", agent = agent, pane = pane)
+            }
+            Self::CompletionUnavailable { pane } => {
+                tr!("helper.outcome.completion_unavailable", pane = pane)
+            }
+            Self::Unavailable { reason } => tr!("helper.outcome.not_run", reason = reason),
+            Self::Cancelled { reason } => tr!("helper.outcome.cancelled", reason = reason),
         }
     }
 
@@ -245,6 +256,21 @@ fn fill(mut l: ExecutionLine, r: &RunReport) -> ExecutionLine {
     l
 }
 
+/// Why a run ended without an exit status, as the user reads it (the
+/// agent's execution line keeps [`end_reason_text`]).
+fn end_reason_shown(end: Option<EndReason>) -> String {
+    match end {
+        Some(EndReason::PaneDied { status }) => match status {
+            Some(s) => tr!("helper.outcome.pane_closed_status", status = s),
+            None => tr!("helper.outcome.pane_closed"),
+        },
+        Some(EndReason::PromptWithoutD) => tr!("helper.outcome.lost_integration"),
+        Some(EndReason::Detached) => tr!("helper.outcome.detached"),
+        Some(EndReason::Mark) | None => tr!("helper.outcome.not_observed"),
+    }
+}
+
+/// Why a run ended without an exit status, for the agent: never translated.
 fn end_reason_text(end: Option<EndReason>) -> String {
     match end {
         Some(EndReason::PaneDied { status }) => match status {
