@@ -204,7 +204,7 @@ fn the_helpers_notices_are_translated() {
         .iter()
         .find(|i| i.id == "claude:s1")
         .expect("this pane's row");
-    for word in ["in %3", "resumable", "(this pane)"] {
+    for word in ["idle", "in %3", "resumable", "(this pane)"] {
         let want = wta_i18n::pseudo(word);
         assert!(ours.label.contains(&want), "{want:?} in {:?}", ours.label);
         assert!(!ours.label.contains(word), "{word:?} in {:?}", ours.label);

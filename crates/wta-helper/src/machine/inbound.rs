@@ -324,9 +324,22 @@ fn session_item(
         label: format!(
             "{} · {}{what}{place}{resumable}{this_pane}",
             row.agent,
-            row.status.as_str()
+            status_word(row.status)
         ),
         detail,
         current: row.status.is_live(),
+    }
+}
+
+/// A registry status as the picker shows it (the protocol's word is `as_str`).
+fn status_word(status: wta_protocol::agent_sessions::AgentStatus) -> String {
+    use wta_protocol::agent_sessions::AgentStatus;
+    match status {
+        AgentStatus::Idle => wta_i18n::tr!("helper.sessions.status.idle"),
+        AgentStatus::Working => wta_i18n::tr!("helper.sessions.status.working"),
+        AgentStatus::Attention => wta_i18n::tr!("helper.sessions.status.attention"),
+        AgentStatus::Error => wta_i18n::tr!("helper.sessions.status.error"),
+        AgentStatus::Ended => wta_i18n::tr!("helper.sessions.status.ended"),
+        AgentStatus::Historical => wta_i18n::tr!("helper.sessions.status.historical"),
     }
 }
