@@ -129,7 +129,7 @@ fn compact(state: &AppState, p: &PendingPermission, frame: &mut Frame, area: Rec
     let width = area.width as usize;
     let queued = state.permissions.len();
     let more = if queued > 1 {
-        format!(" · 1 of {queued}")
+        format!(" · {}", tr!("card.of", n = 1, total = queued))
     } else {
         String::new()
     };

@@ -7,6 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
+use wta_i18n::tr;
 use wta_state::{AppState, Direction};
 
 use crate::theme;
@@ -20,9 +21,9 @@ pub const ROWS_PER_LINE: usize = 3;
 pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     let log = &state.debug;
     let dropped = log.total.saturating_sub(log.len() as u64);
-    let mut title = format!(" ACP traffic · {} lines", log.len());
+    let mut title = format!(" {}", tr!("debug.title", lines = log.len()));
     if dropped > 0 {
-        title.push_str(&format!(" ({dropped} older dropped)"));
+        title.push_str(&format!(" ({})", tr!("debug.dropped", n = dropped)));
     }
     title.push_str(" · F12 ");
     let block = Block::default()
@@ -35,7 +36,10 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     let width = inner.width.saturating_sub(3) as usize;
     let buf = frame.buffer_mut();
     if log.is_empty() {
-        let line = Line::from(Span::styled(" no traffic yet", theme::dim()));
+        let line = Line::from(Span::styled(
+            format!(" {}", tr!("debug.empty")),
+            theme::dim(),
+        ));
         buf.set_line(inner.x, inner.y, &line, inner.width);
         return;
     }

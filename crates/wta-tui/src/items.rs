@@ -5,6 +5,8 @@
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
+use wta_i18n::tr;
 use wta_state::{
     Entry, Item, PlanEntry, PlanStatus, StopReason, SystemLevel, ToolCall, ToolKind, ToolStatus,
 };
@@ -91,12 +93,12 @@ fn thought<S: Sink>(text: &str, expanded: bool, live: bool, width: usize, out: &
     if !expanded && !live {
         let first = rows.first().copied().unwrap_or("");
         let more = if rows.len() > 1 {
-            format!("  (+{} lines)", rows.len() - 1)
+            format!("  ({})", tr!("transcript.more_lines", n = rows.len() - 1))
         } else {
             String::new()
         };
         out.line(|| {
-            let summary = truncate(first, width.saturating_sub(4 + more.len()));
+            let summary = truncate(first, width.saturating_sub(4 + more.width()));
             Line::from(vec![
                 Span::styled("∴ ", theme::thought()),
                 Span::styled(summary, theme::thought()),
@@ -111,9 +113,9 @@ fn thought<S: Sink>(text: &str, expanded: bool, live: bool, width: usize, out: &
         &rows[..]
     };
     let header = if live {
-        "∴ Thinking…"
+        format!("∴ {}", tr!("transcript.thinking"))
     } else {
-        "∴ Thought"
+        format!("∴ {}", tr!("transcript.thought"))
     };
     out.line(|| Line::from(Span::styled(header, theme::thought())));
     let indent = [Span::raw("  ")];
@@ -153,8 +155,10 @@ fn status_glyph(status: ToolStatus) -> Span<'static> {
 }
 
 fn tool<S: Sink>(call: &ToolCall, width: usize, out: &mut S) {
+    let untitled;
     let title = if call.title.is_empty() {
-        "Tool call"
+        untitled = tr!("transcript.tool_call");
+        untitled.as_str()
     } else {
         call.title.as_str()
     };
@@ -170,13 +174,16 @@ fn tool<S: Sink>(call: &ToolCall, width: usize, out: &mut S) {
         } else {
             theme::error()
         };
-        head.push(Span::styled(format!(" · exit {code}"), style));
+        head.push(Span::styled(
+            format!(" · {}", tr!("transcript.exit", code = code)),
+            style,
+        ));
     }
     if call.status == ToolStatus::Pending || call.status == ToolStatus::InProgress {
         let label = if call.status == ToolStatus::Pending {
-            " · pending"
+            format!(" · {}", tr!("transcript.pending"))
         } else {
-            " · running"
+            format!(" · {}", tr!("transcript.running"))
         };
         head.push(Span::styled(label, theme::dim()));
     }
@@ -198,7 +205,7 @@ fn tool<S: Sink>(call: &ToolCall, width: usize, out: &mut S) {
         out.line(|| {
             Line::from(vec![
                 gutter.clone(),
-                Span::styled(format!("… {hidden} earlier lines"), theme::dim()),
+                Span::styled(tr!("transcript.earlier_lines", n = hidden), theme::dim()),
             ])
         });
     }
@@ -219,8 +226,14 @@ fn plan_lines<S: Sink>(plan: &[PlanEntry], width: usize, out: &mut S) {
     out.line(|| {
         Line::from(vec![
             Span::styled("☰ ", theme::dim()),
-            Span::styled("Plan", theme::bold()),
-            Span::styled(format!(" · {done}/{} done", plan.len()), theme::dim()),
+            Span::styled(tr!("transcript.plan"), theme::bold()),
+            Span::styled(
+                format!(
+                    " · {}",
+                    tr!("transcript.plan_done", done = done, total = plan.len())
+                ),
+                theme::dim(),
+            ),
         ])
     });
     for entry in plan {
@@ -284,26 +297,28 @@ fn divider<S: Sink>(label: &str, width: usize, out: &mut S) {
 fn turn_end<S: Sink>(stop: StopReason, collapsed: bool, items: usize, focused: bool, out: &mut S) {
     let reason = match stop {
         StopReason::EndTurn => None,
-        StopReason::Cancelled => Some(("⊘ cancelled", theme::attention())),
-        StopReason::MaxTokens => Some((
-            "! stopped: the agent hit its token limit",
-            theme::attention(),
-        )),
-        StopReason::MaxTurnRequests => Some((
-            "! stopped: too many model requests in one turn",
-            theme::attention(),
-        )),
-        StopReason::Refusal => Some(("! the agent refused to continue", theme::error())),
-    };
+        StopReason::Cancelled => Some(("⊘", "transcript.cancelled", theme::attention())),
+        StopReason::MaxTokens => Some(("!", "transcript.max_tokens", theme::attention())),
+        StopReason::MaxTurnRequests => Some(("!", "transcript.max_requests", theme::attention())),
+        StopReason::Refusal => Some(("!", "transcript.refusal", theme::error())),
+    }
+    .map(|(glyph, key, style)| (format!("{glyph} {}", tr!(key)), style));
     let mut spans = Vec::new();
     if collapsed {
-        let noun = if items == 1 { "item" } else { "items" };
+        let key = if items == 1 {
+            "transcript.folded_one"
+        } else {
+            "transcript.folded_many"
+        };
         spans.push(Span::styled(
-            format!("▸ {items} {noun} folded"),
+            format!("▸ {}", tr!(key, n = items)),
             theme::dim(),
         ));
     } else if focused {
-        spans.push(Span::styled("▾ fold this turn (Enter)", theme::dim()));
+        spans.push(Span::styled(
+            format!("▾ {}", tr!("transcript.fold_hint")),
+            theme::dim(),
+        ));
     }
     if let Some((text, style)) = reason {
         if !spans.is_empty() {

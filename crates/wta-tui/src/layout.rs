@@ -48,7 +48,10 @@ impl View {
         self.card_sight = None;
         let area = frame.area();
         if area.height < 3 || area.width < 10 {
-            let line = Line::from(Span::styled("wta: pane too small", theme::dim()));
+            let line = Line::from(Span::styled(
+                format!("wta: {}", tr!("layout.too_small")),
+                theme::dim(),
+            ));
             frame
                 .buffer_mut()
                 .set_line(area.x, area.y, &line, area.width);
@@ -171,43 +174,50 @@ fn rule(state: &AppState, width: usize) -> Line<'static> {
     } else {
         ""
     };
-    let label = "─ queued: ";
+    let queued_label = format!("{}: ", tr!("layout.queued"));
+    let label_width = 2 + queued_label.width();
     let room_with =
-        |hint: &str| width.saturating_sub(label.width() + hint.width() + more.width() + 1);
+        |hint: &str| width.saturating_sub(label_width + hint.width() + more.width() + 1);
     // The longest hint that still leaves the message some room.
     let want = first.trim().width().min(16);
-    let hint = [
-        " · sent when the turn ends · Esc takes it back ",
-        " · Esc takes it back ",
-        " ",
-    ]
-    .into_iter()
-    .find(|h| room_with(h) >= want)
-    .unwrap_or(" ");
+    let hints = [
+        format!(
+            " · {} · {} ",
+            tr!("layout.queued_sent"),
+            tr!("layout.queued_back")
+        ),
+        format!(" · {} ", tr!("layout.queued_back")),
+    ];
+    let hint = hints
+        .iter()
+        .map(String::as_str)
+        .find(|h| room_with(h) >= want)
+        .unwrap_or(" ");
     let room = room_with(hint);
     let text = crate::wrap::truncate(first.trim(), room);
-    let used = label.width() + text.width() + more.width() + hint.width();
+    let used = label_width + text.width() + more.width() + hint.width();
     Line::from(vec![
         Span::styled("─ ", theme::dim()),
-        Span::styled("queued: ", theme::accent()),
+        Span::styled(queued_label, theme::accent()),
         Span::raw(format!("{text}{more}")),
-        Span::styled(hint, theme::dim()),
+        Span::styled(hint.to_owned(), theme::dim()),
         Span::styled("─".repeat(width.saturating_sub(used)), theme::dim()),
     ])
 }
 
 /// The rule when a proposal card waits but the pane has no row for it.
 fn card_waiting_rule(width: usize) -> Line<'static> {
-    let text = [
-        "─ terminal action waiting: v shows it · Esc cancels ",
-        "─ action waiting: v · Esc ",
-        "─ v ",
-    ]
-    .into_iter()
-    .find(|t| t.width() <= width)
-    .unwrap_or("");
+    let texts = [
+        format!("─ {} ", tr!("layout.card_waiting")),
+        format!("─ {} ", tr!("layout.card_waiting_short")),
+        "─ v ".to_owned(),
+    ];
+    let text = texts
+        .iter()
+        .find(|t| t.width() <= width)
+        .map_or("", String::as_str);
     Line::from(vec![
-        Span::styled(text, theme::attention()),
+        Span::styled(text.to_owned(), theme::attention()),
         Span::styled("─".repeat(width.saturating_sub(text.width())), theme::dim()),
     ])
 }

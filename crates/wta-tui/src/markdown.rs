@@ -15,6 +15,7 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
+use wta_i18n::tr;
 
 use crate::sink::{Count, Sink};
 use crate::table::{Table, render_table};
@@ -298,7 +299,7 @@ impl<'a, S: Sink> Renderer<'a, '_, S> {
             Tag::Image { dest_url, .. } => {
                 self.links.push((dest_url.into_string(), self.inline.len()));
                 self.styles.push(theme::dim());
-                self.text("[image: ");
+                self.text(format!("[{}: ", tr!("transcript.image")));
             }
             Tag::Superscript | Tag::Subscript | Tag::HtmlBlock | Tag::MetadataBlock(_) => {
                 self.styles.push(Style::new());

@@ -9,13 +9,12 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use wta_i18n::tr;
 use wta_state::{AppState, MasterLost};
 
 use crate::status::SPINNER;
 use crate::theme;
 use crate::wrap::{truncate, wrap};
-
-const TITLE: &str = " The wta master went away ";
 
 fn spinner(state: &AppState) -> &'static str {
     SPINNER[(state.frame % SPINNER.len() as u64) as usize]
@@ -28,7 +27,7 @@ fn body(state: &AppState, lost: &MasterLost, width: usize) -> Vec<Line<'static>>
     if lost.reconnecting {
         return vec![Line::from(vec![
             Span::styled(format!("{} ", spinner(state)), theme::accent()),
-            Span::raw("Reconnecting (a master is started if none runs)…"),
+            Span::raw(tr!("master_lost.reconnecting")),
         ])];
     }
     let key = |key: &str, what: &str| {
@@ -42,11 +41,8 @@ fn body(state: &AppState, lost: &MasterLost, width: usize) -> Vec<Line<'static>>
             &[Span::raw("  ")],
         )
     };
-    let mut lines = key(
-        "Enter",
-        ": start a new master (if none runs) and a new session here; this transcript stays.",
-    );
-    lines.extend(key("Ctrl+C", " twice: close the pane."));
+    let mut lines = key("Enter", &format!(": {}", tr!("master_lost.enter")));
+    lines.extend(key("Ctrl+C", &format!(" {}", tr!("master_lost.ctrl_c"))));
     lines
 }
 
@@ -74,7 +70,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         .border_type(BorderType::Rounded)
         .border_style(theme::error())
         .title(Line::from(Span::styled(
-            TITLE,
+            format!(" {} ", tr!("master_lost.title")),
             theme::error().add_modifier(Modifier::BOLD),
         )));
     let lines = body(state, lost, area.width.saturating_sub(4) as usize);
@@ -90,11 +86,15 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
 
 fn compact(state: &AppState, lost: &MasterLost, frame: &mut Frame, area: Rect) {
     let width = area.width as usize;
-    let head = truncate("The wta master went away", width.saturating_sub(2));
+    let head = truncate(&tr!("master_lost.title"), width.saturating_sub(2));
     let keys = if lost.reconnecting {
-        format!("{} reconnecting…", spinner(state))
+        format!(
+            "{} {}",
+            spinner(state),
+            tr!("master_lost.reconnecting_short")
+        )
     } else {
-        "Enter reconnects · Ctrl+C twice closes".to_owned()
+        tr!("master_lost.keys_short")
     };
     let lines = vec![
         Line::from(vec![

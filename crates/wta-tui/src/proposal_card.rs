@@ -23,7 +23,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 use unicode_width::UnicodeWidthStr;
-use wta_protocol::{Action, Choice, Direction, OpenTarget, Origin};
+use wta_i18n::tr;
+use wta_protocol::{Action, Choice};
 use wta_state::AppState;
 use wta_state::proposal_card::{CardSight, ConfirmMode, FullViewFrame, ProposalCard, mode_label};
 
@@ -32,7 +33,10 @@ use crate::wrap::{truncate, wrap, wrap_chars};
 
 #[path = "proposal_card_full.rs"]
 mod full;
+#[path = "proposal_card_words.rs"]
+mod words;
 pub(crate) use full::render_full;
+use words::{insert_hint, origin_name, place, with_cwd};
 
 /// Indent of a choice's details under its title.
 const INDENT: &str = "     ";
@@ -78,36 +82,13 @@ fn push_detail(lines: &mut Vec<Line<'static>>, text: &str, width: usize) {
     ));
 }
 
-fn place(target: OpenTarget, direction: Option<Direction>, pane: &str) -> String {
-    match target {
-        OpenTarget::Tab => "new tab".to_owned(),
-        OpenTarget::Panel => {
-            let side = match direction {
-                Some(Direction::Right) => "right of",
-                Some(Direction::Left) => "left of",
-                Some(Direction::Up) => "above",
-                Some(Direction::Down) => "below",
-                Some(Direction::Auto) | None => "beside",
-            };
-            format!("new panel {side} {pane}")
-        }
-    }
-}
-
-fn with_cwd(text: String, cwd: Option<&str>) -> String {
-    match cwd {
-        Some(cwd) => format!("{text} · cwd {cwd}"),
-        None => text,
-    }
-}
-
 fn action_lines(card: &ProposalCard, action: &Action, width: usize) -> Vec<Line<'static>> {
     let p = &card.proposal;
     let mut lines = Vec::new();
     match action {
         Action::Send { input } => {
             push_command(&mut lines, input, width);
-            let here = format!("in {}", p.target_pane);
+            let here = tr!("proposal.in_pane", pane = p.target_pane);
             push_detail(&mut lines, &with_cwd(here, p.target_cwd.as_deref()), width);
         }
         Action::Open {
@@ -116,10 +97,11 @@ fn action_lines(card: &ProposalCard, action: &Action, width: usize) -> Vec<Line<
             title,
             direction,
         } => {
-            let mut text = format!("open {}", place(*target, *direction, &p.target_pane));
-            if let Some(title) = title {
-                text.push_str(&format!(" \u{201c}{title}\u{201d}"));
-            }
+            let place = place(*target, *direction, &p.target_pane);
+            let text = match title {
+                Some(title) => tr!("proposal.open_titled", place = place, title = title),
+                None => tr!("proposal.open", place = place),
+            };
             lines.extend(wrap(
                 &[Span::styled(with_cwd(text, cwd.as_deref()), theme::bold())],
                 width,
@@ -133,17 +115,18 @@ fn action_lines(card: &ProposalCard, action: &Action, width: usize) -> Vec<Line<
             delegate,
             cwd,
         } => {
+            let place = place(*target, None, &p.target_pane);
             let head = if *delegate {
-                let agent = p.delegate_agent.as_deref().unwrap_or("the delegate agent");
-                format!(
-                    "open {}, delegate to {agent}:",
-                    place(*target, None, &p.target_pane)
-                )
+                let agent = p
+                    .delegate_agent
+                    .clone()
+                    .unwrap_or_else(|| tr!("proposal.the_delegate"));
+                tr!("proposal.open_delegate", place = place, agent = agent)
             } else {
-                format!("open {}, then run:", place(*target, None, &p.target_pane))
+                tr!("proposal.open_run", place = place)
             };
             let text = match cwd {
-                Some(cwd) => format!("{head} (cwd {cwd})"),
+                Some(cwd) => format!("{head} ({})", tr!("proposal.cwd", cwd = cwd)),
                 None => head,
             };
             lines.extend(wrap(
@@ -183,14 +166,17 @@ fn title_line(card: &ProposalCard, row: usize, choice: &Choice, width: usize) ->
     // A narrow card keeps a few columns of the title before the tag.
     let title_min = choice.title.width().min(8);
     let tag = if !card.is_recommended(choice) {
-        ""
+        String::new()
     } else {
-        ["  recommended", " (rec.)", ""]
-            .into_iter()
-            .find(|t| fixed + t.len() + title_min <= width)
-            .unwrap_or("")
+        [
+            format!("  {}", tr!("proposal.recommended")),
+            format!(" {}", tr!("proposal.recommended_short")),
+        ]
+        .into_iter()
+        .find(|t| fixed + t.width() + title_min <= width)
+        .unwrap_or_default()
     };
-    let room = width.saturating_sub(fixed + tag.len());
+    let room = width.saturating_sub(fixed + tag.width());
     Line::from(vec![
         Span::styled(marker, theme::accent()),
         Span::styled(format!("{number}{}", truncate(&choice.title, room)), style),
@@ -289,10 +275,7 @@ fn body(card: &ProposalCard, width: usize, detail: Detail) -> Body {
     }
     if !card.proposal.armed {
         for line in wrap(
-            &[Span::styled(
-                "unarmed: not pre-approved by the agent's permission flow",
-                theme::attention(),
-            )],
+            &[Span::styled(tr!("proposal.unarmed"), theme::attention())],
             width,
             &[Span::styled("! ", theme::attention())],
             &[Span::raw("  ")],
@@ -309,7 +292,7 @@ fn stale_lines(card: &ProposalCard, width: usize) -> Vec<Line<'static>> {
     if let Some(stale) = card.stale.as_ref() {
         lines.extend(wrap(
             &[Span::styled(
-                format!("cannot run: {}", stale.describe()),
+                tr!("proposal.cannot_run", why = stale.describe()),
                 theme::error(),
             )],
             width,
@@ -384,7 +367,7 @@ fn buttons_line(
     unread: usize,
 ) -> Line<'static> {
     if card.stale.is_some() {
-        return Line::from(Span::styled("nothing will run · Esc dismiss", theme::dim()));
+        return Line::from(Span::styled(tr!("proposal.nothing_will_run"), theme::dim()));
     }
     let active = unread == 0
         && state
@@ -392,7 +375,7 @@ fn buttons_line(
             .is_some_and(|now| state.proposals.accepts_keys(now));
     let buttons = card.buttons();
     // Padded labels, unless that would cut the last button off.
-    let padded: usize = buttons.iter().map(|m| mode_label(*m).len() + 5).sum();
+    let padded: usize = buttons.iter().map(|m| mode_label(*m).width() + 5).sum();
     let pad = if padded <= width { " " } else { "" };
     let mut spans = Vec::new();
     for (i, mode) in buttons.into_iter().enumerate() {
@@ -411,10 +394,10 @@ fn buttons_line(
     let room = width.saturating_sub(crate::wrap::spans_width(&spans));
     if unread > 0 {
         let hints = [
-            format!(" press v to read the whole card ({unread} rows unread)"),
-            format!(" v: read all {unread} unread rows first"),
-            format!(" v: read {unread} unread rows"),
-            " v: read it all".to_owned(),
+            format!(" {}", tr!("proposal.unread_whole", n = unread)),
+            format!(" {}", tr!("proposal.unread_first", n = unread)),
+            format!(" {}", tr!("proposal.unread_rows", n = unread)),
+            format!(" {}", tr!("proposal.read_all")),
             " v".to_owned(),
         ];
         if let Some(hint) = fitting(&hints, room) {
@@ -422,8 +405,8 @@ fn buttons_line(
         }
         return Line::from(spans);
     }
-    let hint = " Insert types without Enter";
-    if card.buttons().contains(&ConfirmMode::Insert) && hint.len() <= room {
+    let hint = insert_hint();
+    if card.buttons().contains(&ConfirmMode::Insert) && hint.width() <= room {
         spans.push(Span::styled(hint, theme::dim()));
     }
     Line::from(spans)
@@ -454,10 +437,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
         );
         return Some(sight(card, text_cols, total, 0..0, None));
     }
-    let name = match card.proposal.origin {
-        Origin::TerminalAgent => " Terminal action ",
-        Origin::Autofix => " Suggested fix ",
-    };
+    let name = format!(" {} ", origin_name(card.proposal.origin));
     let queued = state.proposals.len();
     let mut block = Block::default()
         .borders(Borders::ALL)
@@ -469,7 +449,11 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
         )));
     if queued > 1 {
         block = block.title(
-            Line::from(Span::styled(format!(" 1 of {queued} "), theme::dim())).right_aligned(),
+            Line::from(Span::styled(
+                format!(" {} ", tr!("card.of", n = 1, total = queued)),
+                theme::dim(),
+            ))
+            .right_aligned(),
         );
     }
     let inner = block.inner(area);
@@ -515,18 +499,17 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
         0..0
     };
     let unread = unread(card, text_cols, total, showing.clone());
-    let keys: &[&str] = if card.stale.is_some() {
-        &[" Esc dismiss "]
+    let keys: Vec<String> = if card.stale.is_some() {
+        vec![format!(" {} ", tr!("proposal.keys_stale"))]
     } else if unread > 0 {
-        &[
-            " ↑↓ choice · v read all · Esc cancel ",
-            " v read all · Esc ",
-            " v ",
+        vec![
+            format!(" {} ", tr!("proposal.keys_unread")),
+            format!(" {} ", tr!("proposal.keys_unread_short")),
+            " v ".to_owned(),
         ]
     } else {
-        &[" ↑↓ choice · ←→ button · Enter confirm · Esc cancel "]
+        vec![format!(" {} ", tr!("proposal.keys"))]
     };
-    let keys: Vec<String> = keys.iter().map(|k| (*k).to_owned()).collect();
     let keys = fitting(&keys, (area.width as usize).saturating_sub(2))
         .unwrap_or_else(|| keys.last().cloned().unwrap_or_default());
     block = block.title_bottom(Line::from(Span::styled(keys, theme::dim())));
@@ -535,9 +518,9 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
     if cut && room > 0 {
         let hidden = n - end;
         let marks = [
-            format!("… {hidden} more lines: v shows the whole card"),
-            format!("… {hidden} more lines (v shows all)"),
-            format!("… {hidden} more lines"),
+            tr!("proposal.more_whole", n = hidden),
+            tr!("proposal.more_all", n = hidden),
+            tr!("proposal.more", n = hidden),
             "…".to_owned(),
         ];
         lines.push(Line::from(Span::styled(
@@ -579,9 +562,9 @@ fn compact(state: &AppState, card: &ProposalCard, frame: &mut Frame, area: Rect,
     ]);
     let second = if unread > 0 {
         let hints = [
-            format!("! {unread} rows unread: v shows the whole card · Esc cancel"),
-            format!("! {unread} rows unread: v shows them"),
-            "! v: read it all".to_owned(),
+            format!("! {}", tr!("proposal.compact_unread", n = unread)),
+            format!("! {}", tr!("proposal.compact_unread_short", n = unread)),
+            format!("! {}", tr!("proposal.read_all")),
             "! v".to_owned(),
         ];
         Line::from(Span::styled(

@@ -9,10 +9,12 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use wta_protocol::Origin;
 use wta_state::AppState;
 use wta_state::proposal_card::{CardSight, FullViewFrame};
 
+use wta_i18n::tr;
+
+use super::words::{insert_hint, origin_name};
 use super::{buttons_line, fits, fitting, full_text, sight, text_width, unread};
 use crate::theme;
 
@@ -36,17 +38,19 @@ pub(crate) fn render_full(state: &AppState, frame: &mut Frame, area: Rect) -> Op
     };
     let unread = unread(card, text_cols, full.action_rows, showing.clone());
 
-    let name = match card.proposal.origin {
-        Origin::TerminalAgent => "Terminal action",
-        Origin::Autofix => "Suggested fix",
-    };
+    let name = origin_name(card.proposal.origin);
     let rows = if total == 0 {
         String::new()
     } else {
-        format!("rows {}–{end} of {total}", top + 1)
+        tr!(
+            "proposal.full_rows",
+            from = top + 1,
+            to = end,
+            total = total
+        )
     };
     let heads = [
-        format!("◆ {name}, whole card · {rows}"),
+        format!("◆ {}", tr!("proposal.full_head", name = name, rows = rows)),
         format!("◆ {rows}"),
         "◆".to_owned(),
     ];
@@ -96,8 +100,11 @@ fn footer(
 ) -> Line<'static> {
     if let Some(stale) = card.stale.as_ref() {
         let hints = [
-            format!("✗ cannot run: {} · Esc dismiss", stale.describe()),
-            "✗ cannot run · Esc dismiss".to_owned(),
+            format!(
+                "✗ {}",
+                tr!("proposal.cannot_run_esc", why = stale.describe())
+            ),
+            format!("✗ {}", tr!("proposal.cannot_run_short")),
             "✗ Esc".to_owned(),
         ];
         return Line::from(Span::styled(
@@ -109,9 +116,9 @@ fn footer(
         return Line::from(Span::styled(
             fitting(
                 &[
-                    "! too narrow to show every character: widen the pane · Esc cancel".to_owned(),
-                    "! too narrow: widen the pane".to_owned(),
-                    "! too narrow".to_owned(),
+                    format!("! {}", tr!("proposal.too_narrow_long")),
+                    format!("! {}", tr!("proposal.too_narrow_widen")),
+                    format!("! {}", tr!("proposal.too_narrow")),
                 ],
                 width,
             )
@@ -122,9 +129,9 @@ fn footer(
     if unread > 0 {
         let arrow = if more_below { "↓" } else { "↑" };
         let hints = [
-            format!("{arrow} {unread} rows unread · ↑↓ PgUp PgDn scroll · v card · Esc cancel"),
-            format!("{arrow} {unread} unread · PgDn · Esc cancel"),
-            format!("{arrow} {unread} unread"),
+            format!("{arrow} {}", tr!("proposal.full_unread", n = unread)),
+            format!("{arrow} {}", tr!("proposal.full_unread_short", n = unread)),
+            format!("{arrow} {}", tr!("proposal.unread", n = unread)),
             arrow.to_owned(),
         ];
         return Line::from(Span::styled(
@@ -134,10 +141,10 @@ fn footer(
     }
     let mut line = buttons_line(state, card, width, 0);
     // The buttons' own hint gives way to the keys of this view.
-    line.spans
-        .retain(|s| !s.content.starts_with(" Insert types"));
+    let hint = insert_hint();
+    line.spans.retain(|s| s.content != hint.as_str());
     let keys = [
-        " Enter confirm · v card · Esc cancel".to_owned(),
+        format!(" {}", tr!("proposal.full_keys")),
         " Enter · Esc".to_owned(),
     ];
     if let Some(k) = fitting(&keys, width.saturating_sub(line.width())) {

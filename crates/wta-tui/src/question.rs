@@ -111,7 +111,7 @@ fn compact(q: &PendingQuestion, frame: &mut Frame, area: Rect) {
     ])];
     let answer = match q.request.choices.get(q.selected) {
         Some(choice) => format!("› {}. {choice}  (↑↓ Enter · Esc)", q.selected + 1),
-        None => "type your answer and press Enter · Esc".to_owned(),
+        None => tr!("question.type_short"),
     };
     lines.push(Line::from(Span::styled(
         truncate(&answer, width),

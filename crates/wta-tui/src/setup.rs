@@ -7,6 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use wta_i18n::tr;
 use wta_state::{AppState, Setup};
 
 use crate::theme;
@@ -23,17 +24,17 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
             agent,
             install_hint,
         } => {
-            lines.extend(para(&format!("{agent} is not installed"), theme::bold()));
+            lines.extend(para(
+                &tr!("chat.agent_missing", agent = agent),
+                theme::bold(),
+            ));
             lines.push(Line::default());
-            lines.extend(para("Install it with:", theme::dim()));
+            lines.extend(para(&tr!("setup.install_with"), theme::dim()));
             for row in install_hint.lines() {
                 lines.extend(wrap_chars(row, theme::accent(), width, &indent, &indent));
             }
             lines.push(Line::default());
-            lines.extend(para(
-                "then type /restart, or /agent to pick another agent.",
-                theme::dim(),
-            ));
+            lines.extend(para(&tr!("setup.then_restart"), theme::dim()));
         }
         Setup::NeedsAuth {
             agent,
@@ -41,7 +42,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
             selected,
         } => {
             lines.extend(para(
-                &format!("{agent} needs you to sign in"),
+                &tr!("chat.agent_needs_auth", agent = agent),
                 theme::bold(),
             ));
             lines.push(Line::default());
@@ -60,7 +61,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
                     &indent,
                 ));
                 if let Some(command) = &method.terminal_command {
-                    let text = format!("runs `{}` in a new tmux window", command.join(" "));
+                    let text = tr!("setup.runs_in_window", command = command.join(" "));
                     lines.extend(wrap(
                         &[Span::styled(text, theme::dim())],
                         width,
@@ -77,10 +78,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
                 }
             }
             lines.push(Line::default());
-            lines.extend(para(
-                "↑↓ choose · Enter sign in · /restart when done",
-                theme::dim(),
-            ));
+            lines.extend(para(&tr!("setup.auth_keys"), theme::dim()));
         }
     }
     if let Some(notice) = &state.setup_notice {

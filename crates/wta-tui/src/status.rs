@@ -134,7 +134,14 @@ fn right(state: &AppState) -> Vec<Segment> {
         };
         segments.push(vec![
             pill(
-                format!("✗ exit {} in {}", failure.exit_code, failure.pane),
+                format!(
+                    "✗ {}",
+                    tr!(
+                        "status.failure",
+                        code = failure.exit_code,
+                        pane = failure.pane
+                    )
+                ),
                 format!(" · {}", tr!("status.fix_key")),
             ),
             pill(
