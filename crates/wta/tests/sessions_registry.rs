@@ -206,3 +206,40 @@ fn close_ends_a_live_agent_pane_then_forgets_its_history() {
         "{again:?}"
     );
 }
+
+/// `wta sessions pick` (what `prefix S` opens) in a real terminal: it
+/// searches as you type, Ctrl+D closes the agent pane's session, Enter on an
+/// ended session that cannot be resumed says so, Esc leaves.
+#[test]
+fn the_pick_list_searches_and_closes_sessions() {
+    let mut l = Launch::new();
+    let (_, _, pane) = l.up_ready("custom:test");
+    wait_until("the live session listed", T, || {
+        all(&l).iter().any(|r| r["source"] == "agent_pane")
+    })
+    .unwrap();
+    let list = l
+        .tmux
+        .new_window(&format!("{} sessions pick", env!("CARGO_BIN_EXE_wta")));
+    l.tmux.wait_for_text(&list, "● custom:test · idle", T);
+    l.tmux.tmux(&["send-keys", "-t", &list, "-l", "zzz"]);
+    l.tmux.wait_for_text(&list, "No session matches.", T);
+    l.tmux
+        .tmux(&["send-keys", "-t", &list, "BSpace", "BSpace", "BSpace"]);
+    l.tmux.wait_for_text(&list, "1 of 1", T);
+
+    l.tmux.tmux(&["send-keys", "-t", &list, "C-d"]);
+    l.tmux
+        .wait_for_text(&list, "closed custom:test's agent pane", T);
+    wait_until("the agent pane to close", T, || {
+        let panes = l.tmux.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+        !panes.lines().any(|p| p == pane)
+    })
+    .unwrap();
+    l.tmux.wait_for_text(&list, "custom:test · ended", T);
+    l.tmux.tmux(&["send-keys", "-t", &list, "Enter"]);
+    l.tmux
+        .wait_for_text(&list, "custom:test cannot resume this session", T);
+    l.tmux.tmux(&["send-keys", "-t", &list, "Escape"]);
+    assert_eq!(l.tmux.wait_dead(&list, T), "0", "Esc leaves cleanly");
+}

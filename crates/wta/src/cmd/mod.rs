@@ -18,6 +18,8 @@ pub mod pipe_sink;
 pub mod propose;
 pub mod resolve_command;
 pub mod sessions;
+pub mod sessions_actions;
+pub mod sessions_pick;
 pub mod sessions_registry;
 pub mod shell_integration;
 pub mod terminal_exec;

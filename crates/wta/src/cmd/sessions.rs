@@ -51,6 +51,10 @@ pub enum SessionsCommand {
     /// session becomes history); an ended one is dropped from the history.
     /// A CLI in your shell pane is yours to end there.
     Close(super::sessions_registry::KeyArgs),
+    /// Pick a session in a full-screen list (the `prefix S` popup): type to
+    /// search, Enter goes to a live one or resumes an ended one, Ctrl+D
+    /// closes one, Esc leaves.
+    Pick(super::sessions_pick::PickArgs),
 }
 
 #[derive(Debug, Args)]
@@ -153,6 +157,7 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
         SessionsCommand::Focus(k) => return super::sessions_registry::focus(ctx, k),
         SessionsCommand::Resume(k) => return super::sessions_registry::resume(ctx, k),
         SessionsCommand::Close(k) => return super::sessions_registry::close(ctx, k),
+        SessionsCommand::Pick(p) => return super::sessions_pick::run(ctx, p),
     };
     let sessions = ask_master(
         ctx,

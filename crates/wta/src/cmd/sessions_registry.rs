@@ -1,9 +1,7 @@
 //! `wta sessions all | focus KEY | resume KEY | close KEY`: every agent
 //! session the master tracks (agent panes, agent CLIs in shell panes, ended
-//! ones), going to a live one, resuming an ended one (`session/load` into a
-//! new agent pane when its agent loads sessions, else the agent CLI's own
-//! resume flag in a new tab), and closing one (a live agent pane closes; an
-//! ended row leaves the history).
+//! ones), searched, and one of them gone to, resumed or closed
+//! ([`super::sessions_actions`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,16 +10,11 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use serde::Serialize;
-use wta_host::{NewTab, PaneCommand, TerminalHost};
-
-use wta_protocol::agent_sessions::{
-    AgentSessionRow, AgentSessionsResponse, AgentStatus, SessionSource,
-};
+use wta_protocol::agent_sessions::{AgentSessionRow, AgentSessionsResponse, SessionSource};
 
 use super::Ctx;
 use super::sessions::ask_master;
-use crate::launch::agent_pane;
-use crate::launch::delegate::{self, DelegateRequest, Place};
+use super::sessions_actions as actions;
 use crate::output::{self, Table};
 
 /// How long the master may take to list (it asks agents for their history).
@@ -49,7 +42,7 @@ pub struct KeyArgs {
     pub master_socket: Option<PathBuf>,
 }
 
-fn rows(ctx: &Ctx, socket: Option<&std::path::Path>) -> anyhow::Result<Vec<AgentSessionRow>> {
+pub fn rows(ctx: &Ctx, socket: Option<&std::path::Path>) -> anyhow::Result<Vec<AgentSessionRow>> {
     let listed: AgentSessionsResponse = ask_master(ctx, socket, LIST_WITHIN, |conn| async move {
         conn.agent_sessions()
             .await
@@ -170,144 +163,16 @@ fn find(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<AgentSessionRow> {
 
 pub fn focus(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
     let row = find(ctx, args)?;
-    let host = ctx.host()?;
-    let Some(pane) = &row.pane else {
-        bail!("session `{}` has no pane to go to", row.key);
-    };
-    if !row.status.is_live() {
-        bail!(
-            "session `{}` has ended; resume it with `wta sessions resume {}`",
-            row.key,
-            row.key
-        );
-    }
-    let info = host.pane(pane)?;
-    host.focus(pane)?;
-    output::line(&format!("focused {pane} (tab {})", info.window))?;
-    Ok(ExitCode::SUCCESS)
+    actions::focus(&ctx.host()?, &row)?.print(ctx.json)
 }
 
 pub fn resume(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
     let row = find(ctx, args)?;
-    if row.status.is_live() {
-        bail!(
-            "session `{}` is live; go to it with `wta sessions focus {}`",
-            row.key,
-            row.key
-        );
-    }
-    let Some(session) = row.session_id.clone() else {
-        bail!("session `{}` has no id its agent could resume", row.key);
-    };
-    if !row.resumable {
-        bail!(
-            "{} cannot resume session {session} (it does not load sessions)",
-            row.agent
-        );
-    }
-    let host = ctx.host()?;
-    let source = host.caller_pane().map(|p| host.pane(&p)).transpose()?;
-    let cwd = row.cwd.clone().map(PathBuf::from).filter(|d| d.is_dir());
-    let pane = match row.source {
-        SessionSource::AgentPane => {
-            let request = DelegateRequest {
-                task: String::new(),
-                agent: Some(row.agent.clone()),
-                cwd,
-                place: Place::Tab,
-                source,
-                acp: true,
-            };
-            delegate::open_agent_tab(&host, &request, None, Some(session.clone()))?.pane
-        }
-        SessionSource::ShellPane => {
-            let Some(cli) = wta_agent::delegate::cli(&row.agent) else {
-                bail!("{} has no resume flag WTA knows", row.agent);
-            };
-            let Some(flag) = cli.resume else {
-                bail!("{} has no resume flag", row.agent);
-            };
-            let tab = host.new_tab(&NewTab {
-                session: source.as_ref().map(|s| s.session.clone()),
-                command: Some(PaneCommand::Argv(vec![
-                    cli.program.to_owned(),
-                    flag.to_owned(),
-                    session.clone(),
-                ])),
-                cwd,
-                title: Some(format!("{} {session}", cli.id)),
-                env: Vec::new(),
-                focus: true,
-            })?;
-            tab.id
-        }
-    };
-    if ctx.json {
-        output::json(&serde_json::json!({"key": row.key, "session_id": session, "pane": pane}))?;
-    } else {
-        output::line(&format!(
-            "resumed {} session {session} in {pane}",
-            row.agent
-        ))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    actions::resume(&ctx.host()?, &row)?.print(ctx.json)
 }
 
 /// `wta sessions close KEY`.
 pub fn close(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
     let row = find(ctx, args)?;
-    let (what, pane) = match (row.status, row.source) {
-        (AgentStatus::Historical, _) => bail!(
-            "session `{}` is {}'s own history (its `session/list`); WTA cannot delete it",
-            row.key,
-            row.agent
-        ),
-        (AgentStatus::Ended, _) => {
-            let key = row.key.clone();
-            let forgotten = ask_master(
-                ctx,
-                args.master_socket.as_deref(),
-                LIST_WITHIN,
-                |conn| async move {
-                    conn.forget_session(&key)
-                        .await
-                        .context("the master did not drop the session")
-                },
-            )?;
-            if !forgotten {
-                bail!("session `{}` is no longer in the history", row.key);
-            }
-            ("forgot", None)
-        }
-        (_, SessionSource::ShellPane) => bail!(
-            "session `{}` is {} running in your shell pane {}: end it there \
-             (WTA never closes a shell pane)",
-            row.key,
-            row.agent,
-            row.pane
-                .as_ref()
-                .map_or("?".to_owned(), ToString::to_string)
-        ),
-        (_, SessionSource::AgentPane) => {
-            let Some(tab) = &row.tab else {
-                bail!("session `{}` has no tab WTA knows", row.key);
-            };
-            let host = ctx.host()?;
-            match agent_pane::close_in(&host, tab)? {
-                agent_pane::Outcome::Closed(pane) => ("closed", Some(pane)),
-                _ => bail!("tab {tab} has no agent pane any more"),
-            }
-        }
-    };
-    if ctx.json {
-        output::json(&serde_json::json!({"key": row.key, "action": what, "pane": pane}))?;
-    } else if let Some(pane) = pane {
-        output::line(&format!(
-            "closed {}'s agent pane {pane}: session `{}` is history now",
-            row.agent, row.key
-        ))?;
-    } else {
-        output::line(&format!("forgot ended session `{}`", row.key))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    actions::close(ctx, args.master_socket.as_deref(), &row)?.print(ctx.json)
 }

@@ -24,8 +24,8 @@ pub fn bindings(wta: &str) -> String {
          bind-key f run-shell -b \"{w} -S '#{{socket_path}}' fix -t '#{{pane_id}}' >/dev/null\"\n\
          # prefix + D : hand a task to a delegate agent in a new tab (asks for the task)\n\
          bind-key D command-prompt -p 'delegate:' \"set-buffer -b wta-delegate -- \\\"%%%\\\" ; run-shell -b \\\"{w} -S '#{{socket_path}}' delegate --pane '#{{pane_id}}' --task-buffer wta-delegate >/dev/null\\\"\"\n\
-         # prefix + S : every agent session of this server (`wta sessions resume KEY` resumes one)\n\
-         bind-key S display-popup -E -w 90% -h 60% \"{w} sessions all; read -r _\"\n"
+         # prefix + S : every agent session of this server: type to search, Enter goes to or resumes one, Ctrl+D closes one\n\
+         bind-key S display-popup -E -w 90% -h 60% \"{w} sessions pick\"\n"
     )
 }
 
