@@ -34,8 +34,9 @@ impl Runtime {
             Command::ExplainMasterGone => {
                 let socket = self.config.socket.clone();
                 self.spawn_blocking(move || {
+                    // The log stays in English; `why` is the user's language.
+                    tracing::info!(socket = %socket.display(), "the master connection ended");
                     let why = lost::why_master_went_away(&socket);
-                    tracing::info!("the master connection ended: {why}");
                     Some(Input::MasterExplained { why })
                 });
             }
