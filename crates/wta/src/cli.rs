@@ -174,10 +174,7 @@ pub fn main() -> ExitCode {
         return cmd::connect::run(socket, &cli.helper);
     }
     let Some(command) = cli.command else {
-        eprintln!(
-            "wta: no command given. Run `wta up` to open an agent pane beside your shell, \
-             or `wta --help` to list every command."
-        );
+        eprintln!("wta: {}", wta_i18n::tr!("cli.no_command"));
         return ExitCode::from(2);
     };
     let ctx = cmd::Ctx {
@@ -191,7 +188,7 @@ pub fn main() -> ExitCode {
             ExitCode::from(crate::output::BROKEN_PIPE_STATUS)
         }
         Err(err) => {
-            eprintln!("wta: {err:#}");
+            eprintln!("{}", wta_i18n::tr!("cli.error", error = format!("{err:#}")));
             ExitCode::from(cmd::exit_status(&err))
         }
     }

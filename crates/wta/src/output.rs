@@ -54,6 +54,13 @@ impl Table {
         }
     }
 
+    /// A table whose header cells are the texts of `keys` in the user's language.
+    pub fn localized(keys: &[&str]) -> Self {
+        Self {
+            rows: vec![keys.iter().map(|k| wta_i18n::tr(k, &[])).collect()],
+        }
+    }
+
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
@@ -113,9 +120,50 @@ pub fn line(text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `"yes"`/`"no"` for tables.
+/// `"yes"`/`"no"` for tables, in the user's language.
 pub fn yes(b: bool) -> String {
-    if b { "yes".into() } else { "no".into() }
+    wta_i18n::tr(if b { "cli.answer_yes" } else { "cli.answer_no" }, &[])
+}
+
+/// A message that `--json` carries in English (scripts read it) while
+/// people read it in their language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    english: String,
+    shown: String,
+}
+
+impl Said {
+    /// `key`'s text, `%{name}` placeholders filled from `args`.
+    pub fn new(key: &str, args: &[(&str, &str)]) -> Self {
+        let mut english = wta_i18n::tr_in("en", key);
+        for (name, value) in args {
+            english = english.replace(&format!("%{{{name}}}"), value);
+        }
+        Self {
+            english,
+            shown: wta_i18n::tr(key, args),
+        }
+    }
+
+    /// Text that is the same in every language (an OS error, a path).
+    pub fn verbatim(text: String) -> Self {
+        Self {
+            english: text.clone(),
+            shown: text,
+        }
+    }
+
+    /// The text for people.
+    pub fn shown(&self) -> &str {
+        &self.shown
+    }
+}
+
+impl Serialize for Said {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.english)
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use crate::launch::agent_pane::{self, OpenSpec, Outcome, Side};
 use crate::launch::master;
 use crate::launch::prewarm::{self, Prewarmed};
 use crate::output;
+use wta_i18n::tr;
 
 #[derive(Debug, Args)]
 pub struct PaneArgs {
@@ -150,14 +151,12 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
         output::json(&outcome)?;
     } else {
         output::line(&match &outcome {
-            Outcome::Opened(p) => format!("opened agent pane {p}"),
-            Outcome::Focused(p) => format!("focused agent pane {p}"),
-            Outcome::Restored(p) => format!("restored agent pane {p}"),
-            Outcome::Stashed(p) => {
-                format!("hid agent pane {p} (it keeps running; toggle again to bring it back)")
-            }
-            Outcome::Closed(p) => format!("closed agent pane {p}"),
-            Outcome::NothingToClose => "this tab has no agent pane".into(),
+            Outcome::Opened(p) => tr!("cli.pane.opened", pane = p),
+            Outcome::Focused(p) => tr!("cli.pane.focused", pane = p),
+            Outcome::Restored(p) => tr!("cli.pane.restored", pane = p),
+            Outcome::Stashed(p) => tr!("cli.pane.hid", pane = p),
+            Outcome::Closed(p) => tr!("cli.pane.closed", pane = p),
+            Outcome::NothingToClose => tr!("cli.pane.nothing_to_close"),
         })?;
     }
     Ok(ExitCode::SUCCESS)
@@ -175,7 +174,10 @@ pub fn prewarm_if_enabled(
         return;
     }
     if let Err(err) = prewarm::prewarm_session(host, session, spec) {
-        eprintln!("wta: could not prewarm the agent panes of this session for autofix: {err:#}");
+        eprintln!(
+            "wta: {}",
+            tr!("cli.pane.prewarm_failed", error = format!("{err:#}"))
+        );
     }
 }
 
@@ -210,10 +212,10 @@ fn run_prewarm(
     for tab in &done {
         output::line(&match tab {
             Prewarmed::Started { window, pane } => {
-                format!("tab {window}: started hidden agent pane {pane} (`wta pane open` shows it)")
+                tr!("cli.pane.prewarm_started", tab = window, pane = pane)
             }
             Prewarmed::Present { window, pane } => {
-                format!("tab {window}: already has agent pane {pane}")
+                tr!("cli.pane.prewarm_present", tab = window, pane = pane)
             }
         })?;
     }

@@ -53,8 +53,6 @@ const RUNTIME_GRACE: std::time::Duration = std::time::Duration::from_millis(500)
 
 /// Exit status when the master went away.
 const MASTER_CLOSED: u8 = 3;
-const MASTER_CLOSED_MESSAGE: &str =
-    "wta: the wta master closed the connection; this pane's agent session has ended";
 
 pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     let _guard = wta_env::logging::init_file_logging(
@@ -69,7 +67,7 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("wta: cannot start the async runtime: {err}");
+            eprintln!("wta: {}", wta_i18n::tr!("cli.no_runtime", error = err));
             return ExitCode::from(1);
         }
     };
@@ -94,7 +92,7 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     match result {
         Ok(DriverExit::InputClosed) => ExitCode::SUCCESS,
         Ok(DriverExit::MasterClosed) => {
-            eprintln!("{MASTER_CLOSED_MESSAGE}");
+            eprintln!("wta: {}", wta_i18n::tr!("cli.connect.master_closed"));
             ExitCode::from(MASTER_CLOSED)
         }
         Err(err) => {

@@ -11,6 +11,7 @@ use wta_protocol::PaneId;
 use super::Ctx;
 use crate::launch::delegate::{self, DelegateRequest, Place};
 use crate::output;
+use wta_i18n::tr;
 
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
@@ -62,15 +63,15 @@ pub fn run(ctx: &Ctx, args: &DelegateArgs) -> anyhow::Result<ExitCode> {
     let task = match (&args.task, &args.task_buffer) {
         (Some(task), _) => task.clone(),
         (None, Some(buffer)) => host.take_buffer(buffer)?,
-        (None, None) => anyhow::bail!("give the task: wta delegate \"TASK\""),
+        (None, None) => anyhow::bail!(tr!("cli.delegate.give_task")),
     };
     if task.trim().is_empty() {
-        anyhow::bail!("the task is empty: say what the delegate should do");
+        anyhow::bail!(tr!("cli.delegate.empty_task"));
     }
     if let Some(cwd) = &args.cwd
         && !cwd.is_dir()
     {
-        anyhow::bail!("--cwd {} is not a directory", cwd.display());
+        anyhow::bail!(tr!("cli.delegate.cwd_not_dir", dir = cwd.display()));
     }
     let source = match &args.pane {
         Some(pane) => Some(host.pane(pane)?),

@@ -16,6 +16,7 @@ use wta_protocol::PaneId;
 
 use super::Ctx;
 use crate::output;
+use wta_i18n::tr;
 
 #[derive(Debug, Args)]
 #[command(
@@ -46,16 +47,13 @@ pub fn run(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
     };
     let info = host.pane(&pane)?;
     let Some((agent, _stashed)) = crate::launch::agent_pane::find(&host, &info.window)? else {
-        anyhow::bail!(
-            "no agent pane in the tab of {pane}: open one with `wta pane open` (or prefix + a), \
-             which follows this tab's shells from then on"
-        );
+        anyhow::bail!(tr!("cli.fix.no_agent_pane", pane = pane));
     };
     let request = FixRequest {
         pane: Some(pane.clone()),
         hint: args.hint.clone(),
     };
-    let json = serde_json::to_string(&request).context("cannot encode the request")?;
+    let json = serde_json::to_string(&request).context(tr!("cli.fix.cannot_encode"))?;
     host.set_option(&agent.id, FIX_REQUEST_OPTION, &json)?;
     host.signal_channel(&fix_channel(&agent.id))?;
     if ctx.json {
@@ -64,10 +62,7 @@ pub fn run(ctx: &Ctx, args: &FixArgs) -> anyhow::Result<ExitCode> {
             failed_pane: &pane,
         })?;
     } else {
-        output::line(&format!(
-            "asked the agent pane {} to fix the last failure in {pane}",
-            agent.id
-        ))?;
+        output::line(&tr!("cli.fix.asked", agent_pane = agent.id, pane = pane))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -25,7 +25,7 @@ use wta_agent::hooks::{self as data, OPENCODE_MARKER, OPENCODE_PLUGIN_FILE, bund
 use wta_protocol::agent_sessions::HookCli;
 
 use super::Ctx;
-use crate::output::{self, Table};
+use crate::output::{self, Said, Table};
 
 /// The longest any CLI command may run.
 pub const CLI_TIMEOUT: Duration = Duration::from_secs(5);
@@ -101,12 +101,12 @@ struct Ran {
     /// Its stdout and stderr together (for lenient reading).
     output: String,
     /// Why it failed, for people (exit status or timeout, and its stderr).
-    failure: String,
+    failure: Said,
 }
 
 fn run_cli(program: &Path, args: &[String]) -> Ran {
     let shown = display_argv(program, args);
-    let fail = |failure: String| Ran {
+    let fail = |failure: Said| Ran {
         ok: false,
         output: String::new(),
         failure,
@@ -120,7 +120,13 @@ fn run_cli(program: &Path, args: &[String]) -> Ran {
         .spawn();
     let child = match child {
         Ok(c) => c,
-        Err(e) => return fail(format!("`{shown}` could not start: {e}")),
+        Err(e) => {
+            let e = e.to_string();
+            return fail(Said::new(
+                "cli.hooks.could_not_start",
+                &[("command", &shown), ("error", &e)],
+            ));
+        }
     };
     let pgid = child.id();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -137,24 +143,33 @@ fn run_cli(program: &Path, args: &[String]) -> Ran {
                     nix::sys::signal::Signal::SIGKILL,
                 );
             }
-            return fail(format!(
-                "`{shown}` did not finish within {} s (stopped)",
-                CLI_TIMEOUT.as_secs()
+            let secs = CLI_TIMEOUT.as_secs().to_string();
+            return fail(Said::new(
+                "cli.hooks.timed_out",
+                &[("command", &shown), ("secs", &secs)],
             ));
         }
     };
     match done {
-        Err(e) => fail(format!("`{shown}` failed: {e}")),
+        Err(e) => {
+            let e = e.to_string();
+            fail(Said::new(
+                "cli.hooks.failed",
+                &[("command", &shown), ("error", &e)],
+            ))
+        }
         Ok(out) => {
             let stdout = String::from_utf8_lossy(&out.stdout);
             let stderr = String::from_utf8_lossy(&out.stderr);
             let output = format!("{stdout}\n{stderr}");
-            let failure = if out.status.success() {
-                String::new()
-            } else {
+            let failure = {
                 let said = stderr.trim();
                 let said = if said.is_empty() { stdout.trim() } else { said };
-                format!("`{shown}` failed ({}): {said}", out.status)
+                let status = out.status.to_string();
+                Said::new(
+                    "cli.hooks.failed_status",
+                    &[("command", &shown), ("status", &status), ("output", said)],
+                )
             };
             Ran {
                 ok: out.status.success(),
@@ -198,7 +213,7 @@ struct CliStatus {
     /// What the CLI's own list command says (opencode: WTA's file in its plugins dir).
     registered: Tri,
     installed: Tri,
-    detail: Option<String>,
+    detail: Option<Said>,
 }
 
 /// Whether every file of the bundle exists, and whether each is this wta's.
@@ -232,14 +247,21 @@ fn status_of(t: &Target) -> CliStatus {
             if is_wta_file(&copy) {
                 (Tri::Yes, None)
             } else if copy.exists() {
-                (Tri::No, Some(format!("{} is not WTA's", copy.display())))
+                let path = copy.display().to_string();
+                (
+                    Tri::No,
+                    Some(Said::new("cli.hooks.not_wtas", &[("path", &path)])),
+                )
             } else {
                 (Tri::No, None)
             }
         }
         (Some(_), None) => (
             Tri::Unknown,
-            Some(format!("{} is not on PATH", t.cli.as_str())),
+            Some(Said::new(
+                "cli.hooks.not_on_path",
+                &[("cli", t.cli.as_str())],
+            )),
         ),
         (Some(args), Some(program)) => {
             let ran = run_cli(program, &args);
@@ -289,23 +311,25 @@ fn status(ctx: &Ctx, arg: &CliArg) -> anyhow::Result<ExitCode> {
         output::json(&report)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
-    let mut table = Table::new(&[
-        "CLI",
-        "FOUND",
-        "INSTALLED",
-        "UP_TO_DATE",
-        "BUNDLE",
-        "DETAIL",
+    let mut table = Table::localized(&[
+        "cli.col.cli",
+        "cli.col.found",
+        "cli.col.installed",
+        "cli.col.up_to_date",
+        "cli.col.bundle",
+        "cli.col.detail",
     ]);
     for c in &report.clis {
         table.row(vec![
             c.cli.as_str().to_owned(),
-            yes_no(c.found),
+            output::yes(c.found),
             c.installed.as_str().to_owned(),
-            yes_no(c.up_to_date),
+            output::yes(c.up_to_date),
             c.bundle_version.clone().unwrap_or_else(|| "-".into()),
-            c.detail.clone().unwrap_or_default(),
+            c.detail
+                .as_ref()
+                .map(|d| d.shown().to_owned())
+                .unwrap_or_default(),
         ]);
     }
     table.print()?;
@@ -357,8 +381,8 @@ struct CliResult {
     /// Each CLI command run, in order.
     commands: Vec<CommandView>,
     /// What was done to files, and steps that were already done.
-    notes: Vec<String>,
-    error: Option<String>,
+    notes: Vec<Said>,
+    error: Option<Said>,
 }
 
 #[derive(Debug, Serialize)]
@@ -380,14 +404,15 @@ impl CliResult {
         }
     }
 
-    /// Runs `steps`; a failure that `tolerated` accepts is noted, any other ends them.
+    /// Runs `steps`; a failure that `tolerated` accepts is noted (the text
+    /// of `why`, a key taking `%{command}`), any other ends them.
     fn run_steps(
         &mut self,
         program: &Path,
         steps: &[Vec<String>],
         tolerated: fn(&str) -> bool,
         why: &str,
-    ) -> Result<(), String> {
+    ) -> Result<(), Said> {
         for args in steps {
             let ran = run_cli(program, args);
             self.commands.push(CommandView {
@@ -398,8 +423,8 @@ impl CliResult {
             });
             if !ran.ok {
                 if tolerated(&ran.output) {
-                    self.notes
-                        .push(format!("{}: {why}", display_argv(program, args)));
+                    let command = display_argv(program, args);
+                    self.notes.push(Said::new(why, &[("command", &command)]));
                 } else {
                     return Err(ran.failure);
                 }
@@ -407,6 +432,12 @@ impl CliResult {
         }
         Ok(())
     }
+}
+
+/// A file operation's error chain, the same for `--json` and for people
+/// (the OS's words, with the path).
+fn verbatim(err: &anyhow::Error) -> Said {
+    Said::verbatim(format!("{err:#}"))
 }
 
 fn make_private_dir(dir: &Path) -> std::io::Result<()> {
@@ -459,18 +490,18 @@ fn copy_opencode_plugin(r: &mut CliResult) -> anyhow::Result<()> {
         let backup = data::free_backup_path(&target, |p| p.exists());
         fs::rename(&target, &backup)
             .with_context(|| format!("cannot move {} aside", target.display()))?;
-        r.notes.push(format!(
-            "moved your own {} to {} (uninstall puts it back)",
-            target.display(),
-            backup.display()
+        let (from, to) = (target.display().to_string(), backup.display().to_string());
+        r.notes.push(Said::new(
+            "cli.hooks.moved_aside",
+            &[("path", &from), ("backup", &to)],
         ));
     }
     write_file(&target, &bundle::opencode_plugin(), 0o644)
         .with_context(|| format!("cannot write {}", target.display()))?;
-    r.notes.push(format!(
-        "wrote {} (the only file WTA changes in {})",
-        target.display(),
-        dir.display()
+    let (path, dir) = (target.display().to_string(), dir.display().to_string());
+    r.notes.push(Said::new(
+        "cli.hooks.wrote_plugin",
+        &[("path", &path), ("dir", &dir)],
     ));
     Ok(())
 }
@@ -479,17 +510,21 @@ fn remove_opencode_plugin(r: &mut CliResult) -> anyhow::Result<()> {
     let target = opencode_target();
     if is_wta_file(&target) {
         fs::remove_file(&target).with_context(|| format!("cannot remove {}", target.display()))?;
-        r.notes.push(format!("removed {}", target.display()));
-    } else if target.exists() {
+        let path = target.display().to_string();
         r.notes
-            .push(format!("{} is not WTA's: left alone", target.display()));
+            .push(Said::new("cli.hooks.removed", &[("path", &path)]));
+    } else if target.exists() {
+        let path = target.display().to_string();
+        r.notes
+            .push(Said::new("cli.hooks.left_alone", &[("path", &path)]));
     }
     let backup = data::opencode_backup_path(&target);
     if backup.exists() && !target.exists() {
         fs::rename(&backup, &target)
             .with_context(|| format!("cannot put {} back", backup.display()))?;
+        let path = target.display().to_string();
         r.notes
-            .push(format!("put your own {} back", target.display()));
+            .push(Said::new("cli.hooks.put_back", &[("path", &path)]));
     }
     Ok(())
 }
@@ -498,31 +533,33 @@ fn install_one(t: &Target) -> CliResult {
     let mut r = CliResult::new(t);
     let Some(program) = &t.program else {
         r.outcome = Outcome::NotFound;
-        r.error = Some(format!(
-            "{} is not on PATH: nothing installed for it",
-            t.cli.as_str()
+        r.error = Some(Said::new(
+            "cli.hooks.install_not_on_path",
+            &[("cli", t.cli.as_str())],
         ));
         return r;
     };
     let (present, same, _) = bundle_state(t);
-    let done = write_bundle(t)
-        .map_err(|e| format!("{e:#}"))
-        .and_then(|()| {
-            match registration::install(t.cli, &bundle::registration_path(t.cli, &t.dir)) {
-                Registration::CopyFile => {
-                    copy_opencode_plugin(&mut r).map_err(|e| format!("{e:#}"))
-                }
-                Registration::Commands(steps) => {
-                    if present && !same {
-                        // The CLI keeps its own copy: a changed bundle is registered afresh.
-                        if let Registration::Commands(undo) = registration::uninstall(t.cli) {
-                            let _ = r.run_steps(program, &undo, |_| true, "re-registering");
-                        }
+    let done = write_bundle(t).map_err(|e| verbatim(&e)).and_then(|()| {
+        match registration::install(t.cli, &bundle::registration_path(t.cli, &t.dir)) {
+            Registration::CopyFile => copy_opencode_plugin(&mut r).map_err(|e| verbatim(&e)),
+            Registration::Commands(steps) => {
+                if present && !same {
+                    // The CLI keeps its own copy: a changed bundle is registered afresh.
+                    if let Registration::Commands(undo) = registration::uninstall(t.cli) {
+                        let _ =
+                            r.run_steps(program, &undo, |_| true, "cli.hooks.step_re_registering");
                     }
-                    r.run_steps(program, &steps, registration::already_done, "already done")
                 }
+                r.run_steps(
+                    program,
+                    &steps,
+                    registration::already_done,
+                    "cli.hooks.step_already_done",
+                )
             }
-        });
+        }
+    });
     match done {
         Ok(()) => r.outcome = Outcome::Installed,
         Err(e) => r.error = Some(e),
@@ -533,24 +570,31 @@ fn install_one(t: &Target) -> CliResult {
 fn uninstall_one(t: &Target) -> CliResult {
     let mut r = CliResult::new(t);
     let done = match (registration::uninstall(t.cli), &t.program) {
-        (Registration::CopyFile, _) => remove_opencode_plugin(&mut r).map_err(|e| format!("{e:#}")),
+        (Registration::CopyFile, _) => remove_opencode_plugin(&mut r).map_err(|e| verbatim(&e)),
         (Registration::Commands(_), None) => {
             r.outcome = Outcome::NotFound;
-            r.error = Some(format!(
-                "{} is not on PATH: cannot unregister; its bundle is kept",
-                t.cli.as_str()
+            r.error = Some(Said::new(
+                "cli.hooks.uninstall_not_on_path",
+                &[("cli", t.cli.as_str())],
             ));
             return r;
         }
-        (Registration::Commands(steps), Some(program)) => {
-            r.run_steps(program, &steps, registration::already_gone, "already gone")
-        }
+        (Registration::Commands(steps), Some(program)) => r.run_steps(
+            program,
+            &steps,
+            registration::already_gone,
+            "cli.hooks.step_already_gone",
+        ),
     };
     let done = done.and_then(|()| {
         if t.dir.exists() {
-            fs::remove_dir_all(&t.dir)
-                .map_err(|e| format!("cannot remove {}: {e}", t.dir.display()))?;
-            r.notes.push(format!("removed {}", t.dir.display()));
+            let path = t.dir.display().to_string();
+            fs::remove_dir_all(&t.dir).map_err(|e| {
+                let e = e.to_string();
+                Said::new("cli.hooks.cannot_remove", &[("path", &path), ("error", &e)])
+            })?;
+            r.notes
+                .push(Said::new("cli.hooks.removed", &[("path", &path)]));
         }
         Ok(())
     });
@@ -581,21 +625,22 @@ fn act(ctx: &Ctx, arg: &CliArg, action: Action) -> anyhow::Result<ExitCode> {
     if ctx.json {
         output::json(&report)?;
     } else {
-        let mut table = Table::new(&["CLI", "OUTCOME", "DETAIL"]);
+        let mut table = Table::localized(&["cli.col.cli", "cli.col.outcome", "cli.col.detail"]);
         for c in &report.clis {
             table.row(vec![
                 c.cli.as_str().to_owned(),
                 c.outcome.as_str().to_owned(),
                 c.error
-                    .clone()
-                    .or_else(|| c.notes.first().cloned())
+                    .as_ref()
+                    .or_else(|| c.notes.first())
+                    .map(|s| s.shown().to_owned())
                     .unwrap_or_default(),
             ]);
         }
         table.print()?;
         for c in &report.clis {
             for note in c.notes.iter().skip(usize::from(c.error.is_none())) {
-                output::line(&format!("{}: {note}", c.cli.as_str()))?;
+                output::line(&format!("{}: {}", c.cli.as_str(), note.shown()))?;
             }
         }
     }
@@ -604,7 +649,7 @@ fn act(ctx: &Ctx, arg: &CliArg, action: Action) -> anyhow::Result<ExitCode> {
             if let Some(e) = &c.error
                 && (c.outcome == Outcome::Failed || arg.cli.is_some())
             {
-                eprintln!("wta: {}: {e}", c.cli.as_str());
+                eprintln!("wta: {}: {}", c.cli.as_str(), e.shown());
             }
         }
         return Ok(ExitCode::from(1));

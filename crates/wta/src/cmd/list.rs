@@ -9,6 +9,7 @@ use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use super::Ctx;
 use crate::output::{self, Table, yes};
+use wta_i18n::tr;
 
 #[derive(Debug, Args)]
 pub struct ListTabsArgs {
@@ -37,7 +38,12 @@ pub fn list_windows(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     if ctx.json {
         output::json(&sessions)?;
     } else {
-        let mut t = Table::new(&["ID", "NAME", "TABS", "ATTACHED"]);
+        let mut t = Table::localized(&[
+            "cli.col.id",
+            "cli.col.name",
+            "cli.col.tabs",
+            "cli.col.attached",
+        ]);
         for s in &sessions {
             t.row(vec![
                 s.id.to_string(),
@@ -80,7 +86,14 @@ pub fn list_tabs(ctx: &Ctx, args: &ListTabsArgs) -> anyhow::Result<ExitCode> {
     if ctx.json {
         output::json(&windows)?;
     } else {
-        let mut t = Table::new(&["ID", "WINDOW", "INDEX", "NAME", "PANES", "ACTIVE"]);
+        let mut t = Table::localized(&[
+            "cli.col.id",
+            "cli.col.window",
+            "cli.col.index",
+            "cli.col.name",
+            "cli.col.panes",
+            "cli.col.active",
+        ]);
         for w in &windows {
             t.row(vec![
                 w.id.to_string(),
@@ -96,15 +109,12 @@ pub fn list_tabs(ctx: &Ctx, args: &ListTabsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `list-panes -t` accepts, for messages.
-const TAB_FORMS: &str = "give a tab as `@N`, a pane as `%N` (meaning its tab) or a tab's name \
-     (see `wta list-tabs -a`)";
-
 /// A `-t` for list-panes: a tab `@N`, a pane `%N` standing for its tab, or
 /// the name of exactly one tab (a window linked into several sessions is
 /// one tab).
 fn window_of(host: &impl TerminalHost, given: &str) -> Result<WindowId, HostError> {
-    let bad = || HostError::InvalidArgument(format!("{given:?} is not a tab: {TAB_FORMS}"));
+    let quoted = format!("{given:?}");
+    let bad = || HostError::InvalidArgument(tr!("cli.list.not_a_tab", given = quoted));
     if given.starts_with('%') {
         let pane = PaneId::parse(given).map_err(|_| bad())?;
         return Ok(host.pane(&pane)?.window);
@@ -119,16 +129,18 @@ fn window_of(host: &impl TerminalHost, given: &str) -> Result<WindowId, HostErro
         }
     }
     match named.as_slice() {
-        [] => Err(HostError::InvalidArgument(format!(
-            "no tab is named {given:?}: {TAB_FORMS}"
+        [] => Err(HostError::InvalidArgument(tr!(
+            "cli.list.no_tab_named",
+            given = quoted
         ))),
         [one] => Ok(one.id.clone()),
-        several => Err(HostError::InvalidArgument(format!(
-            "{} tabs are named {given:?} ({}): give the one you mean as `@N`",
-            several.len(),
-            several
+        several => Err(HostError::InvalidArgument(tr!(
+            "cli.list.several_tabs",
+            count = several.len(),
+            given = quoted,
+            tabs = several
                 .iter()
-                .map(|w| format!("{} in window {}", w.id, w.session))
+                .map(|w| tr!("cli.list.tab_in_window", tab = w.id, window = w.session))
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
@@ -153,14 +165,21 @@ pub fn list_panes(ctx: &Ctx, args: &ListPanesArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_panes(panes: &[PaneInfo]) -> anyhow::Result<()> {
-    let mut t = Table::new(&[
-        "ID", "TAB", "WINDOW", "SIZE", "ACTIVE", "COMMAND", "STATE", "CWD",
+    let mut t = Table::localized(&[
+        "cli.col.id",
+        "cli.col.tab",
+        "cli.col.window",
+        "cli.col.size",
+        "cli.col.active",
+        "cli.col.command",
+        "cli.col.state",
+        "cli.col.cwd",
     ]);
     for p in panes {
         let state = match (p.dead, p.dead_status) {
-            (true, Some(s)) => format!("dead ({s})"),
-            (true, None) => "dead".into(),
-            (false, _) => "running".into(),
+            (true, Some(s)) => tr!("cli.list.dead_with", status = s),
+            (true, None) => tr!("cli.list.dead"),
+            (false, _) => tr!("cli.list.running"),
         };
         t.row(vec![
             p.id.to_string(),
@@ -185,15 +204,25 @@ pub fn active_pane(ctx: &Ctx) -> anyhow::Result<ExitCode> {
             (Some(shell), Some(pid)) => format!("{} ({shell} {pid})", p.integration.state),
             _ => p.integration.state.to_owned(),
         };
+        let l = labels(&[
+            "pane",
+            "tab",
+            "window",
+            "size",
+            "pid",
+            "command",
+            "cwd",
+            "integration",
+        ]);
         output::pairs(&[
-            ("pane", p.id.to_string()),
-            ("tab", format!("{} ({})", p.window, p.window_name)),
-            ("window", format!("{} ({})", p.session, p.session_name)),
-            ("size", format!("{}x{}", p.size.cols, p.size.rows)),
-            ("pid", p.pid.to_string()),
-            ("command", p.command.clone()),
-            ("cwd", p.cwd.display().to_string()),
-            ("integration", integration),
+            (l[0].as_str(), p.id.to_string()),
+            (l[1].as_str(), format!("{} ({})", p.window, p.window_name)),
+            (l[2].as_str(), format!("{} ({})", p.session, p.session_name)),
+            (l[3].as_str(), format!("{}x{}", p.size.cols, p.size.rows)),
+            (l[4].as_str(), p.pid.to_string()),
+            (l[5].as_str(), p.command.clone()),
+            (l[6].as_str(), p.cwd.display().to_string()),
+            (l[7].as_str(), integration),
         ])?;
     }
     Ok(ExitCode::SUCCESS)
@@ -204,14 +233,15 @@ pub fn info(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     if ctx.json {
         output::json(&info)?;
     } else {
-        let opt = |v: Option<String>| v.unwrap_or_else(|| "(not inside this server)".into());
+        let opt = |v: Option<String>| v.unwrap_or_else(|| tr!("cli.list.not_inside"));
+        let l = labels(&["socket", "tmux", "pane", "tab", "window"]);
         output::pairs(&[
-            ("socket", info.socket.display().to_string()),
-            ("tmux", info.tmux_version.clone()),
-            ("pane", opt(info.pane.map(|p| p.to_string()))),
-            ("tab", opt(info.window.map(|w| w.to_string()))),
+            (l[0].as_str(), info.socket.display().to_string()),
+            (l[1].as_str(), info.tmux_version.clone()),
+            (l[2].as_str(), opt(info.pane.map(|p| p.to_string()))),
+            (l[3].as_str(), opt(info.window.map(|w| w.to_string()))),
             (
-                "window",
+                l[4].as_str(),
                 opt(info
                     .session
                     .map(|s| format!("{s} ({})", info.session_name.unwrap_or_default()))),
@@ -219,6 +249,14 @@ pub fn info(ctx: &Ctx) -> anyhow::Result<ExitCode> {
         ])?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The key/value labels `cli.label.<name>` in the user's language.
+fn labels(names: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| wta_i18n::tr(&format!("cli.label.{n}"), &[]))
+        .collect()
 }
 
 #[cfg(test)]

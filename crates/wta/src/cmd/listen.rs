@@ -26,6 +26,7 @@ use wta_shell::{
 use super::Ctx;
 use super::listen_verdict::{self, Look, Probe};
 use crate::output;
+use wta_i18n::tr;
 
 #[derive(Debug, Args)]
 pub struct ListenArgs {
@@ -58,7 +59,7 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
         // A watcher already saw a command run there without marks.
         return no_integration(&pane, ctx.json, false);
     }
-    let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
+    let exe = std::env::current_exe().context(tr!("cli.no_pipe_sink_binary"))?;
     let opts = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
         runtime_dir: wta_env::private_dir::private_runtime_dir()?.join("listen"),
@@ -87,30 +88,28 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
 fn dead_pane(host: &TmuxHost, pane: &PaneId) -> anyhow::Error {
     let how = match host.pane_status(pane) {
         Ok(s) if s.state == PaneState::Dead => super::pane::dead_status(&s),
-        _ => "exit status unknown".to_owned(),
+        _ => tr!("cli.pane.exit_status_unknown"),
     };
-    anyhow::anyhow!(
-        "pane {pane} is dead ({how}): its program has ended, so there is nothing to listen to \
-         (`wta kill-pane -t {pane}` closes it)"
-    )
+    anyhow::anyhow!(tr!("cli.listen.dead_pane", pane = pane, how = how))
 }
 
 /// Says that the pane's shell has no integration and how to add it; exit 1.
 fn no_integration(pane: &PaneId, as_json: bool, seen_now: bool) -> anyhow::Result<ExitCode> {
+    // The JSON event keeps its English reason: scripts read it.
     let reason = "the pane's shell shows no WTA shell integration";
     if as_json {
         output::json_line(
             &json!({"event": "ended", "pane": pane, "reason": reason, "integration": "absent"}),
         )?;
     }
-    let when = if seen_now {
-        "a command ran there without its marks"
+    let when = tr!(if seen_now {
+        "cli.listen.ran_without_marks"
     } else {
-        "a watcher saw a command run there without its marks"
-    };
+        "cli.listen.watcher_saw_no_marks"
+    });
     eprintln!(
-        "wta: pane {pane}: {reason} ({when}), so wta cannot tell where commands start and end. \
-         Load it from your shell's rc file: `wta shell-integration --help` prints the line to add."
+        "wta: {}",
+        tr!("cli.listen.no_integration", pane = pane, when = when)
     );
     Ok(ExitCode::FAILURE)
 }
@@ -141,7 +140,7 @@ async fn listen(
     };
     let mut watcher = PaneWatcher::attach(host, pane, opts).await?;
     if !as_json {
-        eprintln!("wta: listening to pane {pane} (Ctrl+C to stop)");
+        eprintln!("wta: {}", tr!("cli.listen.listening", pane = pane));
     }
     // Nothing to judge when the shell announced itself, or when the watcher
     // judges a gated start itself.
@@ -229,7 +228,10 @@ async fn follow(
                 if as_json {
                     output::json_line(&json!({"event": "ended", "pane": pane, "reason": reason}))?;
                 } else {
-                    output::line(&format!("wta: stopped: {reason}"))?;
+                    output::line(&format!(
+                        "wta: {}",
+                        tr!("cli.listen.stopped", reason = reason)
+                    ))?;
                 }
                 return Ok(Ended::Stopped);
             }
@@ -259,22 +261,24 @@ pub fn finished_text(record: &LastCommand) -> String {
     let cmdline = record
         .cmdline
         .as_deref()
-        .unwrap_or("(the shell did not report the command line)");
+        .map_or_else(|| tr!("cli.listen.no_cmdline"), str::to_owned);
     let end = match (record.exit_code, record.end_reason.as_str()) {
-        (Some(code), _) => format!("exit {code}"),
-        (None, "pane_died") => "the pane died".to_owned(),
-        (None, "detached") => "end not seen (the watcher stopped)".to_owned(),
-        (None, _) => "exit code unknown".to_owned(),
+        (Some(code), _) => tr!("cli.listen.exit", code = code),
+        (None, "pane_died") => tr!("cli.listen.pane_died"),
+        (None, "detached") => tr!("cli.listen.end_not_seen"),
+        (None, _) => tr!("cli.listen.exit_unknown"),
     };
-    let mut text = format!(
-        "■ {cmdline} → {end} in {} ms",
-        record.duration_ms.unwrap_or(0)
+    let mut text = tr!(
+        "cli.listen.finished",
+        cmdline = cmdline,
+        end = end,
+        ms = record.duration_ms.unwrap_or(0)
     );
     if record.interactive {
-        text.push_str(" (full-screen)");
+        text.push_str(&tr!("cli.listen.full_screen"));
     }
     if record.truncated {
-        text.push_str(" (output truncated)");
+        text.push_str(&tr!("cli.listen.truncated"));
     }
     if !record.output.is_empty() {
         text.push('\n');

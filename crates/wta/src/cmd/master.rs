@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+use wta_i18n::tr;
 
 /// Runs the master until it is signalled or its tmux server is gone. It first
 /// takes a session of its own (no controlling terminal: closing the terminal
@@ -26,7 +27,7 @@ pub fn run(socket: PathBuf, tmux_socket: Option<PathBuf>) -> ExitCode {
         match wta_env::logging::init_file_logging(&wta_env::dirs::state_dir(), "master.log") {
             Ok(guard) => Some(guard),
             Err(err) => {
-                eprintln!("wta master: {err} (continuing without a log file)");
+                eprintln!("wta master: {}", tr!("cli.master.no_log_file", error = err));
                 None
             }
         };
@@ -37,7 +38,7 @@ pub fn run(socket: PathBuf, tmux_socket: Option<PathBuf>) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("wta master: cannot start the async runtime: {err}");
+            eprintln!("wta master: {}", tr!("cli.no_runtime", error = err));
             return ExitCode::from(1);
         }
     };
@@ -47,7 +48,7 @@ pub fn run(socket: PathBuf, tmux_socket: Option<PathBuf>) -> ExitCode {
     match std::env::current_exe() {
         Ok(exe) => config.reaper_program = Some(exe),
         Err(err) => {
-            eprintln!("wta master: cannot find the wta binary to start the agent reaper: {err}");
+            eprintln!("wta master: {}", tr!("cli.master.no_reaper", error = err));
             return ExitCode::from(1);
         }
     }
@@ -76,7 +77,7 @@ pub fn demo_agent() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("wta demo agent: cannot start the async runtime: {err}");
+            eprintln!("wta demo agent: {}", tr!("cli.no_runtime", error = err));
             return ExitCode::from(1);
         }
     };

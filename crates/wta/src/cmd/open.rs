@@ -57,8 +57,12 @@ fn settle(host: &wta_host::TmuxHost, pane: &PaneInfo, gate: Option<String>) {
     // file): either way the pane is ready to hand back.
     if let Err(e) = shell::first_prompt(host, &pane.id, &gate, READY_TIMEOUT) {
         eprintln!(
-            "wta: {}: the shell's first prompt was not tracked: {e:#}",
-            pane.id
+            "wta: {}",
+            wta_i18n::tr!(
+                "cli.open.first_prompt_untracked",
+                pane = pane.id,
+                error = format!("{e:#}")
+            )
         );
     }
 }

@@ -10,6 +10,7 @@ use wta_protocol::PaneId;
 
 use super::Ctx;
 use crate::output;
+use wta_i18n::tr;
 
 #[derive(Debug, Args)]
 pub struct TargetArgs {
@@ -99,7 +100,7 @@ pub fn kill(ctx: &Ctx, args: &TargetArgs) -> anyhow::Result<ExitCode> {
             killed: true,
         })?;
     } else {
-        output::line(&format!("killed {pane}"))?;
+        output::line(&tr!("cli.pane.killed", pane = pane))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -107,28 +108,25 @@ pub fn kill(ctx: &Ctx, args: &TargetArgs) -> anyhow::Result<ExitCode> {
 /// How a dead pane's program ended: `exit status N`, `killed by signal N`.
 pub(super) fn dead_status(s: &PaneStatus) -> String {
     match (s.exit_status, s.exit_signal) {
-        (Some(code), _) => format!("exit status {code}"),
-        (None, Some(sig)) => format!("killed by signal {sig}"),
-        (None, None) => "exit status unknown".to_owned(),
+        (Some(code), _) => tr!("cli.pane.exit_status", code = code),
+        (None, Some(sig)) => tr!("cli.pane.killed_by_signal", signal = sig),
+        (None, None) => tr!("cli.pane.exit_status_unknown"),
     }
 }
 
 fn describe(s: &PaneStatus) -> String {
     match s.state {
-        PaneState::Running => format!(
-            "{} running {} (pid {})",
-            s.pane,
-            s.command.as_deref().unwrap_or("?"),
-            s.pid.map(|p| p.to_string()).unwrap_or_else(|| "?".into())
+        PaneState::Running => tr!(
+            "cli.pane.running",
+            pane = s.pane,
+            command = s.command.as_deref().unwrap_or("?"),
+            pid = s.pid.map(|p| p.to_string()).unwrap_or_else(|| "?".into())
         ),
         PaneState::Dead => match (s.exit_status, s.exit_signal) {
-            (None, None) => format!("{} dead", s.pane),
-            _ => format!("{} dead, {}", s.pane, dead_status(s)),
+            (None, None) => tr!("cli.pane.dead", pane = s.pane),
+            _ => tr!("cli.pane.dead_with", pane = s.pane, status = dead_status(s)),
         },
-        PaneState::Gone => format!(
-            "{} is gone (killed, or it exited and tmux did not keep it)",
-            s.pane
-        ),
+        PaneState::Gone => tr!("cli.pane.gone", pane = s.pane),
     }
 }
 
@@ -171,11 +169,9 @@ fn timeout_limit(secs: f64) -> Result<Option<Duration>, HostError> {
     if secs == 0.0 {
         return Ok(None);
     }
-    Duration::try_from_secs_f64(secs).map(Some).map_err(|_| {
-        HostError::InvalidArgument(format!(
-            "--timeout must be 0 (wait forever) or a number of seconds, got {secs}"
-        ))
-    })
+    Duration::try_from_secs_f64(secs)
+        .map(Some)
+        .map_err(|_| HostError::InvalidArgument(tr!("cli.pane.bad_timeout", secs = secs)))
 }
 
 pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
@@ -183,10 +179,7 @@ pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
     let pane = target(&host, &args.target)?;
     if host.caller_pane().as_ref() == Some(&pane) {
-        return Err(HostError::InvalidArgument(format!(
-            "refusing to wait for {pane}, the pane this command runs in: it cannot exit while wta waits; name another pane with -t"
-        ))
-        .into());
+        return Err(HostError::InvalidArgument(tr!("cli.pane.wait_for_self", pane = pane)).into());
     }
     // The first query also proves the pane exists (a typo fails at once).
     let mut status = host.pane_status(&pane)?;
@@ -233,15 +226,15 @@ pub fn wait_for(ctx: &Ctx, args: &WaitArgs) -> anyhow::Result<ExitCode> {
     }
     match waited.status.state {
         PaneState::Running if timed_out => {
-            eprintln!("wta: {pane} still running after {}s", args.timeout);
+            eprintln!(
+                "wta: {}",
+                tr!("cli.pane.still_running", pane = pane, secs = args.timeout)
+            );
             Ok(ExitCode::from(124))
         }
         // Not success: the program's end (and so its exit status) was never seen.
         PaneState::Gone => {
-            eprintln!(
-                "wta: pane {pane} was closed while wta waited for it (killed, or its program \
-                 exited and tmux did not keep the pane), so its exit status is unknown"
-            );
+            eprintln!("wta: {}", tr!("cli.pane.closed_while_waiting", pane = pane));
             Ok(ExitCode::FAILURE)
         }
         PaneState::Running | PaneState::Dead => Ok(ExitCode::SUCCESS),

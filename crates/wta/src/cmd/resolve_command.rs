@@ -11,6 +11,7 @@ use wta_shell::resolve::{self, Found, Lookup, Resolution, Source, Status, Verdic
 
 use super::Ctx;
 use crate::output;
+use wta_i18n::tr;
 
 const AFTER_HELP: &str = "\
 Sources checked, in this order:
@@ -121,44 +122,44 @@ fn render(r: &Resolution) -> String {
                 let who = match (shell, program) {
                     (Some(shell), Some(program)) => format!("{shell} ({program})"),
                     (None, Some(program)) => program.clone(),
-                    (_, None) => "none".into(),
+                    (_, None) => tr!("cli.resolve.none"),
                 };
-                ("shell", format!("{who}: {}", describe(lookup, "not found")))
+                let said = describe(lookup, &tr!("cli.resolve.not_found"));
+                ("shell", format!("{who}: {said}"))
             }
             Source::Cwd { dir, lookup } => {
                 let none = if r.name.contains('/') {
-                    format!("no {}", r.name)
+                    tr!("cli.resolve.no_file", name = r.name)
                 } else {
-                    format!("no ./{}", r.name)
+                    tr!("cli.resolve.no_file", name = format!("./{}", r.name))
                 };
                 ("cwd", format!("{dir}: {}", describe(lookup, &none)))
             }
-            Source::Path { lookup } => ("PATH", describe(lookup, "not found")),
+            Source::Path { lookup } => ("PATH", describe(lookup, &tr!("cli.resolve.not_found"))),
         };
         out.push_str(&format!("  {label:<5}  {text}\n"));
     }
     if r.verdict != Verdict::Exists && !r.near_matches.is_empty() {
         let names: Vec<&str> = r.near_matches.iter().map(|m| m.name.as_str()).collect();
-        out.push_str(&format!("did you mean: {}?\n", names.join(", ")));
+        out.push_str(&tr!("cli.resolve.did_you_mean", names = names.join(", ")));
+        out.push('\n');
     }
     out
 }
 
 fn headline(r: &Resolution) -> String {
     match r.verdict {
-        Verdict::NotFound => "not found".into(),
-        Verdict::Indeterminate => "indeterminate: not in the directory or on PATH, and the shell \
-             could not be asked (an alias or a function may exist)"
-            .into(),
+        Verdict::NotFound => tr!("cli.resolve.not_found"),
+        Verdict::Indeterminate => tr!("cli.resolve.indeterminate"),
         Verdict::Exists => {
             let only_cwd = r.sources.iter().all(|s| match s {
                 Source::Cwd { .. } => true,
                 other => other.lookup().found.is_empty(),
             });
             if only_cwd && !r.name.contains('/') {
-                format!("exists in the directory only: run it as ./{}", r.name)
+                tr!("cli.resolve.only_cwd", name = r.name)
             } else {
-                "exists".into()
+                tr!("cli.resolve.exists")
             }
         }
     }
@@ -178,30 +179,36 @@ fn describe(lookup: &Lookup, none: &str) -> String {
             let mut first_file = true;
             for found in &lookup.found {
                 parts.push(match found {
-                    Found::Alias { value: Some(v) } => format!("alias for `{v}`"),
-                    Found::Alias { value: None } => "alias".into(),
+                    Found::Alias { value: Some(v) } => tr!("cli.resolve.alias_for", value = v),
+                    Found::Alias { value: None } => tr!("cli.resolve.alias"),
                     Found::Function {
                         defined_in: Some(file),
-                    } => format!("function from {file}"),
-                    Found::Function { defined_in: None } => "function".into(),
-                    Found::Builtin => "builtin".into(),
-                    Found::Keyword => "keyword".into(),
+                    } => tr!("cli.resolve.function_from", file = file),
+                    Found::Function { defined_in: None } => tr!("cli.resolve.function"),
+                    Found::Builtin => tr!("cli.resolve.builtin"),
+                    Found::Keyword => tr!("cli.resolve.keyword"),
                     Found::File { path } if first_file && files > 1 => {
                         first_file = false;
-                        format!("{path} (first of {files})")
+                        tr!("cli.resolve.first_of", path = path, count = files)
                     }
                     Found::File { path } => path.clone(),
                 });
             }
             parts.join(", ")
         }
-        Status::Unavailable => format!(
-            "could not be asked: {}",
-            lookup.reason.as_deref().unwrap_or("no reason given")
+        Status::Unavailable => tr!(
+            "cli.resolve.unavailable",
+            reason = lookup
+                .reason
+                .clone()
+                .unwrap_or_else(|| tr!("cli.resolve.no_reason"))
         ),
-        Status::Skipped => format!(
-            "skipped: {}",
-            lookup.reason.as_deref().unwrap_or("does not apply")
+        Status::Skipped => tr!(
+            "cli.resolve.skipped",
+            reason = lookup
+                .reason
+                .clone()
+                .unwrap_or_else(|| tr!("cli.resolve.does_not_apply"))
         ),
     }
 }

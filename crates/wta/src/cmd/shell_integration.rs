@@ -28,9 +28,7 @@ pub struct ShellIntegrationArgs {
 pub fn run(args: &ShellIntegrationArgs) -> anyhow::Result<ExitCode> {
     let shell = match &args.shell {
         Some(name) => name.parse::<Shell>()?,
-        None => Shell::detect_current().context(
-            "cannot tell which shell you use; name it: wta shell-integration bash|zsh|fish|pwsh",
-        )?,
+        None => Shell::detect_current().context(wta_i18n::tr!("cli.shell.unknown"))?,
     };
     crate::output::line(shell.script().trim_end())?;
     Ok(ExitCode::SUCCESS)

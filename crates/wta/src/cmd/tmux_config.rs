@@ -30,7 +30,7 @@ pub fn bindings(wta: &str) -> String {
 }
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
-    let exe = std::env::current_exe().context("cannot find the running wta binary")?;
+    let exe = std::env::current_exe().context(wta_i18n::tr!("cli.no_binary"))?;
     let text = bindings(&exe.to_string_lossy());
     if ctx.json {
         output::json(&serde_json::json!({ "bindings": text }))?;

@@ -19,6 +19,7 @@ use super::agent_pane::OpenArgs;
 use crate::launch::agent_pane::{self, OpenSpec};
 use crate::launch::{master, shell};
 use crate::output;
+use wta_i18n::tr;
 
 #[derive(Debug, Args)]
 pub struct UpArgs {
@@ -107,9 +108,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         None => {
             let id = registry.default_agent();
             if id.as_str() == wta_agent::registry::DEMO_ID {
-                eprintln!(
-                    "wta: no agent CLI is installed; starting the offline demo agent (see `wta up --help` for --agent)"
-                );
+                eprintln!("wta: {}", tr!("cli.up.demo_agent"));
             }
             id.as_str().to_owned()
         }
@@ -148,10 +147,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             Err(_) => shell::wait_gate_taken(&host, &shell.id, gate, Duration::ZERO)?,
         };
         if !taken {
-            eprintln!(
-                "wta: the agent pane did not start following {} in time; its first prompt may not be tracked",
-                shell.id
-            );
+            eprintln!("wta: {}", tr!("cli.up.gate_not_taken", pane = shell.id));
         }
     }
     let outcome = outcome?;
@@ -159,7 +155,10 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
     let (agent_pane, reused) = match &outcome {
         agent_pane::Outcome::Opened(p) => (p.clone(), false),
         agent_pane::Outcome::Focused(p) | agent_pane::Outcome::Restored(p) => (p.clone(), true),
-        other => anyhow::bail!("unexpected launcher outcome {other:?}"),
+        other => anyhow::bail!(tr!(
+            "cli.up.unexpected_outcome",
+            outcome = format!("{other:?}")
+        )),
     };
     // A reused agent pane keeps its agent: report that one, and say how to
     // switch when another was asked for.
@@ -171,7 +170,13 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         Some(running) if running != agent => {
             if args.open.agent.is_some() {
                 eprintln!(
-                    "wta: the agent pane {agent_pane} already runs {running}; type `/agent {agent}` in it to switch"
+                    "wta: {}",
+                    tr!(
+                        "cli.up.already_runs",
+                        pane = agent_pane,
+                        running = running,
+                        agent = agent
+                    )
                 );
             }
             running
@@ -191,28 +196,32 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         host.switch_client(&session)?;
     } else if !args.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
         let err = host.attach_command(&session).exec();
-        return Err(err).context("cannot run `tmux attach-session`");
+        return Err(err).context(tr!("cli.up.cannot_attach"));
     }
     if ctx.json {
         output::json(&summary)?;
     } else {
         let [flag, value] = host.location().args();
+        let how = tr!(if created {
+            "cli.up.created"
+        } else {
+            "cli.up.reused"
+        });
+        let labels = [
+            tr!("cli.up.session"),
+            tr!("cli.up.shell_pane"),
+            tr!("cli.up.agent_pane"),
+            tr!("cli.up.attach_with"),
+        ];
         output::pairs(&[
+            (labels[0].as_str(), format!("{} ({how})", summary.session)),
+            (labels[1].as_str(), summary.shell_pane.to_string()),
             (
-                "session",
-                format!(
-                    "{} ({})",
-                    summary.session,
-                    if created { "created" } else { "reused" }
-                ),
-            ),
-            ("shell pane", summary.shell_pane.to_string()),
-            (
-                "agent pane",
+                labels[2].as_str(),
                 format!("{} ({})", summary.agent_pane, summary.agent),
             ),
             (
-                "attach with",
+                labels[3].as_str(),
                 format!(
                     "tmux {flag} {value} attach -t {}",
                     attach_target(&summary.session)

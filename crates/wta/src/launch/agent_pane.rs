@@ -70,7 +70,7 @@ pub fn find(host: &TmuxHost, window: &WindowId) -> anyhow::Result<Option<(PaneIn
 
 /// The helper's command line for an agent pane working on `target`.
 fn helper_argv(spec: &OpenSpec, window: &WindowId, target: &PaneId) -> anyhow::Result<Vec<String>> {
-    let exe = std::env::current_exe().context("cannot find the running wta binary")?;
+    let exe = std::env::current_exe().context(wta_i18n::tr!("cli.no_binary"))?;
     let mut argv = vec![
         exe.to_string_lossy().into_owned(),
         "--connect-master".into(),
@@ -219,7 +219,7 @@ pub fn shell_pane_of(host: &TmuxHost, window: &WindowId) -> anyhow::Result<PaneI
         })
         .or_else(|| panes.iter().find(|p| Some(&p.id) != agent.as_ref()))
         .cloned()
-        .with_context(|| format!("tab {window} has no shell pane"))
+        .with_context(|| wta_i18n::tr!("cli.launch.no_shell_pane", tab = window))
 }
 
 /// Refuses an agent id that cannot work here (malformed, unknown, not
@@ -246,10 +246,10 @@ pub fn ensure_runtime_dir(dir: &Path) -> anyhow::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     let runtime = wta_env::dirs::runtime_dir();
     wta_env::private_dir::ensure_private_dir(&runtime)
-        .with_context(|| format!("cannot prepare {}", runtime.display()))?;
+        .with_context(|| wta_i18n::tr!("cli.cannot_prepare", path = runtime.display()))?;
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)
-        .with_context(|| format!("cannot create {}", dir.display()))
+        .with_context(|| wta_i18n::tr!("cli.cannot_create", path = dir.display()))
 }

@@ -18,6 +18,7 @@ use wta_protocol::{PaneId, WindowId};
 
 use super::agent_pane::{self, OpenSpec, Side};
 use super::{master, shell};
+use wta_i18n::tr;
 
 /// How long a new tab's shell may wait for its agent pane's watcher.
 const GATE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -143,7 +144,7 @@ fn open(
             focus: true,
         })?),
         (Place::Panel, None) => {
-            anyhow::bail!("--panel needs a pane to split: run it inside tmux or give --pane")
+            anyhow::bail!(tr!("cli.delegate.panel_needs_pane"))
         }
         (Place::Tab, source) => Ok(host.new_tab(&NewTab {
             session: source.as_ref().map(|s| s.session.clone()),
@@ -208,7 +209,10 @@ pub fn open_agent_tab(
     }
     let agent_pane = match opened? {
         agent_pane::Outcome::Opened(pane) => pane,
-        other => anyhow::bail!("the new tab already had an agent pane ({other:?})"),
+        other => anyhow::bail!(tr!(
+            "cli.delegate.tab_had_agent_pane",
+            outcome = format!("{other:?}")
+        )),
     };
     let agent = host
         .option(&agent_pane, wta_agent::PANE_AGENT_OPTION)
@@ -228,17 +232,14 @@ pub fn open_agent_tab(
 
 /// The tab the delegate was started from, for messages.
 pub fn describe(done: &Delegated) -> String {
-    let how = if done.installed {
-        "started"
+    let key = if done.installed {
+        "cli.delegate.started"
     } else {
-        "is not installed; see"
+        "cli.delegate.not_installed"
     };
-    let mut text = format!(
-        "{} {how} in tab {} (pane {})",
-        done.agent, done.window, done.pane
-    );
+    let mut text = tr!(key, agent = done.agent, tab = done.window, pane = done.pane);
     if let Some(id) = &done.session_id {
-        text.push_str(&format!(", session {id}"));
+        text.push_str(&tr!("cli.delegate.session", id = id));
     }
     text
 }

@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use wta_i18n::tr;
 
 /// True when something accepts connections on `socket`.
 pub fn is_running(socket: &Path) -> bool {
@@ -32,7 +33,7 @@ pub fn ensure(socket: &Path, tmux_socket: &Path) -> anyhow::Result<()> {
     if is_running(socket) {
         return Ok(());
     }
-    let exe = std::env::current_exe().context("cannot find the running wta binary")?;
+    let exe = std::env::current_exe().context(wta_i18n::tr!("cli.no_binary"))?;
     let status = Command::new("/bin/sh")
         .arg("-c")
         .arg(r#""$0" --master "$1" --tmux-socket "$2" </dev/null >/dev/null 2>&1 &"#)
@@ -43,9 +44,9 @@ pub fn ensure(socket: &Path, tmux_socket: &Path) -> anyhow::Result<()> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .context("cannot start the wta master")?;
+        .context(tr!("cli.launch.cannot_start_master"))?;
     if !status.success() {
-        bail!("cannot start the wta master (/bin/sh exited with {status})");
+        bail!(tr!("cli.launch.master_sh_failed", status = status));
     }
     let start = Instant::now();
     let mut pause = Duration::from_millis(5);
@@ -57,9 +58,9 @@ pub fn ensure(socket: &Path, tmux_socket: &Path) -> anyhow::Result<()> {
         pause = (pause * 2).min(Duration::from_millis(100));
     }
     let log = wta_env::dirs::state_dir().join("master.log");
-    bail!(
-        "the wta master did not start listening on {} within 10 s; see {}",
-        socket.display(),
-        log.display()
-    )
+    bail!(tr!(
+        "cli.launch.master_not_listening",
+        socket = socket.display(),
+        log = log.display()
+    ))
 }

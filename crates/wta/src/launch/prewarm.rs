@@ -77,7 +77,7 @@ pub fn prewarm_session(
 /// `after-new-window` runs `wta pane prewarm --window <new tab>` with the
 /// same agent, side and size.
 fn install_hook(host: &TmuxHost, session: &TmuxSessionId, spec: &OpenSpec) -> anyhow::Result<()> {
-    let exe = std::env::current_exe().context("cannot find the running wta binary")?;
+    let exe = std::env::current_exe().context(wta_i18n::tr!("cli.no_binary"))?;
     let text = |s: &str| HookWord::Text(s.to_owned());
     let mut argv = vec![
         text(&exe.to_string_lossy()),
@@ -115,7 +115,12 @@ fn lock(dir: &Path) -> anyhow::Result<nix::fcntl::Flock<std::fs::File>> {
         .truncate(false)
         .write(true)
         .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
-    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
-        .map_err(|(_, err)| anyhow::anyhow!("cannot lock {}: {err}", path.display()))
+        .with_context(|| wta_i18n::tr!("cli.cannot_open", path = path.display()))?;
+    nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(|(_, err)| {
+        anyhow::anyhow!(wta_i18n::tr!(
+            "cli.cannot_lock",
+            path = path.display(),
+            error = err
+        ))
+    })
 }

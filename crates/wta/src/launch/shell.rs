@@ -24,7 +24,7 @@ pub use wta_shell::launch::{ShellLaunch, user_shell};
 /// Builds the launch for `shell`, writing helper rc files under `dir`.
 pub fn integrated(shell: &str, wta: &Path, dir: &Path) -> anyhow::Result<ShellLaunch> {
     wta_shell::launch::integrated(shell, wta_shell::ScriptSource::Binary(wta), dir)
-        .with_context(|| format!("cannot prepare an integrated {shell}"))
+        .with_context(|| wta_i18n::tr!("cli.launch.cannot_prepare_shell", shell = shell))
 }
 
 /// The user's shell for a pane WTA opens: with integration and, when the
@@ -45,7 +45,7 @@ pub struct GatedShell {
 pub fn gated_user_shell() -> anyhow::Result<GatedShell> {
     let dir = super::agent_pane::launcher_dir();
     super::agent_pane::ensure_runtime_dir(&dir)?;
-    let wta = std::env::current_exe().context("cannot find the running wta binary")?;
+    let wta = std::env::current_exe().context(wta_i18n::tr!("cli.no_binary"))?;
     let program = user_shell();
     let launch = integrated(&program, &wta, &dir)?;
     let integrable = matches!(
@@ -91,7 +91,7 @@ pub fn first_prompt(
 ) -> anyhow::Result<FirstPrompt> {
     let release = || TerminalHost::signal(host, gate);
     let prepared = (|| -> anyhow::Result<_> {
-        let exe = std::env::current_exe().context("locating the wta binary for the pipe sink")?;
+        let exe = std::env::current_exe().context(wta_i18n::tr!("cli.no_pipe_sink_binary"))?;
         let runtime_dir = wta_env::private_dir::private_runtime_dir()?.join("watch");
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -116,7 +116,8 @@ pub fn first_prompt(
             Ok(w) => w,
             Err(e) => {
                 release()?;
-                return Err(anyhow::Error::new(e).context(format!("cannot follow {pane}")));
+                return Err(anyhow::Error::new(e)
+                    .context(wta_i18n::tr!("cli.launch.cannot_follow", pane = pane)));
             }
         };
         watcher.release_gate(gate).await?;

@@ -35,6 +35,7 @@ use tokio::time::MissedTickBehavior;
 use wta_helper::machine::{Input, Machine};
 use wta_helper::runtime::{Runtime, RuntimeConfig};
 use wta_host::TmuxHost;
+use wta_i18n::tr;
 use wta_state::Event;
 use wta_tui::View;
 
@@ -71,8 +72,7 @@ struct TerminalGuard;
 
 impl TerminalGuard {
     fn enter() -> anyhow::Result<Self> {
-        terminal::enable_raw_mode()
-            .context("the agent pane needs a terminal (use --headless for scripts)")?;
+        terminal::enable_raw_mode().with_context(|| tr!("cli.connect.needs_terminal"))?;
         let guard = TerminalGuard;
         execute!(
             io::stdout(),
@@ -80,7 +80,7 @@ impl TerminalGuard {
             EnableBracketedPaste,
             EnableMouseCapture
         )
-        .context("cannot set up the terminal")?;
+        .with_context(|| tr!("cli.connect.terminal_setup"))?;
         Ok(guard)
     }
 }
@@ -127,7 +127,7 @@ impl TerminalInput {
                     }
                 }
             })
-            .context("cannot start the terminal reader")?;
+            .with_context(|| tr!("cli.connect.terminal_reader"))?;
         Ok(Self { rx })
     }
 
@@ -161,8 +161,10 @@ struct Signals {
 impl Signals {
     fn watch() -> anyhow::Result<Self> {
         Ok(Self {
-            term: signal(SignalKind::terminate()).context("cannot watch SIGTERM")?,
-            hup: signal(SignalKind::hangup()).context("cannot watch SIGHUP")?,
+            term: signal(SignalKind::terminate())
+                .with_context(|| tr!("cli.connect.watch_signal", signal = "SIGTERM"))?,
+            hup: signal(SignalKind::hangup())
+                .with_context(|| tr!("cli.connect.watch_signal", signal = "SIGHUP"))?,
         })
     }
 }
@@ -196,8 +198,10 @@ async fn show(
     let guard = TerminalGuard::enter()?;
     install_panic_hook();
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))
-        .context("cannot draw on this terminal")?;
-    terminal.clear().context("cannot clear the terminal")?;
+        .with_context(|| tr!("cli.connect.cannot_draw_terminal"))?;
+    terminal
+        .clear()
+        .with_context(|| tr!("cli.connect.cannot_clear"))?;
     let exit = event_loop(&mut terminal, runtime, machine, signals).await;
     drop(terminal);
     drop(guard);
@@ -227,7 +231,7 @@ async fn event_loop(
         if dirty {
             terminal
                 .draw(|frame| view.render(&machine.app, frame))
-                .context("cannot draw the agent pane")?;
+                .with_context(|| tr!("cli.connect.cannot_draw_pane"))?;
             // What the frame showed of the proposal card goes back to the
             // reducer before any more input (a card confirms only once
             // every action row was on screen); only news is returned, so
@@ -256,7 +260,7 @@ async fn event_loop(
                 let mut next = Some(first);
                 let mut taken = 0;
                 while let Some(event) = next {
-                    let event = event.context("cannot read the terminal")?;
+                    let event = event.with_context(|| tr!("cli.connect.cannot_read_terminal"))?;
                     if let Some(event) = wta_tui::keymap::from_crossterm(event) {
                         runtime.apply(machine, Input::App(event), Instant::now());
                     }
