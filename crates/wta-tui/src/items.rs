@@ -1,7 +1,8 @@
 //! One transcript entry → its lines at a given width. Pure and cacheable:
 //! the output depends only on the entry (id, revision), the width and
-//! whether the entry has fold focus. [`entry_height`] runs the same layout
-//! into a line counter, so it always equals `render_entry(..).len()`.
+//! whether the entry has fold focus (and the language, which is set once
+//! before the first frame). [`entry_height`] runs the same layout into a
+//! line counter, so it always equals `render_entry(..).len()`.
 
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
