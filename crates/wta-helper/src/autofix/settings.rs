@@ -32,12 +32,6 @@ pub struct AutofixSettings {
 }
 
 #[derive(Debug, Default, Deserialize)]
-struct File {
-    #[serde(default)]
-    autofix: Option<Table>,
-}
-
-#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Table {
     mode: Option<AutofixMode>,
@@ -47,9 +41,7 @@ struct Table {
 impl AutofixSettings {
     /// Parses a whole config file's text (other tables are ignored).
     pub fn from_toml(text: &str) -> Result<Self, String> {
-        let file: File =
-            toml::from_str(text).map_err(|e| format!("[autofix] settings: {}", e.message()))?;
-        let table = file.autofix.unwrap_or_default();
+        let table: Table = crate::config_file::table(text, "autofix")?;
         Ok(Self {
             mode: table.mode.unwrap_or_default(),
             prewarm: table.prewarm.unwrap_or(false),

@@ -46,12 +46,6 @@ impl Default for ExecutionSettings {
 }
 
 #[derive(Debug, Default, Deserialize)]
-struct File {
-    #[serde(default)]
-    execution: Option<Table>,
-}
-
-#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Table {
     timeout_secs: Option<u64>,
@@ -62,12 +56,8 @@ struct Table {
 impl ExecutionSettings {
     /// Parses a whole config file's text (other tables are ignored).
     pub fn from_toml(text: &str) -> Result<Self, String> {
-        let file: File =
-            toml::from_str(text).map_err(|e| format!("[execution] settings: {}", e.message()))?;
+        let t: Table = crate::config_file::table(text, "execution")?;
         let mut s = Self::default();
-        let Some(t) = file.execution else {
-            return Ok(s);
-        };
         if let Some(secs) = t.timeout_secs {
             if !(1..=MAX_TIMEOUT_SECS).contains(&secs) {
                 return Err(format!(

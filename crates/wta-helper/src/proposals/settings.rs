@@ -23,12 +23,6 @@ impl Default for ProposalSettings {
 }
 
 #[derive(Debug, Default, Deserialize)]
-struct File {
-    #[serde(default)]
-    proposals: Option<Table>,
-}
-
-#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Table {
     per_turn: Option<u32>,
@@ -37,12 +31,8 @@ struct Table {
 impl ProposalSettings {
     /// Parses a whole config file's text (other tables are ignored).
     pub fn from_toml(text: &str) -> Result<Self, String> {
-        let file: File =
-            toml::from_str(text).map_err(|e| format!("[proposals] settings: {}", e.message()))?;
-        let per_turn = file
-            .proposals
-            .and_then(|t| t.per_turn)
-            .unwrap_or(DEFAULT_PROPOSALS_PER_TURN);
+        let table: Table = crate::config_file::table(text, "proposals")?;
+        let per_turn = table.per_turn.unwrap_or(DEFAULT_PROPOSALS_PER_TURN);
         if !(1..=MAX_PROPOSALS_PER_TURN).contains(&per_turn) {
             return Err(format!(
                 "[proposals] per_turn must be 1 to {MAX_PROPOSALS_PER_TURN} (got {per_turn})"

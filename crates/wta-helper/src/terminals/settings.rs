@@ -33,12 +33,6 @@ pub struct TerminalSettings {
 }
 
 #[derive(Debug, Default, Deserialize)]
-struct File {
-    #[serde(default)]
-    terminals: Option<Table>,
-}
-
-#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Table {
     placement: Option<Placement>,
@@ -48,9 +42,7 @@ struct Table {
 impl TerminalSettings {
     /// Parses a whole config file's text (other tables are ignored).
     pub fn from_toml(text: &str) -> Result<Self, String> {
-        let file: File =
-            toml::from_str(text).map_err(|e| format!("[terminals] settings: {}", e.message()))?;
-        let table = file.terminals.unwrap_or_default();
+        let table: Table = crate::config_file::table(text, "terminals")?;
         Ok(Self {
             placement: table.placement.unwrap_or_default(),
             keep_after_exit: table.keep_after_exit.unwrap_or(false),
