@@ -188,7 +188,8 @@ pub fn main() -> ExitCode {
             ExitCode::from(crate::output::BROKEN_PIPE_STATUS)
         }
         Err(err) => {
-            eprintln!("{}", wta_i18n::tr!("cli.error", error = format!("{err:#}")));
+            // `wta:` names the program: the same in every language.
+            eprintln!("wta: {err:#}");
             ExitCode::from(cmd::exit_status(&err))
         }
     }
