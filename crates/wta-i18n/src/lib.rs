@@ -42,14 +42,14 @@ pub fn language() -> String {
 /// from `args`.
 pub fn tr(key: &str, args: &[(&str, &str)]) -> String {
     let mut text = rust_i18n::t!(key).into_owned();
+    // The pseudo form is made before the values go in: they keep their shape.
+    if PSEUDO_ON.load(Ordering::Relaxed) {
+        text = pseudo(&text);
+    }
     for (name, value) in args {
         text = text.replace(&format!("%{{{name}}}"), value);
     }
-    if PSEUDO_ON.load(Ordering::Relaxed) {
-        pseudo(&text)
-    } else {
-        text
-    }
+    text
 }
 
 /// `key`'s text in `locale` (for tests and the parity check), unfilled.
@@ -69,25 +69,37 @@ macro_rules! tr {
 }
 
 /// The pseudo-locale's form of `text`: accented vowels, about 40 % longer,
-/// bracketed; placeholders' values and key glyphs keep their shape.
+/// bracketed; `%{placeholders}` are left as they are, for their values.
 pub fn pseudo(text: &str) -> String {
     let chars = text.chars().count();
-    let accented: String = text
-        .chars()
-        .map(|c| match c {
-            'a' => 'á',
-            'e' => 'é',
-            'i' => 'í',
-            'o' => 'ó',
-            'u' => 'ú',
-            'A' => 'Á',
-            'E' => 'É',
-            'O' => 'Ó',
-            other => other,
-        })
-        .collect();
+    let mut accented = String::with_capacity(text.len() * 2);
+    let mut in_placeholder = false;
+    let mut previous = '\0';
+    for c in text.chars() {
+        if previous == '%' && c == '{' {
+            in_placeholder = true;
+        } else if in_placeholder && c == '}' {
+            in_placeholder = false;
+        }
+        previous = c;
+        accented.push(if in_placeholder { c } else { accent(c) });
+    }
     let pad = "~".repeat((chars * 2).div_ceil(5));
     format!("[{accented}{pad}]")
+}
+
+fn accent(c: char) -> char {
+    match c {
+        'a' => 'á',
+        'e' => 'é',
+        'i' => 'í',
+        'o' => 'ó',
+        'u' => 'ú',
+        'A' => 'Á',
+        'E' => 'É',
+        'O' => 'Ó',
+        other => other,
+    }
 }
 
 #[cfg(test)]

@@ -173,6 +173,16 @@ fn the_pseudo_locale_brackets_and_lengthens() {
     assert!(p.starts_with('[') && p.ends_with(']'), "{p}");
     assert!(p.chars().count() >= "Ready".chars().count() * 7 / 5, "{p}");
     assert_eq!(pseudo(""), "[]");
+    assert!(pseudo("Ask %{agent} anything").starts_with("[Ásk %{agent} ány"));
+}
+
+#[test]
+fn pseudo_text_keeps_the_values_as_they_are() {
+    set_language(PSEUDO);
+    let text = tr("input.ask", &[("agent", "claude-code")]);
+    set_language("en");
+    assert!(text.contains(" claude-code "), "{text}");
+    assert!(text.starts_with("[Ásk "), "{text}");
 }
 
 proptest! {
