@@ -28,7 +28,8 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
         }
     };
     let out = std::process::Command::new(exe)
-        .args(["--json", "delegate", "--pane", source.as_str(), "--", task])
+        .args(["--language", &wta_i18n::language(), "--json", "delegate"])
+        .args(["--pane", source.as_str(), "--", task])
         .stdin(std::process::Stdio::null())
         .output();
     let out = match out {
@@ -65,10 +66,14 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
     }
 }
 
-/// `wta sessions focus KEY` (`live`) or `wta sessions resume KEY`, asking
-/// this pane's master (`socket`), wherever it listens.
-pub fn session_action(key: &str, live: bool, socket: &std::path::Path) -> DomainEvent {
-    let action = if live { "focus" } else { "resume" };
+/// `wta sessions focus | resume | close KEY`, asking this pane's master
+/// (`socket`), wherever it listens, in this pane's language.
+pub fn session_action(
+    key: &str,
+    verb: wta_state::SessionVerb,
+    socket: &std::path::Path,
+) -> DomainEvent {
+    let action = verb.as_str();
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(err) => {
@@ -76,6 +81,7 @@ pub fn session_action(key: &str, live: bool, socket: &std::path::Path) -> Domain
         }
     };
     let out = std::process::Command::new(exe)
+        .args(["--language", &wta_i18n::language()])
         .args(["sessions", action, "--master-socket"])
         .arg(socket)
         .args(["--", key])

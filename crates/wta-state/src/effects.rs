@@ -60,8 +60,8 @@ pub enum Effect {
         generation: u64,
         hint: Option<String>,
     },
-    /// A session picked in `/sessions`: go to it when `live`, else resume it.
-    SessionAction { key: String, live: bool },
+    /// A session picked in `/sessions`: go to it, resume it or close it.
+    SessionAction { key: String, verb: SessionVerb },
     /// `?TASK`: start a delegate agent with the task in a new tab, from
     /// this pane's target.
     Delegate(String),
@@ -72,4 +72,27 @@ pub enum Effect {
     },
     /// Close the pane (helper exits; master cleans up the session).
     Quit,
+}
+
+/// What `/sessions` does to the session picked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionVerb {
+    /// Enter on a live session: go to its tab and pane.
+    Focus,
+    /// Enter on an ended one: resume it in a new tab.
+    Resume,
+    /// Ctrl+D or Delete: close it (a live agent pane closes; an ended row
+    /// leaves the history).
+    Close,
+}
+
+impl SessionVerb {
+    /// Its `wta sessions` subcommand.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Focus => "focus",
+            Self::Resume => "resume",
+            Self::Close => "close",
+        }
+    }
 }

@@ -140,6 +140,8 @@ fn picker_key(state: &mut AppState, key: Key, fx: &mut Vec<Effect>) {
                 pickers::picked(state, picker, fx);
             }
         }
+        KeyCode::Delete => pickers::close_session(state, fx),
+        KeyCode::Char('d') if key.mods.ctrl => pickers::close_session(state, fx),
         _ => {}
     }
 }

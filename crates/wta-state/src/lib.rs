@@ -45,7 +45,7 @@ pub mod transcript;
 
 pub use debug::{DebugLine, DebugLog, Direction};
 pub use domain::*;
-pub use effects::Effect;
+pub use effects::{Effect, SessionVerb};
 pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse, Scripted};
 pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQueue, Stale};
 pub use question::{PendingQuestion, QuestionAnswer, QuestionRequest};

@@ -6,7 +6,7 @@ use wta_i18n::tr;
 use wta_protocol::acp_options::ALLOW_ALL;
 
 use super::commands::{info, switch_agent, warn, yolo};
-use super::effects::Effect;
+use super::effects::{Effect, SessionVerb};
 use super::state::{AppState, Picker, PickerItem, PickerKind};
 
 /// Every allowed agent; one that is not installed shows its install line.
@@ -107,7 +107,11 @@ pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>)
         PickerKind::Model => fx.push(Effect::SetModel(item.id.clone())),
         PickerKind::Sessions => fx.push(Effect::SessionAction {
             key: item.id.clone(),
-            live: item.current,
+            verb: if item.current {
+                SessionVerb::Focus
+            } else {
+                SessionVerb::Resume
+            },
         }),
         PickerKind::ConfigOption => {
             let Some(option) = state.config_options.iter().find(|o| o.id == item.id) else {
@@ -143,6 +147,20 @@ pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>)
                 value: item.id.clone(),
             });
         }
+    }
+}
+
+/// Ctrl+D or Delete in `/sessions`: closes the highlighted session (the
+/// picker closes; the action says what it did). Other pickers ignore it.
+pub(crate) fn close_session(state: &mut AppState, fx: &mut Vec<Effect>) {
+    let Some(picker) = state.picker.take_if(|p| p.kind == PickerKind::Sessions) else {
+        return;
+    };
+    if let Some(item) = picker.items.get(picker.selected) {
+        fx.push(Effect::SessionAction {
+            key: item.id.clone(),
+            verb: SessionVerb::Close,
+        });
     }
 }
 

@@ -38,10 +38,48 @@ fn a_picked_session_is_gone_to_or_resumed() {
         fx,
         [Effect::SessionAction {
             key: "old-2".into(),
-            live: false
+            verb: SessionVerb::Resume
         }]
     );
     assert!(state.picker.is_none());
+}
+
+#[test]
+fn ctrl_d_or_delete_closes_the_highlighted_session_only_in_that_picker() {
+    let now = Instant::now();
+    for key in [Key::ctrl('d'), Key::plain(KeyCode::Delete)] {
+        let mut state = AppState::new("demo");
+        update(
+            &mut state,
+            Event::Domain(DomainEvent::SessionList(vec![
+                item("live-1", true),
+                item("old-2", false),
+            ])),
+            now,
+        );
+        let fx = update(&mut state, Event::Key(key), now);
+        assert_eq!(
+            fx,
+            [Effect::SessionAction {
+                key: "live-1".into(),
+                verb: SessionVerb::Close
+            }],
+            "{key:?}"
+        );
+        assert!(state.picker.is_none());
+    }
+    // In another picker the key does nothing.
+    let mut state = AppState::new("demo");
+    state.picker = Some(Picker {
+        kind: PickerKind::Model,
+        title: "Choose model".into(),
+        items: vec![item("m1", true)],
+        selected: 0,
+    });
+    let before = state.picker.clone();
+    let fx = update(&mut state, Event::Key(Key::ctrl('d')), now);
+    assert!(fx.is_empty());
+    assert_eq!(state.picker, before);
 }
 
 #[test]

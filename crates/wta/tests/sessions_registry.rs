@@ -243,3 +243,25 @@ fn the_pick_list_searches_and_closes_sessions() {
     l.tmux.tmux(&["send-keys", "-t", &list, "Escape"]);
     assert_eq!(l.tmux.wait_dead(&list, T), "0", "Esc leaves cleanly");
 }
+
+/// `/sessions` in the agent pane closes the highlighted session with
+/// Ctrl+D: here the pane's own, so the pane closes and its session ends.
+#[test]
+fn ctrl_d_in_the_sessions_picker_closes_a_session() {
+    let mut l = Launch::new();
+    let (_, shell, pane) = l.up_ready("custom:test");
+    l.say(&pane, "/sessions");
+    l.tmux.wait_for_text(&pane, "(this pane)", T);
+    l.tmux.tmux(&["send-keys", "-t", &pane, "C-d"]);
+    wait_until("the agent pane to close", T, || {
+        let panes = l.tmux.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
+        !panes.lines().any(|p| p == pane) && panes.lines().any(|p| p == shell)
+    })
+    .unwrap();
+    wait_until("its session to end", T, || {
+        all(&l)
+            .iter()
+            .any(|r| r["source"] == "agent_pane" && r["status"] == "ended")
+    })
+    .unwrap();
+}

@@ -113,8 +113,11 @@ pub enum Command {
     ServeTerminal { key: RequestKey },
     /// `_wta/agent_sessions`, for the `/sessions` picker.
     ListAgentSessions,
-    /// `wta sessions focus KEY` (`live`) or `wta sessions resume KEY`.
-    SessionAction { key: String, live: bool },
+    /// `wta sessions focus | resume | close KEY`.
+    SessionAction {
+        key: String,
+        verb: wta_state::SessionVerb,
+    },
     /// `session/load` of `session` (resume); answered as `SessionOpened`.
     LoadSession { session: SessionId, label: String },
     /// `wta delegate` with `task`, from pane `source` (its context goes with it).

@@ -35,8 +35,8 @@ impl Machine {
                 Link::Up => out.cmd(Command::ListAgentSessions),
                 _ => out.error(not_connected()),
             },
-            Effect::SessionAction { key, live } => match self.pane.config.has_host {
-                true => out.cmd(Command::SessionAction { key, live }),
+            Effect::SessionAction { key, verb } => match self.pane.config.has_host {
+                true => out.cmd(Command::SessionAction { key, verb }),
                 false => out.error(wta_i18n::tr!("helper.session.needs_tmux")),
             },
             Effect::AnswerPermission { request, answer } => {

@@ -122,10 +122,10 @@ impl Runtime {
             Command::ListAgentSessions => self.with_conn(|conn, _| async move {
                 Input::AgentSessions(Box::new(conn.agent_sessions().await))
             }),
-            Command::SessionAction { key, live } => {
+            Command::SessionAction { key, verb } => {
                 let socket = self.config.socket.clone();
                 self.spawn_blocking(move || {
-                    let event = crate::delegate::session_action(&key, live, &socket);
+                    let event = crate::delegate::session_action(&key, verb, &socket);
                     Some(Input::Report(event))
                 })
             }
