@@ -1,4 +1,5 @@
-//! The one error enum of this crate; messages are written for the user.
+//! The one error enum of this crate; messages are written for the user,
+//! [`AgentError::localized`] in the user's language (`locales/agent`).
 
 use std::path::PathBuf;
 
@@ -36,4 +37,107 @@ pub enum AgentError {
     },
     #[error("cannot find the wta binary itself: {0}")]
     CurrentExe(std::io::Error),
+}
+
+impl AgentError {
+    /// The message in the user's language (`Display` stays English, for
+    /// logs and anything a program reads).
+    pub fn localized(&self) -> String {
+        use wta_i18n::tr;
+        match self {
+            Self::InvalidId { given } => tr("agent.invalid_id", &[("given", given)]),
+            Self::UnknownDelegate { given, valid } => tr(
+                "agent.unknown_delegate",
+                &[("given", given), ("valid", valid)],
+            ),
+            Self::UnknownAgent { id, config } => tr(
+                "agent.unknown_agent",
+                &[
+                    ("id", id),
+                    ("name", id.strip_prefix("custom:").unwrap_or(id)),
+                    ("config", &config.display().to_string()),
+                ],
+            ),
+            Self::NotAllowed { id, allowed } => {
+                tr("agent.not_allowed", &[("id", id), ("allowed", allowed)])
+            }
+            Self::NotInstalled { id, tried, hint } => tr(
+                "agent.not_installed",
+                &[("id", id), ("tried", tried), ("hint", hint)],
+            ),
+            Self::ReadConfig { path, source } => tr(
+                "agent.read_config",
+                &[
+                    ("path", &path.display().to_string()),
+                    ("err", &source.to_string()),
+                ],
+            ),
+            Self::BadConfig { path, message } => tr(
+                "agent.bad_config",
+                &[("path", &path.display().to_string()), ("message", message)],
+            ),
+            Self::Spawn {
+                id,
+                program,
+                source,
+            } => tr(
+                "agent.spawn",
+                &[
+                    ("id", id),
+                    ("program", program),
+                    ("err", &source.to_string()),
+                ],
+            ),
+            Self::CurrentExe(err) => tr("agent.current_exe", &[("err", &err.to_string())]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In English the localized text is the `Display` text, for every variant.
+    #[test]
+    fn english_localized_is_display() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        for err in [
+            AgentError::InvalidId {
+                given: "x y".into(),
+            },
+            AgentError::UnknownDelegate {
+                given: "vim".into(),
+                valid: "claude, codex".into(),
+            },
+            AgentError::UnknownAgent {
+                id: "custom:x".into(),
+                config: "/c.toml".into(),
+            },
+            AgentError::NotAllowed {
+                id: "codex".into(),
+                allowed: "claude".into(),
+            },
+            AgentError::NotInstalled {
+                id: "claude".into(),
+                tried: "claude-code-acp".into(),
+                hint: "npm i".into(),
+            },
+            AgentError::ReadConfig {
+                path: "/c.toml".into(),
+                source: io(),
+            },
+            AgentError::BadConfig {
+                path: "/c.toml".into(),
+                message: "bad".into(),
+            },
+            AgentError::Spawn {
+                id: "claude".into(),
+                program: "claude".into(),
+                source: io(),
+            },
+            AgentError::CurrentExe(io()),
+        ] {
+            assert_eq!(err.localized(), err.to_string());
+        }
+    }
 }

@@ -1,4 +1,5 @@
-//! Errors of the terminal host, written for the user who will read them.
+//! Errors of the terminal host, written for the user who will read them;
+//! [`HostError::localized`] in the user's language (`locales/host`).
 
 use std::path::PathBuf;
 
@@ -55,8 +56,72 @@ pub enum HostError {
 }
 
 impl HostError {
+    /// The message in the user's language (`Display` stays English, for
+    /// logs and anything a program reads).
+    pub fn localized(&self) -> String {
+        use wta_i18n::tr;
+        match self {
+            Self::TmuxMissing => tr("host.tmux_missing", &[]),
+            Self::TmuxTooOld { found } => tr("host.tmux_too_old", &[("found", found)]),
+            Self::NoServerNamed => tr("host.no_server_named", &[]),
+            Self::NoServer { socket } => tr(
+                "host.no_server",
+                &[("socket", &socket.display().to_string())],
+            ),
+            Self::NoCallerPane => tr("host.no_caller_pane", &[]),
+            Self::PaneNotFound(pane) => tr("host.pane_not_found", &[("pane", pane)]),
+            Self::WindowNotFound(window) => tr("host.window_not_found", &[("window", window)]),
+            Self::SessionNotFound(session) => tr("host.session_not_found", &[("session", session)]),
+            Self::BadDirectory(dir) => {
+                tr("host.bad_directory", &[("dir", &dir.display().to_string())])
+            }
+            Self::InvalidArgument(text) => text.clone(),
+            Self::Tmux { command, message } => tr(
+                "host.tmux_failed",
+                &[("command", command), ("message", message)],
+            ),
+            Self::Spawn(err) => tr("host.spawn", &[("err", &err.to_string())]),
+            Self::Parse(what) => tr("host.parse", &[("what", what)]),
+        }
+    }
+
     /// True for errors that mean "there is no server to talk to" (exit status 2).
     pub fn is_no_server(&self) -> bool {
         matches!(self, Self::NoServerNamed | Self::NoServer { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In English the localized text is the `Display` text, for every variant.
+    #[test]
+    fn english_localized_is_display() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        for err in [
+            HostError::TmuxMissing,
+            HostError::TmuxTooOld {
+                found: "2.9".into(),
+            },
+            HostError::NoServerNamed,
+            HostError::NoServer {
+                socket: "/tmp/s".into(),
+            },
+            HostError::NoCallerPane,
+            HostError::PaneNotFound("%9".into()),
+            HostError::WindowNotFound("@9".into()),
+            HostError::SessionNotFound("$9".into()),
+            HostError::BadDirectory("/nope".into()),
+            HostError::InvalidArgument("bad".into()),
+            HostError::Tmux {
+                command: "split-window".into(),
+                message: "no space".into(),
+            },
+            HostError::Spawn(io()),
+            HostError::Parse("x".into()),
+        ] {
+            assert_eq!(err.localized(), err.to_string());
+        }
     }
 }
