@@ -166,7 +166,7 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
         |conn| async move {
             conn.sessions()
                 .await
-                .context("the master did not list its sessions")
+                .with_context(|| wta_i18n::tr!("cli.sessions.not_listed"))
         },
     )?;
     if ctx.json {
@@ -206,16 +206,18 @@ where
     match UnixStream::connect(&socket) {
         Ok(_) => {}
         Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => bail!(
-            "no wta master runs for this tmux server (nothing listens on {}): \
-             one starts with the first agent pane, `wta up` or `wta pane open`",
-            socket.display()
+            wta_i18n::tr!("cli.sessions.no_master", socket = socket.display())
         ),
-        Err(e) => bail!("cannot reach the wta master at {}: {e}", socket.display()),
+        Err(e) => bail!(wta_i18n::tr!(
+            "cli.sessions.cannot_reach",
+            socket = socket.display(),
+            error = e
+        )),
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("cannot start the async runtime")?;
+        .with_context(|| wta_i18n::tr!("cli.no_async_runtime"))?;
     let asked = runtime.block_on(async {
         tokio::time::timeout(within, async { call(connect(&socket).await?).await }).await
     });

@@ -46,7 +46,7 @@ pub fn rows(ctx: &Ctx, socket: Option<&std::path::Path>) -> anyhow::Result<Vec<A
     let listed: AgentSessionsResponse = ask_master(ctx, socket, LIST_WITHIN, |conn| async move {
         conn.agent_sessions()
             .await
-            .context("the master did not list its sessions")
+            .with_context(|| wta_i18n::tr!("cli.sessions.not_listed"))
     })?;
     Ok(listed.sessions)
 }
@@ -125,7 +125,14 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
         output::line("no sessions")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut table = Table::new(&["KEY", "AGENT", "STATUS", "WHERE", "DIRECTORY", "TITLE"]);
+    let mut table = Table::localized(&[
+        "cli.col.key",
+        "cli.col.agent",
+        "cli.col.status",
+        "cli.col.where",
+        "cli.col.directory",
+        "cli.col.title",
+    ]);
     for r in &rows {
         let place = match (&r.pane, r.source) {
             (Some(p), SessionSource::ShellPane) => format!("shell {p}"),
