@@ -57,12 +57,71 @@ impl ConnectionError {
         }
     }
 
+    /// The message in the user's language (`Display` stays English, for
+    /// logs and the agent). The master's and the agent's own words pass
+    /// through as they came.
+    pub fn localized(&self) -> String {
+        use wta_i18n::tr;
+        match self {
+            Self::Unreachable { socket, source } => tr(
+                "helper.conn.unreachable",
+                &[
+                    ("socket", &socket.display().to_string()),
+                    ("err", &source.to_string()),
+                ],
+            ),
+            Self::MasterClosed => tr("helper.conn.master_closed", &[]),
+            Self::AgentExited { agent } => tr("helper.conn.agent_exited", &[("agent", agent)]),
+            Self::Master { message, .. } => message.clone(),
+            Self::Agent { code, message, .. } => tr(
+                "helper.conn.agent_refused",
+                &[("message", message), ("code", &code.to_string())],
+            ),
+            Self::BadReply(what) => tr("helper.conn.bad_reply", &[("what", what)]),
+            Self::UnknownOption(option) => tr("helper.conn.unknown_option", &[("option", option)]),
+        }
+    }
+
     /// The typed master failure kind, if this came from the master.
     pub fn failure_kind(&self) -> Option<FailureKind> {
         match self {
             Self::AgentExited { .. } => Some(FailureKind::AgentExited),
             Self::Master { kind, .. } => Some(*kind),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In English the localized text is the `Display` text, for every variant.
+    #[test]
+    fn english_localized_is_display() {
+        for err in [
+            ConnectionError::Unreachable {
+                socket: "/run/m.sock".into(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+            },
+            ConnectionError::MasterClosed,
+            ConnectionError::AgentExited {
+                agent: "claude".into(),
+            },
+            ConnectionError::Master {
+                kind: FailureKind::BadMeta,
+                agent: None,
+                message: "bad meta".into(),
+            },
+            ConnectionError::Agent {
+                code: -32000,
+                message: "no".into(),
+                data: None,
+            },
+            ConnectionError::BadReply("x".into()),
+            ConnectionError::UnknownOption("mode".into()),
+        ] {
+            assert_eq!(err.localized(), err.to_string());
         }
     }
 }

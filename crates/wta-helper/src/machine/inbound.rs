@@ -89,7 +89,10 @@ impl Machine {
                             .collect(),
                     ))
                 }
-                Err(err) => out.error(wta_i18n::tr!("helper.sessions.list_failed", err = err)),
+                Err(err) => out.error(wta_i18n::tr!(
+                    "helper.sessions.list_failed",
+                    err = err.localized()
+                )),
             },
             Input::Agents(agents) => out.event(DomainEvent::Agents(agents)),
             Input::AgentChecked { id, agents } => self.agent_checked(id, agents, out),
@@ -194,7 +197,7 @@ impl Machine {
                 out.event(DomainEvent::TurnEnded(StopReason::Cancelled));
             }
             Err(err) => {
-                out.error(err.to_string());
+                out.error(err.localized());
                 out.event(DomainEvent::TurnEnded(StopReason::Cancelled));
             }
         }
@@ -221,21 +224,22 @@ impl Machine {
                 out.error(wta_i18n::tr!(
                     "helper.model.switch_failed",
                     model = id,
-                    err = err
+                    err = err.localized()
                 ));
             }
             (Call::SetConfig | Call::SetYolo(_), Ok(reply)) => options(&reply, out),
-            (Call::SetConfig, Err(err)) => {
-                out.error(wta_i18n::tr!("helper.option.change_failed", err = err))
-            }
+            (Call::SetConfig, Err(err)) => out.error(wta_i18n::tr!(
+                "helper.option.change_failed",
+                err = err.localized()
+            )),
             // Fail closed: the agent may still auto-approve on its own.
-            (Call::SetYolo(false), Err(err)) => self.yolo_disable_failed(&err.to_string(), out),
+            (Call::SetYolo(false), Err(err)) => self.yolo_disable_failed(&err.localized(), out),
             (Call::SetYolo(true), Err(err)) => {
-                out.error(wta_i18n::tr!("helper.yolo.refused", err = err))
+                out.error(wta_i18n::tr!("helper.yolo.refused", err = err.localized()))
             }
             (Call::Authenticate, Ok(_)) => self.open_session(None, false, out),
             (Call::Authenticate, Err(err)) => {
-                out.error(wta_i18n::tr!("helper.auth.failed", err = err))
+                out.error(wta_i18n::tr!("helper.auth.failed", err = err.localized()))
             }
             (Call::CloseSession, Ok(_)) => {}
             (Call::CloseSession, Err(err)) => tracing::debug!("session/close failed: {err}"),

@@ -91,7 +91,7 @@ impl Machine {
                 self.pane.session = None;
                 out.event(DomainEvent::Notice(wta_i18n::tr!(
                     "helper.session.not_resumed",
-                    err = err
+                    err = err.localized()
                 )));
                 return self.open_session(None, false, out);
             }

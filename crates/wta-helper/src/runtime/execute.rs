@@ -83,7 +83,7 @@ impl Runtime {
                 if let Some(conn) = &self.conn
                     && let Err(err) = conn.cancel(&session)
                 {
-                    self.report(DomainEvent::Error(err.to_string()));
+                    self.report(DomainEvent::Error(err.localized()));
                 }
             }
             Command::SetConfigOption {
@@ -381,7 +381,7 @@ impl Runtime {
                 ConnectionError::MasterClosed => {
                     tracing::debug!("answering permission {key:?}: {err}");
                 }
-                err => self.report(DomainEvent::Error(err.to_string())),
+                err => self.report(DomainEvent::Error(err.localized())),
             }
         }
     }
