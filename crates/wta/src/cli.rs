@@ -189,7 +189,7 @@ pub fn main() -> ExitCode {
         }
         Err(err) => {
             // `wta:` names the program: the same in every language.
-            eprintln!("wta: {err:#}");
+            eprintln!("wta: {}", crate::output::user_message(&err));
             ExitCode::from(cmd::exit_status(&err))
         }
     }

@@ -166,6 +166,26 @@ impl Serialize for Said {
     }
 }
 
+/// `err` as `{err:#}` prints it (every cause, joined by `: `), each error
+/// of ours that knows the user's language saying it there.
+pub fn user_message(err: &anyhow::Error) -> String {
+    err.chain()
+        .map(|cause| {
+            if let Some(e) = cause.downcast_ref::<wta_host::HostError>() {
+                e.localized()
+            } else if let Some(e) = cause.downcast_ref::<wta_agent::AgentError>() {
+                e.localized()
+            } else if let Some(e) = cause.downcast_ref::<wta_helper::connection::ConnectionError>()
+            {
+                e.localized()
+            } else {
+                cause.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -270,3 +270,40 @@ fn tmux_commands_print_tables_confirmations_and_errors_in_german() {
         }
     }
 }
+
+/// Errors of the host, the agent registry and the master connection that
+/// reach the command line are in the chosen language too.
+#[test]
+fn other_crates_errors_speak_the_language_too() {
+    let env = Env::new();
+    let out = env.wta_in("de", &["list-panes"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!("wta: {}\n", de("host.no_server_named", &[]))
+    );
+    let out = env.wta(&["list-panes"]);
+    assert_eq!(
+        stderr(&out),
+        format!("wta: {}\n", en("host.no_server_named", &[]))
+    );
+
+    let server = TmuxServer::start();
+    let out = env
+        .command()
+        .args(["--language", "de", "-S"])
+        .arg(server.socket())
+        .args([
+            "pane",
+            "open",
+            "--pane",
+            server.first_pane(),
+            "--agent",
+            "nope!",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let german = de("agent.invalid_id", &[("given", "nope!")]);
+    assert!(stderr(&out).contains(&german), "{}", stderr(&out));
+}
