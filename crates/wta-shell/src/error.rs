@@ -1,4 +1,5 @@
-//! The one error type of wta-shell, with messages written for users.
+//! The one error type of wta-shell, with messages written for users;
+//! [`ShellError::localized`] in the user's language (`locales/shell`).
 
 use std::path::PathBuf;
 
@@ -41,12 +42,80 @@ pub enum ShellError {
     BadCommandName { name: String, reason: &'static str },
 }
 
+impl ShellError {
+    /// The message in the user's language (`Display` stays English, for
+    /// logs and anything a program reads).
+    pub fn localized(&self) -> String {
+        use wta_i18n::tr;
+        let path = |p: &PathBuf| p.display().to_string();
+        match self {
+            Self::UnknownShell(shell) => tr("shell.unknown_shell", &[("shell", shell)]),
+            Self::ForeignPipe { pane } => tr("shell.foreign_pipe", &[("pane", pane)]),
+            Self::FollowedByWta { pane } => tr("shell.followed_by_wta", &[("pane", pane)]),
+            Self::PaneGone { pane } => tr("shell.pane_gone", &[("pane", pane)]),
+            Self::Host(e) => e.localized(),
+            Self::Socket { path: p, source } => tr(
+                "shell.socket",
+                &[("path", &path(p)), ("err", &source.to_string())],
+            ),
+            Self::Io(e) => tr("shell.io", &[("err", &e.to_string())]),
+            Self::NoTrackedCommand { pane } => tr("shell.no_tracked_command", &[("pane", pane)]),
+            Self::UnsafeDir(e) => e.to_string(),
+            Self::StateFile { path: p, message } => tr(
+                "shell.state_file",
+                &[("path", &path(p)), ("message", message)],
+            ),
+            Self::BadCommandName { name, reason } => {
+                let quoted = format!("{name:?}");
+                tr(
+                    "shell.bad_command_name",
+                    &[("name", quoted.as_str()), ("reason", reason)],
+                )
+            }
+        }
+    }
+}
+
 impl From<wta_host::HostError> for ShellError {
     /// A pane the host cannot find is gone (it may have existed a moment ago).
     fn from(e: wta_host::HostError) -> Self {
         match e {
             wta_host::HostError::PaneNotFound(pane) => ShellError::PaneGone { pane },
             other => ShellError::Host(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In English the localized text is the `Display` text, for every variant.
+    #[test]
+    fn english_localized_is_display() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        for err in [
+            ShellError::UnknownShell("tcsh".into()),
+            ShellError::ForeignPipe { pane: "%1".into() },
+            ShellError::FollowedByWta { pane: "%1".into() },
+            ShellError::PaneGone { pane: "%1".into() },
+            ShellError::Host(wta_host::HostError::NoCallerPane),
+            ShellError::Socket {
+                path: "/run/w.sock".into(),
+                source: io(),
+            },
+            ShellError::Io(io()),
+            ShellError::NoTrackedCommand { pane: "%1".into() },
+            ShellError::StateFile {
+                path: "/s.json".into(),
+                message: "bad".into(),
+            },
+            ShellError::BadCommandName {
+                name: "a b".into(),
+                reason: "it has a space",
+            },
+        ] {
+            assert_eq!(err.localized(), err.to_string());
         }
     }
 }

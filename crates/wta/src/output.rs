@@ -173,6 +173,8 @@ pub fn user_message(err: &anyhow::Error) -> String {
         .map(|cause| {
             if let Some(e) = cause.downcast_ref::<wta_host::HostError>() {
                 e.localized()
+            } else if let Some(e) = cause.downcast_ref::<wta_shell::ShellError>() {
+                e.localized()
             } else if let Some(e) = cause.downcast_ref::<wta_agent::AgentError>() {
                 e.localized()
             } else if let Some(e) = cause.downcast_ref::<wta_helper::connection::ConnectionError>()

@@ -306,4 +306,16 @@ fn other_crates_errors_speak_the_language_too() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let german = de("agent.invalid_id", &[("given", "nope!")]);
     assert!(stderr(&out).contains(&german), "{}", stderr(&out));
+
+    let pane = server.first_pane();
+    let out = env
+        .command()
+        .args(["--language", "de", "-S"])
+        .arg(server.socket())
+        .args(["capture-pane", "--last-command", "-t", pane])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let german = de("shell.no_tracked_command", &[("pane", pane)]);
+    assert!(stderr(&out).contains(&german), "{}", stderr(&out));
 }

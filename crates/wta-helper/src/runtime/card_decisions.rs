@@ -204,7 +204,7 @@ impl Runtime {
                     let _ = tx.send(Input::Report(DomainEvent::Error(wta_i18n::tr!(
                         "helper.card.cannot_follow",
                         target = target,
-                        err = err
+                        err = err.localized()
                     ))));
                 }
             });
