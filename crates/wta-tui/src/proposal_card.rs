@@ -163,18 +163,22 @@ fn title_line(card: &ProposalCard, row: usize, choice: &Choice, width: usize) ->
     // "choice 2", and the digit key selects by it.
     let number = format!("{}. ", choice.choice);
     let fixed = 2 + number.width();
-    // A narrow card keeps a few columns of the title before the tag.
+    // The whole title with the longest tag that leaves room for it; else a
+    // narrow card keeps a few columns of the title before the tag.
     let title_min = choice.title.width().min(8);
     let tag = if !card.is_recommended(choice) {
         String::new()
     } else {
-        [
+        let forms = [
             format!("  {}", tr!("proposal.recommended")),
             format!(" {}", tr!("proposal.recommended_short")),
-        ]
-        .into_iter()
-        .find(|t| fixed + t.width() + title_min <= width)
-        .unwrap_or_default()
+        ];
+        let fits = |tag: &String, title: usize| fixed + tag.width() + title <= width;
+        let whole = forms.iter().find(|t| fits(t, choice.title.width()));
+        whole
+            .or_else(|| forms.iter().find(|t| fits(t, title_min)))
+            .cloned()
+            .unwrap_or_default()
     };
     let room = width.saturating_sub(fixed + tag.width());
     Line::from(vec![
