@@ -176,6 +176,14 @@ fn close_ends_a_live_agent_pane_then_forgets_its_history() {
     .unwrap();
     let key = live["key"].as_str().unwrap().to_owned();
 
+    // Going to it selects the agent pane itself (its chat), not its shell.
+    l.tmux.tmux(&["select-pane", "-t", &shell]);
+    let out = l.wta(&["--json", "sessions", "focus", &key]);
+    assert!(out.status.success(), "{out:?}");
+    let focused: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(focused["pane"], pane.as_str(), "{focused}");
+    assert_eq!(l.tmux.display(&pane, "#{pane_active}"), "1");
+
     let out = l.wta(&["--json", "sessions", "close", &key]);
     assert!(out.status.success(), "{out:?}");
     let closed: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -44,12 +44,22 @@ impl Done {
     }
 }
 
-/// Selects the tab and pane of the live session `row`.
+/// Selects the tab and pane of the live session `row`: an agent pane's
+/// own pane where it shows, else the pane the session works in.
 pub fn focus(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
     if !row.status.is_live() {
         bail!(tr("sessions.err.focus_ended", &[("key", row.key.as_str())]));
     }
-    let Some(pane) = &row.pane else {
+    // An agent pane's session is its chat: that pane when it shows in its
+    // tab, else (hidden) the shell it works on.
+    let chat = match (row.source, &row.tab) {
+        (SessionSource::AgentPane, Some(tab)) => match agent_pane::find(host, tab)? {
+            Some((agent, true)) => Some(agent.id),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(pane) = chat.as_ref().or(row.pane.as_ref()) else {
         bail!(tr("sessions.err.no_pane", &[("key", row.key.as_str())]));
     };
     let info = host.pane(pane)?;
