@@ -121,7 +121,7 @@ pub enum Command {
     WaitFor(cmd::pane::WaitArgs),
     /// Show the tmux server, its version, and the caller's pane, tab and window.
     Info,
-    /// The master's live agent sessions.
+    /// Every agent session of this tmux server: list, search, go to, resume, close.
     Sessions(cmd::sessions::SessionsArgs),
     /// Install, check or remove the hooks that tell WTA about agent CLIs in shell panes.
     Hooks(cmd::hooks::HooksArgs),
@@ -159,8 +159,9 @@ pub enum Command {
 pub fn main() -> ExitCode {
     // A Tab in a shell that loaded `wta completions`: answered, then exit.
     cmd::completions::answer_if_asked();
-    let cli = Cli::parse();
-    crate::language::init(cli.language.as_deref());
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    crate::language::init(crate::cli_help::language_flag(&args).as_deref());
+    let cli = crate::cli_help::parse(&args);
     if cli.agent_reaper {
         return cmd::master::agent_reaper();
     }

@@ -319,3 +319,47 @@ fn other_crates_errors_speak_the_language_too() {
     let german = de("shell.no_tracked_command", &[("pane", pane)]);
     assert!(stderr(&out).contains(&german), "{}", stderr(&out));
 }
+
+/// `key` of the shipped `--help` translations of `locale`.
+fn help_text(locale: &str, key: &str) -> String {
+    let path = format!("{}/locales/help/{locale}.yml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut value: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    for part in key.split('.') {
+        value = value[part].clone();
+    }
+    value.as_str().unwrap().to_owned()
+}
+
+/// `--help` is in the chosen language (clap's own headings stay), and a
+/// usage error still exits 2.
+#[test]
+fn help_is_in_the_chosen_language() {
+    let env = Env::new();
+    let english = help_text("en", "help.up.about");
+    let german = help_text("de", "help.up.about");
+    assert_ne!(english, german);
+    // clap wraps help to the terminal: compare with the whitespace folded.
+    let flat = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let shows = |out: &Output, text: &str| flat(&stdout(out)).contains(&flat(text));
+    let out = env.wta(&["up", "--help"]);
+    assert!(shows(&out, &english), "{}", stdout(&out));
+    let out = env.wta_in("de", &["up", "--help"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(shows(&out, &german), "{}", stdout(&out));
+    assert!(
+        shows(&out, &help_text("de", "help.up.args.agent.help")),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.wta_in("de", &["--help"]);
+    assert!(
+        shows(&out, &help_text("de", "help.wta.about")),
+        "{}",
+        stdout(&out)
+    );
+    let out = env.wta_in("pseudo", &["up", "--help"]);
+    assert!(shows(&out, &wta_i18n::pseudo(&english)), "{}", stdout(&out));
+    let out = env.wta_in("de", &["up", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}

@@ -8,11 +8,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::CommandFactory;
-
 /// The whole manual as roff.
 pub fn roff() -> std::io::Result<String> {
-    let mut cmd = crate::cli::Cli::command();
+    let mut cmd = crate::cli_help::command();
     cmd.build();
     let source = format!("wta {}", env!("CARGO_PKG_VERSION"));
     let mut buf = Vec::new();
