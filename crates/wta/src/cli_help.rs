@@ -212,35 +212,15 @@ mod tests {
 
     use super::*;
 
-    fn en_file() -> BTreeMap<String, String> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/locales/help/en.yml");
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap_or_default();
-        let mut out = BTreeMap::new();
-        flatten("", &value, &mut out);
-        out
-    }
-
-    fn flatten(prefix: &str, value: &serde_yaml_ng::Value, out: &mut BTreeMap<String, String>) {
-        match value {
-            serde_yaml_ng::Value::Mapping(map) => {
-                for (k, v) in map {
-                    let key = k.as_str().unwrap_or_default();
-                    let full = if prefix.is_empty() {
-                        key.to_owned()
-                    } else {
-                        format!("{prefix}.{key}")
-                    };
-                    flatten(&full, v, out);
-                }
-            }
-            other => {
-                out.insert(
-                    prefix.to_owned(),
-                    other.as_str().unwrap_or_default().to_owned(),
-                );
-            }
-        }
+    /// `locale`'s help texts as compiled in (the build script rebuilds when
+    /// a file changes).
+    fn compiled(locale: &str) -> BTreeMap<String, String> {
+        crate::_rust_i18n_backend()
+            .messages_for_locale(locale)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect()
     }
 
     /// The YAML of `texts`, nested by key (what `en.yml` must hold).
@@ -263,8 +243,9 @@ mod tests {
         )
     }
 
-    /// `en.yml` says exactly what the command tree says. `WTA_BLESS=1`
-    /// writes it anew after the help changed.
+    /// `en.yml` (as compiled in) says exactly what the command tree says.
+    /// `WTA_BLESS=1` writes it anew after the help changed; the next run
+    /// compiles it in.
     #[test]
     fn the_english_file_is_the_help_as_it_is() {
         let want = texts(&crate::cli::Cli::command());
@@ -273,25 +254,16 @@ mod tests {
             let path = concat!(env!("CARGO_MANIFEST_DIR"), "/locales/help/en.yml");
             std::fs::write(path, yaml(&want)).unwrap();
         }
-        let have = en_file();
+        let have = compiled("en");
         let missing: Vec<&String> = want.keys().filter(|k| !have.contains_key(*k)).collect();
         let extra: Vec<&String> = have.keys().filter(|k| !want.contains_key(*k)).collect();
         assert!(
             missing.is_empty() && extra.is_empty(),
-            "help texts changed (WTA_BLESS=1 cargo test -p wta --bin wta cli_help): missing {missing:?}, extra {extra:?}"
+            "help texts changed (WTA_BLESS=1 cargo test -p wta --bin wta cli_help, then run it again): missing {missing:?}, extra {extra:?}"
         );
         for (key, text) in &want {
             assert_eq!(&have[key], text, "{key} (WTA_BLESS=1 rewrites en.yml)");
         }
-    }
-
-    fn file_of(locale: &str) -> Option<BTreeMap<String, String>> {
-        let path = format!("{}/locales/help/{locale}.yml", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(path).ok()?;
-        let value: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
-        let mut out = BTreeMap::new();
-        flatten("", &value, &mut out);
-        Some(out)
     }
 
     /// The `code` spans of `text`, in order.
@@ -303,9 +275,9 @@ mod tests {
     /// (commands, flags, paths) as they are.
     #[test]
     fn every_locale_translates_all_of_the_help() {
-        let english = en_file();
+        let english = compiled("en");
         for locale in wta_i18n::LOCALES.iter().filter(|l| **l != "en") {
-            let theirs = file_of(locale).unwrap_or_else(|| panic!("{locale}.yml is missing"));
+            let theirs = compiled(locale);
             let missing: Vec<&String> = english
                 .keys()
                 .filter(|k| !theirs.contains_key(*k))

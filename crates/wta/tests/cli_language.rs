@@ -6,53 +6,31 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::os::unix::fs::PermissionsExt;
+mod support;
+
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use wta_testkit::TmuxServer;
 
-/// An isolated user: own HOME / XDG dirs, an empty PATH, no tmux, no
-/// locale variables.
+/// An isolated user (see `support::User`): no tmux, no locale variables.
 struct Env {
-    tmp: tempfile::TempDir,
+    user: support::User,
 }
 
 impl Env {
     fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        for d in ["home", "data", "config", "state", "runtime", "bin", "tmux"] {
-            std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+        Self {
+            user: support::User::new(&[]),
         }
-        std::fs::set_permissions(
-            tmp.path().join("runtime"),
-            std::fs::Permissions::from_mode(0o700),
-        )
-        .unwrap();
-        Self { tmp }
     }
 
     fn path(&self, rel: &str) -> PathBuf {
-        self.tmp.path().join(rel)
+        self.user.path(rel)
     }
 
     fn command(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_wta"));
-        c.env("PATH", self.path("bin"))
-            .env("HOME", self.path("home"))
-            .env("XDG_DATA_HOME", self.path("data"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env("XDG_RUNTIME_DIR", self.path("runtime"))
-            .env("TMUX_TMPDIR", self.path("tmux"))
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
-            .env_remove("WTA_LOG")
-            .env_remove("LC_ALL")
-            .env_remove("LC_MESSAGES")
-            .env_remove("LANG")
-            .stdin(Stdio::null());
-        c
+        self.user.command()
     }
 
     fn wta(&self, args: &[&str]) -> Output {

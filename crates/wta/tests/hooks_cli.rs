@@ -17,8 +17,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const WTA: &str = env!("CARGO_BIN_EXE_wta");
-
 /// A fake CLI: records `name args…` in $FAKE_LOG (one append per line: `status`
 /// runs the CLIs at once), keeps "installed" in $FAKE_STATE.
 const FAKE: &str = r#"#!/bin/sh
@@ -37,27 +35,18 @@ exit 0
 "#;
 
 struct H {
-    tmp: tempfile::TempDir,
+    user: support::User,
 }
 
 impl H {
     fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        for d in [
-            "home", "data", "config", "state", "runtime", "bin", "fake", "tmux",
-        ] {
-            std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+        Self {
+            user: support::User::new(&["fake"]),
         }
-        std::fs::set_permissions(
-            tmp.path().join("runtime"),
-            std::fs::Permissions::from_mode(0o700),
-        )
-        .unwrap();
-        Self { tmp }
     }
 
     fn path(&self, rel: &str) -> PathBuf {
-        self.tmp.path().join(rel)
+        self.user.path(rel)
     }
 
     fn fake(&self, name: &str, script: &str) {
@@ -67,21 +56,9 @@ impl H {
     }
 
     fn command(&self) -> Command {
-        let mut c = Command::new(WTA);
-        c.env("PATH", self.path("bin"))
-            .env("HOME", self.path("home"))
-            .env("XDG_DATA_HOME", self.path("data"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env("XDG_RUNTIME_DIR", self.path("runtime"))
-            .env("TMUX_TMPDIR", self.path("tmux"))
-            .env("FAKE_LOG", self.path("argv.log"))
-            .env("FAKE_STATE", self.path("fake"))
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
-            .env_remove("WTA_LOG")
-            .env_remove("WTA_CLI_PATH")
-            .stdin(Stdio::null());
+        let mut c = self.user.command();
+        c.env("FAKE_LOG", self.path("argv.log"))
+            .env("FAKE_STATE", self.path("fake"));
         c
     }
 
@@ -115,7 +92,7 @@ impl H {
     fn normalized(&self, value: &Value) -> Value {
         let text = value
             .to_string()
-            .replace(&self.tmp.path().to_string_lossy().into_owned(), "<tmp>");
+            .replace(&self.user.root().to_string_lossy().into_owned(), "<tmp>");
         let mut v: Value = serde_json::from_str(&text).unwrap();
         if v["bundle_version"].is_string() {
             v["bundle_version"] = "<version>".into();

@@ -7,6 +7,64 @@ use std::process::{Command, Output};
 use serde_json::Value;
 use wta_testkit::TmuxServer;
 
+/// A user of their own: HOME, the XDG dirs and a runtime dir (0700) in a
+/// temp dir, `bin/` as the whole PATH, no tmux, no locale variables.
+pub struct User {
+    tmp: tempfile::TempDir,
+}
+
+impl User {
+    /// The usual dirs, and `extra` ones beside them.
+    pub fn new(extra: &[&str]) -> Self {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let usual = ["home", "data", "config", "state", "runtime", "bin", "tmux"];
+        for d in usual.iter().chain(extra) {
+            std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        std::fs::set_permissions(
+            tmp.path().join("runtime"),
+            std::fs::Permissions::from_mode(0o700),
+        )
+        .unwrap();
+        Self { tmp }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+
+    /// The temp dir all of it is in.
+    pub fn root(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// `wta` as this user runs it.
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(wta_bin());
+        c.env("PATH", self.path("bin"))
+            .env("HOME", self.path("home"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("XDG_STATE_HOME", self.path("state"))
+            .env("XDG_RUNTIME_DIR", self.path("runtime"))
+            .env("TMUX_TMPDIR", self.path("tmux"));
+        for var in [
+            "TMUX",
+            "TMUX_PANE",
+            "WTA_LOG",
+            "WTA_CLI_PATH",
+            "LC_ALL",
+            "LC_MESSAGES",
+            "LANG",
+        ] {
+            c.env_remove(var);
+        }
+        c.stdin(std::process::Stdio::null());
+        c
+    }
+}
+
 /// The built `wta` binary.
 pub fn wta_bin() -> &'static str {
     env!("CARGO_BIN_EXE_wta")
