@@ -154,6 +154,7 @@ fn localize(mut cmd: Command, path: &mut Vec<String>) -> Command {
             arg
         });
     }
+    cmd = clap_words(cmd);
     let names: Vec<String> = shown_subcommands(&cmd)
         .map(|c| c.get_name().to_owned())
         .collect();
@@ -161,6 +162,66 @@ fn localize(mut cmd: Command, path: &mut Vec<String>) -> Command {
         path.push(name.clone());
         cmd = cmd.mut_subcommand(&name, |sub| localize(sub, path));
         path.pop();
+    }
+    cmd
+}
+
+/// clap's own words in the current language: the usage line's heading, the
+/// section headings, and the help and version flags (as our own flags).
+fn clap_words(mut cmd: Command) -> Command {
+    use clap::{Arg, ArgAction};
+    let words = [
+        "usage",
+        "commands",
+        "arguments",
+        "options",
+        "help",
+        "version",
+    ]
+    .map(|w| look_up(&format!("clap.{w}")));
+    let [
+        Some(usage),
+        Some(commands),
+        Some(arguments),
+        Some(options),
+        Some(help),
+        Some(version),
+    ] = words
+    else {
+        return cmd;
+    };
+    cmd = cmd.help_template(format!(
+        "{{before-help}}{{about-with-newline}}\n{usage} {{usage}}\n\n{{all-args}}{{after-help}}"
+    ));
+    if cmd.has_subcommands() {
+        cmd = cmd.subcommand_help_heading(commands);
+    }
+    let plain: Vec<(String, bool)> = cmd
+        .get_arguments()
+        .filter(|a| a.get_help_heading().is_none())
+        .map(|a| (a.get_id().as_str().to_owned(), a.is_positional()))
+        .collect();
+    for (id, positional) in plain {
+        let heading = if positional { &arguments } else { &options };
+        cmd = cmd.mut_arg(&id, |a| a.help_heading(heading.clone()));
+    }
+    cmd = cmd.disable_help_flag(true).arg(
+        Arg::new("help")
+            .short('h')
+            .long("help")
+            .action(ArgAction::Help)
+            .help(help)
+            .help_heading(options.clone()),
+    );
+    if cmd.get_version().is_some() {
+        cmd = cmd.disable_version_flag(true).arg(
+            Arg::new("version")
+                .short('V')
+                .long("version")
+                .action(ArgAction::Version)
+                .help(version)
+                .help_heading(options),
+        );
     }
     cmd
 }
@@ -250,11 +311,17 @@ mod tests {
     fn the_english_file_is_the_help_as_it_is() {
         let want = texts(&crate::cli::Cli::command());
         assert!(want.len() > 100, "{}", want.len());
+        // clap's own words (`clap.*`) have no doc comment to follow.
+        let compiled_help = |locale| {
+            let mut texts = compiled(locale);
+            texts.retain(|k: &String, _| k.starts_with("help."));
+            texts
+        };
         if std::env::var_os("WTA_BLESS").is_some() {
             let path = concat!(env!("CARGO_MANIFEST_DIR"), "/locales/help/en.yml");
             std::fs::write(path, yaml(&want)).unwrap();
         }
-        let have = compiled("en");
+        let have = compiled_help("en");
         let missing: Vec<&String> = want.keys().filter(|k| !have.contains_key(*k)).collect();
         let extra: Vec<&String> = have.keys().filter(|k| !want.contains_key(*k)).collect();
         assert!(

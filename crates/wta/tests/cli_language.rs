@@ -298,9 +298,13 @@ fn other_crates_errors_speak_the_language_too() {
     assert!(stderr(&out).contains(&german), "{}", stderr(&out));
 }
 
-/// `key` of the shipped `--help` translations of `locale`.
+/// `key` (`help.…` or `clap.…`) of `locale`'s shipped `--help` texts.
 fn help_text(locale: &str, key: &str) -> String {
-    let path = format!("{}/locales/help/{locale}.yml", env!("CARGO_MANIFEST_DIR"));
+    let domain = key.split('.').next().unwrap();
+    let path = format!(
+        "{}/locales/{domain}/{locale}.yml",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(path).unwrap();
     let mut value: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
     for part in key.split('.') {
@@ -309,8 +313,8 @@ fn help_text(locale: &str, key: &str) -> String {
     value.as_str().unwrap().to_owned()
 }
 
-/// `--help` is in the chosen language (clap's own headings stay), and a
-/// usage error still exits 2.
+/// `--help` is in the chosen language, clap's own headings and flags too,
+/// English stays as clap writes it, and a usage error still exits 2.
 #[test]
 fn help_is_in_the_chosen_language() {
     let env = Env::new();
@@ -330,6 +334,27 @@ fn help_is_in_the_chosen_language() {
         "{}",
         stdout(&out)
     );
+    // clap's own words too: the usage heading, the sections, -h and -V.
+    let words = |text: &str| -> Vec<String> {
+        ["usage", "commands", "options", "help", "version"]
+            .iter()
+            .map(|w| help_text(text, &format!("clap.{w}")))
+            .collect()
+    };
+    let de_words = words("de");
+    let help = stdout(&out);
+    assert!(help.contains(&format!("{} wta up", de_words[0])), "{help}");
+    assert!(help.contains(&format!("{}:", de_words[2])), "{help}");
+    assert!(help.contains(&de_words[3]), "{help}");
+    let out = env.wta_in("de", &["-h"]);
+    let help = stdout(&out);
+    assert!(help.contains(&format!("{}:", de_words[1])), "{help}");
+    assert!(help.contains(&de_words[4]), "{help}");
+    let out = env.wta_in("de", &["--version"]);
+    assert!(stdout(&out).starts_with("wta "), "{}", stdout(&out));
+    let out = env.wta(&["up", "--help"]);
+    assert!(stdout(&out).contains("Usage: wta up"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("Print help"), "{}", stdout(&out));
     let out = env.wta_in("de", &["--help"]);
     assert!(
         shows(&out, &help_text("de", "help.wta.about")),
