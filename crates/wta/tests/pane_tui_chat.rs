@@ -125,8 +125,10 @@ fn f12_shows_this_panes_acp_traffic() {
     pane.submit("echo traffic check");
     pane.wait_for("• traffic check");
     pane.keys(&["F12"]);
-    let screen = pane.wait_for("session/prompt");
-    assert!(screen.contains("agent_message_chunk"), "{screen}");
+    // The panel draws top-down and a capture may land mid-frame: wait for
+    // the newest line (the reply's chunk, at the bottom), then look above it.
+    let screen = pane.wait_for("agent_message_chunk");
+    assert!(screen.contains("session/prompt"), "{screen}");
 }
 
 /// Typed as a user types them (the popup open), slash commands run with one

@@ -40,13 +40,14 @@ fn an_ended_agent_pane_session_is_resumed_into_a_new_pane() {
     let (_, _, pane) = l.up_ready("custom:loads");
     l.say(&pane, "echo remember-this-7");
     l.tmux.wait_for_text(&pane, "remember-this-7", T);
-    let live = wait_for_value("the live session listed", T, || {
-        all(&l)
-            .into_iter()
-            .find(|r| r["source"] == "agent_pane" && r["agent"] == "custom:loads")
+    // The reply is on screen a moment before the turn's end reaches the
+    // registry: wait for the row to settle to idle.
+    let live = wait_for_value("the live session listed idle", T, || {
+        all(&l).into_iter().find(|r| {
+            r["source"] == "agent_pane" && r["agent"] == "custom:loads" && r["status"] == "idle"
+        })
     })
     .unwrap();
-    assert_eq!(live["status"], "idle", "{live}");
     assert_eq!(
         live["resumable"], false,
         "a live session is gone to, not resumed"
