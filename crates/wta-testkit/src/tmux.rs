@@ -224,9 +224,16 @@ impl TmuxServer {
 
     /// Waits until `pane`'s captured screen contains `needle`; returns the screen.
     pub fn wait_for_text(&self, pane: &str, needle: &str, timeout: Duration) -> String {
-        match wait_for_value(&format!("{needle:?} in pane {pane}"), timeout, || {
+        self.wait_for_texts(pane, &[needle], timeout)
+    }
+
+    /// Waits until one captured screen of `pane` contains every needle;
+    /// returns it. A capture can land mid-frame, so text drawn together is
+    /// waited for together rather than one needle then an assert.
+    pub fn wait_for_texts(&self, pane: &str, needles: &[&str], timeout: Duration) -> String {
+        match wait_for_value(&format!("{needles:?} in pane {pane}"), timeout, || {
             let screen = self.capture(pane);
-            screen.contains(needle).then_some(screen)
+            needles.iter().all(|n| screen.contains(n)).then_some(screen)
         }) {
             Ok(screen) => screen,
             Err(err) => panic!("{err}; screen was:\n{}", self.capture(pane)),

@@ -73,10 +73,12 @@ fn master_exit_keeps_the_pane_with_a_clear_message() {
     pane.submit("echo before the master went");
     pane.wait_for("• before the master went");
     pane.master.kill9();
-    let screen = pane.wait_for("Master gone");
-    assert!(screen.contains("killed or crashed"), "{screen}");
-    assert!(screen.contains("Enter: start a new master"), "{screen}");
-    assert!(screen.contains("• before the master went"), "{screen}");
+    pane.wait_for_all(&[
+        "Master gone",
+        "killed or crashed",
+        "Enter: start a new master",
+        "• before the master went",
+    ]);
     assert_eq!(pane.tmux.display(&pane.pane, "#{alternate_on}"), "1");
     pane.keys(&["C-c"]);
     pane.wait_for("Ctrl+C again");
@@ -89,9 +91,11 @@ fn master_exit_keeps_the_pane_with_a_clear_message() {
 fn a_missing_agent_shows_the_setup_screen_and_agent_switches_away() {
     let env = Env::with_config("[custom_agents.missing]\nargv = [\"/nonexistent/wta-agent\"]\n");
     let pane = Pane::open_in(env, "custom:missing");
-    let screen = pane.wait_for("is not installed");
-    assert!(screen.contains("custom:missing"), "{screen}");
-    assert!(screen.contains("custom_agents.missing.argv"), "{screen}");
+    pane.wait_for_all(&[
+        "is not installed",
+        "custom:missing",
+        "custom_agents.missing.argv",
+    ]);
     pane.submit("/agent custom:test");
     pane.wait_ready();
     pane.submit("echo switched fine");
@@ -105,11 +109,9 @@ fn stop_cancels_a_running_turn_and_new_starts_a_working_session() {
     pane.submit("stall");
     pane.wait_for("stalling");
     pane.submit("/stop");
-    let screen = pane.wait_for("Ready");
-    assert!(screen.contains("Cancelling the turn"), "{screen}");
+    pane.wait_for_all(&["Ready", "Cancelling the turn"]);
     pane.submit("/sessions");
-    let screen = pane.wait_for("(this pane)");
-    assert!(screen.contains("custom:test"), "{screen}");
+    pane.wait_for_all(&["(this pane)", "custom:test"]);
     pane.keys(&["Escape"]);
     pane.submit("/new");
     pane.wait_for("Starting a new session");
@@ -125,10 +127,7 @@ fn f12_shows_this_panes_acp_traffic() {
     pane.submit("echo traffic check");
     pane.wait_for("• traffic check");
     pane.keys(&["F12"]);
-    // The panel draws top-down and a capture may land mid-frame: wait for
-    // the newest line (the reply's chunk, at the bottom), then look above it.
-    let screen = pane.wait_for("agent_message_chunk");
-    assert!(screen.contains("session/prompt"), "{screen}");
+    pane.wait_for_all(&["session/prompt", "agent_message_chunk"]);
 }
 
 /// Typed as a user types them (the popup open), slash commands run with one

@@ -21,8 +21,7 @@ fn call(pane: &Pane, tool: &str, args: &str) {
 
 /// Waits for the question card and for it to take keys.
 fn wait_question(pane: &Pane, question: &str) {
-    let screen = pane.wait_for("The agent asks");
-    assert!(screen.contains(question), "{screen}");
+    pane.wait_for_all(&["The agent asks", question]);
     let shown = std::time::Instant::now();
     wta_testkit::wait_until("the question takes keys", pane_tui_common::T, || {
         shown.elapsed() > wta_state::permission::PERMISSION_GRACE * 2

@@ -147,8 +147,7 @@ fn without_allow_all_the_fallback_approves_allow_once_but_never_allow_always() {
     say(&pane, "/yolo on");
     pane.wait_for("yolo on");
     say(&pane, "permission");
-    let screen = pane.wait_for("permission: selected opt-0-allow_once");
-    assert!(screen.contains("Yolo approved"), "{screen}");
+    pane.wait_for_all(&["permission: selected opt-0-allow_once", "Yolo approved"]);
     // Only AllowAlways offered: yolo must not pick it, the card shows.
     say(&pane, "permission allow_always reject_once");
     answer_card(&pane, "y");
@@ -163,8 +162,7 @@ fn a_failed_disable_fails_closed_with_a_fresh_agent() {
     say(&pane, "/yolo on");
     allow_all(&pane, "on");
     say(&pane, "/yolo off");
-    let screen = pane.wait_for("did not turn off");
-    assert!(screen.contains("Restarting this pane's agent"), "{screen}");
+    pane.wait_for_all(&["did not turn off", "Restarting this pane's agent"]);
     // A fresh agent process, whose session never had allow_all on; the pane asks again.
     ready(&pane);
     assert_ne!(agent_pid(&pane), before, "the agent stack was restarted");
@@ -211,8 +209,7 @@ fn an_agent_starting_with_allow_all_on_is_turned_off_unless_yolo_is_on() {
 #[test]
 fn an_agent_that_keeps_allow_all_on_loses_its_session_after_one_restart() {
     let pane = Pane::open_in(env(), "custom:stuck_on");
-    let screen = pane.wait_for("closed its session");
-    assert!(screen.contains("did not turn off"), "{screen}");
+    let screen = pane.wait_for_all(&["closed its session", "did not turn off"]);
     assert_eq!(
         screen.matches("did not turn off").count(),
         1,

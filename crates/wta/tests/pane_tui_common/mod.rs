@@ -77,6 +77,11 @@ impl Pane {
         self.tmux.wait_for_text(&self.pane, needle, T)
     }
 
+    /// Waits for one screen holding every needle (see `wait_for_texts`).
+    pub fn wait_for_all(&self, needles: &[&str]) -> String {
+        self.tmux.wait_for_texts(&self.pane, needles, T)
+    }
+
     /// Waits until the wrapper shell reports the helper's exit; returns the
     /// pane's text with history (tmux's dead-pane notice scrolls the top line off).
     pub fn wait_exit(&self) -> String {
