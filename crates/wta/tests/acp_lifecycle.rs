@@ -255,3 +255,33 @@ fn a_session_closed_on_an_agent_that_cannot_close_is_forgotten() {
     assert!(listed.contains(&second), "{listed:?}");
     assert!(!listed.contains(&first), "{listed:?}");
 }
+
+/// Logs stay bounded on disk: a master log over the limit is moved aside
+/// when the master opens it, and helper logs nobody wrote to for a week go.
+#[test]
+fn a_starting_master_rotates_its_log_and_removes_stale_helper_logs() {
+    let env = Env::new();
+    let state = env.path("state/wta");
+    std::fs::create_dir_all(&state).unwrap();
+    let big = wta_env::logging::ROTATE_AT as usize + 1;
+    std::fs::write(state.join("master.log"), "x".repeat(big)).unwrap();
+    let stale = state.join("helper-999999999.log");
+    let fresh = state.join("helper-999999998.log");
+    std::fs::write(&stale, "gone helper\n").unwrap();
+    std::fs::write(&fresh, "recent helper\n").unwrap();
+    let eight_days = Duration::from_secs(8 * 24 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - eight_days)
+        .unwrap();
+
+    let _master = env.start_master();
+    let old = std::fs::metadata(state.join("master.log.1")).expect("the big log moved aside");
+    assert_eq!(old.len(), big as u64);
+    let now = std::fs::metadata(state.join("master.log")).expect("a fresh log");
+    assert!(now.len() < 1 << 20, "{} bytes", now.len());
+    assert!(!stale.exists(), "a week-old helper log is removed");
+    assert!(fresh.exists(), "a recent helper log stays");
+}

@@ -31,6 +31,17 @@ pub fn run(socket: PathBuf, tmux_socket: Option<PathBuf>) -> ExitCode {
                 None
             }
         };
+    // Each helper logs to a file of its own; the ones no helper wrote to
+    // for a week are gone helpers'.
+    let pruned = wta_env::logging::prune_stale(
+        &wta_env::dirs::state_dir(),
+        "helper-",
+        wta_env::logging::STALE_AFTER,
+        std::time::SystemTime::now(),
+    );
+    if pruned > 0 {
+        tracing::info!(pruned, "removed helper logs older than a week");
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
