@@ -43,4 +43,4 @@ pub use tracker::{
     SubmitId, Tracker, TrackerConfig, step,
 };
 pub use trust::{MarkTrust, nonce_option};
-pub use watcher::{Host, PIPE_OWNER_OPTION, PaneWatcher, WatchEvent, WatchOptions};
+pub use watcher::{FinishedRun, Host, PIPE_OWNER_OPTION, PaneWatcher, WatchEvent, WatchOptions};

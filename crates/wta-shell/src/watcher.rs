@@ -29,7 +29,7 @@ use crate::launch::GATE_OPTION;
 use crate::pane_state::{announced_for, publish};
 use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
 use crate::submit::{SubmitRefusal, decide_submit};
-use crate::tracker::{Effect, Event, Millis, State, Tracker, TrackerConfig, step};
+use crate::tracker::{Effect, Event, Millis, Run, State, Tracker, TrackerConfig, step};
 
 #[path = "watcher_follow.rs"]
 mod follow;
@@ -59,10 +59,38 @@ pub struct WatchOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WatchEvent {
     Effect(Effect),
+    /// Right after `Effect(RunFinished)`: that run as it stood when its end
+    /// was stepped. Read the run from here, not from the tracker: commands
+    /// typed ahead finish back to back, and by the time a reader gets to the
+    /// event the tracker may have let the run go.
+    Finished(Arc<FinishedRun>),
     /// The watcher stopped (pane died or gone, or the pipe was taken over).
     Ended {
         reason: String,
     },
+}
+
+/// A finished run and the shell's cwd when it finished (if reported).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedRun {
+    pub run: Run,
+    pub cwd: Option<String>,
+}
+
+/// The watcher events for `fx`, just stepped into `t`: each effect, and
+/// after each finished run its snapshot.
+fn announce(t: &Tracker, fx: &[Effect], out: &mut Vec<WatchEvent>) {
+    for effect in fx {
+        out.push(WatchEvent::Effect(effect.clone()));
+        if let Effect::RunFinished { id } = effect
+            && let Some(run) = t.finished(*id)
+        {
+            out.push(WatchEvent::Finished(Arc::new(FinishedRun {
+                run: run.clone(),
+                cwd: t.cwd.as_ref().map(|c| c.path.clone()),
+            })));
+        }
+    }
 }
 
 /// A running watcher. The tracker is shared; read it with [`PaneWatcher::tracker`].
@@ -364,16 +392,18 @@ impl Timer {
     /// and hands the effects to the watcher's reader (e.g. a submission that
     /// never started), unless the watcher is gone.
     async fn conclude(self, event: Event) {
+        let mut out = Vec::new();
         let fx = {
             let mut t = self.tracker.lock().await;
             let (next, fx) = step(take(&mut t), event, now_ms(self.started));
             *t = next;
+            announce(&t, &fx, &mut out);
             fx
         };
         publish_changes(&self.host, &self.pane, &fx).await;
         if let Some(tx) = self.tx.upgrade() {
-            for effect in fx {
-                let _ = tx.try_send(WatchEvent::Effect(effect));
+            for event in out {
+                let _ = tx.try_send(event);
             }
         }
     }

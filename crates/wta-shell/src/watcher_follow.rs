@@ -16,7 +16,10 @@ use tokio::sync::{Mutex, mpsc};
 use wta_protocol::PaneId;
 
 use super::Host;
-use super::{LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, now_ms, publish_changes, take};
+use super::{
+    FinishedRun, LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, announce, now_ms, publish_changes,
+    take,
+};
 use crate::error::ShellError;
 use crate::last_command::{Finished, LAST_COMMAND_OPTION, LastCommand};
 use crate::parser::{Parser, Token};
@@ -57,6 +60,7 @@ impl Follow {
     /// while the host answers.
     async fn feed(&self, events: Vec<Event>) {
         let mut effects = Vec::new();
+        let mut out = Vec::new();
         let mut events = events.into_iter();
         let mut learned = None;
         loop {
@@ -74,6 +78,9 @@ impl Follow {
                     }
                     let (next, fx) = step(cur, event, now);
                     cur = next;
+                    // Snapshot now: a later event of this batch may end
+                    // another run and push this one out of the tracker.
+                    announce(&cur, &fx, &mut out);
                     effects.extend(fx);
                 }
                 *t = cur;
@@ -90,19 +97,20 @@ impl Follow {
             // A stage mark for the execution-latency bench.
             tracing::trace!(target: "wta::latency", "tracker: run finished");
         }
-        let mut finished = Vec::new();
-        for effect in effects.iter().cloned() {
-            if let Effect::RunFinished { id } = effect {
-                finished.push(id);
-            }
-            // A slow consumer loses effects, never stalls the pane stream.
-            let _ = self.tx.try_send(WatchEvent::Effect(effect));
+        let finished: Vec<Arc<FinishedRun>> = out
+            .iter()
+            .filter_map(|e| match e {
+                WatchEvent::Finished(f) => Some(f.clone()),
+                _ => None,
+            })
+            .collect();
+        for event in out {
+            // A slow consumer loses events, never stalls the pane stream.
+            let _ = self.tx.try_send(event);
         }
         // After the reader has the effects: none of this is on its path.
         publish_changes(&self.host, &self.pane, &effects).await;
-        for id in finished {
-            self.record(id).await;
-        }
+        self.record(&finished);
         for effect in &effects {
             if let Effect::RunStarted { id } = effect {
                 self.refresh_width(*id);
@@ -117,27 +125,22 @@ impl Follow {
         Some(probe.option(0).to_owned()).filter(|n| !n.is_empty())
     }
 
-    /// Stores the finished run in `@wta_last_command` for `capture-pane
-    /// --last-command`, in the background (the pane may be gone by then).
-    async fn record(&self, id: crate::tracker::RunId) {
-        let (record, dispatched, cwd) = {
-            let t = self.tracker.lock().await;
-            match t.last.as_ref().filter(|r| r.id == id) {
-                Some(run) => (
-                    LastCommand::from_run(&self.pane, run),
-                    run.submitted.is_some(),
-                    t.cwd.as_ref().map(|c| c.path.clone()),
-                ),
-                None => return,
-            }
-        };
-        // No subscriber is fine: nobody asked.
-        let _ = self.finished.send(Finished {
-            record: record.clone(),
-            dispatched,
-            cwd,
-        });
-        let Ok(json) = serde_json::to_string(&record) else {
+    /// Announces each finished run to the subscribers and stores the last
+    /// one in `@wta_last_command` for `capture-pane --last-command`, in the
+    /// background (the pane may be gone by then).
+    fn record(&self, finished: &[Arc<FinishedRun>]) {
+        let mut last = None;
+        for f in finished {
+            let record = LastCommand::from_run(&self.pane, &f.run);
+            // No subscriber is fine: nobody asked.
+            let _ = self.finished.send(Finished {
+                record: record.clone(),
+                dispatched: f.run.submitted.is_some(),
+                cwd: f.cwd.clone(),
+            });
+            last = Some(record);
+        }
+        let Some(Ok(json)) = last.map(|r| serde_json::to_string(&r)) else {
             return;
         };
         let (host, pane) = (self.host.clone(), self.pane.clone());

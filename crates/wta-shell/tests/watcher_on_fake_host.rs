@@ -229,3 +229,62 @@ async fn finished_commands_are_announced_with_who_typed_them_and_the_cwd() {
     assert!(ours.dispatched, "WTA typed it");
     r.watcher.stop().await;
 }
+
+/// Commands typed ahead finish back to back, more of them than the tracker
+/// keeps: a reader that gets to the events late still gets every run, in
+/// order, from the events themselves, and so do the subscribers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_reader_still_gets_every_run_of_a_burst() {
+    const N: usize = 3 * (wta_shell::tracker::EARLIER_RUNS + 1);
+    let mut r = Rig::new().await;
+    let mut finished = r.watcher.finished_commands();
+    r.output(&format!("{}$ {}", mark("A"), mark("B")));
+    let mut burst = String::new();
+    for i in 0..N {
+        burst.push_str(&format!(
+            "{}out-{i}\r\n{}{}$ {}",
+            mark(&format!("C;cmdline_url=cmd-{i}")),
+            mark(&format!("D;{}", i % 3)),
+            mark("A"),
+            mark("B")
+        ));
+    }
+    r.output(&burst);
+    let last = format!("cmd-{}", N - 1);
+    let tracker = r.watcher.tracker();
+    tokio::task::block_in_place(|| {
+        wait_for_value("the whole burst stepped", T, || {
+            let t = tracker.try_lock().ok()?;
+            let done = t.last.as_ref()?.cmdline.as_deref() == Some(last.as_str());
+            (done && t.state == State::Idle).then_some(())
+        })
+    })
+    .unwrap();
+
+    let mut runs = Vec::new();
+    while runs.len() < N {
+        let event = tokio::time::timeout(T, r.watcher.next_event())
+            .await
+            .expect("every run's event")
+            .expect("the watcher runs");
+        if let wta_shell::WatchEvent::Finished(f) = event {
+            runs.push((
+                f.run.cmdline.clone().unwrap(),
+                f.run.exit,
+                f.run.render().text,
+            ));
+        }
+    }
+    let want: Vec<_> = (0..N)
+        .map(|i| (format!("cmd-{i}"), Some((i % 3) as i32), format!("out-{i}")))
+        .collect();
+    assert_eq!(runs, want);
+    for i in 0..N {
+        let heard = tokio::time::timeout(T, finished.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(heard.record.cmdline, Some(format!("cmd-{i}")));
+    }
+    r.watcher.stop().await;
+}

@@ -153,13 +153,13 @@ async fn follow(
                     *ours = Some(id);
                 }
             }
-            WatchEvent::Effect(Effect::RunFinished { id }) if *ours == Some(id) => {
-                return report_last(watcher, id, cap).await.map_or_else(
-                    || ActionOutcome::Unavailable {
-                        reason: format!("the run in {pane} ended but its record was replaced"),
-                    },
-                    ActionOutcome::Finished,
-                );
+            WatchEvent::Finished(f) if *ours == Some(f.run.id) => {
+                return ActionOutcome::Finished(RunReport::from_run(
+                    pane.as_str(),
+                    &f.run,
+                    f.cwd.clone(),
+                    cap,
+                ));
             }
             WatchEvent::Effect(Effect::SubmitNotStarted { why, .. }) if ours.is_none() => {
                 return match why {
@@ -183,7 +183,7 @@ async fn follow(
                 };
             }
             WatchEvent::Ended { reason } => return ended(watcher, *ours, cap, &reason).await,
-            WatchEvent::Effect(_) => {}
+            WatchEvent::Effect(_) | WatchEvent::Finished(_) => {}
         }
     }
 }
@@ -224,6 +224,7 @@ async fn interactive(
     waits.then_some(Early::WaitingForInput)
 }
 
+/// Our run from the tracker, if it still holds it (after the watcher ended).
 async fn report_last(watcher: &PaneWatcher, id: RunId, cap: usize) -> Option<RunReport> {
     let tracker = watcher.tracker();
     let t = tracker.lock().await;

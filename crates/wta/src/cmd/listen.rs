@@ -206,15 +206,8 @@ async fn follow(
                     output::line(&format!("▶ {}", cmdline.unwrap_or_default()))?;
                 }
             }
-            WatchEvent::Effect(Effect::RunFinished { id }) => {
-                let t = watcher.tracker();
-                let t = t.lock().await;
-                // Commands typed ahead finish back to back: by the time this
-                // event is read a later run may be `last` already.
-                let Some(record) = t.finished(id).map(|r| LastCommand::from_run(pane, r)) else {
-                    continue;
-                };
-                drop(t);
+            WatchEvent::Finished(finished) => {
+                let record = LastCommand::from_run(pane, &finished.run);
                 if as_json {
                     let mut v = serde_json::to_value(&record)?;
                     v["event"] = json!("finished");
