@@ -57,6 +57,10 @@ fn usage(message: &str) -> Value {
 struct Seen {
     /// The session last announced (`ready` / `agent_restarted`).
     session: Option<String>,
+    /// Every session announced: a turn of an earlier one still ends for
+    /// the reader when its answer comes after the next session's `ready`
+    /// (a `/restart` during a hung turn).
+    announced: BTreeSet<String>,
     /// Permission cards announced.
     cards: BTreeSet<PermissionRequestId>,
     /// A session has been ready at least once.
@@ -187,6 +191,7 @@ async fn step<O: AsyncWrite + Unpin>(
             line["message"] = "the agent was started again; this is a new session".into();
         }
         lines.push(line);
+        seen.announced.extend(session.clone());
         seen.session.clone_from(&session);
         seen.ever_ready = true;
     }
@@ -215,11 +220,9 @@ fn before(input: &Input, machine: &Machine, seen: &Seen) -> Vec<Value> {
                 "update": serde_json::to_value(&n.update).unwrap_or(Value::Null)}),
             ]
         }
-        // The reader's session: also after the machine dropped it (its agent
-        // died and `_wta/agent_exited` came first).
-        Input::PromptFinished { session, result }
-            if seen.session.as_deref() == Some(&*session.0) =>
-        {
+        // A session the reader was told of: also after the machine dropped
+        // it (its agent died and `_wta/agent_exited` came first) or moved on.
+        Input::PromptFinished { session, result } if seen.announced.contains(&*session.0) => {
             match result.as_ref() {
                 Ok(stop) => vec![json!({"event": "prompt_done",
                     "sessionId": session.0.to_string(), "stopReason": stop})],
@@ -263,4 +266,40 @@ async fn write_line<O: AsyncWrite + Unpin>(output: &mut O, value: &Value) {
     line.push('\n');
     let _ = output.write_all(line.as_bytes()).await;
     let _ = output.flush().await;
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use agent_client_protocol::v1::schema::{SessionId, StopReason};
+
+    use super::*;
+    use crate::machine::PaneConfig;
+
+    fn finished(session: &str) -> Input {
+        Input::PromptFinished {
+            session: SessionId::new(session),
+            result: Box::new(Ok(StopReason::Cancelled)),
+        }
+    }
+
+    /// `/restart` during a hung turn: the old turn's answer may come after
+    /// the new session's `ready`, and still ends that turn for the reader;
+    /// a session the reader never heard of stays unreported.
+    #[test]
+    fn a_turn_of_an_earlier_session_still_ends_for_the_reader() {
+        let machine = Machine::new(PaneConfig::default());
+        let seen = Seen {
+            session: Some("new".into()),
+            announced: ["old".to_owned(), "new".to_owned()].into(),
+            ..Seen::default()
+        };
+        let lines = before(&finished("old"), &machine, &seen);
+        assert_eq!(
+            lines,
+            [json!({"event": "prompt_done", "sessionId": "old", "stopReason": "cancelled"})]
+        );
+        assert!(before(&finished("other"), &machine, &seen).is_empty());
+    }
 }
