@@ -64,6 +64,8 @@ mod fix_tests;
 #[cfg(test)]
 mod lifecycle_tests;
 #[cfg(test)]
+mod permission_tests;
+#[cfg(test)]
 mod question_tests;
 #[cfg(test)]
 mod reducer_tests;
@@ -71,3 +73,9 @@ mod reducer_tests;
 mod selection_tests;
 #[cfg(test)]
 mod sessions_tests;
+#[cfg(test)]
+mod setup_tests;
+#[cfg(test)]
+mod slash_tests;
+#[cfg(test)]
+mod test_pane;

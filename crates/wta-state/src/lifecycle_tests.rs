@@ -1,61 +1,12 @@
 //! The master going away and the user's reconnect, through `update`: what
 //! the state keeps, what it drops, and which effects come out.
 
-use std::time::{Duration, Instant};
-
+use super::test_pane::*;
 use super::*;
 
 const WHY: &str = "the wta master (pid 42) is gone without shutting down: it was killed or crashed";
 
-struct Pane {
-    state: AppState,
-    t0: Instant,
-    now: Instant,
-}
-
 impl Pane {
-    fn ready() -> Self {
-        let t0 = Instant::now();
-        let mut pane = Pane {
-            state: AppState::new("demo"),
-            t0,
-            now: t0,
-        };
-        pane.domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
-            agent: "demo".into(),
-            model: None,
-        });
-        pane
-    }
-
-    fn at(&mut self, ms: u64) -> &mut Self {
-        self.now = self.t0 + Duration::from_millis(ms);
-        self
-    }
-
-    fn send(&mut self, event: Event) -> Vec<Effect> {
-        update(&mut self.state, event, self.now)
-    }
-
-    fn domain(&mut self, event: DomainEvent) -> Vec<Effect> {
-        self.send(Event::Domain(event))
-    }
-
-    fn key(&mut self, key: Key) -> Vec<Effect> {
-        self.send(Event::Key(key))
-    }
-
-    fn typed(&mut self, text: &str) {
-        for c in text.chars() {
-            self.key(Key::ch(c));
-        }
-    }
-
-    fn enter(&mut self) -> Vec<Effect> {
-        self.key(Key::plain(KeyCode::Enter))
-    }
-
     fn gone(&mut self) -> Vec<Effect> {
         self.domain(DomainEvent::MasterGone { why: WHY.into() })
     }
@@ -67,20 +18,6 @@ impl Pane {
             .iter()
             .map(|e| e.item.clone())
             .collect()
-    }
-}
-
-fn permission(id: u64) -> PermissionRequest {
-    PermissionRequest {
-        id: PermissionRequestId(id),
-        title: "Run tests".into(),
-        kind: ToolKind::Execute,
-        target: Some("cargo test".into()),
-        options: vec![PermissionOption {
-            id: "allow".into(),
-            name: "Allow".into(),
-            kind: PermissionOptionKind::AllowOnce,
-        }],
     }
 }
 

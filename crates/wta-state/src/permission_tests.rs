@@ -1,0 +1,87 @@
+//! Permission cards through `update`: the grace period, the FIFO queue,
+//! and keys meant for the editor never answering a card.
+
+use super::test_pane::*;
+use super::*;
+
+#[test]
+fn enter_and_esc_with_a_draft_never_answer_a_permission_card() {
+    let mut p = Pane::ready();
+    p.typed("go");
+    p.code(KeyCode::Enter);
+    p.domain(DomainEvent::PermissionRequest(permission(1)));
+    p.at(1000);
+    p.typed("wait");
+    assert!(p.code(KeyCode::Enter).is_empty(), "Enter kept the draft");
+    assert_eq!(p.state.permissions.len(), 1);
+    p.code(KeyCode::Esc);
+    assert_eq!(p.state.permissions.len(), 1, "Esc cleared the draft only");
+    assert!(p.state.input.is_empty());
+    assert!(matches!(
+        p.code(KeyCode::Esc).as_slice(),
+        [Effect::AnswerPermission { .. }]
+    ));
+}
+
+#[test]
+fn permission_card_ignores_keys_in_its_grace_period() {
+    let mut p = Pane::ready();
+    p.typed("go");
+    p.code(KeyCode::Enter);
+    p.at(1000);
+    p.domain(DomainEvent::PermissionRequest(permission(1)));
+    assert_eq!(p.state.activity(), Activity::WaitingForPermission);
+    // Typed 100 ms after the card appeared: goes to the editor, not the card.
+    p.at(1100);
+    assert!(p.typed("n").is_empty());
+    assert!(
+        p.code(KeyCode::Enter).is_empty(),
+        "Enter in grace does not answer"
+    );
+    assert_eq!(p.state.permissions.len(), 1);
+    assert_eq!(p.state.input.text(), "n");
+    // After the grace period, y answers (only with an empty input).
+    p.at(1400);
+    p.typed("y");
+    assert_eq!(p.state.input.text(), "ny", "y with a draft is typing");
+    p.state.input.clear();
+    let fx = p.typed("y");
+    assert_eq!(
+        fx,
+        [Effect::AnswerPermission {
+            request: PermissionRequestId(1),
+            answer: PermissionAnswer::Selected("allow".into())
+        }]
+    );
+}
+
+#[test]
+fn permission_queue_is_fifo_with_arrows_enter_and_n() {
+    let mut p = Pane::ready();
+    p.domain(DomainEvent::PermissionRequest(permission(1)));
+    p.domain(DomainEvent::PermissionRequest(permission(2)));
+    p.at(500);
+    p.code(KeyCode::Down);
+    let fx = p.code(KeyCode::Enter);
+    assert_eq!(
+        fx,
+        [Effect::AnswerPermission {
+            request: PermissionRequestId(1),
+            answer: PermissionAnswer::Selected("always".into())
+        }]
+    );
+    assert!(
+        p.typed("n").is_empty(),
+        "second card just reached the front: grace again"
+    );
+    p.state.input.clear();
+    p.at(900);
+    assert_eq!(
+        p.typed("n"),
+        [Effect::AnswerPermission {
+            request: PermissionRequestId(2),
+            answer: PermissionAnswer::Selected("reject".into())
+        }]
+    );
+    assert!(p.state.permissions.is_empty());
+}
