@@ -6,7 +6,8 @@
 //! - [`dirs`]: the state directory (logs) and the master socket for a tmux
 //!   server.
 //! - [`logging`]: tracing to a file in the state directory, never to the
-//!   terminal.
+//!   terminal, bounded on disk.
+//! - [`process`]: whether the process a file is named after still runs.
 //!
 //! This is I/O (a few `stat`s, `mkdir`s and a log file); the wire types stay
 //! in `wta-protocol`.
@@ -14,6 +15,7 @@
 pub mod dirs;
 pub mod logging;
 pub mod private_dir;
+pub mod process;
 
 pub use logging::LogError;
 pub use private_dir::UnsafeDir;

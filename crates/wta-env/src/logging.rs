@@ -110,17 +110,12 @@ pub fn prune_stale(dir: &Path, prefix: &str, max_age: Duration, now: SystemTime)
         .count()
 }
 
-/// `<prefix><pid>.…` with a pid that is running (or that we may not signal).
+/// `<prefix><pid>.…` with a pid that is running.
 fn names_a_running_process(name: &str, prefix: &str) -> bool {
-    let pid = name
-        .strip_prefix(prefix)
+    name.strip_prefix(prefix)
         .and_then(|rest| rest.split('.').next())
-        .and_then(|pid| pid.parse::<i32>().ok())
-        .filter(|&pid| pid > 0);
-    pid.is_some_and(|pid| {
-        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
-            != Err(nix::errno::Errno::ESRCH)
-    })
+        .and_then(|pid| pid.parse::<u32>().ok())
+        .is_some_and(|pid| pid > 0 && crate::process::running(pid))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ pub fn why_master_went_away(socket: &Path) -> String {
     let alive = pid.is_some_and(|pid| {
         // The kernel closes a dying process's sockets before it is gone.
         let start = Instant::now();
-        while process_alive(pid) {
+        while wta_env::process::running(pid) {
             if start.elapsed() > DYING {
                 return true;
             }
@@ -62,19 +62,6 @@ pub async fn current_master_pid(socket: &Path) -> Option<u32> {
 
 fn parse_pid(text: &str) -> Option<u32> {
     text.trim().parse().ok()
-}
-
-/// Running and not a zombie.
-fn process_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // `pid (comm) state …`: comm may hold spaces, so look after the last ')'.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| !matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
-        // No /proc (or no such process): ask the kernel.
-        Err(_) => i32::try_from(pid)
-            .is_ok_and(|pid| nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()),
-    }
 }
 
 #[cfg(test)]
