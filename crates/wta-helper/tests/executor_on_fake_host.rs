@@ -125,6 +125,52 @@ async fn run_types_through_the_host_and_reports_the_shells_exit() {
     );
 }
 
+/// The confirmed command and the user's typed-ahead ones after it end in
+/// one burst, more than the tracker keeps: the card still gets its own
+/// run's exit and output, not a "record was replaced" or a timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_followed_by_a_burst_of_typed_ahead_ones_is_still_reported() {
+    let (r, mut sink) = rig().await;
+    let (exec, target) = (r.exec.clone(), r.target.clone());
+    let running = tokio::spawn(async move {
+        exec.execute(
+            &target,
+            &choice(vec![send("make")]),
+            ConfirmMode::Run,
+            |_| {},
+        )
+        .await
+    });
+    let (host, pane) = (r.host.clone(), r.target.clone());
+    tokio::task::block_in_place(|| {
+        wait_for_value("the typed command", T, || host.typed(&pane).pop())
+    })
+    .unwrap();
+    let mut burst = format!(
+        "{}built it\r\n{}{}$ {}",
+        mark("C;cmdline_url=make"),
+        mark("D;2"),
+        mark("A"),
+        mark("B")
+    );
+    for i in 0..2 * (wta_shell::tracker::EARLIER_RUNS + 1) {
+        burst.push_str(&format!(
+            "{}ahead {i}\r\n{}{}$ {}",
+            mark(&format!("C;cmdline_url=echo%20ahead%20{i}")),
+            mark("D;0"),
+            mark("A"),
+            mark("B")
+        ));
+    }
+    write(&mut sink, &burst);
+    let results = tokio::time::timeout(T, running).await.unwrap().unwrap();
+    let ActionOutcome::Finished(report) = &results[0].outcome else {
+        panic!("{:?}", results[0].outcome)
+    };
+    assert_eq!(report.exit, Some(2));
+    assert_eq!(line(&results[0]).output.as_deref(), Some("built it"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn insert_types_without_enter_and_nothing_runs() {
     let (r, _sink) = rig().await;

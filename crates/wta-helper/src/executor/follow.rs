@@ -153,7 +153,12 @@ async fn follow(
                     *ours = Some(id);
                 }
             }
-            WatchEvent::Finished(f) if *ours == Some(f.run.id) => {
+            // Ours, or one that followed our submit and ended before its
+            // start was read (the tracker may have let it go by then).
+            WatchEvent::Finished(f)
+                if *ours == Some(f.run.id) || (ours.is_none() && f.run.submitted.is_some()) =>
+            {
+                *ours = Some(f.run.id);
                 return ActionOutcome::Finished(RunReport::from_run(
                     pane.as_str(),
                     &f.run,
