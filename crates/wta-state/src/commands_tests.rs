@@ -2,58 +2,13 @@
 //! draft after a command that could not run, and what `/model`, `/agent`,
 //! `/new`, `/restart` and the setup screen say back.
 
-use std::time::Instant;
-
+use super::test_pane::Pane;
 use super::*;
 
-struct Pane {
-    state: AppState,
-    now: Instant,
-}
-
 impl Pane {
-    fn ready() -> Self {
-        let mut pane = Pane {
-            state: AppState::new("demo"),
-            now: Instant::now(),
-        };
-        pane.domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
-            agent: "demo".into(),
-            model: None,
-        });
-        pane
-    }
-
-    fn send(&mut self, event: Event) -> Vec<Effect> {
-        update(&mut self.state, event, self.now)
-    }
-
-    fn domain(&mut self, event: DomainEvent) -> Vec<Effect> {
-        self.send(Event::Domain(event))
-    }
-
-    fn typed(&mut self, text: &str) -> Vec<Effect> {
-        text.chars()
-            .flat_map(|c| self.send(Event::Key(Key::ch(c))))
-            .collect()
-    }
-
-    fn enter(&mut self) -> Vec<Effect> {
-        self.send(Event::Key(Key::plain(KeyCode::Enter)))
-    }
-
-    fn last_system(&self) -> (SystemLevel, String) {
-        self.state
-            .transcript
-            .entries()
-            .iter()
-            .rev()
-            .find_map(|e| match &e.item {
-                Item::System { level, text } => Some((*level, text.clone())),
-                _ => None,
-            })
-            .expect("a system line")
+    /// The newest system line; the test expects one.
+    fn said(&self) -> (SystemLevel, String) {
+        self.last_system().expect("a system line")
     }
 
     fn with_agents(mut self) -> Self {
@@ -90,7 +45,7 @@ impl Pane {
 /// Typed key by key, the popup shows the command; one Enter runs it.
 #[test]
 fn one_enter_runs_a_typed_command_with_the_popup_open() {
-    let mut p = Pane::ready().with_agents().with_models();
+    let mut p = Pane::on_model(None).with_agents().with_models();
     for (line, want_picker) in [("/model", "Choose model"), ("/agent", "Switch agent")] {
         p.typed(line);
         assert!(!p.state.completions().is_empty(), "{line}: popup open");
@@ -107,7 +62,7 @@ fn one_enter_runs_a_typed_command_with_the_popup_open() {
     assert!(!p.state.completions().is_empty());
     assert_eq!(p.enter(), [], "bare /yolo changes nothing");
     assert!(p.state.input.is_empty());
-    let (_, text) = p.last_system();
+    let (_, text) = p.said();
     assert!(text.starts_with("Yolo is off"), "{text}");
     // A value typed in full runs as typed; a partial one takes the
     // highlighted completion; a partial command runs bare.
@@ -128,10 +83,10 @@ fn one_enter_runs_a_typed_command_with_the_popup_open() {
 /// command replaces it instead of being appended (`/yolo maybe/yolo on`).
 #[test]
 fn a_refused_command_is_selected_so_the_next_one_replaces_it() {
-    let mut p = Pane::ready();
+    let mut p = Pane::on_model(None);
     p.typed("/yolo maybe");
     assert_eq!(p.enter(), []);
-    assert_eq!(p.last_system().0, SystemLevel::Warn);
+    assert_eq!(p.said().0, SystemLevel::Warn);
     assert_eq!(p.state.input.text(), "/yolo maybe", "kept for fixing");
     assert_eq!(p.state.input.selection(), Some("/yolo maybe"));
     p.typed("/yolo on");
@@ -156,7 +111,7 @@ fn a_refused_command_is_selected_so_the_next_one_replaces_it() {
 /// pane shows; the status line's model changes only once the agent agrees.
 #[test]
 fn the_model_shown_changes_only_when_the_agent_confirms() {
-    let mut p = Pane::ready();
+    let mut p = Pane::on_model(None);
     p.typed("/model gpt-5");
     assert_eq!(p.enter(), [Effect::SetModel("gpt-5".into())]);
     assert_eq!(p.state.model, None);
@@ -166,7 +121,7 @@ fn the_model_shown_changes_only_when_the_agent_confirms() {
     assert_eq!(p.state.model, None, "never shown after a refusal");
     p.domain(DomainEvent::ModelChanged("gpt-5".into()));
     assert_eq!(p.state.model.as_deref(), Some("gpt-5"));
-    assert_eq!(p.last_system().1, "Model: gpt-5");
+    assert_eq!(p.said().1, "Model: gpt-5");
 }
 
 /// The agent list has every allowed agent; a missing one shows its install
@@ -174,7 +129,7 @@ fn the_model_shown_changes_only_when_the_agent_confirms() {
 /// it (the runtime checks again, so one installed meanwhile works).
 #[test]
 fn a_missing_agent_is_listed_with_its_install_line_and_not_switched_to() {
-    let mut p = Pane::ready().with_agents();
+    let mut p = Pane::on_model(None).with_agents();
     p.typed("/agent");
     p.enter();
     let picker = p.state.picker.clone().expect("agent picker");
@@ -194,7 +149,7 @@ fn a_missing_agent_is_listed_with_its_install_line_and_not_switched_to() {
         agent: "claude".into(),
         install: "npm install -g @agentclientprotocol/claude-agent-acp".into(),
     });
-    let (level, text) = p.last_system();
+    let (level, text) = p.said();
     assert_eq!(level, SystemLevel::Warn);
     assert!(
         text.contains("claude is not installed")
@@ -206,14 +161,14 @@ fn a_missing_agent_is_listed_with_its_install_line_and_not_switched_to() {
     assert_eq!(p.state.activity(), Activity::Ready);
     p.typed("/agent nope");
     assert_eq!(p.enter(), []);
-    assert!(p.last_system().1.contains("Known agents: demo, claude"));
+    assert!(p.said().1.contains("Known agents: demo, claude"));
 }
 
 /// Enter on the setup screen with a message typed: nothing is sent, and the
 /// screen (which hides the transcript) says why and what to do.
 #[test]
 fn the_setup_screen_says_why_a_message_was_not_sent() {
-    let mut p = Pane::ready();
+    let mut p = Pane::on_model(None);
     p.domain(DomainEvent::AgentMissing {
         agent: "claude".into(),
         install_hint: "npm install -g @agentclientprotocol/claude-agent-acp".into(),
@@ -227,7 +182,7 @@ fn the_setup_screen_says_why_a_message_was_not_sent() {
     );
     assert!(notice.contains("/restart"), "{notice}");
     assert_eq!(p.state.input.text(), "hello there", "the message is kept");
-    let mut p = Pane::ready();
+    let mut p = Pane::on_model(None);
     p.domain(DomainEvent::AuthRequired {
         agent: "gemini".into(),
         methods: vec![AuthMethod {
@@ -262,12 +217,12 @@ fn new_restart_and_switch_say_when_they_finished() {
             agent: agent.into(),
             model: None,
         });
-        p.last_system().1
+        p.said().1
     };
-    let mut p = Pane::ready().with_agents();
+    let mut p = Pane::on_model(None).with_agents();
     p.typed("/new");
     assert_eq!(p.enter(), [Effect::NewSession]);
-    assert_eq!(p.last_system().1, "Starting a new session…");
+    assert_eq!(p.said().1, "Starting a new session…");
     assert_eq!(started(&mut p, "demo"), "New session with demo ready.");
     assert_eq!(p.state.session.as_deref(), Some("s9"));
     p.typed("/restart");
@@ -286,7 +241,7 @@ fn new_restart_and_switch_say_when_they_finished() {
     p.domain(DomainEvent::Connection(ConnectionState::Failed(
         "the agent exited at start. Type /restart to try again.".into(),
     )));
-    let (level, text) = p.last_system();
+    let (level, text) = p.said();
     assert_eq!(level, SystemLevel::Error);
     assert_eq!(
         text,
@@ -299,7 +254,7 @@ fn new_restart_and_switch_say_when_they_finished() {
         install_hint: "reinstall wta".into(),
     });
     assert_eq!(
-        p.last_system().1,
+        p.said().1,
         "Starting a new session failed: demo is not installed"
     );
     assert_eq!(p.state.pending, None);

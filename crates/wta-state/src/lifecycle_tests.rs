@@ -26,7 +26,7 @@ impl Pane {
 /// id is kept for a later resume, and the pane says what happened.
 #[test]
 fn the_master_going_away_keeps_the_pane_and_says_why() {
-    let mut p = Pane::ready();
+    let mut p = Pane::on_model(None);
     p.typed("first question");
     p.enter();
     p.domain(DomainEvent::AgentMessageChunk("half an answ".into()));
@@ -76,7 +76,7 @@ fn the_master_going_away_keeps_the_pane_and_says_why() {
 /// answers, a divider separates the old transcript from the new session.
 #[test]
 fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
-    let mut p = Pane::ready();
+    let mut p = Pane::on_model(None);
     p.gone();
     p.typed("keep me");
     assert_eq!(p.enter(), [Effect::Reconnect]);
@@ -132,7 +132,7 @@ fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
 /// setup screen and any picker give way to the transcript.
 #[test]
 fn ctrl_c_twice_closes_a_pane_whose_master_is_gone() {
-    let mut p = Pane::ready();
+    let mut p = Pane::on_model(None);
     p.domain(DomainEvent::AgentMissing {
         agent: "claude".into(),
         install_hint: "npm i".into(),

@@ -12,7 +12,13 @@ pub(crate) struct Pane {
 }
 
 impl Pane {
+    /// A session `s1` of the demo agent on model `m1`.
     pub fn ready() -> Self {
+        Self::on_model(Some("m1"))
+    }
+
+    /// A session `s1` of the demo agent; `model` as the agent reported it.
+    pub fn on_model(model: Option<&str>) -> Self {
         let t0 = Instant::now();
         let mut pane = Pane {
             state: AppState::new("demo"),
@@ -22,7 +28,7 @@ impl Pane {
         pane.domain(DomainEvent::SessionStarted {
             session: "s1".into(),
             agent: "demo".into(),
-            model: Some("m1".into()),
+            model: model.map(Into::into),
         });
         pane
     }
