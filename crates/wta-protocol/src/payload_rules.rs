@@ -215,10 +215,11 @@ fn first_forbidden(text: &str, lines: Lines) -> Option<(usize, char, Refusal)> {
 /// included), DEL, every C1 control, U+2028/U+2029, every character of
 /// Unicode category Cf (format: bidi embeddings, overrides and isolates,
 /// zero-width space and joiners, directional marks, the BOM, soft hyphen,
-/// tags, ...), and the default-ignorable fillers that draw as nothing
-/// (Hangul fillers, the combining grapheme joiner, Khmer inherent vowels,
-/// Mongolian variation selectors). Variation selectors U+FE00–U+FE0F stay
-/// allowed: they only change how the character before them looks.
+/// tags, ...), every variation selector (U+FE00–U+FE0F, U+E0100–U+E01EF
+/// and the Mongolian ones: they draw as nothing, so `❤` and `❤\u{fe0f}`
+/// look alike while they are different bytes to a shell), and the
+/// default-ignorable fillers that draw as nothing (Hangul fillers, the
+/// combining grapheme joiner, Khmer inherent vowels).
 fn forbidden(c: char, lines: Lines) -> Option<Refusal> {
     let refusal = |name, fix| Some(Refusal { name, fix });
     match c {
@@ -248,6 +249,7 @@ fn forbidden(c: char, lines: Lines) -> Option<Refusal> {
         }
         _ => named_format(c)
             .or_else(|| is_format(c).then_some("invisible format character"))
+            .or_else(|| is_variation_selector(c).then_some("VARIATION SELECTOR"))
             .or_else(|| is_invisible_filler(c).then_some("invisible filler"))
             .map(|name| Refusal { name, fix: REMOVE }),
     }
@@ -315,18 +317,21 @@ fn is_format(c: char) -> bool {
     )
 }
 
+/// Variation selectors: the standard ones, the supplement and the
+/// Mongolian free variation selectors (general category Mn, not Cf).
+fn is_variation_selector(c: char) -> bool {
+    matches!(
+        c,
+        '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}' | '\u{180b}'..='\u{180d}' | '\u{180f}'
+    )
+}
+
 /// Default-ignorable characters outside Cf that draw as nothing (or as a
 /// blank that is not a space), so text with them looks like text without.
 fn is_invisible_filler(c: char) -> bool {
     matches!(
         c,
-        '\u{34f}'
-            | '\u{115f}'..='\u{1160}'
-            | '\u{17b4}'..='\u{17b5}'
-            | '\u{180b}'..='\u{180d}'
-            | '\u{180f}'
-            | '\u{3164}'
-            | '\u{ffa0}'
+        '\u{34f}' | '\u{115f}'..='\u{1160}' | '\u{17b4}'..='\u{17b5}' | '\u{3164}' | '\u{ffa0}'
     )
 }
 
@@ -368,7 +373,24 @@ mod tests {
         );
         // Positions count characters, not bytes.
         assert_eq!(name("世界\t", Lines::One), Some((2, "TAB")));
-        assert_eq!(name("héllo ✓ 世界 🦀 e\u{301} ❤\u{fe0f}", Lines::One), None);
+        assert_eq!(name("héllo ✓ 世界 🦀 e\u{301} ❤", Lines::One), None);
+        // Variation selectors change nothing the card can show: refused.
+        for (text, at) in [
+            ("❤\u{fe0f}", 1),
+            ("a\u{fe00}", 1),
+            ("x\u{e0100}y", 1),
+            ("\u{e01ef}", 0),
+        ] {
+            assert_eq!(
+                name(text, Lines::One),
+                Some((at, "VARIATION SELECTOR")),
+                "{text:?}"
+            );
+        }
+        assert_eq!(
+            name("\u{180b}", Lines::One),
+            Some((0, "VARIATION SELECTOR"))
+        );
     }
 
     #[test]
