@@ -16,6 +16,7 @@ pub mod dirs;
 pub mod logging;
 pub mod private_dir;
 pub mod process;
+pub mod state_files;
 
 pub use logging::LogError;
 pub use private_dir::UnsafeDir;

@@ -3,6 +3,7 @@
 //! Filter from `WTA_LOG`; the default keeps the ACP crate at `info` (its `debug`
 //! once grew a log to 3.85 GB).
 //!
+//! Private: the state dir is 0700 and every log 0600 ([`crate::state_files`]).
 //! Bounded on disk: a log over [`ROTATE_AT`] is moved to `<name>.1` when a
 //! process opens it (one old generation is kept), and the master removes
 //! per-process logs nobody wrote to for [`STALE_AFTER`].
@@ -37,10 +38,15 @@ pub fn init_file_logging(
         path: state_dir.to_path_buf(),
         message,
     };
-    std::fs::create_dir_all(state_dir).map_err(|e| fail(format!("cannot create it: {e}")))?;
+    crate::state_files::ensure_state_dir(state_dir)
+        .map_err(|e| fail(format!("cannot create it: {e}")))?;
     // A log that cannot be moved aside is still written to: losing the
     // rotation is better than losing the log.
-    let _ = rotate_if_large(&state_dir.join(file_name), ROTATE_AT);
+    let path = state_dir.join(file_name);
+    let _ = rotate_if_large(&path, ROTATE_AT);
+    // Created 0600 here, before the appender opens it with default modes.
+    crate::state_files::open_append(&path)
+        .map_err(|e| fail(format!("cannot open {file_name}: {e}")))?;
     let appender = tracing_appender::rolling::never(state_dir, file_name);
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .buffered_lines_limit(LOG_QUEUE_LINES)

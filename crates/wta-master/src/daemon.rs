@@ -60,13 +60,7 @@ pub fn own_session() -> Result<Session, MasterError> {
 pub fn stdio_to_log(log: &Path) -> Result<(), MasterError> {
     let null = std::fs::File::open("/dev/null")
         .map_err(|e| MasterError::io("cannot open", "/dev/null", e))?;
-    if let Some(dir) = log.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| MasterError::io("cannot create", dir, e))?;
-    }
-    let out = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
+    let out = wta_env::state_files::open_append(log)
         .map_err(|e| MasterError::io("cannot open", log, e))?;
     let redirect = |what, r: nix::Result<()>| {
         r.map_err(|errno| MasterError::io(what, log, std::io::Error::from(errno)))
