@@ -37,6 +37,10 @@ pub enum AgentError {
     },
     #[error("cannot find the wta binary itself: {0}")]
     CurrentExe(std::io::Error),
+    #[error(
+        "the task for {agent} starts with `-`, and {agent} has no end-of-options marker to keep it from being read as an option (set `end_of_options` in the [delegate] table, or start the task with a word)"
+    )]
+    TaskLooksLikeOption { agent: String },
 }
 
 impl AgentError {
@@ -46,6 +50,9 @@ impl AgentError {
         use wta_i18n::tr;
         match self {
             Self::InvalidId { given } => tr("agent.invalid_id", &[("given", given)]),
+            Self::TaskLooksLikeOption { agent } => {
+                tr("agent.task_looks_like_option", &[("agent", agent)])
+            }
             Self::UnknownDelegate { given, valid } => tr(
                 "agent.unknown_delegate",
                 &[("given", given), ("valid", valid)],

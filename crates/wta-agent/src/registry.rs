@@ -197,6 +197,10 @@ struct DelegateConfig {
     name: Option<String>,
     /// The program and its arguments; the task is appended as one more argument.
     argv: Vec<String>,
+    /// What the program takes as the end of its options, put before the
+    /// task; `""`: it takes none (a task starting with `-` is refused).
+    #[serde(default)]
+    end_of_options: Option<String>,
 }
 
 /// The configured delegate agent.
@@ -204,6 +208,8 @@ struct DelegateConfig {
 pub struct Delegate {
     pub name: String,
     pub argv: Vec<String>,
+    /// Put before the task (default `--`); `None`: the CLI has none.
+    pub end_of_options: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -260,6 +266,11 @@ impl Registry {
                         .unwrap_or_else(|| d.argv[0].clone())
                 }),
                 argv: d.argv,
+                end_of_options: match d.end_of_options {
+                    None => Some(crate::delegate::END_OF_OPTIONS.to_owned()),
+                    Some(marker) if marker.is_empty() => None,
+                    Some(marker) => Some(marker),
+                },
             }),
             None => None,
         };

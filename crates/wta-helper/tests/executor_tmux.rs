@@ -356,6 +356,8 @@ async fn no_integration_is_completion_unavailable_and_delegate_starts_the_agent(
                 ],
                 env: vec![],
             },
+            // `sh -c` takes no `--`: the task is `$1`.
+            end_of_options: None,
         });
     })
     .await;

@@ -113,18 +113,52 @@ fn each_delegate_cli_gets_the_task_and_the_context_its_way() {
                 assert_eq!(argv[0], "--session-id");
                 assert_eq!(Some(argv[1].as_str()), pinned);
                 assert!(is_uuid_v4(&argv[1]), "{argv:?}");
-                assert_eq!(argv.len(), 3, "{argv:?}");
+                assert_eq!(argv[2], "--", "the task after the end of options: {argv:?}");
+                assert_eq!(argv.len(), 4, "{argv:?}");
             }
             "copilot" => {
                 assert_eq!(&argv[..1], ["--session-id"]);
                 assert_eq!(argv[2], "-i", "{argv:?}");
             }
-            "codex" => assert_eq!(argv.len(), 1, "{argv:?}"),
+            "codex" => assert_eq!((argv.len(), argv[0].as_str()), (2, "--"), "{argv:?}"),
             "opencode" => assert_eq!(argv[0], "--prompt", "{argv:?}"),
             _ => unreachable!(),
         }
     }
     assert!(!Path::new("/tmp/never").exists(), "nothing in the task ran");
+}
+
+#[test]
+fn a_task_that_looks_like_an_option_never_becomes_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = fake_clis(dir.path());
+    let path = path_with(&bin);
+    let fake = bin.join("claude");
+    let injected = "--permission-mode=bypassPermissions";
+    // A [delegate] table: its argv, then `--` (the default), then the task.
+    let l = Launch::with_config(&format!(
+        "[delegate]\nname = \"fakedel\"\nargv = [\"{}\", \"--print\"]\n",
+        fake.display()
+    ));
+    let source = l.tmux.first_pane().to_owned();
+    let out = delegate(&l, &path, &["--pane", &source, "--", injected]);
+    assert!(out.status.success(), "{out:?}");
+    let argv = recorded(dir.path(), "claude");
+    assert_eq!(argv[..2], ["--print", "--"], "{argv:?}");
+    assert!(argv[2].starts_with(injected), "{argv:?}");
+    assert_eq!(argv.len(), 3, "{argv:?}");
+    // A CLI configured with no end of options: such a task is refused, nothing starts.
+    std::fs::remove_file(dir.path().join("claude.argv")).unwrap();
+    let l = Launch::with_config(&format!(
+        "[delegate]\nname = \"fakedel\"\nargv = [\"{}\"]\nend_of_options = \"\"\n",
+        fake.display()
+    ));
+    let source = l.tmux.first_pane().to_owned();
+    let out = delegate(&l, &path, &["--pane", &source, "--", injected]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("starts with `-`") && err.contains("end_of_options"), "{err}");
+    assert_eq!(l.tmux.tmux(&["list-windows", "-a"]).lines().count(), 1, "no tab opened");
 }
 
 #[test]

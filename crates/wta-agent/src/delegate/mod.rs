@@ -30,8 +30,13 @@ pub enum DelegateChoice {
         /// Where it was found on the registry's PATH.
         program: PathBuf,
     },
-    /// The config's `[delegate]` table: its argv as written, the task appended.
-    Configured { name: String, argv: Vec<String> },
+    /// The config's `[delegate]` table: its argv as written, then its end
+    /// of options (when it has one), then the task.
+    Configured {
+        name: String,
+        argv: Vec<String>,
+        end_of_options: Option<String>,
+    },
     /// A built-in CLI that is not on PATH: the tab shows [`missing_notice`].
     Missing { cli: &'static DelegateCli },
 }
@@ -75,6 +80,7 @@ pub fn choose(registry: &Registry, agent: Option<&str>) -> Result<DelegateChoice
         return Ok(DelegateChoice::Configured {
             name: d.name.clone(),
             argv: d.argv.clone(),
+            end_of_options: d.end_of_options.clone(),
         });
     }
     let configured = registry
@@ -117,27 +123,60 @@ pub struct DelegatePlan {
     pub session_id: Option<String>,
 }
 
-/// The argv that starts the delegate with `task`; `None` for [`DelegateChoice::Missing`]
-/// (show [`missing_notice`] instead).
+/// The end-of-options marker a configured delegate gets unless its
+/// `[delegate]` table says otherwise.
+pub const END_OF_OPTIONS: &str = "--";
+
+/// Appends `task` to `argv` so that it can never be read as an option:
+/// after `end_of_options`, or, for a CLI that has none, only when it does
+/// not start with `-` (else the refusal). An empty task adds nothing.
+pub fn append_task(
+    argv: &mut Vec<String>,
+    agent: &str,
+    end_of_options: Option<&str>,
+    task: &str,
+) -> Result<(), AgentError> {
+    if task.is_empty() {
+        return Ok(());
+    }
+    match end_of_options {
+        Some(marker) => argv.push(marker.to_owned()),
+        None if task.starts_with('-') => {
+            return Err(AgentError::TaskLooksLikeOption {
+                agent: agent.to_owned(),
+            });
+        }
+        None => {}
+    }
+    argv.push(task.to_owned());
+    Ok(())
+}
+
+/// The argv that starts the delegate with `task`; `Ok(None)` for
+/// [`DelegateChoice::Missing`] (show [`missing_notice`] instead).
 ///
 /// A built-in CLI gets `<program> [<pin> <uuid>] <task args>`: `<flag> <task>` for
-/// [`PromptArg::Flag`], `<task>` for [`PromptArg::Positional`], preceded by `--` when the
-/// task starts with `-` so it cannot be read as an option. An empty task adds no task args
-/// (the CLI opens an empty session). A configured argv gets the task appended as given.
+/// [`PromptArg::Flag`] (the flag binds the next word as its value, whatever it starts
+/// with), `-- <task>` for [`PromptArg::Positional`], so the task is never read as an
+/// option. An empty task adds no task args (the CLI opens an empty session). A
+/// configured argv gets its end of options (default `--`) and the task appended
+/// ([`append_task`]); one configured without any refuses a task starting with `-`.
 /// Should the OS random source fail, the session is started unpinned (logged).
-pub fn plan(choice: &DelegateChoice, task: &str) -> Option<DelegatePlan> {
+pub fn plan(choice: &DelegateChoice, task: &str) -> Result<Option<DelegatePlan>, AgentError> {
     match choice {
-        DelegateChoice::Missing { .. } => None,
-        DelegateChoice::Configured { name, argv } => {
+        DelegateChoice::Missing { .. } => Ok(None),
+        DelegateChoice::Configured {
+            name,
+            argv,
+            end_of_options,
+        } => {
             let mut argv = argv.clone();
-            if !task.is_empty() {
-                argv.push(task.to_owned());
-            }
-            Some(DelegatePlan {
+            append_task(&mut argv, name, end_of_options.as_deref(), task)?;
+            Ok(Some(DelegatePlan {
                 agent: name.clone(),
                 argv,
                 session_id: None,
-            })
+            }))
         }
         DelegateChoice::Cli { cli, program } => {
             let mut argv = vec![program.to_string_lossy().into_owned()];
@@ -153,18 +192,17 @@ pub fn plan(choice: &DelegateChoice, task: &str) -> Option<DelegatePlan> {
                 }
             });
             if !task.is_empty() {
-                match cli.prompt {
-                    PromptArg::Flag(flag) => argv.push(flag.to_owned()),
-                    PromptArg::Positional if task.starts_with('-') => argv.push("--".to_owned()),
-                    PromptArg::Positional => {}
-                }
+                argv.push(match cli.prompt {
+                    PromptArg::Flag(flag) => flag.to_owned(),
+                    PromptArg::Positional => END_OF_OPTIONS.to_owned(),
+                });
                 argv.push(task.to_owned());
             }
-            Some(DelegatePlan {
+            Ok(Some(DelegatePlan {
                 agent: cli.id.to_owned(),
                 argv,
                 session_id,
-            })
+            }))
         }
     }
 }

@@ -71,12 +71,15 @@ pub struct Launch {
     pub env: Vec<(String, String)>,
 }
 
-/// The delegate agent: `argv` followed by the task as one more argument.
+/// The delegate agent: `argv`, then its end of options (if it has one),
+/// then the task as one more argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DelegateLaunch {
     /// Agent id, for the transcript.
     pub agent: String,
     pub launch: Launch,
+    /// Put before the task; `None`: a task starting with `-` is refused.
+    pub end_of_options: Option<String>,
 }
 
 /// Where the delegate agent comes from when a card launches one.
@@ -104,20 +107,24 @@ impl DelegateSource {
             ),
             Self::Fixed(d) => {
                 let mut fixed = d.clone();
-                fixed.launch.argv.push(task.to_owned());
+                let marker = d.end_of_options.as_deref();
+                delegate::append_task(&mut fixed.launch.argv, &d.agent, marker, task)
+                    .map_err(|e| e.to_string())?;
                 Ok(fixed)
             }
             Self::Config(paths) => {
                 let registry = wta_agent::Registry::load(paths.clone())
                     .map_err(|e| format!("cannot read the delegate agent: {e}"))?;
                 let choice = delegate::choose(&registry, None).map_err(|e| e.to_string())?;
-                match delegate::plan(&choice, task) {
+                match delegate::plan(&choice, task).map_err(|e| e.to_string())? {
                     Some(plan) => Ok(DelegateLaunch {
                         agent: plan.agent,
                         launch: Launch {
                             argv: plan.argv,
                             env: Vec::new(),
                         },
+                        // Already in the plan's argv.
+                        end_of_options: None,
                     }),
                     None => Err(match &choice {
                         delegate::DelegateChoice::Missing { cli } => format!(

@@ -154,6 +154,7 @@ fn executor_for(
                     argv: d.argv.clone(),
                     env: Vec::new(),
                 },
+                end_of_options: d.end_of_options.clone(),
             })
         }),
     };

@@ -86,7 +86,7 @@ pub fn launch(host: &TmuxHost, request: &DelegateRequest) -> anyhow::Result<Dele
     }
     let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
     let choice = delegate::choose(&registry, request.agent.as_deref())?;
-    let (argv, session_id, installed) = match delegate::plan(&choice, &task) {
+    let (argv, session_id, installed) = match delegate::plan(&choice, &task)? {
         Some(plan) => (plan.argv, plan.session_id, true),
         None => {
             let notice = match &choice {
