@@ -17,7 +17,10 @@
 //! - [`yolo`]: whether the agent's own tool permissions are auto-approved, as one pure function.
 //! - [`heap`]: bounds on what socket peers make a daemon hold (connection slots), and
 //!   handing freed heap back to the OS after a flood.
+//! - [`admission`]: connections that have not sent their first request yet, in a bounded
+//!   pool that evicts the oldest silent one and closes each at its deadline.
 
+pub mod admission;
 pub mod delegate;
 pub mod demo;
 mod error;

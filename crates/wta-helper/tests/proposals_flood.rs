@@ -2,9 +2,13 @@
 //! `ProposalServer` in its own process (this test binary run again as
 //! [`proposal_server_entry`]) so its memory can be read from `/proc`:
 //!
-//! - connections beyond [`MAX_CONNECTIONS`] are closed at once, with one log
-//!   line for the whole burst, while the ones within keep working (a valid
-//!   request on one of them is accepted during the flood);
+//! - while [`IDLE_FLOOD`] idle connections are held, a real proposal on a
+//!   new connection gets its validation line: the newest idle ones are still
+//!   open after it (held, not yet timed out), the oldest were closed without
+//!   a word to make room; one log line for the evictions;
+//! - an idle connection is closed once [`REQUEST_TIMEOUT`] has passed since
+//!   it connected, not before, and a served one is not; one log line for
+//!   the burst;
 //! - a request line over the cap ends its connection, one log line each;
 //! - afterwards the process's RSS comes back to within 2× of its idle RSS.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -15,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use wta_helper::proposals::server::MAX_CONNECTIONS;
+use wta_helper::proposals::server::{MAX_UNPROVEN_CONNECTIONS, REQUEST_TIMEOUT};
 use wta_helper::proposals::{ProposalServer, ProposalService, TurnContext};
 use wta_protocol::limits::MAX_REQUEST_LINE_BYTES;
 use wta_protocol::{Channel, HelperId, PaneId, ProposalRequest, TurnNonce};
@@ -24,8 +28,8 @@ use wta_testkit::procs::still_open;
 const SERVER_ENV: &str = "WTA_TEST_FLOOD_PROPOSAL_DIR";
 const GOOD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"List","actions":[{"type":"send","input":"ls"}]}]}"#;
 const T: Duration = Duration::from_secs(10);
-/// Connections beyond the limit (the issue measured 1,500 idle ones).
-const FLOOD: usize = 1500;
+/// Idle connections held open at once (over three times the unproven pool).
+const IDLE_FLOOD: usize = 200;
 /// Unterminated over-long lines, and how long each is.
 const LONG_LINES: usize = 8;
 const LONG_LINE_BYTES: usize = MAX_REQUEST_LINE_BYTES + (1 << 20);
@@ -156,56 +160,85 @@ fn answered_once(socket: &Path) -> serde_json::Value {
     line
 }
 
+/// Connects, with the moment just before: the server accepted it later, so
+/// its deadline is at least [`REQUEST_TIMEOUT`] after that moment.
+fn connect(socket: &Path) -> (UnixStream, Instant) {
+    let before = Instant::now();
+    (UnixStream::connect(socket).unwrap(), before)
+}
+
+/// Closed by the server without a word, within [`T`].
+fn closed_silently(stream: &mut UnixStream, what: &str) {
+    let data = closed_by_server(stream).unwrap_or_else(|| panic!("{what} stayed open"));
+    assert!(data.is_empty(), "{what} was answered: {data:?}");
+}
+
 #[test]
-fn floods_are_refused_and_the_memory_comes_back() {
+fn idle_floods_do_not_starve_a_proposal_and_the_memory_comes_back() {
     let server = ServerProcess::start();
     assert_eq!(answered_once(&server.socket)["status"], "helper_mismatch");
     let idle = server.rss_kib();
 
-    // 1. Connections: the first MAX_CONNECTIONS are served, every later one
-    //    is closed at once.
+    // 1. An idle flood is held, and a real proposal is served meanwhile.
     let started = Instant::now();
-    let mut held: Vec<UnixStream> = (0..MAX_CONNECTIONS)
-        .map(|_| UnixStream::connect(&server.socket).unwrap())
-        .collect();
-    for batch in 0..FLOOD / 100 {
-        let mut refused: Vec<UnixStream> = (0..100)
-            .map(|_| UnixStream::connect(&server.socket).unwrap())
-            .collect();
-        for (i, stream) in refused.iter_mut().enumerate() {
-            let data = closed_by_server(stream).unwrap_or_else(|| {
-                panic!(
-                    "connection {} beyond the limit stayed open",
-                    batch * 100 + i
-                )
-            });
-            assert!(
-                data.is_empty(),
-                "a refused connection is closed without a word"
-            );
-        }
-    }
-    let refused_in = started.elapsed();
-    let during = server.rss_kib();
-    for (i, stream) in held.iter_mut().enumerate() {
+    let mut flood: Vec<(UnixStream, Instant)> =
+        (0..IDLE_FLOOD).map(|_| connect(&server.socket)).collect();
+    let (mut proposal, _) = connect(&server.socket);
+    proposal
+        .write_all(
+            &ProposalRequest::new(server.channel, GOOD)
+                .to_line()
+                .unwrap(),
+        )
+        .unwrap();
+    assert_eq!(read_line(&proposal)["status"], "accepted");
+    let answered_in = started.elapsed();
+    // Accepted in connect order, the proposal last: it took the place of the
+    // oldest of the pool, and the newest MAX_UNPROVEN_CONNECTIONS - 1 are
+    // still there. They stay open only until REQUEST_TIMEOUT (3 s) after
+    // their connect, and this step takes milliseconds: still open now means
+    // the proposal was answered while they were held.
+    let evicted = IDLE_FLOOD - (MAX_UNPROVEN_CONNECTIONS - 1);
+    for (i, (stream, _)) in flood.iter_mut().enumerate().skip(evicted) {
         assert!(
             still_open(stream),
-            "connection {i} within the limit was closed"
+            "idle connection {i} was closed before the proposal was answered ({answered_in:?} after the flood began)"
         );
     }
-    let request = ProposalRequest::new(server.channel, GOOD)
-        .to_line()
-        .unwrap();
-    held[0].write_all(&request).unwrap();
-    assert_eq!(read_line(&held[0])["status"], "accepted");
-    // Let them go; the server frees each place before its EOF reaches us.
-    for stream in &mut held {
-        stream.shutdown(std::net::Shutdown::Write).unwrap();
-        assert!(closed_by_server(stream).is_some());
+    let during = server.rss_kib();
+    // The oldest made room, closed before their deadline: evicted.
+    for (i, (stream, connected)) in flood.iter_mut().enumerate().take(evicted) {
+        closed_silently(stream, &format!("evicted connection {i}"));
+        assert!(
+            connected.elapsed() < REQUEST_TIMEOUT,
+            "connection {i} was not evicted but timed out"
+        );
     }
-    drop(held);
 
-    // 2. Unterminated lines over the cap: each connection ends, with its
+    // 2. The rest time out: not before REQUEST_TIMEOUT after their connect.
+    for (i, (stream, connected)) in flood.iter_mut().enumerate().skip(evicted) {
+        closed_silently(stream, &format!("idle connection {i}"));
+        assert!(
+            connected.elapsed() >= REQUEST_TIMEOUT,
+            "idle connection {i} was closed after {:?}",
+            connected.elapsed()
+        );
+    }
+    // A connection that came after the proposal's times out later than the
+    // proposal's own deadline would have: the served proposal stays open.
+    let (mut witness, connected) = connect(&server.socket);
+    closed_silently(&mut witness, "the idle witness");
+    assert!(connected.elapsed() >= REQUEST_TIMEOUT);
+    assert!(
+        still_open(&mut proposal),
+        "the served proposal was closed by the idle timeout"
+    );
+    // Let it go; the server frees its place before its EOF reaches us.
+    proposal.shutdown(std::net::Shutdown::Write).unwrap();
+    assert!(closed_by_server(&mut proposal).is_some());
+    drop(flood);
+
+    // 3. Unterminated lines over the cap: each connection ends, with its
     //    reason when the client is still there to read it.
     let writers: Vec<_> = (0..LONG_LINES)
         .map(|_| {
@@ -235,23 +268,26 @@ fn floods_are_refused_and_the_memory_comes_back() {
     // The server still answers.
     assert_eq!(answered_once(&server.socket)["status"], "helper_mismatch");
 
-    // 3. Memory comes back.
+    // 4. Memory comes back.
     let after = wta_testkit::wait_for_value("RSS back within 2x of idle", T, || {
         let now = server.rss_kib();
         (now <= 2 * idle).then_some(now)
     })
     .unwrap_or_else(|e| panic!("{e}: idle {idle} KiB, now {} KiB", server.rss_kib()));
     eprintln!(
-        "proposal socket RSS: idle {idle} KiB, during the connection flood {during} KiB, after {after} KiB; {FLOOD} refusals took {refused_in:?}"
+        "proposal socket RSS: idle {idle} KiB, during the idle flood {during} KiB, after {after} KiB; the proposal was answered {answered_in:?} after the flood began"
     );
 
-    // One log line for the burst of refusals, one per over-long line.
+    // One log line for the evictions, one for the timeouts, one per
+    // over-long line; no served connection was refused.
     let count = |log: &str, what: &str| log.lines().filter(|l| l.contains(what)).count();
     let log = wta_testkit::wait_for_value("the log lines", T, || {
         let log = server.log();
         (count(&log, "line over") >= LONG_LINES).then_some(log)
     })
     .unwrap_or_else(|e| panic!("{e}: {}", server.log()));
-    assert_eq!(count(&log, "refusing connections"), 1, "{log}");
+    assert_eq!(count(&log, "closing the oldest"), 1, "{log}");
+    assert_eq!(count(&log, "no complete first request"), 1, "{log}");
+    assert_eq!(count(&log, "refusing connections"), 0, "{log}");
     assert_eq!(count(&log, "line over"), LONG_LINES, "{log}");
 }

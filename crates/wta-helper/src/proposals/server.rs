@@ -3,43 +3,59 @@
 //! `accepted`) the final line and any execution lines, in that order.
 //!
 //! The socket lives in the private runtime dir (0700, checked with `lstat`),
-//! is made 0600, and every peer's uid must be ours (`SO_PEERCRED`). A peer
-//! that sends nothing within [`REQUEST_TIMEOUT`] is dropped.
+//! is made 0600, and every peer's uid must be ours (`SO_PEERCRED`, checked
+//! at accept, so another user's connections never take a place).
 //!
 //! After `accepted` the connection's read side is watched: a CLI that hangs
 //! up (the agent killed it, e.g. its tool call timed out) while its card
 //! still waits makes the card stale ([`ProposalService::client_gone`]), so
 //! a Run pressed later cannot dispatch a command nobody would hear about.
 //!
-//! Caps (DESIGN §7, floods never grow the helper for good): at most
-//! [`MAX_CONNECTIONS`] connections at once (later ones are closed at once,
-//! one log line per burst), a request line of at most
-//! [`MAX_REQUEST_LINE_BYTES`] (a longer one ends its connection with its
-//! reason and one log line), and a connection that has not sent its line
-//! yet holds no read buffer: bytes are read only once they are there, and
-//! the line grows only as they arrive.
+//! Caps (DESIGN §7, floods never grow the helper for good, and idle
+//! connections never starve a real proposal): a connection that has not
+//! sent its request line is *unproven* ([`wta_agent::admission`]): at most
+//! [`MAX_UNPROVEN_CONNECTIONS`] of them, a new one evicting the oldest
+//! (silent ones first), each closed unanswered unless its line is complete
+//! within [`REQUEST_TIMEOUT`]. Once its line is read a connection is
+//! served, at most [`MAX_CONNECTIONS`] at once (one more is closed
+//! unanswered); evictions, timeouts and refusals are each logged once per
+//! burst. A request line is at most [`MAX_REQUEST_LINE_BYTES`] (a longer
+//! one ends its connection with its reason and one log line), and a
+//! connection that has not sent its line yet holds no read buffer: bytes are
+//! read only once they are there, and the line grows only as they arrive.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
-use wta_agent::heap::{ConnectionSlots, Slot};
+use wta_agent::admission::{Pending, Unproven};
+use wta_agent::heap::ConnectionSlots;
 use wta_env::private_dir;
 use wta_protocol::limits::{MAX_REQUEST_LINE_BYTES, PROTOCOL_VERSION};
 use wta_protocol::{FrameReader, ProposalRequest, ProtocolError, ResponseLine, ValidationLine};
 
 use super::service::ProposalService;
 
-/// How long a client may take to send its request line.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client may take to send its request line, counted from its
+/// accept. The CLI writes the line as soon as it is connected (a few
+/// milliseconds); 3 s leaves a loaded machine room and bounds how long an
+/// idle connection holds a place.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// Connections served at once. One turn has one live channel, so a real
-/// helper sees one CLI waiting on its card plus a few late or retrying ones
-/// (answered at once); 32 leaves room for an agent that runs several tool
-/// calls in parallel, and bounds what idle connections can hold.
+/// Connections served at once, past their request line. One turn has one
+/// live channel, so a real helper sees one CLI waiting on its card plus a
+/// few late or retrying ones (answered at once); 32 leaves room for an agent
+/// that runs several tool calls in parallel.
 pub const MAX_CONNECTIONS: usize = 32;
+
+/// Connections that have not sent their request line yet. A full pool takes
+/// a new connection anyway, closing the oldest waiting one (one that sent
+/// nothing, when there is one), so the CLI, which writes at once, is served
+/// whatever the number of idle connections.
+pub const MAX_UNPROVEN_CONNECTIONS: usize = 64;
 
 /// Bytes read per `read` call; the buffer exists only while reading.
 const READ_CHUNK: usize = 16 * 1024;
@@ -118,13 +134,21 @@ fn ensure_private_dir(dir: &Path) -> Result<(), ServerError> {
 }
 
 async fn accept_loop(service: ProposalService, listener: UnixListener) {
-    let slots = ConnectionSlots::new("proposal socket", MAX_CONNECTIONS);
+    let unproven = Unproven::new("proposal socket", MAX_UNPROVEN_CONNECTIONS, REQUEST_TIMEOUT);
+    let slots = Arc::new(ConnectionSlots::new("proposal socket", MAX_CONNECTIONS));
+    let ours = nix::unistd::getuid().as_raw();
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
-                // Beyond the limit the stream is dropped here: closed at once.
-                if let Some(slot) = slots.try_take() {
-                    tokio::spawn(serve_in_slot(service.clone(), stream, slot));
+                // Another user's stream is dropped here: closed at once.
+                if peer_is(&stream, ours) {
+                    let pending = unproven.admit();
+                    tokio::spawn(serve_admitted(
+                        service.clone(),
+                        stream,
+                        pending,
+                        slots.clone(),
+                    ));
                 }
             }
             Err(err) => {
@@ -135,50 +159,66 @@ async fn accept_loop(service: ProposalService, listener: UnixListener) {
     }
 }
 
-/// Serves one connection holding `slot`. The slot is freed *before* the
-/// stream is closed, so a client that has seen its connection end can count
-/// on its place being free again.
-async fn serve_in_slot(service: ProposalService, mut stream: UnixStream, slot: Slot) {
-    serve(service, &mut stream).await;
-    drop(slot);
-    drop(stream);
-}
-
-/// Serves one CLI connection to the end.
-pub async fn serve_connection(service: ProposalService, mut stream: UnixStream) {
-    serve(service, &mut stream).await;
-}
-
-async fn serve(service: ProposalService, stream: &mut UnixStream) {
-    let ours = nix::unistd::getuid().as_raw();
+fn peer_is(stream: &UnixStream, ours: u32) -> bool {
     match stream.peer_cred() {
-        Ok(cred) if cred.uid() == ours => {}
+        Ok(cred) if cred.uid() == ours => true,
         Ok(cred) => {
             tracing::warn!(
                 uid = cred.uid(),
                 "proposal socket: peer of another user refused"
             );
-            return;
+            false
         }
         Err(err) => {
             tracing::warn!("proposal socket: no peer credentials: {err}");
-            return;
+            false
         }
     }
-    let request = match tokio::time::timeout(REQUEST_TIMEOUT, read_request(stream)).await {
-        Ok(Ok(request)) => request,
-        Ok(Err(Some(err))) => {
+}
+
+/// Serves one connection from its accept: its request line while it holds
+/// `pending`, then the exchange in one of `slots`. Every place is freed
+/// *before* the stream is closed, so a client that has seen its connection
+/// end can count on its place being free again.
+async fn serve_admitted(
+    service: ProposalService,
+    mut stream: UnixStream,
+    pending: Pending,
+    slots: Arc<ConnectionSlots>,
+) {
+    let read = tokio::select! {
+        read = read_request(&mut stream, &pending) => read,
+        // Evicted or late: closed without a word (the place is another's).
+        _lost = pending.lost() => return,
+    };
+    let request = match read {
+        Ok(request) => request,
+        Err(Some(err)) => {
             if matches!(err, ProtocolError::LineTooLong { .. }) {
                 tracing::warn!(
                     "proposal socket: a request line over {MAX_REQUEST_LINE_BYTES} bytes; closing that connection"
                 );
             }
+            // A short line into an empty socket buffer: it does not block.
             let line = ValidationLine::from_error(&err, false);
-            let _ = write(stream, &ResponseLine::Validation(line)).await;
+            let _ = write(&mut stream, &ResponseLine::Validation(line)).await;
             return;
         }
-        Ok(Err(None)) | Err(_) => return,
+        Err(None) => return,
     };
+    // Over the cap the request goes unanswered (logged once per burst).
+    let Some(slot) = slots.try_take() else {
+        return;
+    };
+    pending.prove();
+    serve(service, &mut stream, request).await;
+    drop(slot);
+    drop(stream);
+}
+
+/// The exchange after the request line: validation, then the final and
+/// execution lines.
+async fn serve(service: ProposalService, stream: &mut UnixStream, request: ProposalRequest) {
     let (line, rest) = match service.validate(request, Instant::now()) {
         Ok(answer) => answer,
         Err(err) => {
@@ -237,10 +277,15 @@ async fn hung_up(reader: &mut (impl AsyncReadExt + Unpin)) {
     }
 }
 
-/// Reads the one request line. `Err(None)`: the peer hung up or failed to
-/// read, nothing worth answering. While the peer sends nothing, nothing is
-/// buffered: the read buffer lives only between readiness and `try_read`.
-async fn read_request(stream: &mut UnixStream) -> Result<ProposalRequest, Option<ProtocolError>> {
+/// Reads the one request line, telling `pending` once bytes came. `Err(None)`:
+/// the peer hung up or failed to read, nothing worth answering. While the
+/// peer sends nothing, nothing is buffered: the read buffer lives only
+/// between readiness and `try_read`. Not cancel-safe (bytes read are lost):
+/// cancel it only to close the connection.
+async fn read_request(
+    stream: &mut UnixStream,
+    pending: &Pending,
+) -> Result<ProposalRequest, Option<ProtocolError>> {
     let mut reader = FrameReader::new(MAX_REQUEST_LINE_BYTES);
     loop {
         stream.readable().await.map_err(|_| None)?;
@@ -254,6 +299,7 @@ async fn read_request(stream: &mut UnixStream) -> Result<ProposalRequest, Option
             reader.finish().map_err(Some)?;
             return Err(None);
         }
+        pending.saw_bytes();
         if let Some(frame) = reader.push(&buf[..n]).map_err(Some)?.into_iter().next() {
             return decode(&frame).map_err(Some);
         }
