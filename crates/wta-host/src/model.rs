@@ -120,7 +120,8 @@ pub struct PaneInfo {
     pub pid: u32,
     pub command: String,
     pub title: String,
-    /// OSC 7 path when the shell reported one, else the foreground process's cwd.
+    /// The foreground process's own cwd (`pane_current_path`), never the
+    /// OSC 7 path (`pane_path`), which any output in the pane can set.
     pub cwd: PathBuf,
     pub dead: bool,
     pub dead_status: Option<i32>,

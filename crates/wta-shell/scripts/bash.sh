@@ -1,6 +1,7 @@
 # WTA shell integration for bash (>= 4.4). Load from ~/.bashrc with:
 #   eval "$(wta shell-integration bash)"
-# Emits OSC 133 A/B/C/D (each with aid=<shell pid> and wta=<nonce>) and OSC 7,
+# Emits OSC 133 A/B/C/D and P (the cwd), each with aid=<shell pid> and
+# wta=<nonce>, and OSC 7 (for other tools; WTA trusts only the nonce'd P),
 # and marks the tmux pane with the @wta_integration option. The nonce is drawn
 # here, never exported, and announced only through the pane option
 # @wta_nonce_<pid>, so command output cannot forge a mark. Idempotent, silent.
@@ -41,6 +42,7 @@ __wta_precmd() {
   fi
   __wta_urlencode "$PWD"
   printf '\e]7;file://%s%s\e\\' "${HOSTNAME-}" "$REPLY"
+  printf '\e]133;P;aid=%s;wta=%s;cwd_url=%s\a' "$$" "$__wta_nonce" "$REPLY"
   return $__wta_ec
 }
 __wta_wrap_ps1() {

@@ -1,6 +1,7 @@
 # WTA shell integration for fish. Load from ~/.config/fish/config.fish with:
 #   wta shell-integration fish | source
-# Emits OSC 133 A/B/C/D (each with aid=<shell pid> and wta=<nonce>) and OSC 7,
+# Emits OSC 133 A/B/C/D and P (the cwd), each with aid=<shell pid> and
+# wta=<nonce>, and OSC 7 (for other tools; WTA trusts only the nonce'd P),
 # and marks the tmux pane with the @wta_integration option. The nonce is drawn
 # here, never exported, and announced only through the pane option
 # @wta_nonce_<pid>, so command output cannot forge a mark. fish >= 4 also
@@ -17,7 +18,9 @@ if status is-interactive; and not set -q __wta_loaded
     end
 
     function __wta_osc7 --on-event fish_prompt
-        printf '\e]7;file://%s%s\e\\' $hostname (string escape --style=url -- $PWD | string replace -a '%2F' '/')
+        set -l url (string escape --style=url -- $PWD | string replace -a '%2F' '/')
+        printf '\e]7;file://%s%s\e\\' $hostname $url
+        printf '\e]133;P;aid=%s;wta=%s;cwd_url=%s\a' $fish_pid $__wta_nonce $url
     end
     function __wta_prompt_start --on-event fish_prompt
         printf '\e]133;A;aid=%s;wta=%s\a' $fish_pid $__wta_nonce

@@ -29,6 +29,7 @@ if (-not $Global:__wta_loaded) {
         $loc = $executionContext.SessionState.Path.CurrentLocation
         $path = [uri]::EscapeUriString(($loc.ProviderPath -replace '\\', '/'))
         $o += "`e]7;file://$([Environment]::MachineName)$path`e\"
+        $o += "`e]133;P;aid=$PID;wta=$($Global:__wta_nonce);cwd_url=$path`a"
         $o += "`e]133;A;aid=$PID;wta=$($Global:__wta_nonce)`a" + (& $Global:__wta_origPrompt) + "`e]133;B;aid=$PID;wta=$($Global:__wta_nonce)`a"
         $Global:__wta_lastHistoryId = $h.Id
         $o

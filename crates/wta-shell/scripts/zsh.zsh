@@ -1,6 +1,7 @@
 # WTA shell integration for zsh. Load from ~/.zshrc with:
 #   eval "$(wta shell-integration zsh)"
-# Emits OSC 133 A/B/C/D (each with aid=<shell pid> and wta=<nonce>) and OSC 7,
+# Emits OSC 133 A/B/C/D and P (the cwd), each with aid=<shell pid> and
+# wta=<nonce>, and OSC 7 (for other tools; WTA trusts only the nonce'd P),
 # and marks the tmux pane with the @wta_integration option. The nonce is drawn
 # here, never exported, and announced only through the pane option
 # @wta_nonce_<pid>, so command output cannot forge a mark. Idempotent, silent.
@@ -33,6 +34,7 @@ __wta_precmd() {
   psvar[9]=()
   __wta_urlencode "$PWD"
   printf '\e]7;file://%s%s\e\\' "$HOST" "$REPLY"
+  printf '\e]133;P;aid=%s;wta=%s;cwd_url=%s\a' $$ $__wta_nonce "$REPLY"
   printf '\e]133;A;aid=%s;wta=%s\a' $$ $__wta_nonce
   # Re-append B if a theme rebuilt PS1.
   [[ $PS1 == *'133;B;aid='* ]] || PS1+=$'%{\e]133;B;aid='$$';wta='$__wta_nonce$'\a%}'

@@ -21,7 +21,8 @@ const MAX_AID: usize = 64;
 /// Bytes handed to vte per call; bounds the work between sequence-length checks.
 const SLICE: usize = 16 * 1024;
 
-/// The four OSC 133 / 633 marks, plus 633's separate command line.
+/// The four OSC 133 / 633 marks, plus 633's separate command line and
+/// WTA's own cwd report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MarkKind {
     /// `A`: prompt starts.
@@ -34,6 +35,11 @@ pub enum MarkKind {
     CommandEnd { exit: Option<i32> },
     /// OSC 633 `E;<cmdline>`: the command line of the command about to run.
     CommandLine,
+    /// OSC 133 `P;cwd_url=<percent-encoded path>`: the shell's cwd, sent by
+    /// WTA's scripts with the nonce before each prompt. Unlike OSC 7 (which
+    /// any output can print, and which tmux takes as `pane_path`), it counts
+    /// only with its shell's nonce, like every other mark.
+    Cwd(String),
 }
 
 /// Which protocol a mark came from.
@@ -309,6 +315,7 @@ fn kind_of(letter: &[u8], exit: Option<i32>) -> Option<MarkKind> {
         b"B" => MarkKind::InputStart,
         b"C" => MarkKind::CommandStart,
         b"D" => MarkKind::CommandEnd { exit },
+        b"P" => MarkKind::Cwd(String::new()),
         _ => return None,
     })
 }
@@ -331,6 +338,9 @@ fn parse_mark(params: &[&[u8]], source: MarkSource) -> Option<Mark> {
                     b"cmdline_url" => mark.cmdline = Some(decode_url(value)),
                     b"cmdline" => mark.cmdline = Some(lossy(value)),
                     b"wta" => mark.nonce = Some(lossy(&value[..value.len().min(MAX_AID)])),
+                    b"cwd_url" if matches!(mark.kind, MarkKind::Cwd(_)) => {
+                        mark.kind = MarkKind::Cwd(decode_url(value));
+                    }
                     _ => {}
                 }
             }

@@ -85,6 +85,21 @@ fn alt_screen_and_other_sequences_stay_text() {
 }
 
 #[test]
+fn the_scripts_cwd_mark_is_decoded_with_its_nonce() {
+    let out = tokens(&[b"\x1b]133;P;aid=7;wta=ab;cwd_url=/h%20i/%C3%BC\x07"]);
+    assert_eq!(
+        out,
+        vec![Token::Mark(Mark {
+            kind: MarkKind::Cwd("/h i/\u{fc}".into()),
+            source: MarkSource::Osc133,
+            aid: Some("7".into()),
+            cmdline: None,
+            nonce: Some("ab".into()),
+        })]
+    );
+}
+
+#[test]
 fn osc_633_marks_cmdline_and_cwd() {
     let out = tokens(&[b"\x1b]633;E;echo a\\x3bb \\\\ c;nonce\x07\x1b]633;C\x07x\x1b]633;D;130\x07\x1b]633;P;Cwd=/h\\x20i\x07"]);
     assert_eq!(

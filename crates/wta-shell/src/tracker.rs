@@ -323,12 +323,9 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
                 run.alt_screen = true;
             }
         }
-        Event::Token(Token::Cwd(cwd)) => {
-            if t.cwd.as_ref() != Some(&cwd) {
-                t.cwd = Some(cwd);
-                fx.push(Effect::CwdChanged);
-            }
-        }
+        // OSC 7 and 633 `P;Cwd=` carry no nonce: any output can print
+        // them. The cwd comes from the shell's own nonce'd `P` mark only.
+        Event::Token(Token::Cwd(_)) => {}
         Event::Token(Token::Mark(mark)) => {
             if t.trust.accepts(&mark) {
                 on_mark(&mut t, mark, now, &mut fx);
@@ -484,6 +481,18 @@ fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
         }
         return;
     }
+    if let MarkKind::Cwd(path) = &mark.kind {
+        // Only the shell the tracker follows reports its cwd (a nested
+        // shell's marks are output of the outer command: `is_own` above).
+        if !path.is_empty() && t.cwd.as_ref().is_none_or(|c| c.path != *path) {
+            t.cwd = Some(Cwd {
+                host: None,
+                path: path.clone(),
+            });
+            fx.push(Effect::CwdChanged);
+        }
+        return;
+    }
     if mark.aid.is_some() && t.state != State::Running {
         // First mark, or the shell exec'd into another one: adopt its aid.
         t.shell_aid = mark.aid.clone();
@@ -543,7 +552,7 @@ fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
                 t.state = State::Finished;
             }
         }
-        MarkKind::CommandLine => {}
+        MarkKind::CommandLine | MarkKind::Cwd(_) => {}
     }
 }
 

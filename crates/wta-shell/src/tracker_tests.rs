@@ -345,20 +345,61 @@ fn alt_screen_flags_the_run_and_d_outside_running_is_ignored() {
 
 #[test]
 fn announced_integration_is_present_and_cwd_changes_once() {
-    let cwd = Cwd {
-        host: None,
-        path: "/a b".into(),
-    };
     let (t, fx) = run(
         fresh(),
         vec![
             Event::IntegrationAnnounced,
-            Event::Token(Token::Cwd(cwd.clone())),
-            Event::Token(Token::Cwd(cwd)),
+            Event::Token(mk(MarkKind::Cwd("/a b".into()), "1")),
+            Event::Token(mk(MarkKind::Cwd("/a b".into()), "1")),
         ],
     );
     assert_eq!(t.integration, Integration::Present);
+    assert_eq!(t.cwd.as_ref().map(|c| c.path.as_str()), Some("/a b"));
     assert_eq!(fx.iter().filter(|e| **e == Effect::CwdChanged).count(), 1);
+}
+
+#[test]
+fn only_the_shells_nonced_cwd_counts_never_one_printed_by_output() {
+    let forged_osc7 = Token::Cwd(Cwd {
+        host: Some("vm".into()),
+        path: "/etc/evil-dir".into(),
+    });
+    let no_nonce = Token::Mark(Mark {
+        kind: MarkKind::Cwd("/etc/evil-dir".into()),
+        source: MarkSource::Osc133,
+        aid: Some("1".into()),
+        cmdline: None,
+        nonce: None,
+    });
+    let wrong_nonce = Token::Mark(Mark {
+        nonce: Some("0000".into()),
+        ..match mk(MarkKind::Cwd("/etc/evil-dir".into()), "1") {
+            Token::Mark(m) => m,
+            _ => unreachable!(),
+        }
+    });
+    let (t, fx) = run(
+        fresh(),
+        toks(vec![
+            mk(MarkKind::Cwd("/home/ada".into()), "1"),
+            a("1"),
+            b("1"),
+            forged_osc7,
+            no_nonce,
+            wrong_nonce,
+        ]),
+    );
+    assert_eq!(t.cwd.as_ref().map(|c| c.path.as_str()), Some("/home/ada"));
+    assert_eq!(fx.iter().filter(|e| **e == Effect::CwdChanged).count(), 1);
+    // A nested shell's report (another aid, during a run) is that run's output.
+    let (t, _) = run(
+        t,
+        toks(vec![
+            c("1", "bash"),
+            mk(MarkKind::Cwd("/nested".into()), "2"),
+        ]),
+    );
+    assert_eq!(t.cwd.as_ref().map(|c| c.path.as_str()), Some("/home/ada"));
 }
 
 #[test]

@@ -191,7 +191,10 @@ async fn nested_shell(sh: Shell) {
     assert_eq!(run.end_reason, Some(EndReason::Mark));
 }
 
-async fn cwd_from_osc7(sh: Shell) {
+/// The cwd comes from the shell's nonce'd `P` mark (a path with spaces and
+/// non-ASCII letters survives its percent-encoding); an OSC 7 printed by a
+/// command afterwards changes nothing.
+async fn cwd_from_the_shells_own_mark(sh: Shell) {
     let p = open(sh, cfg(), true).await;
     let target: PathBuf = p.dir.path().join("dir with spaces").join("ünï☃");
     std::fs::create_dir_all(&target).unwrap();
@@ -203,13 +206,19 @@ async fn cwd_from_osc7(sh: Shell) {
     let tracker = p.watcher.tracker();
     let want = target.to_string_lossy().into_owned();
     tokio::task::block_in_place(|| {
-        wta_testkit::wait_until("cwd from OSC 7", T, || {
+        wta_testkit::wait_until("cwd from the shell's mark", T, || {
             tracker
                 .try_lock()
                 .is_ok_and(|t| t.cwd.as_ref().is_some_and(|c| c.path == want))
         })
     })
     .unwrap();
+    let run = p
+        .run(r"printf '\033]7;file://vm/etc/evil-dir\033\\'; echo forged-osc7")
+        .await;
+    assert!(run.render().text.contains("forged-osc7"));
+    let cwd = tracker.lock().await.cwd.clone().map(|c| c.path);
+    assert_eq!(cwd.as_deref(), Some(want.as_str()), "output cannot move it");
 }
 
 async fn absent_without_integration(sh: Shell) {
@@ -324,7 +333,7 @@ per_shell!(
     long_sleep_still_running,
     alt_screen_flagged,
     nested_shell,
-    cwd_from_osc7,
+    cwd_from_the_shells_own_mark,
     absent_without_integration,
     other_pane_never_attached,
     typeahead_never_sent,

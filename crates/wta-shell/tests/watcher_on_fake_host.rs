@@ -192,8 +192,10 @@ async fn a_foreign_pipe_is_never_replaced() {
 async fn finished_commands_are_announced_with_who_typed_them_and_the_cwd() {
     let mut r = Rig::new().await;
     let mut finished = r.watcher.finished_commands();
+    // The cwd is the shell's nonce'd report; a printed OSC 7 names nothing.
     r.output(&format!(
-        "\x1b]7;file://box/src/app\x07{}$ {}",
+        "\x1b]7;file://box/etc/evil\x07{}{}$ {}",
+        mark("P;cwd_url=/src/%61pp"),
         mark("A"),
         mark("B")
     ));

@@ -7,8 +7,11 @@
 //! takes exactly that many bytes and never searches the path for a separator.
 //! Names arrive with control
 //! characters escaped by tmux and titles with them stripped, so neither can
-//! hold a separator; OSC 7 paths cannot either (a terminal parser drops C0
-//! controls inside OSC strings).
+//! hold a separator.
+//!
+//! The cwd is `pane_current_path` (the foreground process's own cwd), never
+//! `pane_path`: tmux sets that from OSC 7, which anything printed in the
+//! pane can send, so it would let output choose the cwd cards show.
 
 use std::path::PathBuf;
 
@@ -20,7 +23,7 @@ const US: char = '\x1f';
 const RECORD_END: &str = "\x1e\n";
 
 /// Fields of [`PANE_FORMAT`], in order.
-const PANE_FIELDS: [&str; 22] = [
+const PANE_FIELDS: [&str; 21] = [
     "session_id",
     "session_name",
     "window_id",
@@ -42,7 +45,6 @@ const PANE_FIELDS: [&str; 22] = [
     "pane_pipe",
     "@wta_integration",
     "@wta_integration_state",
-    "pane_path",
 ];
 
 fn join_format(fields: &[&str], last: Option<&str>) -> String {
@@ -208,8 +210,7 @@ pub fn parse_pane_bytes(output: &[u8]) -> Result<Vec<PaneInfo>, HostError> {
     for record in pane_records(output)? {
         let f: Vec<&str> = record.fields.iter().map(AsRef::as_ref).collect();
         let pid: u32 = num(f[11], "pane_pid")?;
-        let cwd =
-            osc7_path(f[21]).unwrap_or_else(|| PathBuf::from(bytes_to_os(record.path.to_vec())));
+        let cwd = PathBuf::from(bytes_to_os(record.path.to_vec()));
         let pane = PaneInfo {
             session: id(TmuxSessionId::parse, f[0])?,
             session_name: f[1].to_owned(),
@@ -296,34 +297,6 @@ pub fn parse_windows(output: &str) -> Result<Vec<WindowInfo>, HostError> {
         .collect()
 }
 
-/// The path of an OSC 7 `file://host/path` URL, percent-decoded.
-/// `None` for anything that is not a `file:` URL with an absolute path.
-pub fn osc7_path(url: &str) -> Option<PathBuf> {
-    let rest = url.strip_prefix("file://")?;
-    let slash = rest.find('/')?;
-    let path = percent_decode(&rest[slash..]);
-    Some(PathBuf::from(bytes_to_os(path)))
-}
-
-fn percent_decode(s: &str) -> Vec<u8> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    out
-}
-
 fn bytes_to_os(bytes: Vec<u8>) -> std::ffi::OsString {
     use std::os::unix::ffi::OsStringExt;
     std::ffi::OsString::from_vec(bytes)
@@ -354,8 +327,8 @@ mod tests {
     fn record_separators_inside_the_path_stay_in_the_path() {
         // The audit's case: a cwd holding RS + newline broke every record.
         let hostile = "/tmp/a\x1e\nb\x1f\x1e";
-        let mut out = record(&pane_fields("%3", "s", "t", "", hostile));
-        out += &record(&pane_fields("%4", "s", "t", "", "/next"));
+        let mut out = record(&pane_fields("%3", "s", "t", hostile));
+        out += &record(&pane_fields("%4", "s", "t", "/next"));
         let panes = parse_panes(&out).unwrap();
         assert_eq!(panes.len(), 2);
         assert_eq!(panes[0].cwd, PathBuf::from(hostile));
@@ -366,7 +339,7 @@ mod tests {
     #[test]
     fn a_path_that_is_not_utf8_is_kept_byte_for_byte() {
         use std::os::unix::ffi::OsStrExt;
-        let mut fields = pane_fields("%3", "s", "t", "", "");
+        let mut fields = pane_fields("%3", "s", "t", "");
         fields.pop();
         let path = b"/tmp/bad\xff\x1e\nz";
         let mut out = raw_record(&fields, path);
@@ -384,11 +357,11 @@ mod tests {
     fn a_path_shorter_than_its_length_runs_to_its_record_end() {
         // tmux reads the cwd twice: a pane that changed directory in between
         // (one just starting) prints a path of another length.
-        let mut fields = pane_fields("%3", "s", "t", "", "");
+        let mut fields = pane_fields("%3", "s", "t", "");
         fields.pop();
         let mut out = fields.join("\x1f");
         out.push_str("\x1f999\x1f/short\x1e\n");
-        out += &record(&pane_fields("%4", "s", "t", "", "/next"));
+        out += &record(&pane_fields("%4", "s", "t", "/next"));
         let panes = parse_panes(&out).unwrap();
         assert_eq!(panes.len(), 2);
         assert_eq!(panes[0].cwd, PathBuf::from("/short"));
@@ -397,7 +370,7 @@ mod tests {
 
     #[test]
     fn a_record_without_an_end_or_a_length_is_an_error() {
-        let mut fields = pane_fields("%3", "s", "t", "", "");
+        let mut fields = pane_fields("%3", "s", "t", "");
         fields.pop();
         let mut out = fields.join("\x1f");
         out.push_str("\x1f999\x1f/short");
@@ -414,7 +387,7 @@ mod tests {
                 proptest::collection::vec(1u8..=255, 0..40), 1..4)
         ) {
             use std::os::unix::ffi::OsStrExt;
-            let mut fields = pane_fields("%0", "s", "t", "", "");
+            let mut fields = pane_fields("%0", "s", "t", "");
             fields.pop();
             let mut out = Vec::new();
             let ids: Vec<String> = (0..paths.len()).map(|i| format!("%{i}")).collect();
@@ -435,13 +408,7 @@ mod tests {
         }
     }
 
-    fn pane_fields<'a>(
-        id: &'a str,
-        name: &'a str,
-        title: &'a str,
-        osc7: &'a str,
-        cwd: &'a str,
-    ) -> Vec<&'a str> {
+    fn pane_fields<'a>(id: &'a str, name: &'a str, title: &'a str, cwd: &'a str) -> Vec<&'a str> {
         vec![
             "$0",
             name,
@@ -464,14 +431,13 @@ mod tests {
             "0",
             "bash 4242",
             "",
-            osc7,
             cwd,
         ]
     }
 
     #[test]
     fn a_watcher_verdict_is_read_from_its_pane_option() {
-        let mut f = pane_fields("%5", "s", "t", "", "/");
+        let mut f = pane_fields("%5", "s", "t", "/");
         f[19] = "";
         f[20] = "absent";
         assert_eq!(
@@ -496,7 +462,6 @@ mod tests {
             "%3",
             "sess\\037ion",
             "títle \"q\" ünï 🚀",
-            "",
             "/tmp/dir\ttab\nnewline",
         ));
         let panes = parse_panes(&out).unwrap();
@@ -513,7 +478,7 @@ mod tests {
 
     #[test]
     fn a_separator_in_the_raw_path_stays_in_the_path() {
-        let out = record(&pane_fields("%3", "s", "t", "", "/tmp/a\x1fb"));
+        let out = record(&pane_fields("%3", "s", "t", "/tmp/a\x1fb"));
         assert_eq!(
             parse_panes(&out).unwrap()[0].cwd,
             PathBuf::from("/tmp/a\x1fb")
@@ -521,25 +486,10 @@ mod tests {
     }
 
     #[test]
-    fn osc7_wins_over_proc_cwd_and_is_decoded() {
-        let out = record(&pane_fields(
-            "%3",
-            "s",
-            "t",
-            "file://host/home/me/with%20space/%C3%BCni",
-            "/proc/cwd",
-        ));
-        assert_eq!(
-            parse_panes(&out).unwrap()[0].cwd,
-            PathBuf::from("/home/me/with space/üni")
-        );
-    }
-
-    #[test]
     fn linked_windows_are_listed_once() {
-        let mut out = record(&pane_fields("%3", "a", "t", "", "/"));
-        out += &record(&pane_fields("%4", "a", "t", "", "/"));
-        let mut dup = pane_fields("%3", "b", "t", "", "/");
+        let mut out = record(&pane_fields("%3", "a", "t", "/"));
+        out += &record(&pane_fields("%4", "a", "t", "/"));
+        let mut dup = pane_fields("%3", "b", "t", "/");
         dup[0] = "$1";
         out += &record(&dup);
         let panes = parse_panes(&out).unwrap();
@@ -552,7 +502,7 @@ mod tests {
 
     #[test]
     fn dead_panes_carry_status() {
-        let mut f = pane_fields("%9", "s", "t", "", "/");
+        let mut f = pane_fields("%9", "s", "t", "/");
         f[14] = "1";
         f[15] = "7";
         let p = &parse_panes(&record(&f)).unwrap()[0];
@@ -563,7 +513,7 @@ mod tests {
     #[test]
     fn short_or_garbled_records_are_errors_not_panics() {
         assert!(parse_panes("%3\x1fbash\x1e\n").is_err());
-        let mut f = pane_fields("%3", "s", "t", "", "/");
+        let mut f = pane_fields("%3", "s", "t", "/");
         f[9] = "eighty";
         assert!(parse_panes(&record(&f)).is_err());
         assert!(parse_panes("").unwrap().is_empty());
@@ -587,16 +537,6 @@ mod tests {
         assert_eq!(
             (w[0].index, w[0].panes, w[0].name.as_str()),
             (0, 2, "ünï code")
-        );
-    }
-
-    #[test]
-    fn osc7_rejects_non_file_urls() {
-        assert_eq!(osc7_path("http://x/y"), None);
-        assert_eq!(osc7_path("file://hostonly"), None);
-        assert_eq!(
-            osc7_path("file:///trailing%2"),
-            Some(PathBuf::from("/trailing%2"))
         );
     }
 }
