@@ -34,5 +34,8 @@ mod state;
 pub mod stats;
 
 pub use error::MasterError;
-pub use server::{MAX_CONNECTIONS, MAX_LINE_BYTES, MasterConfig, run};
+pub use server::{
+    FIRST_LINE_TIMEOUT, MAX_CONNECTIONS, MAX_LINE_BYTES, MAX_UNPROVEN_CONNECTIONS, MasterConfig,
+    run,
+};
 pub use stats::{RelayStats, RelayStatsSnapshot};

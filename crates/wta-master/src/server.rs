@@ -1,12 +1,19 @@
 //! The master's socket server: singleton lock, private socket, peer-uid check,
 //! one ACP connection (master = agent role) per accepted helper.
 //!
-//! Caps (DESIGN §7, a flood never grows the master for good): at most
-//! [`MAX_CONNECTIONS`] helper connections at once (later ones are accepted and
-//! closed at once, one log line per burst), and at most [`MAX_LINE_BYTES`]
-//! buffered per connection: [`HelperLines`] reads into a stack buffer only when
-//! bytes are there and grows a line only as they arrive, so an idle helper
-//! holds no read buffer; a longer line ends that connection with one log line.
+//! Caps (DESIGN §7, a flood never grows the master for good, and idle
+//! connections never starve a helper): a connection is *unproven* until its
+//! first line is read ([`wta_agent::admission`]): at most
+//! [`MAX_UNPROVEN_CONNECTIONS`] of them, a new one evicting the oldest (silent
+//! ones first), each closed unless its first line is complete within
+//! [`FIRST_LINE_TIMEOUT`]; nothing is registered and no ACP connection runs
+//! for it before. With its first line it becomes a helper connection, at most
+//! [`MAX_CONNECTIONS`] at once (one more is closed unanswered). Evictions,
+//! timeouts and refusals are each logged once per burst. At most
+//! [`MAX_LINE_BYTES`] are buffered per connection: [`HelperLines`] reads into
+//! a stack buffer only when bytes are there and grows a line only as they
+//! arrive, so an idle connection holds no read buffer; a longer line ends
+//! that connection with one log line.
 //! Big buffers get their own mappings ([`wta_agent::heap::map_big_allocations`],
 //! at start), and a connection that buffered a big line hands the rest of the
 //! freed heap back to the OS when it ends
@@ -22,15 +29,17 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use agent_client_protocol::v1::Dispatch;
 use agent_client_protocol::{Agent, Lines};
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use nix::fcntl::{Flock, FlockArg};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::net::{UnixListener, UnixStream};
-use wta_agent::heap::{ConnectionSlots, Slot};
+use wta_agent::admission::{Pending, Unproven, Watch};
+use wta_agent::heap::ConnectionSlots;
 use wta_agent::{Registry, RegistryPaths};
 use wta_protocol::{FrameReader, ProtocolError};
 
@@ -45,9 +54,20 @@ use crate::MasterError;
 /// it fits is said there; the old 16 MiB let eight unterminated lines pin
 /// 128 MiB).
 pub const MAX_LINE_BYTES: usize = wta_protocol::limits::MAX_HELPER_LINE_BYTES;
-/// Helper connections served at once. Real use is one helper per agent pane
-/// plus short `wta sessions`-style connections: a few dozen at most.
+/// Helper connections served at once, past their first line. Real use is
+/// one helper per agent pane plus short `wta sessions`-style connections: a
+/// few dozen at most.
 pub const MAX_CONNECTIONS: usize = 128;
+/// Connections whose first line has not arrived yet. A full pool takes a
+/// new connection anyway, closing the oldest waiting one (one that sent
+/// nothing, when there is one), so a helper, which writes `initialize` at
+/// once, is served whatever the number of idle connections.
+pub const MAX_UNPROVEN_CONNECTIONS: usize = 64;
+/// How long a connection may take to send its first line, counted from its
+/// accept. Helpers and CLIs write `initialize` as soon as they are connected
+/// (milliseconds); 3 s leaves a loaded machine room and bounds how long an
+/// idle connection holds a place.
+pub const FIRST_LINE_TIMEOUT: Duration = Duration::from_secs(3);
 /// Bytes read per `read` call (on the stack, only while reading).
 const READ_CHUNK: usize = 16 * 1024;
 /// A connection that buffered a line this long hands freed heap back to the
@@ -190,7 +210,12 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;
     let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
     let uid = nix::unistd::getuid().as_raw();
-    let slots = ConnectionSlots::new("master socket", MAX_CONNECTIONS);
+    let unproven = Unproven::new(
+        "master socket",
+        MAX_UNPROVEN_CONNECTIONS,
+        FIRST_LINE_TIMEOUT,
+    );
+    let slots = Arc::new(ConnectionSlots::new("master socket", MAX_CONNECTIONS));
     let tmux_socket = config.tmux_socket.clone();
     let server_gone = async move {
         match &tmux_socket {
@@ -202,9 +227,9 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
-                // Beyond the limit the stream is dropped here: closed at once.
-                Ok((stream, _)) => if let Some(slot) = slots.try_take() {
-                    accept(&master, stream, uid, slot);
+                // Another user's stream is dropped here: closed at once.
+                Ok((stream, _)) => if let Ok(pid) = our_peer(&stream, uid) {
+                    accept(&master, stream, pid, unproven.admit(), slots.clone());
                 },
                 Err(err) => tracing::warn!("accept failed: {err}"),
             },
@@ -235,7 +260,8 @@ fn signal(
         .map_err(|e| MasterError::io("cannot install signal handler", "", e))
 }
 
-fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32, slot: Slot) {
+/// The peer's pid when the peer runs as `uid`; `Err` (logged) for anyone else.
+fn our_peer(stream: &UnixStream, uid: u32) -> Result<Option<i32>, ()> {
     let cred = stream.peer_cred();
     let (peer_uid, pid) = match &cred {
         Ok(c) => (Some(c.uid()), c.pid()),
@@ -243,8 +269,20 @@ fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32, slot: Slot) {
     };
     if peer_uid != Some(uid) {
         tracing::warn!(?peer_uid, ?pid, "refused a connection from another user");
-        return;
+        return Err(());
     }
+    Ok(pid)
+}
+
+/// Serves one accepted connection: its first line while it holds `pending`,
+/// then, in one of `slots`, the ACP connection of a registered helper.
+fn accept(
+    master: &Arc<Master>,
+    stream: UnixStream,
+    pid: Option<i32>,
+    pending: Pending,
+    slots: Arc<ConnectionSlots>,
+) {
     let (read, write) = match split(stream) {
         Ok(halves) => halves,
         Err(err) => {
@@ -252,12 +290,31 @@ fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32, slot: Slot) {
             return;
         }
     };
-    let helper = master.add_helper(pid);
     let master = master.clone();
     tokio::spawn(async move {
-        let sink = helper.out.attach(write);
         let longest = Arc::new(AtomicUsize::new(0));
-        let incoming = HelperLines::new(read, helper.id, longest.clone());
+        let mut incoming = HelperLines::new(read, longest.clone(), pending.watch());
+        let first = tokio::select! {
+            first = incoming.next() => first,
+            // Evicted or late: closed without a word.
+            _lost = pending.lost() => None,
+        };
+        // An end, an error (logged by `HelperLines`) or over the cap (logged
+        // once per burst): closed, the first line unanswered.
+        let taken = match first {
+            Some(Ok(first)) => slots.try_take().map(|slot| (first, slot)),
+            Some(Err(_)) | None => None,
+        };
+        let Some((first, slot)) = taken else {
+            drop((incoming, write, pending));
+            release_if_big(&longest);
+            return;
+        };
+        pending.prove();
+        let helper = master.add_helper(pid);
+        incoming.helper = Some(helper.id);
+        let sink = helper.out.attach(write);
+        let incoming = futures::stream::iter([Ok(first)]).chain(incoming);
         let handler_master = master.clone();
         let handler_helper = helper.clone();
         let registered = helper.clone();
@@ -285,10 +342,15 @@ fn accept(master: &Arc<Master>, stream: UnixStream, uid: u32, slot: Slot) {
         }
         master.helper_gone(helper.id);
         drop(slot);
-        if longest.load(Ordering::Relaxed) >= BIG_LINE_BYTES {
-            wta_agent::heap::release_free_memory();
-        }
+        release_if_big(&longest);
     });
+}
+
+/// After a connection that buffered a big line: hands freed heap back.
+fn release_if_big(longest: &AtomicUsize) {
+    if longest.load(Ordering::Relaxed) >= BIG_LINE_BYTES {
+        wta_agent::heap::release_free_memory();
+    }
 }
 
 /// A helper's socket as a read side, registered with the runtime for
@@ -313,19 +375,28 @@ struct HelperLines {
     read: AsyncFd<Arc<StdUnixStream>>,
     frames: FrameReader,
     ready: VecDeque<Vec<u8>>,
-    helper: u64,
+    /// `None` until the first line made it a registered helper.
+    helper: Option<u64>,
+    /// Told of the first bytes (an unproven connection that speaks is
+    /// evicted after the silent ones).
+    first_bytes: Option<Watch>,
     /// The longest line (or unfinished line) this connection buffered.
     longest: Arc<AtomicUsize>,
     ended: bool,
 }
 
 impl HelperLines {
-    fn new(read: AsyncFd<Arc<StdUnixStream>>, helper: u64, longest: Arc<AtomicUsize>) -> Self {
+    fn new(
+        read: AsyncFd<Arc<StdUnixStream>>,
+        longest: Arc<AtomicUsize>,
+        first_bytes: Watch,
+    ) -> Self {
         Self {
             read,
             frames: FrameReader::new(MAX_LINE_BYTES),
             ready: VecDeque::new(),
-            helper,
+            helper: None,
+            first_bytes: Some(first_bytes),
             longest,
             ended: false,
         }
@@ -354,7 +425,7 @@ impl Stream for HelperLines {
                     Ok(line) => Poll::Ready(Some(Ok(line))),
                     Err(_) => {
                         tracing::warn!(
-                            helper = this.helper,
+                            helper = ?this.helper,
                             "a helper sent a line that is not UTF-8; closing its connection"
                         );
                         this.fail(std::io::Error::new(
@@ -384,6 +455,9 @@ impl Stream for HelperLines {
                 this.ended = true;
                 continue;
             }
+            if let Some(watch) = this.first_bytes.take() {
+                watch.saw_bytes();
+            }
             match this.frames.push(&chunk[..n]) {
                 Ok(lines) => {
                     for line in &lines {
@@ -395,7 +469,7 @@ impl Stream for HelperLines {
                 Err(ProtocolError::LineTooLong { max }) => {
                     this.note_length(max);
                     tracing::warn!(
-                        helper = this.helper,
+                        helper = ?this.helper,
                         "a helper sent a line over {max} bytes; closing its connection"
                     );
                     return this.fail(std::io::Error::new(

@@ -1,9 +1,17 @@
 //! Floods of the master socket, against the real `wta --master` with a real
 //! headless helper and its agent:
 //!
-//! - connections beyond `MAX_CONNECTIONS` are closed at once, with one log line
-//!   for the whole burst, while the ones within keep working (a CLI-style
-//!   `initialize` is answered and the helper runs a turn during the flood);
+//! - while [`IDLE_FLOOD`] idle connections are held, a new connection's
+//!   `initialize` is answered: the newest idle ones are still open after it
+//!   (held, not yet timed out), the oldest were closed without a word to
+//!   make room; one log line for the evictions;
+//! - an idle connection is closed once `FIRST_LINE_TIMEOUT` has passed since
+//!   it connected, not before, and a served one is not; one log line for the
+//!   burst;
+//! - connections beyond `MAX_CONNECTIONS` served ones are closed after their
+//!   first line, unanswered, with one log line for the whole burst, while the
+//!   ones within keep working (a CLI-style `initialize` is answered and the
+//!   helper runs a turn);
 //! - unterminated lines over `MAX_LINE_BYTES` (8 × 15 MiB, as measured in the
 //!   issue) each end their connection, with one log line each, before the
 //!   master has read them whole, and the master keeps serving the helper;
@@ -21,12 +29,14 @@ use std::time::{Duration, Instant};
 
 use acp_common::{Env, Helper};
 use serde_json::{Value, json};
-use wta_master::{MAX_CONNECTIONS, MAX_LINE_BYTES};
+use wta_master::{FIRST_LINE_TIMEOUT, MAX_CONNECTIONS, MAX_LINE_BYTES, MAX_UNPROVEN_CONNECTIONS};
 use wta_testkit::procs::still_open;
 
 const T: Duration = Duration::from_secs(20);
-/// Connections beyond the limit.
-const FLOOD: usize = 1500;
+/// Idle connections held open at once (over three times the unproven pool).
+const IDLE_FLOOD: usize = 200;
+/// Connections that send their first line beyond the limit of served ones.
+const REFUSED: usize = 200;
 const LONG_LINES: usize = 8;
 const LONG_LINE_BYTES: usize = 15 << 20;
 
@@ -81,6 +91,20 @@ fn closed_by_master(stream: &mut UnixStream) -> bool {
     wta_testkit::procs::read_until_closed(stream, T).is_some()
 }
 
+/// Connects, with the moment just before: the master accepted it later, so
+/// its deadline is at least [`FIRST_LINE_TIMEOUT`] after that moment.
+fn connect(socket: &Path) -> (UnixStream, Instant) {
+    let before = Instant::now();
+    (UnixStream::connect(socket).unwrap(), before)
+}
+
+/// Closed by the master without a word, within [`T`].
+fn closed_silently(stream: &mut UnixStream, what: &str) {
+    let data = wta_testkit::procs::read_until_closed(stream, T)
+        .unwrap_or_else(|| panic!("{what} stayed open"));
+    assert!(data.is_empty(), "{what} was answered: {data:?}");
+}
+
 /// The helper still gets its turn through the master.
 fn helper_works(helper: &mut Helper) {
     let events = helper.turn("echo still here", T);
@@ -99,7 +123,7 @@ fn log_lines(env: &Env, what: &str) -> usize {
 }
 
 #[test]
-fn floods_are_refused_and_the_memory_comes_back() {
+fn floods_do_not_starve_helpers_and_the_memory_comes_back() {
     let env = Env::new();
     let master = env.start_master();
     let mut helper = env.helper("custom:test");
@@ -107,24 +131,67 @@ fn floods_are_refused_and_the_memory_comes_back() {
     drop(served(&env.socket).expect("a CLI connection is served"));
     let idle = rss_kib(master.pid());
 
-    // 1. Connections: fill every place (the helper holds one), then every
-    //    later connection is closed at once, unanswered.
-    let mut held = served_connections(&env.socket, MAX_CONNECTIONS - 1);
+    // 1. An idle flood is held, and a new connection is served meanwhile.
     let started = Instant::now();
-    for batch in 0..FLOOD / 100 {
-        let mut refused: Vec<UnixStream> = (0..100)
-            .map(|_| UnixStream::connect(&env.socket).unwrap())
-            .collect();
-        for (i, stream) in refused.iter_mut().enumerate() {
-            assert!(
-                closed_by_master(stream),
-                "connection {} beyond the limit stayed open",
-                batch * 100 + i
-            );
-        }
+    let mut flood: Vec<(UnixStream, Instant)> =
+        (0..IDLE_FLOOD).map(|_| connect(&env.socket)).collect();
+    let mut newcomer =
+        served(&env.socket).expect("a new connection is served during the idle flood");
+    let answered_in = started.elapsed();
+    // Accepted in connect order, the newcomer last: it took the place of the
+    // oldest of the pool, and the newest MAX_UNPROVEN_CONNECTIONS - 1 are
+    // still there. They stay open only until FIRST_LINE_TIMEOUT (3 s) after
+    // their connect, and this step takes milliseconds: still open now means
+    // the newcomer was answered while they were held.
+    let evicted = IDLE_FLOOD - (MAX_UNPROVEN_CONNECTIONS - 1);
+    for (i, (stream, _)) in flood.iter_mut().enumerate().skip(evicted) {
+        assert!(
+            still_open(stream),
+            "idle connection {i} was closed before the newcomer was answered ({answered_in:?} after the flood began)"
+        );
     }
-    let refused_in = started.elapsed();
     let during = rss_kib(master.pid());
+    // The oldest made room, closed before their deadline: evicted.
+    for (i, (stream, connected)) in flood.iter_mut().enumerate().take(evicted) {
+        closed_silently(stream, &format!("evicted connection {i}"));
+        assert!(
+            connected.elapsed() < FIRST_LINE_TIMEOUT,
+            "connection {i} was not evicted but timed out"
+        );
+    }
+    helper_works(&mut helper);
+
+    // 2. The rest time out: not before FIRST_LINE_TIMEOUT after their connect.
+    for (i, (stream, connected)) in flood.iter_mut().enumerate().skip(evicted) {
+        closed_silently(stream, &format!("idle connection {i}"));
+        assert!(
+            connected.elapsed() >= FIRST_LINE_TIMEOUT,
+            "idle connection {i} was closed after {:?}",
+            connected.elapsed()
+        );
+    }
+    // A connection that came after the newcomer's times out later than the
+    // newcomer's own deadline would have: the served newcomer stays open.
+    let (mut witness, connected) = connect(&env.socket);
+    closed_silently(&mut witness, "the idle witness");
+    assert!(connected.elapsed() >= FIRST_LINE_TIMEOUT);
+    assert!(
+        still_open(&mut newcomer),
+        "a served connection was closed by the idle timeout"
+    );
+    drop((flood, newcomer));
+
+    // 3. Served connections: fill every place (the helper holds one); every
+    //    later connection is closed after its first line, unanswered.
+    let mut held = served_connections(&env.socket, MAX_CONNECTIONS - 1);
+    let refusing = Instant::now();
+    for i in 0..REFUSED {
+        assert!(
+            served(&env.socket).is_none(),
+            "connection {i} beyond the limit was served"
+        );
+    }
+    let refused_in = refusing.elapsed();
     for (i, stream) in held.iter_mut().enumerate() {
         assert!(
             still_open(stream),
@@ -144,7 +211,7 @@ fn floods_are_refused_and_the_memory_comes_back() {
     );
     drop(held);
 
-    // 2. Unterminated lines over the cap, each on a connection the master
+    // 4. Unterminated lines over the cap, each on a connection the master
     //    serves: each ends its connection before the master read it whole.
     let writers: Vec<_> = served_connections(&env.socket, LONG_LINES)
         .into_iter()
@@ -172,7 +239,7 @@ fn floods_are_refused_and_the_memory_comes_back() {
     let after_lines = rss_kib(master.pid());
     helper_works(&mut helper);
 
-    // 3. Lines just under the cap are real traffic: each is answered (the
+    // 5. Lines just under the cap are real traffic: each is answered (the
     //    session does not exist), and their memory comes back too.
     let mut big = served_connections(&env.socket, LONG_LINES);
     let text = "y".repeat(MAX_LINE_BYTES - 200);
@@ -195,17 +262,18 @@ fn floods_are_refused_and_the_memory_comes_back() {
     }
     drop(big);
 
-    // 4. Memory comes back.
+    // 6. Memory comes back.
     let after = wta_testkit::wait_for_value("RSS back within 2x of idle", T, || {
         let now = rss_kib(master.pid());
         (now <= 2 * idle).then_some(now)
     })
     .unwrap_or_else(|e| panic!("{e}: idle {idle} KiB, now {} KiB", rss_kib(master.pid())));
     eprintln!(
-        "master RSS: idle {idle} KiB, during the connection flood {during} KiB, just after the long lines {after_lines} KiB, after everything {after} KiB; {FLOOD} refusals took {refused_in:?}"
+        "master RSS: idle {idle} KiB, during the idle flood {during} KiB, just after the long lines {after_lines} KiB, after everything {after} KiB; the newcomer was answered {answered_in:?} after the idle flood began; {REFUSED} refusals took {refused_in:?}"
     );
 
-    // One log line for the burst of refusals, one per over-long line.
+    // One log line for the evictions, one for the timeouts, one for the
+    // burst of refusals, one per over-long line.
     let over = format!("line over {MAX_LINE_BYTES} bytes");
     wta_testkit::wait_until("the log lines", T, || log_lines(&env, &over) >= LONG_LINES)
         .unwrap_or_else(|e| {
@@ -218,6 +286,8 @@ fn floods_are_refused_and_the_memory_comes_back() {
                     .join("\n")
             )
         });
+    assert_eq!(log_lines(&env, "closing the oldest"), 1);
+    assert_eq!(log_lines(&env, "no complete first request"), 1);
     assert_eq!(log_lines(&env, "refusing connections"), 1);
     assert_eq!(log_lines(&env, &over), LONG_LINES);
 }
