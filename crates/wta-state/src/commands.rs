@@ -46,7 +46,7 @@ pub(crate) fn scripted(state: &mut AppState, script: Scripted, now: Instant, fx:
             submit(state, now, fx);
         }
         Scripted::Answer(option) => {
-            if let Some((request, answer)) = state.permissions.answer_with(option.as_deref(), now) {
+            if let Some((request, answer)) = state.permissions.answer_with(option.as_deref()) {
                 fx.push(Effect::AnswerPermission { request, answer });
             }
         }

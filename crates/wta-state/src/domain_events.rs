@@ -61,7 +61,7 @@ pub(crate) fn on_domain(
             show_known_terminal(state, terminal);
         }
         DomainEvent::Failure(notice) => state.failure = Some(notice),
-        DomainEvent::Question(request) => super::question::ask(state, request, now),
+        DomainEvent::Question(request) => super::question::ask(state, request),
         DomainEvent::QuestionWithdrawn { id, why } => super::question::withdraw(state, id, &why),
         DomainEvent::Terminal(view) => {
             state.transcript.show_terminal(&view);
@@ -73,10 +73,12 @@ pub(crate) fn on_domain(
             state.terminals.insert(view.id.clone(), view);
         }
         DomainEvent::Plan(plan) => state.transcript.set_plan(plan),
-        DomainEvent::PermissionRequest(request) => state.permissions.push(request, now),
+        DomainEvent::PermissionRequest(request) => state.permissions.push(request),
         DomainEvent::PermissionWithdrawn(id) => {
-            state.permissions.withdraw(id, now);
+            state.permissions.withdraw(id);
         }
+        DomainEvent::PaneShown => state.pane_hidden = false,
+        DomainEvent::PaneHidden => state.pane_hidden = true,
         DomainEvent::TurnEnded(stop) => {
             state.transcript.end_turn(stop);
             state.turn_started = None;

@@ -183,6 +183,12 @@ pub enum DomainEvent {
     PermissionRequest(PermissionRequest),
     /// The agent withdrew a pending request (e.g. the turn was cancelled).
     PermissionWithdrawn(super::domain::PermissionRequestId),
+    /// The pane is on screen again (tmux showed it from where it was
+    /// stashed): the card on top is revealed, and its guard starts over.
+    PaneShown,
+    /// The pane is not on screen (stashed, or its window not active): no
+    /// card in it is visible, so none can be confirmed until it is shown.
+    PaneHidden,
     /// `session/prompt` returned.
     TurnEnded(StopReason),
     /// A failure worth showing (prompt failed, agent crashed, …).

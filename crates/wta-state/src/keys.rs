@@ -1,13 +1,15 @@
 //! Key routing. Precedence, top first: Ctrl+C ladder and F12 (always) →
-//! Enter while the master is gone (reconnect) → permission card (after its
-//! grace period) → the agent's question (same) → proposal card (same) → picker → slash popup → setup list
-//! → fold selection → scrolling → the editor.
+//! Enter while the master is gone (reconnect) → the card on top, only that
+//! one (a permission card, else the agent's question, else the proposal
+//! card: `guard.rs`; a card's keys do nothing until it is armed) → picker →
+//! slash popup → setup list → fold selection → scrolling → the editor.
 
 use std::time::Instant;
 
 use super::commands;
 use super::effects::Effect;
 use super::events::{Key, KeyCode, Mods};
+use super::guard::{self, TopCard};
 use super::pickers;
 use super::proposal_card;
 use super::reducer::{page_size, scroll_down, scroll_up};
@@ -29,13 +31,13 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
     if key == Key::plain(KeyCode::Enter) && state.master_lost.is_some() {
         return super::lifecycle::reconnect(state, fx);
     }
-    if state.permissions.accepts_keys(now) && card_key(state, key, now, fx) {
-        return;
-    }
-    if state.permissions.is_empty() && super::question::on_key(state, key, now, fx) {
-        return;
-    }
-    if state.permissions.is_empty() && proposal_card::on_key(state, key, now, fx) {
+    let card_took = match state.top_card() {
+        Some(TopCard::Permission(_)) => permission_key(state, key, now, fx),
+        Some(TopCard::Question(_)) => super::question::on_key(state, key, now, fx),
+        Some(TopCard::Proposal { .. }) => proposal_card::on_key(state, key, now, fx),
+        None => false,
+    };
+    if card_took {
         return;
     }
     if state.picker.is_some() {
@@ -82,42 +84,62 @@ fn ctrl_c(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
     }
 }
 
-/// Keys for the visible permission card; false lets the key through.
-fn card_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
-    let answer = match (key.code, key.mods) {
-        (KeyCode::Up | KeyCode::Left | KeyCode::BackTab, _) => {
-            state.permissions.move_selection(-1);
+/// What a key does on the permission card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PermissionKey {
+    Move(isize),
+    /// Answer with the highlighted option.
+    Selected,
+    /// `y` (true) or `n`/Esc (false).
+    Shortcut(bool),
+    /// Answer with option `n` (0-based), if the card has it.
+    Option(usize),
+}
+
+/// The permission card's key map; `None` for keys it leaves to the
+/// editor. With a draft in the editor, Enter, Esc, `y`, `n` and digits
+/// belong to the draft.
+fn permission_key_of(key: Key, input_empty: bool) -> Option<PermissionKey> {
+    match (key.code, key.mods) {
+        (KeyCode::Up | KeyCode::Left | KeyCode::BackTab, _) => Some(PermissionKey::Move(-1)),
+        (KeyCode::Down | KeyCode::Right | KeyCode::Tab, _) => Some(PermissionKey::Move(1)),
+        _ if !input_empty => None,
+        (KeyCode::Enter, Mods::NONE) => Some(PermissionKey::Selected),
+        (KeyCode::Char('y' | 'Y'), _) => Some(PermissionKey::Shortcut(true)),
+        (KeyCode::Char('n' | 'N') | KeyCode::Esc, _) => Some(PermissionKey::Shortcut(false)),
+        (KeyCode::Char(d @ '1'..='9'), Mods::NONE) => {
+            Some(PermissionKey::Option(d as usize - '1' as usize))
+        }
+        _ => None,
+    }
+}
+
+/// Keys for the permission card on top; false lets the key through. Before
+/// the card is armed its keys are taken and do nothing.
+fn permission_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
+    let Some(action) = permission_key_of(key, state.input.is_empty()) else {
+        return false;
+    };
+    if !guard::admit(state, now) {
+        return true;
+    }
+    let queue = &mut state.permissions;
+    let answer = match action {
+        PermissionKey::Move(delta) => {
+            queue.move_selection(delta);
             return true;
         }
-        (KeyCode::Down | KeyCode::Right | KeyCode::Tab, _) => {
-            state.permissions.move_selection(1);
-            return true;
-        }
-        // With a draft in the editor, Enter and Esc belong to the draft.
-        (KeyCode::Enter, Mods::NONE) if state.input.is_empty() => {
-            state.permissions.answer_selected(now)
-        }
-        (KeyCode::Char('y' | 'Y'), _) if state.input.is_empty() => {
-            state.permissions.answer_kind(true, now)
-        }
-        (KeyCode::Char('n' | 'N'), _) if state.input.is_empty() => {
-            state.permissions.answer_kind(false, now)
-        }
-        (KeyCode::Esc, _) if state.input.is_empty() => state.permissions.answer_kind(false, now),
-        (KeyCode::Char(d @ '1'..='9'), Mods::NONE) if state.input.is_empty() => {
-            let index = d as usize - '1' as usize;
-            let count = state
-                .permissions
-                .front()
-                .map_or(0, |p| p.request.options.len());
+        PermissionKey::Selected => queue.answer_selected(),
+        PermissionKey::Shortcut(allow) => queue.answer_kind(allow),
+        PermissionKey::Option(index) => {
+            let count = queue.front().map_or(0, |p| p.request.options.len());
             if index >= count {
                 return true;
             }
-            state.permissions.move_selection(-(count as isize));
-            state.permissions.move_selection(index as isize);
-            state.permissions.answer_selected(now)
+            queue.move_selection(-(count as isize));
+            queue.move_selection(index as isize);
+            queue.answer_selected()
         }
-        _ => return false,
     };
     if let Some((request, answer, label)) = answer {
         commands::note_permission_answer(state, &label);

@@ -30,6 +30,7 @@ pub mod domain;
 mod domain_events;
 pub mod effects;
 pub mod events;
+pub mod guard;
 pub mod input;
 mod keys;
 pub mod lifecycle;
@@ -47,6 +48,7 @@ pub use debug::{DebugLine, DebugLog, Direction};
 pub use domain::*;
 pub use effects::{Effect, SessionVerb};
 pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse, Scripted};
+pub use guard::{CARD_GRACE, CardGuard, TopCard};
 pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQueue, Stale};
 pub use question::{PendingQuestion, QuestionAnswer, QuestionRequest};
 pub use reducer::update;
@@ -61,6 +63,8 @@ pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
 mod commands_tests;
 #[cfg(test)]
 mod fix_tests;
+#[cfg(test)]
+mod guard_tests;
 #[cfg(test)]
 mod lifecycle_tests;
 #[cfg(test)]

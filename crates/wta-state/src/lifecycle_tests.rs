@@ -31,7 +31,7 @@ fn the_master_going_away_keeps_the_pane_and_says_why() {
     p.enter();
     p.domain(DomainEvent::AgentMessageChunk("half an answ".into()));
     p.domain(DomainEvent::PermissionRequest(permission(7)));
-    p.typed("next");
+    p.typed("wait");
     p.enter(); // the card is open: refused, kept as draft
     p.state.queued = Some("queued one".into());
     let fx = p.gone();
@@ -44,7 +44,7 @@ fn the_master_going_away_keeps_the_pane_and_says_why() {
     );
     assert!(!p.state.transcript.turn_running());
     assert!(p.state.permissions.is_empty());
-    assert_eq!(p.state.input.text(), "queued one\nnext");
+    assert_eq!(p.state.input.text(), "queued one\nwait");
     assert_eq!(p.state.session, None);
     assert_eq!(p.state.lost_sessions, ["s1"]);
     assert_eq!(

@@ -1,9 +1,10 @@
 //! Permission requests waiting for the user: a FIFO queue whose front is
-//! shown as a card. The card ignores keys for a short grace period after it
-//! appears so that typing in progress is never taken as an answer.
+//! shown as a card. Like every card, it ignores its keys until it has been
+//! visible for a short grace period (`guard.rs`), so that typing in
+//! progress is never taken as an answer.
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use wta_i18n::tr;
 
@@ -16,16 +17,16 @@ fn dismissed() -> String {
     tr("chat.permission_dismissed", &[])
 }
 
-/// Keys arriving sooner than this after a card reaches the front go to the editor.
-pub const PERMISSION_GRACE: Duration = Duration::from_millis(300);
+/// How long any card (this one, the agent's question, a proposal card) must
+/// have been visible before it takes keys: the guard's [`CARD_GRACE`](super::guard::CARD_GRACE),
+/// under the name tests and tools know it by.
+pub const PERMISSION_GRACE: Duration = super::guard::CARD_GRACE;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingPermission {
     pub request: PermissionRequest,
     /// Highlighted option index.
     pub selected: usize,
-    /// When this request became the visible card.
-    pub front_since: Instant,
 }
 
 impl PendingPermission {
@@ -73,44 +74,25 @@ impl PermissionQueue {
         self.items.iter()
     }
 
-    pub fn push(&mut self, request: PermissionRequest, now: Instant) {
+    pub fn push(&mut self, request: PermissionRequest) {
         // Start on the first allow-once option: the common answer, and never an "always".
         let selected = request
             .options
             .iter()
             .position(|o| o.kind == PermissionOptionKind::AllowOnce)
             .unwrap_or(0);
-        self.items.push_back(PendingPermission {
-            request,
-            selected,
-            front_since: now,
-        });
-    }
-
-    /// True once the front card has been visible for the grace period.
-    pub fn accepts_keys(&self, now: Instant) -> bool {
         self.items
-            .front()
-            .is_some_and(|p| now.saturating_duration_since(p.front_since) >= PERMISSION_GRACE)
+            .push_back(PendingPermission { request, selected });
     }
 
-    /// True while a card is visible but still in its grace period.
-    pub fn in_grace(&self, now: Instant) -> bool {
-        !self.items.is_empty() && !self.accepts_keys(now)
-    }
-
-    fn pop_front(&mut self, now: Instant) -> Option<PendingPermission> {
-        let done = self.items.pop_front();
-        if let Some(next) = self.items.front_mut() {
-            next.front_since = now;
-        }
-        done
+    fn pop_front(&mut self) -> Option<PendingPermission> {
+        self.items.pop_front()
     }
 
     /// Removes a request the agent withdrew; true if it was pending.
-    pub fn withdraw(&mut self, id: PermissionRequestId, now: Instant) -> bool {
+    pub fn withdraw(&mut self, id: PermissionRequestId) -> bool {
         match self.items.iter().position(|p| p.request.id == id) {
-            Some(0) => self.pop_front(now).is_some(),
+            Some(0) => self.pop_front().is_some(),
             Some(i) => self.items.remove(i).is_some(),
             None => false,
         }
@@ -121,9 +103,8 @@ impl PermissionQueue {
     pub fn answer_with(
         &mut self,
         option: Option<&str>,
-        now: Instant,
     ) -> Option<(PermissionRequestId, PermissionAnswer)> {
-        let front = self.pop_front(now)?;
+        let front = self.pop_front()?;
         let offered = option.filter(|o| front.request.options.iter().any(|x| x.id == *o));
         let answer = offered.map_or(PermissionAnswer::Cancelled, |o| {
             PermissionAnswer::Selected(o.to_owned())
@@ -140,11 +121,8 @@ impl PermissionQueue {
     }
 
     /// Answers the front card with its highlighted option.
-    pub fn answer_selected(
-        &mut self,
-        now: Instant,
-    ) -> Option<(PermissionRequestId, PermissionAnswer, String)> {
-        let front = self.pop_front(now)?;
+    pub fn answer_selected(&mut self) -> Option<(PermissionRequestId, PermissionAnswer, String)> {
+        let front = self.pop_front()?;
         let answer = front
             .request
             .options
@@ -160,7 +138,6 @@ impl PermissionQueue {
     pub fn answer_kind(
         &mut self,
         allow: bool,
-        now: Instant,
     ) -> Option<(PermissionRequestId, PermissionAnswer, String)> {
         let pick = self.items.front()?.shortcut_index(allow);
         match pick {
@@ -168,11 +145,11 @@ impl PermissionQueue {
                 if let Some(f) = self.items.front_mut() {
                     f.selected = index;
                 }
-                self.answer_selected(now)
+                self.answer_selected()
             }
             None if allow => None,
             None => {
-                let front = self.pop_front(now)?;
+                let front = self.pop_front()?;
                 Some((front.request.id, PermissionAnswer::Cancelled, dismissed()))
             }
         }
@@ -209,15 +186,11 @@ mod tests {
     }
 
     #[test]
-    fn grace_period_restarts_for_each_card_reaching_the_front() {
-        let t0 = Instant::now();
+    fn answering_the_front_card_shows_the_next() {
         let mut q = PermissionQueue::default();
-        q.push(request(1), t0);
-        q.push(request(2), t0);
-        assert!(!q.accepts_keys(t0 + Duration::from_millis(299)));
-        assert!(q.accepts_keys(t0 + Duration::from_millis(300)));
-        let t1 = t0 + Duration::from_secs(5);
-        let (id, answer, _) = q.answer_kind(true, t1).unwrap();
+        q.push(request(1));
+        q.push(request(2));
+        let (id, answer, _) = q.answer_kind(true).unwrap();
         assert_eq!(
             (id, answer),
             (
@@ -225,36 +198,36 @@ mod tests {
                 PermissionAnswer::Selected("once".into())
             )
         );
-        assert!(q.in_grace(t1 + Duration::from_millis(100)));
-        assert!(q.accepts_keys(t1 + PERMISSION_GRACE));
+        assert_eq!(
+            q.front().map(|p| p.request.id),
+            Some(PermissionRequestId(2))
+        );
     }
 
     #[test]
     fn selection_starts_on_allow_once_and_clamps() {
-        let t0 = Instant::now();
         let mut q = PermissionQueue::default();
-        q.push(request(1), t0);
+        q.push(request(1));
         assert_eq!(q.front().unwrap().selected, 1);
         q.move_selection(5);
         assert_eq!(q.front().unwrap().selected, 2);
         q.move_selection(-9);
-        let (_, answer, _) = q.answer_selected(t0).unwrap();
+        let (_, answer, _) = q.answer_selected().unwrap();
         assert_eq!(answer, PermissionAnswer::Selected("always".into()));
         assert!(q.is_empty());
     }
 
     #[test]
     fn reject_without_a_reject_option_cancels_and_withdraw_removes() {
-        let t0 = Instant::now();
         let mut q = PermissionQueue::default();
         let mut r = request(1);
         r.options.retain(|o| o.kind.is_allow());
-        q.push(r, t0);
-        q.push(request(2), t0);
-        q.push(request(3), t0);
-        assert!(q.withdraw(PermissionRequestId(2), t0));
-        assert!(!q.withdraw(PermissionRequestId(9), t0));
-        let (id, answer, _) = q.answer_kind(false, t0).unwrap();
+        q.push(r);
+        q.push(request(2));
+        q.push(request(3));
+        assert!(q.withdraw(PermissionRequestId(2)));
+        assert!(!q.withdraw(PermissionRequestId(9)));
+        let (id, answer, _) = q.answer_kind(false).unwrap();
         assert_eq!(
             (id, answer),
             (PermissionRequestId(1), PermissionAnswer::Cancelled)

@@ -11,8 +11,9 @@
 //! screen (see `proposal_card_reading.rs`); until then Enter opens the
 //! full view.
 //!
-//! Keys (after the same grace period as the permission card, so typing in
-//! progress is never taken as an answer): Up/Down choose a choice, digits
+//! Keys (once the card has been visible for the grace period every card
+//! has, `guard.rs`, so typing in progress is never taken as an answer; until
+//! then the keys below do nothing): Up/Down choose a choice, digits
 //! pick one by its number, Left/Right/Tab/Shift+Tab choose a button, `v`
 //! opens the full view, Enter confirms, Esc cancels. Anything else falls
 //! through to the editor. In the full view (the card over the whole pane)
@@ -27,7 +28,6 @@ use std::time::{Duration, Instant};
 use wta_i18n::tr;
 use wta_protocol::{Action, Choice, FinalStatus, Origin, ProposalId, ProposalPayload};
 
-use super::permission::PERMISSION_GRACE;
 use super::state::AppState;
 use super::transcript::SystemLevel;
 
@@ -144,8 +144,6 @@ pub struct ProposalCard {
     /// Highlighted button of the selected choice.
     pub button: usize,
     pub arrived_at: Instant,
-    /// When this card became the visible one.
-    pub front_since: Instant,
     pub stale: Option<Stale>,
     /// What of the full text has been on screen.
     pub reading: Reading,
@@ -165,7 +163,6 @@ impl ProposalCard {
             selected: 0,
             button: 0,
             arrived_at: now,
-            front_since: now,
             stale: None,
             reading: Reading::default(),
             full_view: None,
@@ -272,24 +269,8 @@ impl ProposalQueue {
         self.items.push_back(ProposalCard::new(proposal, now));
     }
 
-    /// True once the front card has been visible for the grace period.
-    pub fn accepts_keys(&self, now: Instant) -> bool {
-        self.items
-            .front()
-            .is_some_and(|c| now.saturating_duration_since(c.front_since) >= PERMISSION_GRACE)
-    }
-
-    /// True while a card is visible but still in its grace period.
-    pub fn in_grace(&self, now: Instant) -> bool {
-        !self.items.is_empty() && !self.accepts_keys(now)
-    }
-
-    fn pop_front(&mut self, now: Instant) -> Option<ProposalCard> {
-        let done = self.items.pop_front();
-        if let Some(next) = self.items.front_mut() {
-            next.front_since = now;
-        }
-        done
+    fn pop_front(&mut self) -> Option<ProposalCard> {
+        self.items.pop_front()
     }
 
     /// Highlights choice row `row` (0-based); false when there is none.
@@ -344,7 +325,7 @@ impl ProposalQueue {
         let card = self.items.front_mut()?;
         if let Some(stale) = card.staleness(now) {
             if card.stale.is_some() {
-                self.pop_front(now);
+                self.pop_front();
                 return Some(CardOutcome::Dismissed);
             }
             card.stale = Some(stale.clone());
@@ -360,7 +341,7 @@ impl ProposalQueue {
         }
         let mode = card.selected_mode()?;
         let id = card.proposal.id;
-        self.pop_front(now);
+        self.pop_front();
         Some(CardOutcome::Confirmed {
             id,
             choice,
@@ -371,7 +352,7 @@ impl ProposalQueue {
 
     /// Esc: cancels a live card, dismisses a stale one.
     pub fn cancel(&mut self, now: Instant) -> Option<CardOutcome> {
-        let card = self.pop_front(now)?;
+        let card = self.pop_front()?;
         Some(if card.staleness(now).is_some() {
             CardOutcome::Dismissed
         } else {

@@ -8,117 +8,142 @@ use wta_i18n::tr;
 
 use super::super::effects::Effect;
 use super::super::events::{Key, KeyCode, Mods};
+use super::super::guard;
 use super::super::state::AppState;
 use super::super::transcript::SystemLevel;
 use super::{CardOutcome, mode_label};
 
-/// Keys for the visible proposal card; false lets the key through.
-pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
-    if !state.proposals.accepts_keys(now) {
-        return false;
-    }
-    if state.proposals.full_view_open() {
-        return full_view_key(state, key, now, fx);
-    }
-    let empty = state.input.is_empty();
-    let queue = &mut state.proposals;
-    let outcome = match (key.code, key.mods) {
-        (KeyCode::Up, _) => {
-            queue.move_choice(-1);
-            return true;
-        }
-        (KeyCode::Down, _) => {
-            queue.move_choice(1);
-            return true;
-        }
-        (KeyCode::Left | KeyCode::BackTab, _) => {
-            queue.move_button(-1);
-            return true;
-        }
-        (KeyCode::Right | KeyCode::Tab, _) => {
-            queue.move_button(1);
-            return true;
-        }
-        (KeyCode::Char(d @ '1'..='9'), Mods::NONE) if empty => {
-            queue.select_number(u64::from(d) - u64::from('0'));
-            return true;
-        }
-        (KeyCode::Char('v'), Mods::NONE) if empty => {
-            queue.toggle_full_view();
-            return true;
-        }
-        // With a draft in the editor, Enter and Esc belong to the draft:
-        // only an explicit answer on an empty prompt may dispatch or cancel.
-        (KeyCode::Enter, Mods::NONE) if empty => queue.confirm(now),
-        (KeyCode::Esc, _) if empty => queue.cancel(now),
-        _ => return false,
-    };
-    report(state, outcome, fx);
-    true
+/// What a key does on the card or in its full view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CardKey {
+    /// Move the choice highlight (on the card).
+    Choice(isize),
+    /// Scroll the full view by rows.
+    Scroll(isize),
+    /// Scroll by pages.
+    Page(isize),
+    Home,
+    End,
+    Button(isize),
+    Number(u64),
+    ToggleFull,
+    Confirm,
+    Cancel,
+    /// Taken, does nothing (the full view hides the editor).
+    Nothing,
 }
 
-/// Keys while the card covers the pane. Every key is taken: the editor is
-/// hidden, so nothing may type into it unseen.
-fn full_view_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
-    let empty = state.input.is_empty();
+/// The card's key map (`full`: its full view is open); `None` for keys it
+/// leaves to the editor.
+fn key_of(key: Key, full: bool, input_empty: bool) -> Option<CardKey> {
+    let digit = match key.code {
+        KeyCode::Char(d @ '1'..='9') if key.mods == Mods::NONE => {
+            Some(u64::from(d) - u64::from('0'))
+        }
+        _ => None,
+    };
+    let shared = match (key.code, key.mods) {
+        (KeyCode::Left | KeyCode::BackTab, _) => Some(CardKey::Button(-1)),
+        (KeyCode::Right | KeyCode::Tab, _) => Some(CardKey::Button(1)),
+        // With a draft in the editor, Enter belongs to the draft: only an
+        // explicit answer on an empty prompt may dispatch.
+        (KeyCode::Enter, Mods::NONE) if input_empty => Some(CardKey::Confirm),
+        // On the card a digit with a draft is typing; the full view hides
+        // the editor.
+        _ if full || input_empty => digit.map(CardKey::Number),
+        _ => None,
+    };
+    if shared.is_some() {
+        return shared;
+    }
+    if full {
+        return Some(match (key.code, key.mods) {
+            (KeyCode::Up, _) => CardKey::Scroll(-1),
+            (KeyCode::Down, _) => CardKey::Scroll(1),
+            (KeyCode::PageUp, _) => CardKey::Page(-1),
+            (KeyCode::PageDown | KeyCode::Char(' '), _) => CardKey::Page(1),
+            (KeyCode::Home, _) => CardKey::Home,
+            (KeyCode::End, _) => CardKey::End,
+            (KeyCode::Char('v'), Mods::NONE) => CardKey::ToggleFull,
+            (KeyCode::Esc, _) => CardKey::Cancel,
+            _ => CardKey::Nothing,
+        });
+    }
+    match (key.code, key.mods) {
+        (KeyCode::Up, _) => Some(CardKey::Choice(-1)),
+        (KeyCode::Down, _) => Some(CardKey::Choice(1)),
+        (KeyCode::Char('v'), Mods::NONE) if input_empty => Some(CardKey::ToggleFull),
+        // Esc, like Enter, belongs to a draft.
+        (KeyCode::Esc, _) if input_empty => Some(CardKey::Cancel),
+        _ => None,
+    }
+}
+
+/// Keys for the proposal card on top; false lets the key through. Before
+/// the card is armed its keys are taken and do nothing. In the full view
+/// every key is taken: the editor is hidden, so nothing may type into it
+/// unseen.
+pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
+    let full = state.proposals.full_view_open();
+    let Some(action) = key_of(key, full, state.input.is_empty()) else {
+        return false;
+    };
+    if !guard::admit(state, now) {
+        return true;
+    }
     let queue = &mut state.proposals;
     let page = queue
         .front()
         .and_then(|c| c.full_view)
         .map_or(1, |f| f.page_rows());
-    let outcome = match (key.code, key.mods) {
-        (KeyCode::Up, _) => {
-            queue.scroll_full_view(-1);
+    let outcome = match action {
+        CardKey::Choice(delta) => {
+            queue.move_choice(delta);
             return true;
         }
-        (KeyCode::Down, _) => {
-            queue.scroll_full_view(1);
+        CardKey::Scroll(delta) => {
+            queue.scroll_full_view(delta);
             return true;
         }
-        (KeyCode::PageUp, _) => {
-            queue.scroll_full_view(-page);
+        CardKey::Page(pages) => {
+            queue.scroll_full_view(pages * page);
             return true;
         }
-        (KeyCode::PageDown | KeyCode::Char(' '), _) => {
-            queue.scroll_full_view(page);
-            return true;
-        }
-        (KeyCode::Home, _) => {
+        CardKey::Home => {
             if let Some(full) = queue.full_view_mut() {
                 full.top = 0;
             }
             return true;
         }
-        (KeyCode::End, _) => {
+        CardKey::End => {
             if let Some(full) = queue.full_view_mut() {
                 full.to_end();
             }
             return true;
         }
-        (KeyCode::Left | KeyCode::BackTab, _) => {
-            queue.move_button(-1);
+        CardKey::Button(delta) => {
+            queue.move_button(delta);
             return true;
         }
-        (KeyCode::Right | KeyCode::Tab, _) => {
-            queue.move_button(1);
+        CardKey::Number(number) => {
+            queue.select_number(number);
             return true;
         }
-        (KeyCode::Char(d @ '1'..='9'), Mods::NONE) => {
-            queue.select_number(u64::from(d) - u64::from('0'));
-            return true;
-        }
-        (KeyCode::Char('v'), Mods::NONE) => {
+        CardKey::ToggleFull => {
             queue.toggle_full_view();
             return true;
         }
-        // Not read to the end yet: Enter stays where it is (it must never
-        // scroll, or holding it would confirm unread text).
-        (KeyCode::Enter, Mods::NONE) if empty => match queue.front() {
-            Some(card) if !card.read_in_full() && card.staleness(now).is_none() => return true,
+        CardKey::Nothing => return true,
+        // In the full view, a card not read to the end yet: Enter stays
+        // where it is (it must never scroll, or holding it would confirm
+        // unread text).
+        CardKey::Confirm => match queue.front() {
+            Some(card) if full && !card.read_in_full() && card.staleness(now).is_none() => {
+                return true;
+            }
             _ => queue.confirm(now),
         },
-        (KeyCode::Esc, _) => queue.cancel(now),
-        _ => return true,
+        CardKey::Cancel => queue.cancel(now),
     };
     report(state, outcome, fx);
     true

@@ -68,6 +68,8 @@ fn three() -> AcceptedProposal {
 struct F {
     state: AppState,
     t0: Instant,
+    /// Milliseconds after `t0` of the last key.
+    ms: u64,
 }
 
 impl F {
@@ -79,17 +81,20 @@ impl F {
             Event::Domain(DomainEvent::ProposalAccepted(Box::new(p))),
             t0,
         );
-        F { state, t0 }
+        F { state, t0, ms: 0 }
     }
     fn key_at(&mut self, key: Key, ms: u64) -> Vec<Effect> {
+        self.ms = ms;
         update(
             &mut self.state,
             Event::Key(key),
             self.t0 + Duration::from_millis(ms),
         )
     }
+    /// A key a second after the last one: the card is armed, whatever
+    /// the last key revealed (the full view opening or closing).
     fn key(&mut self, code: KeyCode) -> Vec<Effect> {
-        self.key_at(Key::plain(code), 1000)
+        self.key_at(Key::plain(code), self.ms + 1000)
     }
     /// What the driver feeds after a draw: rows `first..first + shown` of
     /// a full text of `total` rows at `width` were on screen.
@@ -144,16 +149,22 @@ fn recommended_choice_is_first_and_enter_runs_it() {
 }
 
 #[test]
-fn keys_in_the_grace_period_go_to_the_editor() {
+fn the_cards_keys_do_nothing_in_the_grace_period_and_typing_goes_on() {
     let mut f = F::new(three());
+    f.read();
     assert!(f.key_at(Key::plain(KeyCode::Enter), 100).is_empty());
     f.key_at(Key::ch('1'), 200);
-    assert_eq!(f.state.input.text(), "1");
+    f.key_at(Key::plain(KeyCode::Down), 210);
+    assert!(f.state.input.is_empty(), "the card's digit is not typed");
+    assert_eq!(f.state.proposals.front().unwrap().selected, 0);
     assert_eq!(f.state.proposals.len(), 1);
+    assert!(f.state.guard.refused());
     assert!(f.state.needs_tick());
-    // After the grace period a digit with text in the editor still types.
+    // A letter the card does not use is typing, in the grace period or not;
+    // after it a digit with text in the editor still types.
+    f.key_at(Key::ch('a'), 250);
     f.key_at(Key::ch('3'), 400);
-    assert_eq!(f.state.input.text(), "13");
+    assert_eq!(f.state.input.text(), "a3");
 }
 
 /// A reply being typed is never taken for an answer: with a draft in the
@@ -464,8 +475,9 @@ fn the_full_view_takes_every_key_and_v_closes_it() {
     f.key(KeyCode::Char('v'));
     assert!(f.state.proposals.full_view_open());
     f.shown(40, 10, 0, 4);
+    // Past the grace period of the view that opened at 1 s.
     for c in "rm".chars() {
-        f.key_at(Key::ch(c), 1000);
+        f.key_at(Key::ch(c), 1500);
     }
     f.key(KeyCode::Backspace);
     assert!(

@@ -2,9 +2,9 @@
 //! `request_user_input`): shown as a card above the editor until the user
 //! answers (a choice, or what they typed when free-form answers are
 //! allowed), cancels (Esc), or the agent's side withdraws it. One at a
-//! time per pane. Like the permission card, it ignores keys for a short
-//! grace period after it appears, so typing in progress is never taken as
-//! an answer.
+//! time per pane. Like every card, it ignores its keys until it has been
+//! visible for a short grace period (`guard.rs`), so typing in progress is
+//! never taken as an answer.
 
 use std::time::Instant;
 
@@ -12,8 +12,8 @@ use wta_i18n::tr;
 
 use super::commands;
 use super::effects::Effect;
-use super::events::{Key, KeyCode};
-use super::permission::PERMISSION_GRACE;
+use super::events::{Key, KeyCode, Mods};
+use super::guard;
 use super::state::AppState;
 use super::transcript::SystemLevel;
 
@@ -33,14 +33,6 @@ pub struct PendingQuestion {
     pub request: QuestionRequest,
     /// Highlighted choice.
     pub selected: usize,
-    pub since: Instant,
-}
-
-impl PendingQuestion {
-    /// Whether keys reach the card yet.
-    pub fn accepts_keys(&self, now: Instant) -> bool {
-        now.saturating_duration_since(self.since) >= PERMISSION_GRACE
-    }
 }
 
 /// How the user answered.
@@ -56,11 +48,10 @@ pub enum QuestionAnswer {
 
 /// The agent asks: shown unless a question is already up (the driver
 /// refuses a second one before it gets here).
-pub(crate) fn ask(state: &mut AppState, request: QuestionRequest, now: Instant) {
+pub(crate) fn ask(state: &mut AppState, request: QuestionRequest) {
     state.question = Some(PendingQuestion {
         request,
         selected: 0,
-        since: now,
     });
 }
 
@@ -75,22 +66,46 @@ pub(crate) fn withdraw(state: &mut AppState, id: u64, why: &str) {
     }
 }
 
-/// Keys for the question card; false lets the key through (to the editor).
+/// What a key does on the question card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum QuestionKey {
+    /// Move the highlight (wrapping).
+    Move(isize),
+    Answer,
+    Dismiss,
+}
+
+/// The question card's key map; `None` for keys it leaves to the editor.
+fn key_of(q: &PendingQuestion, key: Key, input_empty: bool) -> Option<QuestionKey> {
+    let choices = !q.request.choices.is_empty();
+    match key.code {
+        KeyCode::Up if choices => Some(QuestionKey::Move(-1)),
+        KeyCode::Down if choices => Some(QuestionKey::Move(1)),
+        KeyCode::Enter if key.mods == Mods::NONE => Some(QuestionKey::Answer),
+        KeyCode::Esc if input_empty => Some(QuestionKey::Dismiss),
+        _ => None,
+    }
+}
+
+/// Keys for the question card (on top); false lets the key through (to the
+/// editor). Before the card is armed its keys are taken and do nothing.
 pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
-    let Some(q) = state.question.as_mut().filter(|q| q.accepts_keys(now)) else {
+    let empty = state.input.is_empty();
+    let Some(action) = state.question.as_ref().and_then(|q| key_of(q, key, empty)) else {
+        return false;
+    };
+    if !guard::admit(state, now) {
+        return true;
+    }
+    let Some(q) = state.question.as_mut() else {
         return false;
     };
     let count = q.request.choices.len();
-    match key.code {
-        KeyCode::Up if count > 0 => {
-            q.selected = q.selected.checked_sub(1).unwrap_or(count - 1);
-            true
+    match action {
+        QuestionKey::Move(delta) => {
+            q.selected = (q.selected as isize + delta).rem_euclid(count.max(1) as isize) as usize;
         }
-        KeyCode::Down if count > 0 => {
-            q.selected = (q.selected + 1) % count;
-            true
-        }
-        KeyCode::Enter if key.mods == super::events::Mods::NONE => {
+        QuestionKey::Answer => {
             let typed = state.input.text().trim().to_owned();
             let answer = if q.request.allow_freeform && !typed.is_empty() {
                 QuestionAnswer::Answered {
@@ -110,14 +125,10 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
                 state.input.clear();
             }
             answer_with(state, answer, fx);
-            true
         }
-        KeyCode::Esc if state.input.is_empty() => {
-            answer_with(state, QuestionAnswer::Cancelled, fx);
-            true
-        }
-        _ => false,
+        QuestionKey::Dismiss => answer_with(state, QuestionAnswer::Cancelled, fx),
     }
+    true
 }
 
 fn answer_with(state: &mut AppState, answer: QuestionAnswer, fx: &mut Vec<Effect>) {

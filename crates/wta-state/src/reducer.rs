@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::effects::Effect;
 use super::events::{Event, Mouse};
 use super::state::{AppState, Scroll};
-use super::{commands, domain_events, keys, proposal_card, selection};
+use super::{commands, domain_events, guard, keys, proposal_card, selection};
 
 /// Lines one wheel notch scrolls.
 pub const WHEEL_LINES: usize = 3;
@@ -16,6 +16,7 @@ pub const WHEEL_LINES: usize = 3;
 pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
     state.clock = Some(now);
     let mut effects = Vec::new();
+    let relaid = matches!(event, Event::Resize { .. });
     match event {
         Event::Key(key) => keys::on_key(state, key, now, &mut effects),
         Event::Paste(text) => keys::on_paste(state, &text),
@@ -37,7 +38,8 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
             state.scroll = Scroll::Follow;
             state.selection = None;
             // The card re-wraps too: it confirms nothing until the next
-            // frame reports what it shows at the new size.
+            // frame reports what it shows at the new size, and its guard
+            // starts over (below).
             state.proposals.remeasure();
         }
         Event::Tick => on_tick(state),
@@ -45,6 +47,8 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
         Event::Script(script) => commands::scripted(state, script, now, &mut effects),
         Event::Domain(event) => domain_events::on_domain(state, event, now, &mut effects),
     }
+    // Whatever the event did, the card on top and its guard follow it.
+    guard::settle(state, relaid, now);
     effects
 }
 

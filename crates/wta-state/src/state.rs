@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::debug::DebugLog;
 use super::domain::{AgentChoice, AuthMethod, ConfigOption, ConnectionState, ModelChoice, Usage};
+use super::guard::{self, CardGuard, TopCard};
 use super::input::InputEditor;
 use super::permission::PermissionQueue;
 use super::proposal_card::ProposalQueue;
@@ -168,6 +169,11 @@ pub struct AppState {
     pub permissions: PermissionQueue,
     /// Terminal-action recommendation cards (shown after permission cards).
     pub proposals: ProposalQueue,
+    /// The card on top and since when it is visible (only `guard.rs`
+    /// writes it, after every event).
+    pub guard: CardGuard,
+    /// The pane is not on screen (the helper's status probe said so).
+    pub pane_hidden: bool,
     pub picker: Option<Picker>,
     pub setup: Option<Setup>,
     pub debug: DebugLog,
@@ -265,6 +271,20 @@ impl AppState {
         slash::completions(self.input.text(), sources)
     }
 
+    /// The card keys go to and the view draws: a permission card, else the
+    /// agent's question, else (unless the master-gone notice covers it) the
+    /// front proposal card.
+    pub fn top_card(&self) -> Option<TopCard> {
+        guard::top_card(self)
+    }
+
+    /// Whether the card on top takes keys at `now`: it has been visible,
+    /// as it is now, for the whole grace period. False without a card.
+    pub fn card_armed(&self, now: Instant) -> bool {
+        let top = self.top_card();
+        top.is_some() && self.guard.on_top() == top && self.guard.armed(now)
+    }
+
     /// True while a quit press is armed (the hint is visible).
     pub fn quit_armed(&self) -> bool {
         match (self.quit_armed_at, self.clock) {
@@ -282,7 +302,7 @@ impl AppState {
             || self.quit_armed_at.is_some()
             // The reconnect spinner (not while the pane waits for Enter).
             || self.master_lost.as_ref().is_some_and(|l| l.reconnecting)
-            || self.clock.is_some_and(|now| self.permissions.in_grace(now))
-            || self.clock.is_some_and(|now| self.proposals.in_grace(now))
+            // The card's "read it first" hint goes once it is armed.
+            || self.clock.is_some_and(|now| self.guard.arming(now))
     }
 }

@@ -1,6 +1,8 @@
 //! The permission card for the front of the queue: the tool's kind and
 //! title, its command or path, every option the agent offered, and the keys.
-//! A compact three-row form is used when the pane is short.
+//! A compact three-row form is used when the pane is short. Until the card
+//! on top is armed (`wta_state::guard`), its keys line says to read it
+//! first ([`guard_hint`], shared by every card).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -69,11 +71,36 @@ fn body(state: &AppState, p: &PendingPermission, width: usize) -> Vec<Line<'stat
         }
     }
     lines.push(Line::default());
-    let active = state
-        .clock
-        .is_some_and(|now| state.permissions.accepts_keys(now));
-    lines.extend(option_lines(p, active));
+    lines.extend(option_lines(p, armed(state)));
     lines
+}
+
+/// Whether the card on top takes keys now (at the state's clock).
+pub(crate) fn armed(state: &AppState) -> bool {
+    state.clock.is_some_and(|now| state.card_armed(now))
+}
+
+/// What the keys line of the card on top says while the card is not armed
+/// yet: to read it first (standing out once a key was ignored). `None`
+/// once it is armed: the hint going is how a reader (or a test) sees it.
+pub(crate) fn guard_hint(state: &AppState) -> Option<Span<'static>> {
+    if armed(state) {
+        return None;
+    }
+    let style = if state.guard.refused() {
+        theme::attention().add_modifier(Modifier::BOLD)
+    } else {
+        theme::dim()
+    };
+    Some(Span::styled(tr!("card.read_first"), style))
+}
+
+/// The bottom title of a bordered card: `keys`, or the guard's hint.
+pub(crate) fn keys_title(state: &AppState, keys: &str) -> Line<'static> {
+    match guard_hint(state) {
+        Some(hint) => Line::from(vec![Span::raw(" "), hint, Span::raw(" ")]),
+        None => Line::from(Span::styled(format!(" {keys} "), theme::dim())),
+    }
 }
 
 /// Rows the card wants at this width (full form).
@@ -111,8 +138,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
             .right_aligned(),
         );
     }
-    let keys = format!(" {} ", tr!("card.permission_keys"));
-    block = block.title_bottom(Line::from(Span::styled(keys, theme::dim())));
+    block = block.title_bottom(keys_title(state, &tr!("card.permission_keys")));
     let inner_width = area.width.saturating_sub(4) as usize;
     let lines = body(state, p, inner_width);
     let inner = block.inner(area);
@@ -152,6 +178,7 @@ fn compact(state: &AppState, p: &PendingPermission, frame: &mut Frame, area: Rec
         options.extend(line.spans);
         options.push(Span::raw("  "));
     }
+    options.extend(guard_hint(state));
     lines.push(Line::from(options));
     let rows = area.height as usize;
     frame.render_widget(

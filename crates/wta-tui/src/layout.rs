@@ -9,7 +9,8 @@
 //! status line
 //! ```
 //!
-//! A proposal card's full view replaces all of it while open. After each
+//! A proposal card's full view replaces all of it while open and on top.
+//! The card drawn is the one keys go to (`AppState::top_card`). After each
 //! draw the driver calls [`View::card_feedback`] and feeds the event it
 //! returns (what of the card was on screen) back to the reducer.
 
@@ -18,7 +19,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 use wta_state::proposal_card::CardSight;
-use wta_state::{AppState, Event};
+use wta_state::{AppState, Event, TopCard};
 
 use wta_i18n::tr;
 
@@ -57,7 +58,14 @@ impl View {
                 .set_line(area.x, area.y, &line, area.width);
             return;
         }
-        if state.permissions.is_empty() && state.proposals.full_view_open() {
+        let top = state.top_card();
+        if matches!(
+            top,
+            Some(TopCard::Proposal {
+                full_view: true,
+                ..
+            })
+        ) {
             state.transcript_area.set(None);
             self.card_sight = proposal_card::render_full(state, frame, area);
             return;
@@ -80,18 +88,16 @@ impl View {
             ..area
         };
         let room = rule_area.y - area.y;
-        let overlay_want = if !state.permissions.is_empty() {
-            card::card_height(state, area.width as usize) as u16
-        } else if state.question.is_some() {
-            question::card_height(state, area.width as usize) as u16
-        } else if state.master_lost.is_some() {
-            let room = room.saturating_sub(1) as usize;
-            master_lost::height(state, area.width as usize, room) as u16
-        } else if !state.proposals.is_empty() {
-            proposal_card::card_height(state, area.width as usize) as u16
-        } else {
-            popup::popup_height(state) as u16
-        };
+        let width = area.width as usize;
+        let overlay_want = match top {
+            Some(TopCard::Permission(_)) => card::card_height(state, width),
+            Some(TopCard::Question(_)) => question::card_height(state, width),
+            Some(TopCard::Proposal { .. }) => proposal_card::card_height(state, width),
+            None if state.master_lost.is_some() => {
+                master_lost::height(state, width, room.saturating_sub(1) as usize)
+            }
+            None => popup::popup_height(state),
+        } as u16;
         // Keep at least one transcript row; the card falls back to compact.
         let overlay_rows = overlay_want.min(room.saturating_sub(1));
         let overlay_area = Rect {
@@ -118,19 +124,19 @@ impl View {
             debug::render(state, frame, debug_area);
         }
         if overlay_rows > 0 {
-            if !state.permissions.is_empty() {
-                card::render(state, frame, overlay_area);
-            } else if state.question.is_some() {
-                question::render(state, frame, overlay_area);
-            } else if state.master_lost.is_some() {
-                master_lost::render(state, frame, overlay_area);
-            } else if !state.proposals.is_empty() {
-                self.card_sight = proposal_card::render(state, frame, overlay_area);
-            } else {
-                popup::render(state, frame, overlay_area);
+            match top {
+                Some(TopCard::Permission(_)) => card::render(state, frame, overlay_area),
+                Some(TopCard::Question(_)) => question::render(state, frame, overlay_area),
+                Some(TopCard::Proposal { .. }) => {
+                    self.card_sight = proposal_card::render(state, frame, overlay_area);
+                }
+                None if state.master_lost.is_some() => {
+                    master_lost::render(state, frame, overlay_area);
+                }
+                None => popup::render(state, frame, overlay_area),
             }
         }
-        let card_unshown = overlay_rows == 0 && state.permissions.is_empty();
+        let card_unshown = overlay_rows == 0 && matches!(top, Some(TopCard::Proposal { .. }));
         if card_unshown {
             self.card_sight = proposal_card::unshown(state, area.width);
         }

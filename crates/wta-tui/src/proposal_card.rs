@@ -13,6 +13,8 @@
 //! card says how many, and its buttons stay greyed out with the key that
 //! opens the full view (`v`): the card over the whole pane, scrolled row by
 //! row. Once every action row has been on screen, the buttons light up.
+//! Until the card is armed (visible for the grace period,
+//! `wta_state::guard`), its keys line says to read it first instead.
 //! Draws only; the keys live in `wta_state::proposal_card`.
 
 use std::ops::Range;
@@ -373,10 +375,7 @@ fn buttons_line(
     if card.stale.is_some() {
         return Line::from(Span::styled(tr!("proposal.nothing_will_run"), theme::dim()));
     }
-    let active = unread == 0
-        && state
-            .clock
-            .is_some_and(|now| state.proposals.accepts_keys(now));
+    let active = unread == 0 && crate::card::armed(state);
     let buttons = card.buttons();
     // Padded labels, unless that would cut the last button off.
     let padded: usize = buttons.iter().map(|m| mode_label(*m).width() + 5).sum();
@@ -516,7 +515,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
     };
     let keys = fitting(&keys, (area.width as usize).saturating_sub(2))
         .unwrap_or_else(|| keys.last().cloned().unwrap_or_default());
-    block = block.title_bottom(Line::from(Span::styled(keys, theme::dim())));
+    block = block.title_bottom(crate::card::keys_title(state, keys.trim()));
     frame.render_widget(block, area);
     let mut lines: Vec<Line<'static>> = shown.lines.drain(start..end).collect();
     if cut && room > 0 {
@@ -564,7 +563,9 @@ fn compact(state: &AppState, card: &ProposalCard, frame: &mut Frame, area: Rect,
         Span::styled("◆ ", theme::attention()),
         Span::styled(truncate(&head, width.saturating_sub(2)), theme::bold()),
     ]);
-    let second = if unread > 0 {
+    let second = if let Some(hint) = crate::card::guard_hint(state) {
+        Line::from(vec![Span::styled("! ", hint.style), hint])
+    } else if unread > 0 {
         let hints = [
             format!("! {}", tr!("proposal.compact_unread", n = unread)),
             format!("! {}", tr!("proposal.compact_unread_short", n = unread)),

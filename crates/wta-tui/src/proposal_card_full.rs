@@ -1,8 +1,9 @@
 //! The full view: the front proposal card's full text over the whole pane,
 //! from the row the user scrolled to, between a header (which rows of how
 //! many) and a footer (how many rows are still unread and the scroll keys,
-//! or the buttons once all were on screen). It wraps at the same width as
-//! the card, so the rows it reports are the card's rows.
+//! or the buttons once all were on screen; until the view is armed, the
+//! hint to read it first). It wraps at the same width as the card, so the
+//! rows it reports are the card's rows.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -98,6 +99,9 @@ fn footer(
     whole: bool,
     more_below: bool,
 ) -> Line<'static> {
+    if let Some(hint) = crate::card::guard_hint(state) {
+        return Line::from(vec![Span::styled("! ", hint.style), hint]);
+    }
     if let Some(stale) = card.stale.as_ref() {
         let hints = [
             format!(

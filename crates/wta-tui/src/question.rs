@@ -1,6 +1,7 @@
 //! The agent's question (`request_user_input`): the question, its choices
-//! with the highlighted one, whether a typed answer is taken, and the keys.
-//! A two-row compact form is used when the pane is short.
+//! with the highlighted one, whether a typed answer is taken, and the keys
+//! (or, until the card is armed, the hint to read it first). A two-row
+//! compact form is used when the pane is short.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,8 +12,8 @@ use wta_state::{AppState, PendingQuestion};
 
 use wta_i18n::tr;
 
-use crate::theme;
 use crate::wrap::{truncate, wrap_chars};
+use crate::{card, theme};
 
 /// Question rows shown at most (the rest is cut with a marker).
 const MAX_QUESTION_ROWS: usize = 8;
@@ -74,23 +75,23 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         return;
     };
     if (area.height as usize) < card_height(state, area.width as usize) {
-        return compact(q, frame, area);
+        return compact(state, q, frame, area);
     }
     let title = Line::from(Span::styled(
         format!(" {} ", tr!("question.title")),
         theme::attention().add_modifier(Modifier::BOLD),
     ));
     let keys = if q.request.choices.is_empty() {
-        format!(" {} ", tr!("question.keys_free"))
+        tr!("question.keys_free")
     } else {
-        format!(" {} ", tr!("question.keys"))
+        tr!("question.keys")
     };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
         .border_style(theme::attention())
         .title(title)
-        .title_bottom(Line::from(Span::styled(keys, theme::dim())));
+        .title_bottom(card::keys_title(state, &keys));
     let lines = body(q, area.width.saturating_sub(4) as usize);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -102,21 +103,26 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines), padded);
 }
 
-fn compact(q: &PendingQuestion, frame: &mut Frame, area: Rect) {
+fn compact(state: &AppState, q: &PendingQuestion, frame: &mut Frame, area: Rect) {
     let width = area.width as usize;
     let question = q.request.question.lines().next().unwrap_or_default();
     let mut lines = vec![Line::from(vec![
         Span::styled("◆ ", theme::attention()),
         Span::styled(truncate(question, width.saturating_sub(2)), theme::bold()),
     ])];
-    let answer = match q.request.choices.get(q.selected) {
-        Some(choice) => format!("› {}. {choice}  (↑↓ Enter · Esc)", q.selected + 1),
-        None => tr!("question.type_short"),
+    let hint = card::guard_hint(state);
+    let answer = match (q.request.choices.get(q.selected), &hint) {
+        (Some(choice), Some(_)) => format!("› {}. {choice}  ", q.selected + 1),
+        (Some(choice), None) => format!("› {}. {choice}  (↑↓ Enter · Esc)", q.selected + 1),
+        (None, Some(_)) => String::new(),
+        (None, None) => tr!("question.type_short"),
     };
-    lines.push(Line::from(Span::styled(
-        truncate(&answer, width),
-        theme::dim(),
-    )));
+    let answer = Span::styled(truncate(&answer, width), theme::dim());
+    let room = width.saturating_sub(answer.width());
+    let hint = hint.map(|h| Span::styled(truncate(&h.content, room), h.style));
+    lines.push(Line::from(
+        std::iter::once(answer).chain(hint).collect::<Vec<_>>(),
+    ));
     let rows = area.height as usize;
     frame.render_widget(
         Paragraph::new(lines.into_iter().take(rows).collect::<Vec<_>>()),

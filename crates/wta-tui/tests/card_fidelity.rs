@@ -3,7 +3,9 @@
 //! (Run, Insert or Open) is emitted only after every character of every
 //! action's `input`, `cwd` and tab `title` of every choice has been on
 //! screen in some frame. The harness is the driver's loop: draw, feed back
-//! what the view reports, apply one input, draw again.
+//! what the view reports, apply one input, draw again. Inputs come 50 ms
+//! apart, or after a pause as long as the card's grace period (a reader
+//! waiting for the card to take keys).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
@@ -124,6 +126,9 @@ fn payload() -> impl Strategy<Value = ProposalPayload> {
 enum Op {
     Key(Key),
     Resize(u16, u16),
+    /// The user reads for a while: the grace period passes (with the
+    /// driver's ticks).
+    Pause,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -149,6 +154,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         12 => key,
         1 => (20u16..120, 3u16..40).prop_map(|(c, r)| Op::Resize(c, r)),
+        4 => Just(Op::Pause),
     ]
 }
 
@@ -255,6 +261,10 @@ impl Pane {
             Op::Resize(cols, rows) => {
                 self.terminal.backend_mut().resize(cols, rows);
                 update(&mut self.state, Event::Resize { cols, rows }, self.now)
+            }
+            Op::Pause => {
+                self.now += CARD_GRACE;
+                update(&mut self.state, Event::Tick, self.now)
             }
         };
         self.now += Duration::from_millis(50);
@@ -363,6 +373,8 @@ proptest! {
                     break;
                 }
                 let before = top(&pane);
+                // A reader waits for the view to take keys.
+                prop_assert!(!pane.apply(&Op::Pause));
                 prop_assert!(!pane.apply(&Op::Key(Key::plain(KeyCode::PageDown))));
                 if top(&pane) == before {
                     break; // at the end
@@ -370,6 +382,8 @@ proptest! {
             }
         }
         prop_assert!(pane.state.proposals.front().unwrap().read_in_full(), "still unread at {}x{}", cols, rows);
+        prop_assert!(!pane.apply(&Op::Pause));
+        prop_assert!(pane.state.card_armed(pane.now), "not armed at {}x{}", cols, rows);
         prop_assert!(pane.apply(&Op::Key(Key::plain(KeyCode::Enter))), "Enter did not confirm at {}x{}", cols, rows);
         for field in typed_fields(&payload) {
             prop_assert!(pane.shown(field), "{:?} at {}x{}", field, cols, rows);

@@ -2,8 +2,9 @@
 //! a normal 80×24 pane, a 7-row pane (compact card), a 3-row pane (no row
 //! for the card at all) and a 20-column pane, each on the card and in the
 //! full view. The harness draws like the driver (draw, feed back what the
-//! view reports, until nothing new), and every snapshot comes with the
-//! answer Enter gets at that point.
+//! view reports, until nothing new), lets the card's grace period pass
+//! after every input (a reader looks before the next key), and every
+//! snapshot comes with the answer Enter gets at that point.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
@@ -130,15 +131,26 @@ impl Pane {
         }
     }
 
+    /// A key, then the user reads what it showed for the card's grace
+    /// period (the driver ticks meanwhile).
     fn press(&mut self, code: KeyCode) -> Vec<Effect> {
         let effects = update(&mut self.state, Event::Key(Key::plain(code)), self.now);
         self.draw();
+        self.pause();
         effects
     }
 
     fn resize(&mut self, cols: u16, rows: u16) {
         self.terminal.backend_mut().resize(cols, rows);
         update(&mut self.state, Event::Resize { cols, rows }, self.now);
+        self.draw();
+        self.pause();
+    }
+
+    /// The grace period passes: whatever the last input revealed is armed.
+    fn pause(&mut self) {
+        self.now += CARD_GRACE;
+        update(&mut self.state, Event::Tick, self.now);
         self.draw();
     }
 

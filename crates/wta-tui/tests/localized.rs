@@ -117,6 +117,8 @@ fn screens() -> Vec<(&'static str, Fixture, u16)> {
     let mut card = Fixture::ready();
     card.prompt("test it");
     card.domain(DomainEvent::PermissionRequest(permission()));
+    // Armed: the keys line shows the keys.
+    card.at(1000).send(Event::Tick);
     let mut setup = Fixture::ready();
     setup.domain(DomainEvent::AgentMissing {
         agent: "claude".into(),

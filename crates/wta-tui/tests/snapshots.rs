@@ -349,6 +349,8 @@ fn the_agents_question() {
         choices: vec!["staging".into(), "production".into()],
         allow_freeform: true,
     }));
+    // Armed: the keys line shows the keys.
+    f.at(1000).send(Event::Tick);
     snapshot_all_sizes("question", &f);
     let tall = f.render(80, 40);
     assert!(tall.contains("› 1. staging"), "{tall}");
