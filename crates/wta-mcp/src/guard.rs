@@ -5,10 +5,13 @@
 //! Order (the first failing check answers): framing (duplicate Host,
 //! Authorization or Content-Type, any Transfer-Encoding: 400; headers over
 //! the cap: 431), path `/mcp` (404), POST only (405 with `Allow: POST`),
-//! Host exactly the bound loopback authority (403), Origin loopback when
-//! present (403), bearer bound to a session (401, with no hint which part
-//! failed), `Content-Type: application/json` (415), declared length within
-//! the body cap (413). Reading the body (413, 408) is the server's.
+//! Host exactly the bound loopback authority (403), every Origin loopback
+//! when there is any (403: a foreign one among several is not hidden behind
+//! a loopback first one, which is all rmcp looks at), bearer bound to a
+//! session (401, with no hint which part failed), `Content-Type:
+//! application/json` (415), declared length within the body cap (413).
+//! Reading the body (413, 408) and the connection cap (503) are the
+//! server's.
 //!
 //! Nothing here logs a header value: Authorization carries a bearer.
 
@@ -52,6 +55,8 @@ pub(crate) enum Rejection {
     PayloadTooLarge,
     /// The body did not arrive within the read timeout.
     Timeout,
+    /// Authenticated, but every connection place is taken.
+    Busy,
 }
 
 pub(crate) type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
@@ -68,6 +73,7 @@ impl Rejection {
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::Timeout => StatusCode::REQUEST_TIMEOUT,
+            Self::Busy => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -83,6 +89,7 @@ impl Rejection {
             Self::UnsupportedMediaType => "Content-Type must be application/json",
             Self::PayloadTooLarge => "request body is too large",
             Self::Timeout => "the request was not received in time",
+            Self::Busy => "too many connections are open; try again",
         }
     }
 
@@ -134,8 +141,10 @@ pub(crate) fn admit<S>(
     if !host_is_ours(headers.get(HOST), policy.port) {
         return Err(Rejection::ForbiddenHost);
     }
-    if let Some(origin) = headers.get(ORIGIN)
-        && !origin_is_loopback(origin)
+    if headers
+        .get_all(ORIGIN)
+        .iter()
+        .any(|origin| !origin_is_loopback(origin))
     {
         return Err(Rejection::ForbiddenOrigin);
     }

@@ -267,6 +267,41 @@ fn duplicate_identity_headers_are_bad_requests() {
 }
 
 #[test]
+fn a_foreign_origin_among_several_is_refused_wherever_it_is() {
+    let loopback = format!("http://127.0.0.1:{PORT}");
+    let foreign = "http://evil.example".to_owned();
+    // (Origin headers in order, expected)
+    let rows = [
+        (
+            vec![loopback.clone(), foreign.clone()],
+            Err(Rejection::ForbiddenOrigin),
+        ),
+        (
+            vec![foreign.clone(), loopback.clone()],
+            Err(Rejection::ForbiddenOrigin),
+        ),
+        (
+            vec![loopback.clone(), "http://localhost".into(), foreign],
+            Err(Rejection::ForbiddenOrigin),
+        ),
+        (
+            vec![loopback.clone(), "null".into()],
+            Err(Rejection::ForbiddenOrigin),
+        ),
+        (
+            vec![loopback.clone(), "http://localhost".into()],
+            Ok("session-A"),
+        ),
+        (vec![loopback.clone(), loopback], Ok("session-A")),
+    ];
+    for (origins, expected) in rows {
+        let mut headers = good_headers();
+        headers.extend(origins.iter().map(|origin| ("origin", origin.clone())));
+        assert_eq!(run("POST", "/mcp", &headers), expected, "{origins:?}");
+    }
+}
+
+#[test]
 fn headers_over_the_cap_are_refused() {
     let mut headers = good_headers();
     headers.push(("x-filler", "a".repeat(32 * 1024)));
@@ -317,6 +352,7 @@ fn every_rejection_has_its_status_and_closes_the_connection() {
         (Rejection::UnsupportedMediaType, 415),
         (Rejection::PayloadTooLarge, 413),
         (Rejection::Timeout, 408),
+        (Rejection::Busy, 503),
     ];
     for (rejection, status) in rows {
         let response = rejection.response();

@@ -3,17 +3,22 @@
 //! hands it to rmcp's stateless Streamable HTTP service (JSON responses,
 //! no MCP sessions) with the authenticated caller in its extensions.
 //!
-//! Limits: connections over the cap are closed unanswered at accept (a
-//! bounded cost whatever the peer does); headers must arrive within the
-//! read timeout (hyper closes the connection otherwise) and the body
-//! within the read timeout after them (408); see `pool.rs` for the
-//! question pool. The bearer is removed from the request before rmcp sees
-//! it, so no rmcp log line can carry it.
+//! Limits (`pool.rs` has the pools): a connection is unproven until a
+//! request of it passes the checks with a valid bearer; it is closed
+//! unanswered when that has not happened within the auth timeout, or when
+//! newer connections evict it from a full unproven pool, so idle
+//! connections never starve an agent's calls. An authenticated connection
+//! beyond the cap gets 503 and is closed. Headers must also arrive within
+//! the read timeout (hyper closes the connection otherwise) and the body
+//! within the read timeout after them (408). The bearer is removed from the
+//! request before rmcp sees it, so no rmcp log line can carry it.
 
 use std::convert::Infallible;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -27,25 +32,34 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use wta_agent::admission::Watch;
 use wta_protocol::session_tools::USER_INPUT_TIMEOUT;
 
 use crate::backend::Backend;
 use crate::grants::{Grants, PendingGrant};
 use crate::guard::{self, HttpResponse, MCP_PATH, Policy, Rejection};
-use crate::pool::{ConnSlot, Pools};
+use crate::pool::{Caps, ConnSlot, Pools};
 use crate::tools::{Caller, SessionTools, ToolTimes};
 
 /// The endpoint's caps (first-implementation §2.12). `Default` gives the
 /// documented values; tests shorten the times.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
+    /// Authenticated connections.
     pub max_connections: usize,
     /// Connections whose call waits in `request_user_input`, on top of
     /// `max_connections`.
     pub max_question_connections: usize,
+    /// Connections that have not authenticated yet, on top of the others;
+    /// a new one evicts the oldest (one that sent nothing, when there is one).
+    pub max_unproven_connections: usize,
+    /// How long after its accept a connection may take to send headers
+    /// with a valid bearer before it is closed unanswered.
+    pub auth_timeout: Duration,
     /// Header names and values, each counted with its `: ` and CRLF.
     pub max_header_bytes: usize,
     pub max_body_bytes: usize,
@@ -62,6 +76,11 @@ impl Default for Limits {
         Self {
             max_connections: 32,
             max_question_connections: 32,
+            max_unproven_connections: 64,
+            // Agents send a request as soon as they are connected
+            // (milliseconds); 3 s leaves a loaded machine room and bounds
+            // how long an idle connection holds a place.
+            auth_timeout: Duration::from_secs(3),
             max_header_bytes: 32 * 1024,
             max_body_bytes: 1024 * 1024,
             read_timeout: Duration::from_secs(5),
@@ -142,7 +161,12 @@ impl Endpoint {
             },
             limits,
         });
-        let pools = Pools::new(limits.max_connections, limits.max_question_connections);
+        let pools = Pools::new(Caps {
+            unproven: limits.max_unproven_connections,
+            auth_timeout: limits.auth_timeout,
+            ordinary: limits.max_connections,
+            questions: limits.max_question_connections,
+        });
         let accept = tokio::spawn(accept_loop(listener, shared, pools, stop.clone()));
         tracing::info!(%addr, "session MCP endpoint listening");
         Ok(Self {
@@ -214,13 +238,7 @@ async fn accept_loop(
                 }
             }
         };
-        let Some(slot) = pools.admit() else {
-            tracing::debug!(
-                "session MCP endpoint: connection cap reached; closing a new connection"
-            );
-            drop(stream);
-            continue;
-        };
+        let slot = pools.admit();
         tokio::spawn(serve_connection(stream, slot, shared.clone(), stop.clone()));
     }
 }
@@ -232,6 +250,11 @@ async fn serve_connection(
     stop: CancellationToken,
 ) {
     let limits = shared.limits;
+    let watch = slot.watch().clone();
+    let io = FirstBytes {
+        stream,
+        watch: Some(watch.clone()),
+    };
     let service = service_fn(move |request| {
         let shared = shared.clone();
         let slot = slot.clone();
@@ -243,14 +266,73 @@ async fn serve_connection(
         .header_read_timeout(limits.read_timeout)
         .max_header_size(limits.max_header_bytes + REQUEST_LINE_ROOM)
         .max_buf_size((limits.max_header_bytes + REQUEST_LINE_ROOM).max(8192) * 2);
-    let connection = builder.serve_connection(TokioIo::new(stream), service);
+    let connection = builder.serve_connection(TokioIo::new(io), service);
     tokio::select! {
         result = connection => {
             if let Err(err) = result {
                 tracing::debug!(%err, "session MCP connection ended");
             }
         }
+        // Never fires once the connection authenticated.
+        lost = watch.lost() => {
+            tracing::debug!(?lost, "session MCP connection closed before it authenticated");
+        }
         () = stop.cancelled() => {}
+    }
+}
+
+/// The connection's socket, telling its unproven place when the first
+/// bytes arrive (a connection that speaks is evicted after silent ones).
+struct FirstBytes {
+    stream: TcpStream,
+    watch: Option<Watch>,
+}
+
+impl AsyncRead for FirstBytes {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut this.stream).poll_read(cx, buf);
+        if buf.filled().len() > before
+            && let Some(watch) = this.watch.take()
+        {
+            watch.saw_bytes();
+        }
+        poll
+    }
+}
+
+impl AsyncWrite for FirstBytes {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
     }
 }
 
@@ -271,6 +353,9 @@ async fn handle(shared: &Shared, slot: &Arc<ConnSlot>, request: Request<Incoming
             return rejection.response();
         }
     };
+    if !slot.prove() {
+        return Rejection::Busy.response();
+    }
     let body = match read_body(body, &shared.limits).await {
         Ok(body) => body,
         Err(rejection) => return rejection.response(),

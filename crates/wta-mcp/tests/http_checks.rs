@@ -387,7 +387,32 @@ async fn headers_that_do_not_arrive_in_time_close_the_connection() {
 }
 
 #[tokio::test]
-async fn connections_over_the_cap_are_closed_and_slots_come_back() {
+async fn a_foreign_origin_is_refused_even_after_a_loopback_one() {
+    let fx = Fixture::start(Limits::default()).await;
+    let (_grant, token) = fx.grant("A", "agent-1");
+    let host = fx.host();
+    let auth = format!("authorization: Bearer {token}\r\n");
+    let body = tools_list().to_string();
+    let ours = format!("origin: http://127.0.0.1:{}\r\n", fx.addr().port());
+    let evil = "origin: http://evil.example\r\n";
+    // (extra header lines, expected status)
+    let rows = [
+        (format!("{auth}{ours}{evil}"), 403),
+        (format!("{auth}{evil}{ours}"), 403),
+        (format!("{auth}{ours}origin: http://localhost\r\n"), 200),
+        (format!("{auth}{ours}"), 200),
+    ];
+    for (extra, expected) in rows {
+        assert_eq!(
+            raw(fx.addr(), &raw_post(&host, &extra, &body)).await,
+            Some(expected),
+            "{extra}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn authenticated_connections_over_the_cap_get_503_and_slots_come_back() {
     let limits = Limits {
         max_connections: 2,
         ..Limits::default()
@@ -396,7 +421,7 @@ async fn connections_over_the_cap_are_closed_and_slots_come_back() {
     let (_grant, token) = fx.grant("A", "agent-1");
     let body = tools_list().to_string();
     let auth = format!("authorization: Bearer {token}\r\n");
-    // Two idle connections take both slots (each has sent one request).
+    // Two idle connections take both slots (each has authenticated).
     let mut held = Vec::new();
     for _ in 0..2 {
         let mut stream = tokio::net::TcpStream::connect(fx.addr()).await.unwrap();
@@ -408,12 +433,17 @@ async fn connections_over_the_cap_are_closed_and_slots_come_back() {
     }
     assert_eq!(
         raw(fx.addr(), &raw_post(&fx.host(), &auth, &body)).await,
-        None
+        Some(503)
+    );
+    // A request that is refused before its bearer needs no slot.
+    assert_eq!(
+        raw(fx.addr(), &raw_post(&fx.host(), "", &body)).await,
+        Some(401)
     );
     drop(held);
     // Slots free up once the server sees the close; retry until then.
-    let mut status = None;
-    while status.is_none() {
+    let mut status = Some(503);
+    while status == Some(503) {
         status = raw(fx.addr(), &raw_post(&fx.host(), &auth, &body)).await;
         tokio::task::yield_now().await;
     }
