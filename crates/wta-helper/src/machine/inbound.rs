@@ -137,10 +137,16 @@ impl Machine {
                 answer: PermissionAnswer::Cancelled,
             });
         }
+        let own_server = self
+            .pane
+            .mcp_server
+            .as_ref()
+            .filter(|(session, _)| *session == request.session_id)
+            .map(|(_, server)| server.clone());
         self.pane
             .preflighting
             .insert(key, (request.session_id.clone(), request));
-        out.cmd(Command::Preflight { key });
+        out.cmd(Command::Preflight { key, own_server });
     }
 
     /// After the preflight: yolo's layer 2 approves silently, or a card asks.
@@ -255,7 +261,16 @@ impl Machine {
             self.pane.quit = true;
             return;
         }
-        self.pane.visible = probe.visible;
+        if self.pane.visible != probe.visible {
+            // The app is told: a hidden pane's cards are not visible, and one
+            // shown again starts its confirm guard over.
+            self.pane.visible = probe.visible;
+            out.event(if probe.visible {
+                DomainEvent::PaneShown
+            } else {
+                DomainEvent::PaneHidden
+            });
+        }
         if self.pane.probed_cwd.as_ref() == Some(&probe.cwd) {
             return;
         }

@@ -137,6 +137,8 @@ pub struct Pane {
     pub auth: Vec<AuthMethod>,
     /// The current ACP session.
     pub session: Option<SessionId>,
+    /// The session MCP server the master gave that session, by name.
+    pub mcp_server: Option<(SessionId, String)>,
     pub model_control: ModelControl,
     /// The session died with its agent: the next prompt opens a new one first.
     pub session_lost: bool,
@@ -210,6 +212,7 @@ impl Machine {
                 master_pid: None,
                 auth: Vec::new(),
                 session: None,
+                mcp_server: None,
                 model_control: ModelControl::None,
                 session_lost: false,
                 pending_prompt: None,
@@ -300,12 +303,16 @@ pub fn step(machine: &mut Machine, input: Input, now: Instant) -> Vec<Command> {
     let mut out = Out::default();
     match input {
         Input::App(event) => {
-            if matches!(
+            let input = matches!(
                 event,
                 Event::Key(_) | Event::Paste(_) | Event::Mouse(_) | Event::Resize { .. }
-            ) {
-                // Input reached the pane: it is seen.
+            );
+            if input && !machine.pane.visible {
+                // Input reached the pane: it is seen. The app hears it first,
+                // so a card in it is revealed (its guard starts over) before
+                // this input counts.
                 machine.pane.visible = true;
+                machine.app_event(Event::Domain(DomainEvent::PaneShown), now, &mut out);
             }
             machine.app_event(event, now, &mut out);
         }

@@ -573,4 +573,5 @@ fn the_status_probe_shows_the_target_and_ends_the_pane_with_its_tab() {
 
 mod autofix;
 mod first_prompt;
+mod reveal;
 mod session_tools;
