@@ -14,6 +14,10 @@ use wta_helper::proposals::preflight::preflight;
 use wta_protocol::invocation::INVOCATION_PREFIX;
 use wta_protocol::{Channel, HelperId, TurnNonce, build_invocation};
 
+/// The session's own MCP server: present, so no shape of a proposal command
+/// is mistaken for one of its tools.
+const SERVER: &str = "wta_0123456789abcdef0123";
+
 fn channel() -> impl Strategy<Value = Channel> {
     (any::<[u8; 16]>(), any::<[u8; 16]>())
         .prop_map(|(h, n)| Channel::new(HelperId::from_bytes(h), TurnNonce::from_bytes(n)))
@@ -237,7 +241,7 @@ proptest! {
         let canonical = build_invocation(&live, &payload);
         for shape in shapes(&canonical) {
             prop_assert_eq!(
-                preflight(Some(&live), &shape),
+                preflight(Some(&live), Some(SERVER), &shape),
                 Preflight::AllowAndArm { channel: live, payload: payload.clone() },
                 "{}", shape
             );
@@ -246,8 +250,8 @@ proptest! {
         let other = Channel::new(live.helper(), TurnNonce::from_bytes([0xee; 16]));
         prop_assume!(other != live);
         for shape in shapes(&canonical) {
-            prop_assert!(!armed(&preflight(None, &shape)), "{}", shape);
-            prop_assert!(!armed(&preflight(Some(&other), &shape)), "{}", shape);
+            prop_assert!(!armed(&preflight(None, Some(SERVER), &shape)), "{}", shape);
+            prop_assert!(!armed(&preflight(Some(&other), Some(SERVER), &shape)), "{}", shape);
         }
     }
 
@@ -264,7 +268,7 @@ proptest! {
         // without `'`, produce the same bytes: excluded above. Anything else
         // changes the bytes and must never be allowed.
         for shape in shapes(&mutated) {
-            let decision = preflight(Some(&live), &shape);
+            let decision = preflight(Some(&live), Some(SERVER), &shape);
             prop_assert!(
                 !armed(&decision),
                 "{:?} armed {:?}", m, mutated
@@ -272,8 +276,8 @@ proptest! {
         }
         let claude = json!({"kind": "execute", "rawInput": {"command": mutated}});
         prop_assert!(
-            matches!(preflight(Some(&live), &claude), Preflight::SilentCancel { .. }),
-            "{:?}: {:?} -> {:?}", m, mutated, preflight(Some(&live), &claude)
+            matches!(preflight(Some(&live), Some(SERVER), &claude), Preflight::SilentCancel { .. }),
+            "{:?}: {:?} -> {:?}", m, mutated, preflight(Some(&live), Some(SERVER), &claude)
         );
     }
 
@@ -288,7 +292,7 @@ proptest! {
                 (Just(live), Just(payload), tool_call(pool))
             }),
     ) {
-        let decision = preflight(Some(&live), &value);
+        let decision = preflight(Some(&live), Some(SERVER), &value);
         if let Preflight::AllowAndArm { channel, payload: armed } = decision {
             prop_assert_eq!(channel, live);
             // What was armed is a canonical command for the live channel
@@ -323,7 +327,7 @@ proptest! {
         ];
         for call in calls {
             prop_assert!(
-                !armed(&preflight(Some(&live), &call)),
+                !armed(&preflight(Some(&live), Some(SERVER), &call)),
                 "{}", call
             );
         }

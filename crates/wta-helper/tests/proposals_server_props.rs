@@ -93,7 +93,10 @@ impl Fixture {
     fn arm(&self, channel: &Channel, payload: &str) -> bool {
         let call = json!({"kind": "execute",
             "rawInput": {"command": build_invocation(channel, payload)}});
-        matches!(self.service.preflight(&call), Preflight::AllowAndArm { .. })
+        matches!(
+            self.service.preflight(None, &call),
+            Preflight::AllowAndArm { .. }
+        )
     }
 
     /// Sends `chunks`, closes the write side and reads everything until the

@@ -484,7 +484,12 @@ async fn open_session(
         Some(mcp) if wants_tools => mcp.offer(instance.id),
         _ => None,
     };
+    let mut server_name = None;
     let grant = grant.map(|(grant, server)| {
+        server_name = server
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         session_mcp::add_server(&mut msg.params, server);
         grant
     });
@@ -531,6 +536,12 @@ async fn open_session(
             if let (Some(grant), Some(mcp), Err(_)) = (grant, master.mcp.get(), &result) {
                 mcp.withdraw(grant);
             }
+            // The helper learns its session's server by name, to tell that
+            // server's tool calls by identity in the permission preflight.
+            let result = result.map(|reply| match server_name {
+                Some(name) => session_mcp::name_server(reply, name),
+                None => reply,
+            });
             // Under the dispatch's ordering barrier: the relay copies this
             // session's next update only once this answer is queued.
             let _ = helper.respond(

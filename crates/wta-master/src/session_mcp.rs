@@ -51,6 +51,26 @@ pub(crate) fn add_server(params: &mut Value, server: Value) {
     }
 }
 
+/// A `session/new|load` reply for the helper, with `_meta.wta.mcpServer`
+/// naming the server its session was given (the bearer stays here).
+pub(crate) fn name_server(mut reply: Value, name: String) -> Value {
+    let Some(fields) = reply.as_object_mut() else {
+        return reply;
+    };
+    let meta = fields
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if let Some(meta) = meta.as_object_mut() {
+        let wta = meta
+            .entry("wta")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Some(wta) = wta.as_object_mut() {
+            wta.insert("mcpServer".into(), Value::String(name));
+        }
+    }
+    reply
+}
+
 /// Whether the agent's `initialize` result says it takes HTTP MCP servers.
 pub(crate) fn takes_http_mcp(init: &Value) -> bool {
     init.pointer("/agentCapabilities/mcpCapabilities/http")

@@ -75,6 +75,11 @@ pub struct WtaMeta {
     /// the helper's sessions on its previous instance are closed.
     #[serde(default, skip_serializing_if = "is_default")]
     pub fresh_agent: bool,
+    /// On the master's `session/new|load` reply: the name of the session
+    /// MCP server it gave this session (`wta_<20 hex>`), so the helper can
+    /// tell that server's tool calls by name (DESIGN §4.7a).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_server: Option<String>,
 }
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -88,6 +93,11 @@ impl WtaMeta {
             None | Some(serde_json::Value::Null) => Ok(None),
             Some(value) => Self::deserialize(value).map(Some),
         }
+    }
+
+    /// Reads `wta` of a `_meta` map; `None` when absent or unreadable.
+    pub fn from_meta(meta: &serde_json::Map<String, serde_json::Value>) -> Option<Self> {
+        meta.get("wta").and_then(|v| Self::deserialize(v).ok())
     }
 
     /// Removes `_meta.wta` from `params` (agents never see it); drops an empty `_meta`.

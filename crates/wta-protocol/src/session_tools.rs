@@ -387,6 +387,24 @@ impl UserInputOutcome {
     }
 }
 
+/// Whether `args` are arguments `tool` takes: they read as that tool's
+/// argument type, which refuses unknown keys. How the permission preflight
+/// tells a WTA tool reported by its bare name from another tool of the same
+/// name with other inputs.
+pub fn arguments_fit(tool: &str, args: &serde_json::Value) -> bool {
+    fn reads<T: serde::de::DeserializeOwned>(args: &serde_json::Value) -> bool {
+        T::deserialize(args).is_ok()
+    }
+    match tool {
+        TOOL_RUN_COMMAND => reads::<RunCommandArgs>(args),
+        TOOL_CREATE_WORKSPACE => reads::<CreateWorkspaceArgs>(args),
+        TOOL_DELEGATE_TASK => reads::<DelegateTaskArgs>(args),
+        TOOL_PROPOSAL_RESULT => reads::<ProposalResultArgs>(args),
+        TOOL_USER_INPUT => reads::<UserInputArgs>(args),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 #[path = "session_tools_tests.rs"]
 mod tests;

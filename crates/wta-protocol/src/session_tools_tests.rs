@@ -261,3 +261,42 @@ fn session_server_names_are_recognised_only_whole() {
     assert!(names_session_server(server));
     assert!(!names_session_server("wta_"));
 }
+
+#[test]
+fn arguments_fit_only_the_tools_own_inputs() {
+    use serde_json::json;
+    let fits = |tool, args: serde_json::Value| arguments_fit(tool, &args);
+    assert!(fits(
+        TOOL_RUN_COMMAND,
+        json!({"command": "ls", "explanation": "why"})
+    ));
+    assert!(fits(
+        TOOL_RUN_COMMAND,
+        json!({"command": "ls", "wait_secs": 5})
+    ));
+    assert!(fits(TOOL_CREATE_WORKSPACE, json!({"target": "tab"})));
+    assert!(fits(TOOL_DELEGATE_TASK, json!({"task": "fix it"})));
+    assert!(fits(
+        TOOL_PROPOSAL_RESULT,
+        json!({"proposal_id": "11111111111111111111111111111111"})
+    ));
+    assert!(fits(
+        TOOL_USER_INPUT,
+        json!({"question": "which?", "choices": ["a"]})
+    ));
+    // Another tool's inputs, unknown keys, missing or mistyped ones, non-objects.
+    assert!(!fits(
+        TOOL_RUN_COMMAND,
+        json!({"command": "ls", "description": "d"})
+    ));
+    assert!(!fits(
+        TOOL_RUN_COMMAND,
+        json!({"command": "ls", "timeout": 60})
+    ));
+    assert!(!fits(TOOL_RUN_COMMAND, json!({})));
+    assert!(!fits(TOOL_RUN_COMMAND, json!({"command": ["ls"]})));
+    assert!(!fits(TOOL_RUN_COMMAND, json!("ls")));
+    assert!(!fits(TOOL_CREATE_WORKSPACE, json!({"target": "window"})));
+    assert!(!fits(TOOL_DELEGATE_TASK, json!({"command": "x"})));
+    assert!(!fits("run_shell_command", json!({"command": "ls"})));
+}

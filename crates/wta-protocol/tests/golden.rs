@@ -323,6 +323,18 @@ mod helper_master {
     }
 
     #[test]
+    fn meta_on_a_session_reply_names_its_mcp_server() {
+        let reply = WtaMeta {
+            mcp_server: Some("wta_0123456789abcdef0123".into()),
+            ..WtaMeta::default()
+        };
+        assert_golden(&reply, &fixture("meta_session_reply.json"));
+        let mut meta = serde_json::Map::new();
+        meta.insert("wta".into(), serde_json::to_value(&reply).unwrap());
+        assert_eq!(WtaMeta::from_meta(&meta), Some(reply));
+    }
+
+    #[test]
     fn sessions_list_result() {
         let list = SessionsListResponse {
             sessions: vec![

@@ -14,7 +14,8 @@ const PAYLOAD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommen
 #[test]
 fn a_confirmed_delegate_choice_starts_the_configured_agent_with_the_task() {
     let env = Env::with_config(
-        "[delegate]\nname = \"fake-delegate\"\nargv = [\"/bin/sh\", \"-c\", \"echo delegated: \\\"$0\\\"; exec sleep 600\"]\n",
+        // `sh -c` takes no end of options: the task is its `$0`.
+        "[delegate]\nname = \"fake-delegate\"\nargv = [\"/bin/sh\", \"-c\", \"echo delegated: \\\"$0\\\"; exec sleep 600\"]\nend_of_options = \"\"\n",
     );
     let pane = Pane::open_in(env, "custom:test");
     pane.wait_ready();

@@ -77,6 +77,37 @@ fn a_terminal_tool_runs_only_when_confirmed_and_reports_the_exit() {
     );
 }
 
+/// The report's forgery: a shell command that carries this session's real
+/// server name and a tool name in its text. It is the agent's own tool,
+/// so the user decides on a permission card; nothing answers it alone.
+#[test]
+fn a_tool_call_that_only_mentions_the_sessions_tools_asks_the_user() {
+    let pane = integrated_pane_in("bash");
+    pane.submit(
+        r#"permission-call {"title":"Run a shell command","kind":"execute","rawInput":{"command":"touch /tmp/P # {server} run_command_in_current_shell"}}"#,
+    );
+    let screen = pane.wait_for_all(&["Run a shell command", "Reject"]);
+    assert!(
+        !screen.contains("permission: selected"),
+        "answered without the user:\n{screen}"
+    );
+}
+
+/// A WTA tool's bare name (copilot's spelling) on a call that acts by
+/// itself: a permission card too.
+#[test]
+fn a_bare_tool_name_on_a_call_that_acts_asks_the_user() {
+    let pane = integrated_pane_in("bash");
+    pane.submit(
+        r#"permission-call {"title":"run_command_in_current_shell","kind":"execute","rawInput":{"command":"ls"}}"#,
+    );
+    let screen = pane.wait_for_all(&["run_command_in_current_shell", "Reject"]);
+    assert!(
+        !screen.contains("permission: selected"),
+        "answered without the user:\n{screen}"
+    );
+}
+
 #[test]
 fn a_dismissed_card_is_reported_and_nothing_runs() {
     let pane = integrated_pane_in("bash");
@@ -206,7 +237,8 @@ fn create_workspace_opens_a_panel_once_confirmed() {
 #[test]
 fn delegate_task_starts_the_delegate_in_a_new_tab() {
     let env = pane_tui_common::Env::with_config(
-        "[delegate]\nname = \"fake-delegate\"\nargv = [\"/bin/sh\", \"-c\", \"echo delegated: \\\"$0\\\"; exec sleep 600\"]\n",
+        // `sh -c` takes no end of options: the task is its `$0`.
+        "[delegate]\nname = \"fake-delegate\"\nargv = [\"/bin/sh\", \"-c\", \"echo delegated: \\\"$0\\\"; exec sleep 600\"]\nend_of_options = \"\"\n",
     );
     let pane = pane_tui_common::integrated_pane_on(env, "bash", "custom:test");
     call(

@@ -16,6 +16,15 @@ pub struct SessionOpened {
     pub models: Option<ModelState>,
 }
 
+impl SessionOpened {
+    /// The name of the session MCP server the master gave this session
+    /// (`_meta.wta.mcpServer`), if it has one.
+    pub fn mcp_server(&self) -> Option<String> {
+        let meta = self.response.meta.as_ref()?;
+        wta_protocol::helper_master::WtaMeta::from_meta(meta)?.mcp_server
+    }
+}
+
 /// `models` of a `session/new` reply.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

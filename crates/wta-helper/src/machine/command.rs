@@ -100,8 +100,12 @@ pub enum Command {
     },
     /// Name the session's agent on this pane (`@wta_agent`).
     NameAgent { agent: String },
-    /// Run the proposal preflight on the held permission request.
-    Preflight { key: PermissionRequestId },
+    /// Run the proposal preflight on the held permission request, of a
+    /// session whose MCP server is `own_server` (the master named it).
+    Preflight {
+        key: PermissionRequestId,
+        own_server: Option<String>,
+    },
     /// Answer the held permission request.
     AnswerPermission {
         key: PermissionRequestId,

@@ -129,6 +129,7 @@ impl Machine {
                 agent: self.pane.agent.clone(),
             });
         }
+        self.pane.mcp_server = reply.mcp_server().map(|server| (id.clone(), server));
         self.pane.session = Some(id);
         self.pane.model_control = facts.model_control;
         for event in facts.events {

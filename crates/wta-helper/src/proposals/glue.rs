@@ -183,17 +183,19 @@ impl ProposalGlue {
         });
     }
 
-    /// The permission preflight. `Err(p)` gives the request back for the
-    /// normal card; `Ok(events)` means it was answered here.
+    /// The permission preflight of a request in a session whose MCP server
+    /// is `own_server`. `Err(p)` gives the request back for the normal
+    /// card; `Ok(events)` means it was answered here.
     pub fn preflight(
         &self,
         p: Box<PermissionRequest>,
+        own_server: Option<&str>,
     ) -> Result<Vec<DomainEvent>, Box<PermissionRequest>> {
         // The trust scan reads the tool call as JSON, every field of it (a
         // proposal command may hide anywhere): the one place a typed
         // request is looked at as its wire shape.
         let tool_call = serde_json::to_value(&p.request.tool_call).unwrap_or_default();
-        match self.service.preflight(&tool_call) {
+        match self.service.preflight(own_server, &tool_call) {
             Preflight::NormalCard => Err(p),
             Preflight::AllowAndArm { .. } | Preflight::AllowSessionTool { .. } => {
                 let allow = p

@@ -5,6 +5,7 @@
 //! - [`machine`]: the channel manager as a pure state machine.
 //! - [`policy`]: turn policy (delegate, agent-pane targets).
 //! - [`preflight`]: permission request → allow+arm / silent cancel / fail closed / card.
+//! - [`own_tools`]: whether a permission request is a call of this session's MCP tools.
 //! - [`service`]: [`ProposalService`], the lockable engine and its API.
 //! - [`server`]: [`ProposalServer`], the Unix socket.
 //! - `continuation.rs` (in [`machine`]): a fresh channel after each confirmed
@@ -21,6 +22,7 @@
 
 pub mod glue;
 pub mod machine;
+pub mod own_tools;
 pub mod policy;
 pub mod preflight;
 pub mod server;

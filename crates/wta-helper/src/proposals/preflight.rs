@@ -8,10 +8,10 @@
 //!   channel that is not live) → cancel silently, with a log line.
 //! - An execute call whose shape we do not know but which mentions the CLI
 //!   → fail closed: cancel, and show the integration problem.
-//! - A call of one of the session endpoint's tools (the tool call names a
-//!   `wta_<20 hex>` server and one of its tools, in whatever shape the
-//!   agent spells MCP calls) → AllowOnce silently while a turn is live: the
-//!   tool's own card (or question) is where the user decides.
+//! - A call of one of *this session's* MCP tools, told by the structured
+//!   fields the agent uses for MCP calls ([`super::own_tools`]; never by
+//!   text found inside the call) → AllowOnce silently while a turn is
+//!   live: the tool's own card (or question) is where the user decides.
 //! - Anything else → the normal permission card.
 
 use serde_json::Value;
@@ -33,10 +33,12 @@ pub enum Preflight {
     NormalCard,
 }
 
-/// Decides about the `toolCall` of a permission request.
-/// `live` is the current turn's channel, if any.
-pub fn preflight(live: Option<&Channel>, tool_call: &Value) -> Preflight {
-    if let Some(tool) = session_tool(tool_call) {
+/// Decides about the `toolCall` of a permission request. `live` is the
+/// current turn's channel, if any; `own_server` the name of the session's
+/// MCP server, if it has one.
+pub fn preflight(live: Option<&Channel>, own_server: Option<&str>, tool_call: &Value) -> Preflight {
+    if let Some(tool) = own_server.and_then(|server| super::own_tools::own_tool(tool_call, server))
+    {
         return match live {
             Some(_) => Preflight::AllowSessionTool { tool },
             None => Preflight::SilentCancel {
@@ -73,35 +75,6 @@ pub fn preflight(live: Option<&Channel>, tool_call: &Value) -> Preflight {
     }
 }
 
-/// The session endpoint tool this tool call names: a `wta_<20 hex>` server
-/// name and one of its tool names anywhere in it (claude spells
-/// `mcp__<server>__<tool>`, copilot `<server>-<tool>`, gemini
-/// `mcp_<server>_<tool>`, codex a namespace and a name apart).
-fn session_tool(value: &Value) -> Option<&'static str> {
-    use wta_protocol::session_tools::{TOOLS, names_session_server};
-    let mut server = false;
-    let mut tool = None;
-    walk_strings(value, 0, &mut |s| {
-        server |= names_session_server(s);
-        if tool.is_none() {
-            tool = TOOLS.iter().copied().find(|name| s.contains(name));
-        }
-    });
-    tool.filter(|_| server)
-}
-
-fn walk_strings(value: &Value, depth: usize, seen: &mut impl FnMut(&str)) {
-    if depth > 16 {
-        return;
-    }
-    match value {
-        Value::String(s) => seen(s),
-        Value::Array(items) => items.iter().for_each(|v| walk_strings(v, depth + 1, seen)),
-        Value::Object(map) => map.values().for_each(|v| walk_strings(v, depth + 1, seen)),
-        _ => {}
-    }
-}
-
 /// Whether any string in the tool call mentions the proposal CLI.
 fn mentions_cli(value: &Value) -> bool {
     fn walk(value: &Value, depth: usize) -> bool {
@@ -130,6 +103,7 @@ mod tests {
     }
 
     const PAYLOAD: &str = r#"{"b":1,"a":"it's"}"#;
+    const SERVER: &str = "wta_0123456789abcdef0123";
 
     #[test]
     fn canonical_for_the_live_channel_arms_in_every_envelope() {
@@ -143,7 +117,7 @@ mod tests {
         ];
         for shape in shapes {
             assert_eq!(
-                preflight(Some(&live), &shape),
+                preflight(Some(&live), Some(SERVER), &shape),
                 Preflight::AllowAndArm {
                     channel: live,
                     payload: PAYLOAD.to_owned()
@@ -159,11 +133,11 @@ mod tests {
         let old = build_invocation(&channel(3), PAYLOAD);
         let call = |c: &str| json!({"kind":"execute","rawInput":{"command": c}});
         assert!(matches!(
-            preflight(Some(&live), &call(&old)),
+            preflight(Some(&live), Some(SERVER), &call(&old)),
             Preflight::SilentCancel { .. }
         ));
         assert!(matches!(
-            preflight(None, &call(&build_invocation(&live, PAYLOAD))),
+            preflight(None, Some(SERVER), &call(&build_invocation(&live, PAYLOAD))),
             Preflight::SilentCancel { .. }
         ));
         let canonical = build_invocation(&live, PAYLOAD);
@@ -176,7 +150,7 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    preflight(Some(&live), &call(&bad)),
+                    preflight(Some(&live), Some(SERVER), &call(&bad)),
                     Preflight::SilentCancel { .. }
                 ),
                 "{bad}"
@@ -185,43 +159,29 @@ mod tests {
     }
 
     #[test]
-    fn session_tools_are_allowed_silently_in_every_agents_spelling() {
+    fn own_session_tools_are_allowed_silently_during_a_turn_only() {
         let live = channel(2);
-        let server = "wta_0123456789abcdef0123";
-        let shapes = [
-            json!({"title": format!("mcp__{server}__run_command_in_current_shell"),
-                "rawInput": {"command": "rm -rf build"}}),
-            json!({"title": "Run", "_meta": {"claudeCode": {"toolName": format!("mcp__{server}__create_workspace")}}}),
-            json!({"title": format!("{server}-request_user_input")}),
-            json!({"title": format!("mcp_{server}_delegate_task_in_new_workspace")}),
-            json!({"title": "Approve MCP tool call", "rawInput": {"server": server, "tool": "get_proposal_result"}}),
-        ];
-        for shape in shapes {
-            assert!(
-                matches!(
-                    preflight(Some(&live), &shape),
-                    Preflight::AllowSessionTool { .. }
-                ),
-                "{shape}"
-            );
-            assert!(
-                matches!(preflight(None, &shape), Preflight::SilentCancel { .. }),
-                "outside a turn: {shape}"
-            );
-        }
-        // Another server's tool of the same name, or our server's unknown tool: a card.
-        for other in [
-            json!({"title": "mcp__github__run_command_in_current_shell"}),
-            json!({"title": format!("mcp__{server}__rm_everything")}),
-            json!({"title": "mcp__xwta_0123456789abcdef0123__create_workspace"}),
-            json!({"title": "mcp__wta_0123456789abcdef01234__create_workspace"}),
-        ] {
-            assert_eq!(
-                preflight(Some(&live), &other),
-                Preflight::NormalCard,
-                "{other}"
-            );
-        }
+        let ours = json!({"title": format!("mcp__{SERVER}__run_command_in_current_shell"),
+            "rawInput": {"command": "rm -rf build"}});
+        assert_eq!(
+            preflight(Some(&live), Some(SERVER), &ours),
+            Preflight::AllowSessionTool {
+                tool: "run_command_in_current_shell"
+            }
+        );
+        assert!(matches!(
+            preflight(None, Some(SERVER), &ours),
+            Preflight::SilentCancel { .. }
+        ));
+        // Without a server of its own the session has no such tools: the
+        // user decides, as for another server's tool of the same name.
+        assert_eq!(preflight(Some(&live), None, &ours), Preflight::NormalCard);
+        let theirs = json!({"title": "mcp__wta_ffffffffffffffffffff__run_command_in_current_shell",
+            "rawInput": {"command": "rm -rf build"}});
+        assert_eq!(
+            preflight(Some(&live), Some(SERVER), &theirs),
+            Preflight::NormalCard
+        );
     }
 
     #[test]
@@ -229,14 +189,23 @@ mod tests {
         let live = channel(2);
         let weird = json!({"kind":"execute","rawInput":{"argv": "propose-terminal-actions"}});
         assert!(matches!(
-            preflight(Some(&live), &weird),
+            preflight(Some(&live), Some(SERVER), &weird),
             Preflight::FailClosed { .. }
         ));
         let opencode = json!({"kind":"execute","title":"bash","rawInput":{}});
-        assert_eq!(preflight(Some(&live), &opencode), Preflight::NormalCard);
+        assert_eq!(
+            preflight(Some(&live), Some(SERVER), &opencode),
+            Preflight::NormalCard
+        );
         let edit = json!({"kind":"edit","title":"Edit a.rs","rawInput":{"path":"a.rs"}});
-        assert_eq!(preflight(Some(&live), &edit), Preflight::NormalCard);
+        assert_eq!(
+            preflight(Some(&live), Some(SERVER), &edit),
+            Preflight::NormalCard
+        );
         let ls = json!({"kind":"execute","rawInput":{"command":"ls -la"}});
-        assert_eq!(preflight(Some(&live), &ls), Preflight::NormalCard);
+        assert_eq!(
+            preflight(Some(&live), Some(SERVER), &ls),
+            Preflight::NormalCard
+        );
     }
 }

@@ -186,10 +186,11 @@ impl ProposalService {
         Ok(Channel::new(self.helper, nonce))
     }
 
-    /// The permission preflight for a request's `toolCall`; arms the live
-    /// channel when the decision is [`Preflight::AllowAndArm`].
-    pub fn preflight(&self, tool_call: &Value) -> Preflight {
-        let decision = preflight(self.live_channel().as_ref(), tool_call);
+    /// The permission preflight for a request's `toolCall` in a session
+    /// whose MCP server is `own_server`; arms the live channel when the
+    /// decision is [`Preflight::AllowAndArm`].
+    pub fn preflight(&self, own_server: Option<&str>, tool_call: &Value) -> Preflight {
+        let decision = preflight(self.live_channel().as_ref(), own_server, tool_call);
         if let Preflight::AllowAndArm { channel, payload } = &decision {
             let event = Event::Arm {
                 channel: *channel,

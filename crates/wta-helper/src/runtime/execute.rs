@@ -179,7 +179,7 @@ impl Runtime {
                 command,
             } => self.auth_window(agent, method, command),
             Command::NameAgent { agent } => self.name_agent(agent),
-            Command::Preflight { key } => self.preflight(key),
+            Command::Preflight { key, own_server } => self.preflight(key, own_server.as_deref()),
             Command::AnswerPermission { key, answer } => self.answer(key, &answer),
             Command::ServeFile { key } => self.serve_file(key),
             Command::ServeTerminal { key } => self.serve_terminal(key),
@@ -352,11 +352,11 @@ impl Runtime {
     }
 
     /// The proposal preflight, answered at once.
-    fn preflight(&mut self, key: PermissionRequestId) {
+    fn preflight(&mut self, key: PermissionRequestId, own_server: Option<&str>) {
         let Some(request) = self.permissions.remove(&key) else {
             return;
         };
-        let verdict = match self.proposals.preflight(Box::new(request)) {
+        let verdict = match self.proposals.preflight(Box::new(request), own_server) {
             Ok(events) => Preflighted::Answered(events),
             Err(request) => {
                 self.permissions.insert(key, *request);

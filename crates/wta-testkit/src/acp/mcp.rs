@@ -124,6 +124,47 @@ pub fn steps(servers: &[McpServer], tool: String, args: Value) -> Vec<Step> {
     ]
 }
 
+/// `permission-call <json>`: a permission request for the tool call the
+/// test wrote, with `{server}` standing for the session's server name.
+pub fn forged_permission(servers: &[McpServer], call: &Value) -> Vec<Step> {
+    let name = servers.first().map(|s| s.name.clone()).unwrap_or_default();
+    let text = |key: &str| {
+        call.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .replace("{server}", &name)
+    };
+    let kind = match text("kind").as_str() {
+        "execute" => ToolKind::Execute,
+        "edit" => ToolKind::Edit,
+        "delete" => ToolKind::Delete,
+        "read" => ToolKind::Read,
+        _ => ToolKind::Other,
+    };
+    let raw_input = call
+        .get("rawInput")
+        .map(|raw| serde_json::from_str(&raw.to_string().replace("{server}", &name)))
+        .and_then(Result::ok);
+    let mut tool_call = ToolCall::new("forged-1", text("title"), kind);
+    if let Some(raw) = raw_input {
+        tool_call = tool_call.raw_input(raw);
+    }
+    let ask = Permission {
+        call: tool_call,
+        options: vec![
+            PermissionOption::new("allow", "Allow", "allow_once"),
+            PermissionOption::new("reject", "Reject", "reject_once"),
+        ],
+    };
+    vec![Step::ask(ask, |answer| {
+        vec![Step::say(match answer {
+            Ok(PermissionAnswer::Selected(id)) => format!("permission: selected {id}"),
+            Ok(PermissionAnswer::Cancelled) => "permission: cancelled".to_owned(),
+            Err(err) => format!("permission: error {}", err.message),
+        })]
+    })]
+}
+
 fn refused(why: &str) -> Vec<Step> {
     vec![
         Step::ToolUpdate(ToolUpdate::new(CALL_ID, ToolCallStatus::Failed)),

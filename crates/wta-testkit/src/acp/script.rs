@@ -17,6 +17,12 @@ pub enum Script {
     Plan,
     /// `permission [kind...]`: ask with one option per kind (default allow_once reject_once).
     Permission(Vec<String>),
+    /// `permission-call <json>`: ask permission for the tool call `{"title",
+    /// "kind", "rawInput"}` (allow once / reject), `{server}` in its strings
+    /// replaced by the name of the session's MCP server; the answer is said
+    /// back like `permission`'s. How a test forges a call that mentions
+    /// WTA's tools.
+    PermissionCall(serde_json::Value),
     /// `terminal <command>`: run it through the client's `terminal/*`.
     Terminal(String),
     /// `terminal-ops <json>`: `{"create": {params}, "ops": ["wait", "output",
@@ -110,6 +116,10 @@ pub fn parse(text: &str) -> Script {
                 Script::Permission(kinds)
             }
         }
+        "permission-call" => match serde_json::from_str(rest) {
+            Ok(call) => Script::PermissionCall(call),
+            Err(_) => Script::Echo(text.to_owned()),
+        },
         "terminal" if !rest.is_empty() => Script::Terminal(rest.to_owned()),
         "terminal-ops" => match serde_json::from_str(rest) {
             Ok(spec) => Script::TerminalOps(spec),

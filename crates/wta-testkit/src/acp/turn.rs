@@ -61,6 +61,7 @@ pub(super) fn steps(
             Step::say("plan shown"),
         ],
         Script::Permission(kinds) => permission(&kinds),
+        Script::PermissionCall(call) => super::mcp::forged_permission(servers, &call),
         Script::Terminal(command) => terminal(command),
         Script::TerminalOps(spec) => terminal_ops(spec),
         Script::Run(command) => run(command),

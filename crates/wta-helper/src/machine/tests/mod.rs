@@ -91,7 +91,13 @@ fn ask(m: &mut Machine, n: u64, verdict: Preflighted) -> Vec<Command> {
     let key = PermissionRequestId(n);
     let request = permission("s1");
     let first = step(m, Input::Permission { key, request }, t0());
-    assert_eq!(first, [Command::Preflight { key }]);
+    assert_eq!(
+        first,
+        [Command::Preflight {
+            key,
+            own_server: None
+        }]
+    );
     step(m, Input::Preflighted { key, verdict }, t0())
 }
 
@@ -569,6 +575,47 @@ fn the_status_probe_shows_the_target_and_ends_the_pane_with_its_tab() {
     assert!(m.wants_status());
     step(&mut m, Input::Status(probe("/src", true, true)), t0());
     assert!(m.quit_requested());
+}
+
+#[test]
+fn the_preflight_hears_the_server_the_master_gave_this_session_only() {
+    let mut m = Machine::new(config());
+    m.start(t0());
+    step(&mut m, linked(), t0());
+    let server = "wta_0123456789abcdef0123";
+    step(
+        &mut m,
+        opened("s1", json!({"_meta": {"wta": {"mcpServer": server}}})),
+        t0(),
+    );
+    let ask = |m: &mut Machine, n, session| {
+        let key = PermissionRequestId(n);
+        step(
+            m,
+            Input::Permission {
+                key,
+                request: permission(session),
+            },
+            t0(),
+        )
+    };
+    assert_eq!(
+        ask(&mut m, 1, "s1"),
+        [Command::Preflight {
+            key: PermissionRequestId(1),
+            own_server: Some(server.to_owned())
+        }]
+    );
+    // A new session without a server of its own: no name goes with it.
+    step(&mut m, opened("s2", json!({})), t0());
+    let commands = ask(&mut m, 2, "s2");
+    assert!(
+        commands.contains(&Command::Preflight {
+            key: PermissionRequestId(2),
+            own_server: None
+        }),
+        "{commands:?}"
+    );
 }
 
 mod autofix;
