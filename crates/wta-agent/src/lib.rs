@@ -37,4 +37,6 @@ pub use error::AgentError;
 /// Pane option on an agent pane naming the agent its current session runs
 /// (set by the helper whenever a session opens; read by `wta up`).
 pub const PANE_AGENT_OPTION: &str = "@wta_agent";
-pub use registry::{AgentEntry, AgentId, AgentKey, AgentSource, Delegate, Registry, RegistryPaths};
+pub use registry::{
+    AgentEntry, AgentId, AgentKey, AgentSource, Delegate, Registry, RegistryPaths, cli_env,
+};

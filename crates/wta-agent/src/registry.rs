@@ -219,6 +219,34 @@ struct PolicyFile {
     allow_yolo_mode: Option<bool>,
 }
 
+/// What every process an agent runs needs to reach the proposal CLI: `PATH`
+/// with the directory of `wta_exe` first (once), `WTA_CLI_PATH` =
+/// `wta_exe`, and the runtime dir of this WTA (`WTA_RUNTIME_DIR`), where the
+/// agent pane's proposal socket is. The agent gets it, and so do the
+/// terminals it runs through the client (ACP `terminal/*`), where its shell
+/// tool's commands run.
+pub fn cli_env(wta_exe: &Path, path_var: Option<&std::ffi::OsStr>) -> Vec<(OsString, OsString)> {
+    vec![
+        ("PATH".into(), cli_path(wta_exe, path_var)),
+        ("WTA_CLI_PATH".into(), wta_exe.as_os_str().to_owned()),
+        (
+            wta_env::private_dir::RUNTIME_DIR_ENV.into(),
+            wta_env::private_dir::runtime_dir().into_os_string(),
+        ),
+    ]
+}
+
+fn cli_path(wta_exe: &Path, path_var: Option<&std::ffi::OsStr>) -> OsString {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = wta_exe.parent() {
+        dirs.push(dir.to_path_buf());
+    }
+    if let Some(path) = path_var {
+        dirs.extend(std::env::split_paths(path).filter(|d| Some(d.as_path()) != wta_exe.parent()));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
 /// The loaded registry. Cheap to clone; reload to pick up config edits.
 #[derive(Debug, Clone)]
 pub struct Registry {
@@ -408,27 +436,11 @@ impl Registry {
 
     /// The agent's PATH (wta's dir first) and `WTA_CLI_PATH`.
     pub fn agent_env(&self) -> Vec<(OsString, OsString)> {
-        vec![
-            ("PATH".into(), self.agent_path()),
-            (
-                "WTA_CLI_PATH".into(),
-                self.paths.wta_exe.clone().into_os_string(),
-            ),
-        ]
+        cli_env(&self.paths.wta_exe, self.paths.path_var.as_deref())
     }
 
     fn agent_path(&self) -> OsString {
-        let mut dirs: Vec<PathBuf> = Vec::new();
-        if let Some(dir) = self.paths.wta_exe.parent() {
-            dirs.push(dir.to_path_buf());
-        }
-        if let Some(path) = &self.paths.path_var {
-            dirs.extend(
-                std::env::split_paths(path)
-                    .filter(|d| Some(d.as_path()) != self.paths.wta_exe.parent()),
-            );
-        }
-        std::env::join_paths(dirs).unwrap_or_default()
+        cli_path(&self.paths.wta_exe, self.paths.path_var.as_deref())
     }
 
     /// `program` itself when it contains a `/`, else the first match on the agent's PATH.

@@ -1,5 +1,8 @@
 //! The private runtime directory every WTA socket lives in, and its checks.
 //!
+//! `$WTA_RUNTIME_DIR` when WTA set it for a process it started (agents and
+//! their terminals, so they reach the same sockets as the pane that runs
+//! them, whatever `XDG_RUNTIME_DIR` their own environment has), else
 //! `$XDG_RUNTIME_DIR/wta` (an empty or relative value counts as unset), else
 //! `/tmp/wta-<uid>`. In `/tmp` another user can create that name first, so a
 //! directory is only used when it is a real directory (`lstat`: a planted
@@ -24,9 +27,28 @@ pub struct UnsafeDir {
     pub reason: String,
 }
 
-/// `$XDG_RUNTIME_DIR/wta`, else `/tmp/wta-<uid>` (not created).
+/// The variable through which WTA hands its runtime dir to the processes it
+/// starts (absolute; anything else counts as unset).
+pub const RUNTIME_DIR_ENV: &str = "WTA_RUNTIME_DIR";
+
+/// `$WTA_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/wta`, else `/tmp/wta-<uid>`
+/// (not created).
 pub fn runtime_dir() -> PathBuf {
-    runtime_dir_from(std::env::var_os("XDG_RUNTIME_DIR").as_deref())
+    runtime_dir_given(
+        std::env::var_os(RUNTIME_DIR_ENV).as_deref(),
+        std::env::var_os("XDG_RUNTIME_DIR").as_deref(),
+    )
+}
+
+/// [`runtime_dir`] for given `WTA_RUNTIME_DIR` and `XDG_RUNTIME_DIR` values.
+pub fn runtime_dir_given(
+    wta_runtime_dir: Option<&std::ffi::OsStr>,
+    xdg_runtime_dir: Option<&std::ffi::OsStr>,
+) -> PathBuf {
+    match wta_runtime_dir.map(Path::new) {
+        Some(dir) if dir.is_absolute() => dir.to_path_buf(),
+        _ => runtime_dir_from(xdg_runtime_dir),
+    }
 }
 
 /// [`runtime_dir`] for a given `XDG_RUNTIME_DIR` value: empty or relative
@@ -122,6 +144,21 @@ pub fn check_private_dir(dir: &Path) -> Result<(), UnsafeDir> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn the_dir_wta_handed_on_comes_before_xdg() {
+        use std::ffi::OsStr;
+        let given = |wta: Option<&str>, xdg: Option<&str>| {
+            runtime_dir_given(wta.map(OsStr::new), xdg.map(OsStr::new))
+        };
+        assert_eq!(
+            given(Some("/run/u/wta"), Some("/x")),
+            PathBuf::from("/run/u/wta")
+        );
+        assert_eq!(given(Some("relative"), Some("/x")), PathBuf::from("/x/wta"));
+        assert_eq!(given(Some(""), Some("/x")), PathBuf::from("/x/wta"));
+        assert_eq!(given(None, Some("/x")), PathBuf::from("/x/wta"));
+    }
     use std::ffi::OsStr;
 
     #[test]

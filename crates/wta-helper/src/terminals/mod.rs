@@ -263,7 +263,8 @@ impl Terminals {
         &self,
         request: &CreateTerminalRequest,
     ) -> Result<CreateTerminalResponse, TermError> {
-        let spec = TerminalSpec::from_request(request, &self.config.cwd, &spec::shell());
+        let base = spec::agent_env(&self.config.exe);
+        let spec = TerminalSpec::from_request(request, &self.config.cwd, &spec::shell(), &base);
         let id = {
             let mut table = self.lock();
             table.next += 1;

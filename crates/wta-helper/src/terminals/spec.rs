@@ -8,6 +8,11 @@
 //! it goes to `bash -c` (else `/bin/sh -c`) once, and each of `args` is
 //! appended single-quoted, so an argument is never split or expanded. No
 //! other layer parses either: tmux gets the argv literally.
+//!
+//! The command runs in the agent's environment as far as WTA sets it
+//! (`PATH` with wta's directory first and `WTA_CLI_PATH`, so the canonical
+//! proposal invocation works from an agent's shell tool too), with the
+//! request's `env` on top. A relative `cwd` is taken against the session's.
 
 use agent_client_protocol::v1::schema::{CreateTerminalRequest, TerminalExitStatus};
 
@@ -47,11 +52,14 @@ pub fn quote(s: &str) -> String {
 }
 
 impl TerminalSpec {
-    /// The spec for `request`; `cwd` when the request names none.
+    /// The spec for `request`: in `default_cwd` when the request names no
+    /// directory (and under it when it names a relative one), with
+    /// `base_env` and then the request's `env` (which wins on a clash).
     pub fn from_request(
         request: &CreateTerminalRequest,
         default_cwd: &std::path::Path,
         shell: &str,
+        base_env: &[(String, String)],
     ) -> Self {
         let mut script = request.command.clone();
         for arg in &request.args {
@@ -67,19 +75,38 @@ impl TerminalSpec {
         Self {
             argv: vec![shell.to_owned(), "-c".to_owned(), script.clone()],
             display: script,
-            env: request
-                .env
-                .iter()
-                .map(|v| (v.name.clone(), v.value.clone()))
-                .collect(),
-            cwd: request
-                .cwd
-                .clone()
-                .filter(|c| c.is_absolute())
-                .unwrap_or_else(|| default_cwd.to_path_buf()),
+            env: merged_env(base_env, request),
+            cwd: match &request.cwd {
+                Some(cwd) => default_cwd.join(cwd),
+                None => default_cwd.to_path_buf(),
+            },
             output_limit,
         }
     }
+}
+
+/// `base` with the request's variables set over it, in order, each name once.
+fn merged_env(base: &[(String, String)], request: &CreateTerminalRequest) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = base.to_vec();
+    for var in &request.env {
+        env.retain(|(name, _)| *name != var.name);
+        env.push((var.name.clone(), var.value.clone()));
+    }
+    env
+}
+
+/// The environment WTA gives an agent, for its terminals: `wta_exe` as
+/// `WTA_CLI_PATH` and its directory first on `PATH` (this process's).
+pub fn agent_env(wta_exe: &std::path::Path) -> Vec<(String, String)> {
+    wta_agent::cli_env(wta_exe, std::env::var_os("PATH").as_deref())
+        .into_iter()
+        .map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        })
+        .collect()
 }
 
 /// How a command ended, as the wrapper writes it in [`EXIT_OPTION`].
@@ -191,14 +218,14 @@ mod tests {
     fn the_command_line_goes_to_the_shell_once_and_args_stay_literal() {
         let r = request(json!({"sessionId": "s", "command": "echo hi && ls",
             "env": [{"name": "CLAUDECODE", "value": "1"}], "outputByteLimit": 32000}));
-        let spec = TerminalSpec::from_request(&r, std::path::Path::new("/w"), "bash");
+        let spec = TerminalSpec::from_request(&r, std::path::Path::new("/w"), "bash", &[]);
         assert_eq!(spec.argv, ["bash", "-c", "echo hi && ls"]);
         assert_eq!(spec.env, [("CLAUDECODE".to_owned(), "1".to_owned())]);
         assert_eq!(spec.cwd, std::path::Path::new("/w"));
         assert_eq!(spec.output_limit, 32000);
         let r = request(json!({"sessionId": "s", "command": "printf", "cwd": "/tmp",
             "args": ["%s|", "a b", "it's $HOME", "*"]}));
-        let spec = TerminalSpec::from_request(&r, std::path::Path::new("/w"), "/bin/sh");
+        let spec = TerminalSpec::from_request(&r, std::path::Path::new("/w"), "/bin/sh", &[]);
         assert_eq!(spec.argv[2], r#"printf '%s|' 'a b' 'it'\''s $HOME' '*'"#);
         assert_eq!(spec.cwd, std::path::Path::new("/tmp"));
         assert_eq!(spec.output_limit, DEFAULT_OUTPUT_LIMIT);
@@ -208,8 +235,37 @@ mod tests {
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), "a b|it's $HOME|*|");
         let huge = request(json!({"sessionId": "s", "command": "x", "outputByteLimit": u64::MAX}));
-        let spec = TerminalSpec::from_request(&huge, std::path::Path::new("/"), "sh");
+        let spec = TerminalSpec::from_request(&huge, std::path::Path::new("/"), "sh", &[]);
         assert_eq!(spec.output_limit, MAX_OUTPUT_LIMIT);
+    }
+
+    #[test]
+    fn the_agents_cli_env_comes_first_and_the_request_sets_over_it() {
+        let base = agent_env(std::path::Path::new("/opt/wta/bin/wta"));
+        let cli = base.iter().find(|(k, _)| k == "WTA_CLI_PATH").unwrap();
+        assert_eq!(cli.1, "/opt/wta/bin/wta");
+        let path = base.iter().find(|(k, _)| k == "PATH").unwrap();
+        assert!(
+            path.1.starts_with("/opt/wta/bin:") || path.1 == "/opt/wta/bin",
+            "{path:?}"
+        );
+        let r = request(json!({"sessionId": "s", "command": "x",
+            "env": [{"name": "CLAUDECODE", "value": "1"}, {"name": "PATH", "value": "/only"}]}));
+        let spec = TerminalSpec::from_request(&r, std::path::Path::new("/w"), "sh", &base);
+        let names: Vec<&str> = spec.env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            ["WTA_CLI_PATH", "CLAUDECODE", "PATH"],
+            "each once, the request's last"
+        );
+        assert!(spec.env.contains(&("PATH".to_owned(), "/only".to_owned())));
+    }
+
+    #[test]
+    fn a_relative_cwd_is_taken_against_the_sessions() {
+        let r = request(json!({"sessionId": "s", "command": "x", "cwd": "sub/dir"}));
+        let spec = TerminalSpec::from_request(&r, std::path::Path::new("/w"), "sh", &[]);
+        assert_eq!(spec.cwd, std::path::Path::new("/w/sub/dir"));
     }
 
     #[test]
