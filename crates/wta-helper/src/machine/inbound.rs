@@ -261,14 +261,16 @@ impl Machine {
             self.pane.quit = true;
             return;
         }
-        if self.pane.visible != probe.visible {
+        self.pane.visible = probe.visible;
+        self.pane.probe_saw_it |= probe.visible;
+        let hidden = !probe.visible && self.pane.probe_saw_it;
+        if hidden != self.app.pane_hidden {
             // The app is told: a hidden pane's cards are not visible, and one
             // shown again starts its confirm guard over.
-            self.pane.visible = probe.visible;
-            out.event(if probe.visible {
-                DomainEvent::PaneShown
-            } else {
+            out.event(if hidden {
                 DomainEvent::PaneHidden
+            } else {
+                DomainEvent::PaneShown
             });
         }
         if self.pane.probed_cwd.as_ref() == Some(&probe.cwd) {

@@ -151,6 +151,11 @@ pub struct Pane {
     pub yolo: YoloControl,
     /// Whether this pane is seen (refresh the status only then).
     pub visible: bool,
+    /// A status probe has seen this pane on screen. Only from then on does
+    /// a probe's "hidden" hide its cards from the user: before, a pane nobody
+    /// looks at cannot be told from a tmux server no client is attached to
+    /// (scripts, tests), where keys are the user's only sign.
+    pub probe_saw_it: bool,
     /// Last probed target cwd, so an unchanged probe causes no redraw.
     pub probed_cwd: Option<Option<String>>,
     /// The pane is to close.
@@ -220,6 +225,7 @@ impl Machine {
                 preflighting: BTreeMap::new(),
                 yolo,
                 visible: true,
+                probe_saw_it: false,
                 probed_cwd: None,
                 quit: false,
                 autofix: autofix::Autofix {
@@ -307,11 +313,13 @@ pub fn step(machine: &mut Machine, input: Input, now: Instant) -> Vec<Command> {
                 event,
                 Event::Key(_) | Event::Paste(_) | Event::Mouse(_) | Event::Resize { .. }
             );
-            if input && !machine.pane.visible {
-                // Input reached the pane: it is seen. The app hears it first,
-                // so a card in it is revealed (its guard starts over) before
-                // this input counts.
+            if input {
+                // Input reached the pane: it is seen.
                 machine.pane.visible = true;
+            }
+            if input && machine.app.pane_hidden {
+                // The app hears it first, so a card in it is revealed (its
+                // guard starts over) before this input counts.
                 machine.app_event(Event::Domain(DomainEvent::PaneShown), now, &mut out);
             }
             machine.app_event(event, now, &mut out);

@@ -1,7 +1,9 @@
 //! A card in a pane that was hidden: the status probe saying the pane is
 //! hidden or shown again, and input reaching a hidden pane, reach the app
 //! as `PaneHidden`/`PaneShown`, so a card confirms only once it has been
-//! on screen for the grace period since the pane was shown again.
+//! on screen for the grace period since the pane was shown again. A probe
+//! that never saw the pane on screen (no client attached to the tmux
+//! server: scripts, tests) hides nothing.
 
 use wta_protocol::ProposalId;
 use wta_state::proposal_card::CardSight;
@@ -33,9 +35,14 @@ fn confirms(commands: &[Command]) -> bool {
         .any(|c| matches!(c, Command::ConfirmCard { id, .. } if *id == ID))
 }
 
-/// A live session with a one-choice card up since `t`, read in full.
-fn with_card(t: Instant) -> Machine {
+/// A live session with a one-choice card up since `t`, read in full;
+/// `seen`: the status probe has seen the pane on screen.
+fn with_card(t: Instant, seen: bool) -> Machine {
     let (mut m, _) = ready();
+    if seen {
+        step(&mut m, probe(true), t);
+        assert!(m.pane.probe_saw_it && !m.app.pane_hidden);
+    }
     let card = AcceptedProposal {
         id: ID,
         payload: serde_json::from_value(json!({"schema_version": 1,
@@ -69,7 +76,7 @@ fn with_card(t: Instant) -> Machine {
 #[test]
 fn a_pane_shown_again_starts_its_cards_guard_over() {
     let t = Instant::now();
-    let mut m = with_card(t);
+    let mut m = with_card(t, true);
     step(&mut m, probe(false), ms(t, 1_000));
     assert!(m.app.pane_hidden);
     assert!(!m.app.card_armed(ms(t, 4_000)), "hidden: never armed");
@@ -85,7 +92,7 @@ fn a_pane_shown_again_starts_its_cards_guard_over() {
 #[test]
 fn input_reaching_a_hidden_pane_reveals_its_card_before_it_counts() {
     let t = Instant::now();
-    let mut m = with_card(t);
+    let mut m = with_card(t, true);
     step(&mut m, probe(false), ms(t, 1_000));
     // tmux shows the pane before the slow probe notices: the first key
     // marks it seen, and the card it reveals ignores that key.
@@ -99,11 +106,23 @@ fn input_reaching_a_hidden_pane_reveals_its_card_before_it_counts() {
 #[test]
 fn a_probe_with_no_news_leaves_the_guard_and_a_resize_starts_it_over() {
     let t = Instant::now();
-    let mut m = with_card(t);
+    let mut m = with_card(t, true);
     // A probe that says nothing new tells the app nothing.
     step(&mut m, probe(true), ms(t, 1_000));
     assert_eq!(m.app.guard.visible_since(), Some(t));
     let resize = Input::App(Event::Resize { cols: 60, rows: 20 });
     step(&mut m, resize, ms(t, 2_000));
     assert_eq!(m.app.guard.visible_since(), Some(ms(t, 2_000)));
+}
+
+#[test]
+fn a_probe_that_never_saw_the_pane_hides_nothing() {
+    let t = Instant::now();
+    let mut m = with_card(t, false);
+    // No client attached: every probe says hidden, yet keys are the user's.
+    step(&mut m, probe(false), ms(t, 500));
+    assert!(!m.pane.visible && !m.app.pane_hidden);
+    assert!(m.app.card_armed(ms(t, 1_000)));
+    assert!(confirms(&step(&mut m, enter(), ms(t, 1_000))));
+    assert!(m.pane.visible, "input makes it seen for the status line");
 }
