@@ -419,7 +419,8 @@ async fn the_delegate_is_read_from_the_config_at_each_launch() {
     );
     std::fs::write(
         &file,
-        "[delegate]\nname = \"late\"\nargv = [\"sh\", \"-c\", \"echo \\\"late: $1\\\"; sleep 30\", \"agent\"]\n",
+        // `sh -c` takes no `--`: the task is its `$1`.
+        "[delegate]\nname = \"late\"\nargv = [\"sh\", \"-c\", \"echo \\\"late: $1\\\"; sleep 30\", \"agent\"]\nend_of_options = \"\"\n",
     )
     .unwrap();
     let results = rig.run(vec![delegate()], ConfirmMode::Run).await;

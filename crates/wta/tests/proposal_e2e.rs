@@ -68,6 +68,20 @@ fn a_codex_shaped_request_is_armed_too() {
     pane.wait_squeezed("action 1: the command succeeded");
 }
 
+/// An agent that runs its shell through the client (claude-code-acp's
+/// way): the canonical invocation runs in an agent terminal, a tmux pane
+/// the helper opens, and its output comes back through `terminal/output`.
+#[test]
+fn an_agent_whose_shell_is_the_clients_terminal_proposes_too() {
+    let pane = integrated_pane();
+    pane.submit("propose-run-terminal echo via-terminal-$((6*7))");
+    let card = pane.wait_armed_card(" Run ");
+    assert!(card.contains("echo via-terminal-$((6*7))"), "{card}");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "via-terminal-42", T);
+    pane.wait_squeezed("action 1: the command succeeded");
+}
+
 #[test]
 fn insert_types_without_running_and_reports_inserted() {
     let pane = integrated_pane();

@@ -255,7 +255,7 @@ mod tests {
         let names: Vec<&str> = spec.env.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(
             names,
-            ["WTA_CLI_PATH", "CLAUDECODE", "PATH"],
+            ["WTA_CLI_PATH", "WTA_RUNTIME_DIR", "CLAUDECODE", "PATH"],
             "each once, the request's last"
         );
         assert!(spec.env.contains(&("PATH".to_owned(), "/only".to_owned())));

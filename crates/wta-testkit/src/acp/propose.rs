@@ -2,7 +2,8 @@
 //! WTA's prompt context: find the canonical invocation for this turn's
 //! channel in the context block, ask `session/request_permission` for
 //! exactly that command (claude- or codex-shaped, or not at all), run it
-//! with a shell, stream the CLI's lines back as message chunks, and answer
+//! with a shell — its own, or, as claude-code-acp does, the client's
+//! `terminal/*` — stream the CLI's lines back as message chunks, and answer
 //! from the lines it printed (issue 7's closed loop, in the same turn).
 //!
 //! The agent decides nothing else: [`reply`] is a pure function of the
@@ -28,7 +29,7 @@ pub fn command_for(channel: &Channel, proposal: &Proposal) -> String {
     let canonical = build_invocation(channel, &proposal.payload);
     match proposal.how {
         Asking::Piped => format!("{canonical} | cat"),
-        Asking::Claude | Asking::Codex | Asking::Unarmed => canonical,
+        Asking::Claude | Asking::Codex | Asking::Terminal | Asking::Unarmed => canonical,
     }
 }
 
@@ -44,6 +45,17 @@ fn permission(how: Asking, command: &str) -> Permission {
                 PermissionOption::new("approved", "Yes, proceed", "allow_once"),
                 PermissionOption::new("approved-execpolicy-amendment", "Yes, and don't ask again", "allow_always"),
                 PermissionOption::new("abort", "No, and tell Codex what to do differently", "reject_once"),
+            ],
+        },
+        // claude-code-acp's request carries no kind (its fixture).
+        Asking::Terminal => Permission {
+            call: ToolCall::new(CALL_ID, format!("`{command}`"), ToolKind::Other)
+                .raw_input(json!({"command": command, "description": "Propose terminal actions",
+                    "timeout": 600000})),
+            options: vec![
+                PermissionOption::new("allow_always", "Always Allow", "allow_always"),
+                PermissionOption::new("allow", "Allow", "allow_once"),
+                PermissionOption::new("reject", "Reject", "reject_once"),
             ],
         },
         Asking::Claude | Asking::Piped | Asking::Unarmed => Permission {
@@ -63,7 +75,7 @@ fn permission(how: Asking, command: &str) -> Permission {
 fn argv(how: Asking, command: &str) -> Vec<String> {
     match how {
         Asking::Codex => vec!["/bin/bash".into(), "-lc".into(), command.into()],
-        Asking::Claude | Asking::Piped | Asking::Unarmed => {
+        Asking::Claude | Asking::Terminal | Asking::Piped | Asking::Unarmed => {
             vec!["sh".into(), "-c".into(), command.into()]
         }
     }
@@ -120,6 +132,9 @@ pub(super) fn steps(context: &str, proposal: &Proposal) -> Vec<Step> {
 /// Runs the command, streaming each CLI line back as a chunk, and answers
 /// from the lines it printed (a paragraph of its own after them).
 fn running(how: Asking, command: &str) -> Vec<Step> {
+    if how == Asking::Terminal {
+        return through_terminal(command);
+    }
     let cli = Command::new(argv(how, command)).saying_lines();
     vec![
         Step::ToolUpdate(ToolUpdate::new(CALL_ID, ToolCallStatus::InProgress)),
@@ -132,6 +147,74 @@ fn running(how: Asking, command: &str) -> Vec<Step> {
                 Step::say(format!("\n\n{}", reply(&ran))),
             ]
         }),
+    ]
+}
+
+/// claude-code-acp's Bash: `terminal/create` for the command line, then
+/// its exit and output read back, then `terminal/release`; the answer is
+/// made from that output as from the agent's own run.
+fn through_terminal(command: &str) -> Vec<Step> {
+    let create = json!({"command": command, "env": [{"name": "CLAUDECODE", "value": "1"}],
+        "outputByteLimit": 32000});
+    vec![
+        Step::ToolUpdate(ToolUpdate::new(CALL_ID, ToolCallStatus::InProgress)),
+        Step::request("terminal/create", create, |answer| {
+            let id = match answer {
+                Ok(created) => created.get("terminalId").cloned().unwrap_or_default(),
+                Err(err) => return terminal_failed(&err.message),
+            };
+            let ids = json!({"terminalId": id});
+            vec![Step::request(
+                "terminal/wait_for_exit",
+                ids.clone(),
+                move |exited| {
+                    let exit = match exited {
+                        Ok(exited) => exited
+                            .get("exitCode")
+                            .and_then(serde_json::Value::as_i64)
+                            .and_then(|c| i32::try_from(c).ok()),
+                        Err(err) => return terminal_failed(&err.message),
+                    };
+                    vec![Step::request(
+                        "terminal/output",
+                        ids.clone(),
+                        move |output| {
+                            let stdout = match output {
+                                Ok(output) => output
+                                    .get("output")
+                                    .and_then(serde_json::Value::as_str)
+                                    .unwrap_or_default()
+                                    .to_owned(),
+                                Err(err) => return terminal_failed(&err.message),
+                            };
+                            let ran = Ran {
+                                stdout,
+                                stderr: String::new(),
+                                exit,
+                            };
+                            vec![Step::request("terminal/release", ids, move |_| {
+                                let lines = ran.lines().collect::<Vec<_>>().join("\n");
+                                vec![
+                                    Step::ToolUpdate(
+                                        ToolUpdate::new(CALL_ID, ran.tool_status()).raw_output(
+                                            json!({"exitCode": ran.exit, "stdout": lines}),
+                                        ),
+                                    ),
+                                    Step::say(format!("{lines}\n\n{}", reply(&ran))),
+                                ]
+                            })]
+                        },
+                    )]
+                },
+            )]
+        }),
+    ]
+}
+
+fn terminal_failed(why: &str) -> Vec<Step> {
+    vec![
+        Step::ToolUpdate(ToolUpdate::new(CALL_ID, ToolCallStatus::Failed)),
+        Step::say(format!("terminal: error {why}")),
     ]
 }
 

@@ -62,7 +62,8 @@ pub enum Script {
 ///
 /// Words: `propose[-<how>] <json-payload>`, `propose-run[-<how>] <command>`
 /// (one `send` action), `propose-open[-<how>] tab|panel [cwd]` (one `open`
-/// action); `<how>` is `codex`, `unarmed` or `piped` (default: claude).
+/// action); `<how>` is `codex`, `terminal`, `unarmed` or `piped` (default:
+/// claude).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Proposal {
     /// The payload JSON exactly as the agent writes it (compact).
@@ -75,6 +76,10 @@ pub struct Proposal {
 pub enum Asking {
     /// claude-shaped permission request (`rawInput.command` string), then `sh -c`.
     Claude,
+    /// claude-code-acp's way: its permission request, then the command run
+    /// through the client's `terminal/create` (a pane, for WTA), read back
+    /// with `terminal/wait_for_exit` and `terminal/output`.
+    Terminal,
     /// codex-shaped (`rawInput.command` = `["/bin/bash","-lc",cmd]`), then that argv.
     Codex,
     /// No permission request (opencode's default, yolo sessions): just `sh -c`.
@@ -168,7 +173,7 @@ pub fn parse(text: &str) -> Script {
     }
 }
 
-/// `propose[-run|-open][-codex|-unarmed|-piped] <rest>`.
+/// `propose[-run|-open][-codex|-terminal|-unarmed|-piped] <rest>`.
 fn proposal(word: &str, rest: &str) -> Option<Proposal> {
     let mut parts = word.split('-');
     if parts.next() != Some("propose") {
@@ -180,6 +185,7 @@ fn proposal(word: &str, rest: &str) -> Option<Proposal> {
         match part {
             "run" | "open" if kind == "payload" => kind = part,
             "codex" => how = Asking::Codex,
+            "terminal" => how = Asking::Terminal,
             "unarmed" => how = Asking::Unarmed,
             "piped" => how = Asking::Piped,
             _ => return None,

@@ -12,13 +12,28 @@ request's tool list names it) proposing COMMAND; a turn that carries a
 tool's result is answered with the text `TOOL_DONE: <result>`; anything
 else with `hello`. Streams SSE like
 the real API (message_start … message_stop); `count_tokens` answers 10.
+
+Proposals through the agent's own shell, the way WTA's prompt asks: a turn
+whose user text mentions RUN_PROPOSAL, or whose WTA turn context is an
+autofix turn (`"origin": "autofix"`), is answered with a `mcp__acp__Bash`
+call of the canonical invocation read from the context (its channel, its
+origin) proposing the first of COMMAND's steps (`step one ;; step two`);
+each tool result that ends with a `next` line gets the next step on that
+line's invocation, and the last result `TOOL_DONE: <result>`.
 """
 
 import json
+import re
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORTFILE, COMMAND = sys.argv[1], sys.argv[2]
+STEPS = [c.strip() for c in COMMAND.split(";;") if c.strip()]
+INVOCATION = re.compile(
+    r'"\$WTA_CLI_PATH" propose-terminal-actions --channel (v1\.[0-9a-f]{32}\.[0-9a-f]{32}) '
+    r"--payload-json '<compact-json-payload>'"
+)
+ORIGIN = re.compile(r'"origin":\s*"(terminal_agent|autofix)"')
 
 
 def text_of(block):
@@ -34,13 +49,74 @@ def text_of(block):
     return ""
 
 
-def decide(body):
-    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    last = users[-1] if users else {}
-    content = last.get("content", [])
+def blocks(message):
+    content = message.get("content", [])
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
+    return content
+
+
+def canonical(channel, origin, command):
+    """The invocation WTA's context gives, with a one-`send` payload."""
+    payload = json.dumps({
+        "schema_version": 1, "origin": origin, "recommended_choice": 1,
+        "choices": [{"choice": 1, "title": "Run " + command, "rationale": "offline test",
+                     "actions": [{"type": "send", "input": command}]}],
+    }, separators=(",", ":"))
+    quoted = payload.replace("'", "'\\''")
+    return f'"$WTA_CLI_PATH" propose-terminal-actions --channel {channel} --payload-json \'{quoted}\''
+
+
+def bash(command):
+    return ("tool", ("mcp__acp__Bash", {"command": command, "description": "propose", "timeout": 600000}))
+
+
+def proposal_turn(messages):
+    """The context of the turn the last user text started, if it proposes."""
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            continue
+        text = "".join(text_of(b) for b in blocks(message) if b.get("type") == "text")
+        if not text:
+            continue
+        found, origin = INVOCATION.search(text), ORIGIN.search(text)
+        wanted = "RUN_PROPOSAL" in text or (origin and origin.group(1) == "autofix")
+        if found and origin and wanted:
+            return found.group(1), origin.group(1)
+        return None
+    return None
+
+
+def next_line(result):
+    """The `next` line the proposal CLI printed last, if any."""
+    for line in reversed(result.splitlines()):
+        line = line.strip()
+        if line.startswith("{") and '"phase":"next"' in line.replace(" ", ""):
+            try:
+                return json.loads(line)
+            except ValueError:
+                return None
+    return None
+
+
+def decide(body):
+    messages = body.get("messages", [])
+    users = [m for m in messages if m.get("role") == "user"]
+    last = users[-1] if users else {}
+    content = blocks(last)
     results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    turn = proposal_turn(messages)
+    if turn and not results:
+        channel, origin = turn
+        return bash(canonical(channel, origin, STEPS[0]))
+    if turn and results:
+        result = "".join(text_of(b) for b in results)
+        done = sum(1 for m in messages for b in blocks(m)
+                   if isinstance(b, dict) and b.get("type") == "tool_result")
+        following = next_line(result)
+        if following and done < len(STEPS):
+            return bash(canonical(following["channel"], turn[1], STEPS[done]))
+        return ("text", "TOOL_DONE: " + result)
     if results:
         return ("text", "TOOL_DONE: " + "".join(text_of(b) for b in results))
     if any("RUN_TOOL" in text_of(b) for b in content):
