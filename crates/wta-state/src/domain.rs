@@ -307,3 +307,109 @@ pub struct AuthMethod {
     /// A terminal-auth command (argv) the agent advertises; run in a new tmux window.
     pub terminal_command: Option<Vec<String>>,
 }
+
+/// What a shell pane is doing, as the helper's pane watcher last saw it:
+/// what a card that types into that pane says before it is confirmed. The
+/// default is what the pane shows until the watcher said anything (no fact
+/// yet): nothing new on the card.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PaneFacts {
+    /// A program holds the pane: a command typed now would not reach its
+    /// shell's prompt. `None`: the prompt is there (or nothing is known).
+    pub busy: Option<Busy>,
+    /// The prompt holds text the user typed and has not submitted.
+    pub typed_text: bool,
+    /// How a confirmed command reaches the pane's prompt.
+    pub keys: KeyPath,
+}
+
+/// What holds a pane whose prompt is not there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Busy {
+    /// A command runs in the foreground. `command` is what the user would
+    /// recognise it by (its command line, else its program's name; empty
+    /// when unknown).
+    Running { command: String },
+    /// A full-screen program (the alternate screen: an editor, a pager)
+    /// holds the pane; `command` as for `Running`.
+    FullScreen { command: String },
+}
+
+impl Busy {
+    /// What runs, as the watcher named it.
+    pub fn command(&self) -> &str {
+        match self {
+            Self::Running { command } | Self::FullScreen { command } => command,
+        }
+    }
+}
+
+/// How a confirmed command reaches a pane's prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyPath {
+    /// The shell's WTA key binding takes the command whole (its
+    /// integration's hand-off): no key map or half-typed text can change
+    /// it, and what was typed comes back after. Also what a card assumes
+    /// until the watcher says otherwise (it says nothing about keys).
+    #[default]
+    Handoff,
+    /// The shell has no WTA key binding: the command is typed into the
+    /// pane as keystrokes, over a cleared line.
+    TypedKeys,
+}
+
+/// Longest command name a card shows (characters); longer ones end in `…`.
+pub const PANE_COMMAND_CHARS: usize = 48;
+
+impl PaneFacts {
+    /// The facts as a card may show them: the busy command on one line,
+    /// without control or invisible format characters (each becomes `�`),
+    /// at most [`PANE_COMMAND_CHARS`] long. The watcher reads it from the
+    /// pane (a process name, a command line typed there), so it is not
+    /// trusted to be printable.
+    pub fn shown(self) -> Self {
+        let busy = self.busy.map(|busy| match busy {
+            Busy::Running { command } => Busy::Running {
+                command: shown_command(&command),
+            },
+            Busy::FullScreen { command } => Busy::FullScreen {
+                command: shown_command(&command),
+            },
+        });
+        Self { busy, ..self }
+    }
+}
+
+/// `command` printable, on one line, bounded (see [`PaneFacts::shown`]).
+fn shown_command(command: &str) -> String {
+    let clean: String = command
+        .trim()
+        .chars()
+        .map(|c| if invisible(c) { '\u{fffd}' } else { c })
+        .collect();
+    if clean.chars().count() <= PANE_COMMAND_CHARS {
+        return clean;
+    }
+    let mut out: String = clean.chars().take(PANE_COMMAND_CHARS - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Controls (C0, DEL, C1), line and paragraph separators, and the format
+/// and variation characters that draw as nothing or reorder text.
+fn invisible(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{61c}'
+                | '\u{180b}'..='\u{180f}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{fe00}'..='\u{fe0f}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{e0000}'..='\u{e01ef}'
+        )
+}

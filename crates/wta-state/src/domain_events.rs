@@ -95,6 +95,7 @@ pub(crate) fn on_domain(
         DomainEvent::Models(models) => state.models = models,
         DomainEvent::ConfigOptions(options) => state.config_options = options,
         DomainEvent::TargetPane { pane, cwd } => state.target = Some(TargetPane { pane, cwd }),
+        DomainEvent::PaneFacts { pane, facts } => proposal_card::on_facts(state, pane, facts),
         DomainEvent::Yolo { on, blocked } => {
             state.yolo = YoloState {
                 on: on && !blocked,

@@ -6,7 +6,7 @@
 
 use super::debug::Direction;
 use super::domain::{
-    AgentChoice, AuthMethod, ConfigOption, ConnectionState, FailureNotice, ModelChoice,
+    AgentChoice, AuthMethod, ConfigOption, ConnectionState, FailureNotice, ModelChoice, PaneFacts,
     PermissionRequest, PlanEntry, StopReason, TerminalView, ToolCall, ToolCallUpdate, Usage,
 };
 
@@ -206,6 +206,14 @@ pub enum DomainEvent {
     TargetPane {
         pane: String,
         cwd: Option<String>,
+    },
+    /// What a shell pane (`%N`) is doing now, from the helper's pane
+    /// watcher: the cards that type into it say so before they are
+    /// confirmed (a busy pane's Run and Insert wait). Facts of a pane that
+    /// is neither the target pane nor any card's are dropped.
+    PaneFacts {
+        pane: String,
+        facts: PaneFacts,
     },
     /// Effective yolo state as decided by policy (`blocked` = policy forbids it).
     Yolo {

@@ -17,7 +17,8 @@
 //!   another card (or none) was on top after the previous event (a question
 //!   or a permission card over it was answered or withdrawn, a new card
 //!   reached the front), the full view opened or closed, the pane was shown
-//!   again, or a resize laid it out anew.
+//!   again, a resize laid it out anew, or a fact about the proposal card's
+//!   pane changed what it says of it (a busy pane's Run coming back).
 //! - Time is an input: nothing here reads a clock.
 
 use std::time::{Duration, Instant};
@@ -104,7 +105,8 @@ pub(crate) fn top_card(state: &AppState) -> Option<TopCard> {
 }
 
 /// After every event: which card is on top, and since when it is visible.
-/// `relaid`: the event laid the pane out anew (a resize).
+/// `relaid`: the event laid the card out anew (a resize, or a fact about
+/// its pane that changed what it says).
 pub(crate) fn settle(state: &mut AppState, relaid: bool, now: Instant) {
     let on_top = top_card(state);
     let hidden = state.pane_hidden;

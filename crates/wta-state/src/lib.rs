@@ -49,7 +49,9 @@ pub use domain::*;
 pub use effects::{Effect, SessionVerb};
 pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse, Scripted};
 pub use guard::{CARD_GRACE, CardGuard, TopCard};
-pub use proposal_card::{AcceptedProposal, ConfirmMode, ProposalCard, ProposalQueue, Stale};
+pub use proposal_card::{
+    AcceptedProposal, ConfirmMode, PaneNotes, ProposalCard, ProposalQueue, Stale, TypedText,
+};
 pub use question::{PendingQuestion, QuestionAnswer, QuestionRequest};
 pub use reducer::update;
 pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};
@@ -67,6 +69,8 @@ mod fix_tests;
 mod guard_tests;
 #[cfg(test)]
 mod lifecycle_tests;
+#[cfg(test)]
+mod pane_facts_tests;
 #[cfg(test)]
 mod permission_tests;
 #[cfg(test)]

@@ -9,7 +9,8 @@
 //! And what the user confirms is what the card showed: a card confirms only
 //! once every row showing what its actions do, of every choice, has been on
 //! screen (see `proposal_card_reading.rs`); until then Enter opens the
-//! full view.
+//! full view. And a choice that types into a pane the helper knows is busy
+//! cannot Run or Insert until it is idle again (`proposal_card_pane.rs`).
 //!
 //! Keys (once the card has been visible for the grace period every card
 //! has, `guard.rs`, so typing in progress is never taken as an answer; until
@@ -28,14 +29,19 @@ use std::time::{Duration, Instant};
 use wta_i18n::tr;
 use wta_protocol::{Action, Choice, FinalStatus, Origin, ProposalId, ProposalPayload};
 
+use super::domain::PaneFacts;
 use super::state::AppState;
 use super::transcript::SystemLevel;
 
 #[path = "proposal_card_keys.rs"]
 mod keys;
+#[path = "proposal_card_pane.rs"]
+mod pane;
 #[path = "proposal_card_reading.rs"]
 mod reading;
 pub(crate) use keys::on_key;
+pub use pane::{PaneNotes, TypedText, types_into_target};
+pub(crate) use pane::{front_notes, on_facts};
 pub use reading::{CardSight, FullView, FullViewFrame, Reading};
 
 /// A card nobody decided on within this time can no longer confirm
@@ -149,6 +155,9 @@ pub struct ProposalCard {
     pub reading: Reading,
     /// The full view, while it is open.
     pub full_view: Option<FullView>,
+    /// Enter was pressed on a button its busy pane cannot take, since the
+    /// pane's last fact: the reason stands out.
+    pub pane_pressed: bool,
 }
 
 impl ProposalCard {
@@ -166,6 +175,7 @@ impl ProposalCard {
             stale: None,
             reading: Reading::default(),
             full_view: None,
+            pane_pressed: false,
         }
     }
 
@@ -241,6 +251,9 @@ pub enum CardOutcome {
     Refused(Stale),
     /// Enter on a card not read in full: the full view opens instead.
     Unread,
+    /// Enter on a button the card's busy pane cannot take now: the card
+    /// stays, its reason standing out.
+    Blocked,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -280,6 +293,7 @@ impl ProposalQueue {
                 if card.selected != row {
                     card.selected = row;
                     card.button = 0;
+                    card.pane_pressed = false;
                 }
                 true
             }
@@ -320,8 +334,10 @@ impl ProposalQueue {
     }
 
     /// Enter: confirms the highlighted choice and button, unless the card is
-    /// stale (then it stays, showing why; a second Enter dismisses it).
-    pub fn confirm(&mut self, now: Instant) -> Option<CardOutcome> {
+    /// stale (then it stays, showing why; a second Enter dismisses it), or
+    /// the button waits for its pane, whose facts are `facts` (then it
+    /// stays, and the reason stands out).
+    pub fn confirm(&mut self, now: Instant, facts: &PaneFacts) -> Option<CardOutcome> {
         let card = self.items.front_mut()?;
         if let Some(stale) = card.staleness(now) {
             if card.stale.is_some() {
@@ -340,6 +356,10 @@ impl ProposalQueue {
             return Some(CardOutcome::Unread);
         }
         let mode = card.selected_mode()?;
+        if !card.enabled(facts, mode) {
+            card.pane_pressed = true;
+            return Some(CardOutcome::Blocked);
+        }
         let id = card.proposal.id;
         self.pop_front();
         Some(CardOutcome::Confirmed {

@@ -91,6 +91,11 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
     if !guard::admit(state, now) {
         return true;
     }
+    let facts = state
+        .proposals
+        .front()
+        .map(|card| state.facts_of(&card.proposal.target_pane).clone())
+        .unwrap_or_default();
     let queue = &mut state.proposals;
     let page = queue
         .front()
@@ -141,7 +146,7 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
             Some(card) if full && !card.read_in_full() && card.staleness(now).is_none() => {
                 return true;
             }
-            _ => queue.confirm(now),
+            _ => queue.confirm(now, &facts),
         },
         CardKey::Cancel => queue.cancel(now),
     };
@@ -178,6 +183,13 @@ fn report(state: &mut AppState, outcome: Option<CardOutcome>, fx: &mut Vec<Effec
             SystemLevel::Warn,
             &tr!("chat.proposal.refused", why = stale.describe()),
         ),
-        Some(CardOutcome::Moved | CardOutcome::Dismissed | CardOutcome::Unread) | None => {}
+        // A blocked Enter only makes the card's reason stand out.
+        Some(
+            CardOutcome::Moved
+            | CardOutcome::Dismissed
+            | CardOutcome::Unread
+            | CardOutcome::Blocked,
+        )
+        | None => {}
     }
 }

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::effects::Effect;
-use super::events::{Event, Mouse};
+use super::events::{DomainEvent, Event, Mouse};
 use super::state::{AppState, Scroll};
 use super::{commands, domain_events, guard, keys, proposal_card, selection};
 
@@ -17,6 +17,9 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
     state.clock = Some(now);
     let mut effects = Vec::new();
     let relaid = matches!(event, Event::Resize { .. });
+    // What the card on top says of its pane, before a fact about panes.
+    let told = matches!(event, Event::Domain(DomainEvent::PaneFacts { .. }))
+        .then(|| proposal_card::front_notes(state));
     match event {
         Event::Key(key) => keys::on_key(state, key, now, &mut effects),
         Event::Paste(text) => keys::on_paste(state, &text),
@@ -47,8 +50,10 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
         Event::Script(script) => commands::scripted(state, script, now, &mut effects),
         Event::Domain(event) => domain_events::on_domain(state, event, now, &mut effects),
     }
-    // Whatever the event did, the card on top and its guard follow it.
-    guard::settle(state, relaid, now);
+    // Whatever the event did, the card on top and its guard follow it: a
+    // card that now says something else of its pane is revealed anew.
+    let retold = told.is_some_and(|before| before != proposal_card::front_notes(state));
+    guard::settle(state, relaid || retold, now);
     effects
 }
 

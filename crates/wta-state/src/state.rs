@@ -6,7 +6,9 @@ use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 use super::debug::DebugLog;
-use super::domain::{AgentChoice, AuthMethod, ConfigOption, ConnectionState, ModelChoice, Usage};
+use super::domain::{
+    AgentChoice, AuthMethod, ConfigOption, ConnectionState, KeyPath, ModelChoice, PaneFacts, Usage,
+};
 use super::guard::{self, CardGuard, TopCard};
 use super::input::InputEditor;
 use super::permission::PermissionQueue;
@@ -169,6 +171,11 @@ pub struct AppState {
     pub permissions: PermissionQueue,
     /// Terminal-action recommendation cards (shown after permission cards).
     pub proposals: ProposalQueue,
+    /// What the shell panes cards type into (the target pane, each card's
+    /// own) are doing, by pane (`%N`), as the helper last told. A pane not
+    /// here is unknown: its cards say nothing about it. Only
+    /// `proposal_card_pane.rs` writes it.
+    pub pane_facts: std::collections::BTreeMap<String, PaneFacts>,
     /// The card on top and since when it is visible (only `guard.rs`
     /// writes it, after every event).
     pub guard: CardGuard,
@@ -283,6 +290,17 @@ impl AppState {
     pub fn card_armed(&self, now: Instant) -> bool {
         let top = self.top_card();
         top.is_some() && self.guard.on_top() == top && self.guard.armed(now)
+    }
+
+    /// What `pane` is doing, as last told; the default (nothing to say)
+    /// while nothing is known.
+    pub fn facts_of(&self, pane: &str) -> &PaneFacts {
+        const UNKNOWN: PaneFacts = PaneFacts {
+            busy: None,
+            typed_text: false,
+            keys: KeyPath::Handoff,
+        };
+        self.pane_facts.get(pane).unwrap_or(&UNKNOWN)
     }
 
     /// True while a quit press is armed (the hint is visible).
