@@ -1,6 +1,6 @@
 //! Inputs that are not the app's: typed ACP from the master, the answers of
 //! commands the I/O layer carried out, the proposal engine's cards, the
-//! status probe and the wire tap.
+//! status probe, the pane watcher's facts and the wire tap.
 
 use agent_client_protocol::v1::schema::{
     RequestPermissionRequest, SessionId, StopReason as AcpStop,
@@ -97,6 +97,7 @@ impl Machine {
             Input::Agents(agents) => out.event(DomainEvent::Agents(agents)),
             Input::AgentChecked { id, agents } => self.agent_checked(id, agents, out),
             Input::Status(probe) => self.status(probe, out),
+            Input::PaneFacts { pane, facts } => self.pane_facts(pane, facts, out),
             Input::Report(DomainEvent::ProposalAccepted(card))
                 if self.stale_fix_card(card.origin) =>
             {
@@ -110,7 +111,11 @@ impl Machine {
                 if card.target_cwd.is_none() {
                     card.target_cwd = self.pane.probed_cwd.clone().flatten();
                 }
+                // And what its pane is doing, when the watcher said (after
+                // the card: the app keeps facts of the panes it shows).
+                let pane = card.target_pane.clone();
                 out.event(DomainEvent::ProposalAccepted(card));
+                self.card_pane_facts(&pane, out);
             }
             Input::Report(event) => out.event(event),
             Input::Wire(line) => wire(line, out),

@@ -6,7 +6,7 @@
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionId, SessionNotification};
 use wta_protocol::agent_sessions::AgentSessionsResponse;
 use wta_protocol::helper_master::AgentExitedNotification;
-use wta_state::{AgentChoice, AuthMethod, DomainEvent, Event, PermissionRequestId};
+use wta_state::{AgentChoice, AuthMethod, DomainEvent, Event, PaneFacts, PermissionRequestId};
 
 use super::command::Call;
 use super::status::Probe;
@@ -139,6 +139,14 @@ pub enum Input {
     },
     /// The status probe answered.
     Status(Probe),
+    /// What a shell pane is doing now (the pane watcher's facts: busy,
+    /// typed text, how commands reach it). Send it whenever they change;
+    /// the app hears of the target pane's and of the panes cards type
+    /// into, and a card arriving later for a pane told of gets its facts.
+    PaneFacts {
+        pane: wta_protocol::PaneId,
+        facts: PaneFacts,
+    },
     /// Something an I/O step wants shown (an executor result, a failed
     /// copy, a card from the proposal engine).
     Report(DomainEvent),

@@ -32,7 +32,8 @@
 //! effects), `session` (open, opened, closed, died), `inbound` (ACP and
 //! command answers), `link` (the master going and coming back), [`yolo`],
 //! [`acp_map`] (typed ACP → app events), [`status`] (probe facts, the
-//! sessions table), `proposal_row` (a proposal CLI call as what it proposes).
+//! sessions table), [`pane_facts`] (what the shell panes are doing, for the
+//! cards), `proposal_row` (a proposal CLI call as what it proposes).
 
 pub mod acp_map;
 pub mod autofix;
@@ -41,6 +42,7 @@ mod effects;
 mod inbound;
 pub mod input;
 mod link;
+pub mod pane_facts;
 mod proposal_row;
 mod question;
 mod session;
@@ -54,7 +56,9 @@ use std::time::Instant;
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionId};
 use wta_agent::yolo::YoloPolicy;
 use wta_protocol::{PaneId, WindowId};
-use wta_state::{AppState, AuthMethod, DomainEvent, Event, PermissionRequestId, Scripted};
+use wta_state::{
+    AppState, AuthMethod, DomainEvent, Event, PaneFacts, PermissionRequestId, Scripted,
+};
 
 pub use acp_map::ModelControl;
 pub use command::{Call, Command, ProposalNews};
@@ -158,6 +162,8 @@ pub struct Pane {
     pub probe_saw_it: bool,
     /// Last probed target cwd, so an unchanged probe causes no redraw.
     pub probed_cwd: Option<Option<String>>,
+    /// What the pane watcher last said of each shell pane (`pane_facts.rs`).
+    pub pane_facts: BTreeMap<PaneId, PaneFacts>,
     /// The pane is to close.
     pub quit: bool,
     pub autofix: autofix::Autofix,
@@ -227,6 +233,7 @@ impl Machine {
                 visible: true,
                 probe_saw_it: false,
                 probed_cwd: None,
+                pane_facts: BTreeMap::new(),
                 quit: false,
                 autofix: autofix::Autofix {
                     mode: autofix_mode,

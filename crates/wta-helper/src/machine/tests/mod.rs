@@ -620,5 +620,6 @@ fn the_preflight_hears_the_server_the_master_gave_this_session_only() {
 
 mod autofix;
 mod first_prompt;
+mod pane_facts;
 mod reveal;
 mod session_tools;
