@@ -54,16 +54,58 @@ pub enum Key {
     CtrlU,
     /// Redraw: shells re-emit their prompt marks.
     CtrlL,
+    /// One of the private keys WTA's shell integration binds in every key
+    /// map (the hand-off of a confirmed command: `wta_shell::handoff`).
+    Private(PrivateKey),
+}
+
+/// The hand-off keys: sequences no terminal sends, bound by WTA's shell
+/// integration scripts to functions that take a confirmed command from the
+/// shell's private inbox file (never from the keys themselves).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrivateKey {
+    /// Put the waiting command on the line and run it.
+    Run,
+    /// Put the waiting command on the line.
+    Insert,
+    /// Put back what the user had typed before a hand-off.
+    Restore,
+}
+
+impl PrivateKey {
+    /// Every private key.
+    pub const ALL: [PrivateKey; 3] = [PrivateKey::Run, PrivateKey::Insert, PrivateKey::Restore];
+
+    /// The bytes the key sends (`ESC [ 1777n ~`).
+    pub const fn sequence(self) -> &'static str {
+        match self {
+            PrivateKey::Run => "\x1b[17777~",
+            PrivateKey::Insert => "\x1b[17776~",
+            PrivateKey::Restore => "\x1b[17775~",
+        }
+    }
 }
 
 impl Key {
-    /// tmux's name for the key.
-    pub fn tmux_name(self) -> &'static str {
-        match self {
+    /// tmux's name for the key; `None` for a private key, which is sent as
+    /// its bytes.
+    pub fn tmux_name(self) -> Option<&'static str> {
+        Some(match self {
             Key::Enter => "Enter",
             Key::CtrlE => "C-e",
             Key::CtrlU => "C-u",
             Key::CtrlL => "C-l",
+            Key::Private(_) => return None,
+        })
+    }
+
+    /// How the key is written in logs and fakes.
+    pub fn label(self) -> &'static str {
+        match self {
+            Key::Private(PrivateKey::Run) => "handoff-run",
+            Key::Private(PrivateKey::Insert) => "handoff-insert",
+            Key::Private(PrivateKey::Restore) => "handoff-restore",
+            named => named.tmux_name().unwrap_or_default(),
         }
     }
 }

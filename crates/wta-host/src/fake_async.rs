@@ -94,7 +94,7 @@ impl AsyncHost for FakeHost {
     fn press<'a>(&'a self, pane: &'a PaneId, keys: &'a [Key]) -> HostFuture<'a, ()> {
         Box::pin(async move {
             self.check_pane(pane)?;
-            let names: Vec<&str> = keys.iter().map(|k| k.tmux_name()).collect();
+            let names: Vec<&str> = keys.iter().map(|k| k.label()).collect();
             self.with(|w| w.log.push(format!("keys {pane} {}", names.join(" "))));
             Ok(())
         })

@@ -18,7 +18,7 @@ mod process;
 mod quote;
 pub mod tmux;
 
-pub use async_host::{AsyncHost, HostFuture, Key, PaneProbe, Typing, check_typed_text};
+pub use async_host::{AsyncHost, HostFuture, Key, PaneProbe, PrivateKey, Typing, check_typed_text};
 pub use error::HostError;
 pub use fake::FakeHost;
 pub use host::TerminalHost;

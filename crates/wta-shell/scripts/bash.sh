@@ -5,18 +5,32 @@
 # and marks the tmux pane with the @wta_integration option. The nonce is drawn
 # here, never exported, and announced only through the pane option
 # @wta_nonce_<pid>, so command output cannot forge a mark. Idempotent, silent.
+#
+# The hand-off (how a confirmed card reaches the line): WTA writes the command
+# to the private file announced in @wta_inbox_<pid> and sends one of the
+# private keys below, bound in every key map (emacs, vi-insert, vi-command).
+# The line never travels as editing keys, so no key map, pending text or `!`
+# can change it: the function puts it in READLINE_LINE (what was typed is
+# kept and put back by the restore key), and for Run accepts it with history
+# expansion off for that line. Enter (C-m, C-j) records the line as typed, so
+# the command line reported is what the shell was given, whatever history
+# keeps (HISTCONTROL, HISTIGNORE, set +o history).
 if [[ $- == *i* && -z ${__wta_loaded-} ]] && (( BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4) )); then
 __wta_loaded=1
 __wta_ran=0
+__wta_c=0
 __wta_ec=0
+__wta_line=
+__wta_kept=
 export WTA_SHELL_INTEGRATION=bash
 __wta_nonce=$(LC_ALL=C od -An -N16 -tx1 /dev/urandom 2>/dev/null)
 __wta_nonce=${__wta_nonce//[!0-9a-f]/}
 export -n __wta_nonce 2>/dev/null
-if [[ -n ${TMUX_PANE-} ]] && command -v tmux >/dev/null 2>&1; then
-  command tmux set -p -t "$TMUX_PANE" @wta_integration "bash $$" \; \
-    set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" >/dev/null 2>&1
-fi
+# Where WTA leaves a confirmed command for this shell (its runtime dir).
+if [[ ${WTA_RUNTIME_DIR-} == /* ]]; then __wta_inbox=$WTA_RUNTIME_DIR
+elif [[ ${XDG_RUNTIME_DIR-} == /* ]]; then __wta_inbox=$XDG_RUNTIME_DIR/wta
+else __wta_inbox=/tmp/wta-$EUID; fi
+__wta_inbox+=/line-$__wta_nonce
 # Percent-encodes $1 into REPLY. A long line goes through od in one pass
 # (the loop takes ~25 us a byte).
 __wta_urlencode() {
@@ -34,12 +48,78 @@ __wta_urlencode() {
   done
   REPLY=$out
 }
+# The hand-off: the confirmed command replaces the line; what was typed waits
+# in __wta_kept. With no command waiting the line is emptied, so the Run key's
+# accept runs nothing.
+__wta_take() {
+  local line=
+  if [[ -n ${READLINE_LINE-} ]]; then
+    __wta_kept=$READLINE_LINE
+    __wta_kept_point=$READLINE_POINT
+  fi
+  if [[ -f $__wta_inbox ]]; then
+    IFS= read -r -d '' line < "$__wta_inbox"
+    command rm -f -- "$__wta_inbox"
+  fi
+  READLINE_LINE=$line
+  READLINE_POINT=${#line}
+}
+# Run: the same, and this line is read with history expansion off.
+__wta_take_run() {
+  __wta_take
+  if [[ $- == *H* ]]; then set +H; __wta_histexpand=1; fi
+}
+# The text typed before a hand-off, back on an empty line.
+__wta_restore() {
+  if [[ -z ${READLINE_LINE-} && -n $__wta_kept ]]; then
+    READLINE_LINE=$__wta_kept
+    READLINE_POINT=${__wta_kept_point:-${#__wta_kept}}
+  fi
+  __wta_kept=
+}
+# Enter: the line as the shell gets it (history-expanded as bash will).
+__wta_record() {
+  local l=${READLINE_LINE-}
+  if [[ $- == *H* && ( $l == *'!'* || $l == '^'* ) ]]; then
+    l=$(builtin history -p -- "$l" 2>/dev/null) || l=${READLINE_LINE-}
+  fi
+  __wta_line+=${__wta_line:+$'\n'}$l
+}
+__wta_bind() {
+  local m keys
+  for m in emacs vi-insert vi-command; do
+    builtin bind -m "$m" -x '"\e[17770~": __wta_take'
+    builtin bind -m "$m" -x '"\e[17771~": __wta_take_run'
+    builtin bind -m "$m" -x '"\e[17772~": __wta_record'
+    builtin bind -m "$m" '"\e[17773~": accept-line'
+    builtin bind -m "$m" '"\e[17777~": "\e[17771~\e[17772~\e[17773~"'
+    builtin bind -m "$m" '"\e[17776~": "\e[17770~"'
+    builtin bind -m "$m" -x '"\e[17775~": __wta_restore'
+    # Enter records the line, unless the user bound it to something else.
+    keys=$(builtin bind -m "$m" -p 2>/dev/null)
+    if [[ $keys == *'"\C-m": accept-line'* ]]; then
+      builtin bind -m "$m" '"\C-m": "\e[17772~\e[17773~"'
+    fi
+    if [[ $keys == *'"\C-j": accept-line'* ]]; then
+      builtin bind -m "$m" '"\C-j": "\e[17772~\e[17773~"'
+    fi
+  done
+}
+__wta_bind 2>/dev/null
+if [[ -n ${TMUX_PANE-} ]] && command -v tmux >/dev/null 2>&1; then
+  command tmux set -p -t "$TMUX_PANE" @wta_integration "bash $$" \; \
+    set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" \; \
+    set -p -t "$TMUX_PANE" "@wta_inbox_$$" "$__wta_inbox" >/dev/null 2>&1
+fi
 __wta_precmd() {
   __wta_ec=$?
+  if [[ -n ${__wta_histexpand-} ]]; then set -H; __wta_histexpand=; fi
   if [[ $__wta_ran == 1 ]]; then
     printf '\e]133;D;%s;aid=%s;wta=%s\a' "$__wta_ec" "$$" "$__wta_nonce"
     __wta_ran=0
   fi
+  __wta_line=
+  __wta_c=0
   __wta_urlencode "$PWD"
   printf '\e]7;file://%s%s\e\\' "${HOSTNAME-}" "$REPLY"
   printf '\e]133;P;aid=%s;wta=%s;cwd_url=%s\a' "$$" "$__wta_nonce" "$REPLY"
@@ -53,10 +133,19 @@ __wta_wrap_ps1() {
   fi
   return $__wta_ec
 }
+# The command line: as Enter recorded it, else (Enter bound to something of
+# the user's) what history kept. bash shows PS0 again for each further line
+# of one accepted buffer: those C marks carry no command line (it was said).
 __wta_preexec_c() {
-  local line
-  line=$(HISTTIMEFORMAT= builtin history 1 2>/dev/null)
-  line=${line#*[0-9]  }
+  if (( __wta_c > 1 )); then
+    printf '\e]133;C;aid=%s;wta=%s\a' "$$" "$__wta_nonce"
+    return
+  fi
+  local line=$__wta_line
+  if [[ -z $line ]]; then
+    line=$(HISTTIMEFORMAT= builtin history 1 2>/dev/null)
+    line=${line#*[0-9]  }
+  fi
   __wta_urlencode "$line"
   printf '\e]133;C;aid=%s;wta=%s;cmdline_url=%s\a' "$$" "$__wta_nonce" "$REPLY"
 }
@@ -67,5 +156,5 @@ else
 fi
 __wta_wrap_ps1
 # ${x:0:$((...))} is an empty substring whose arithmetic sets the flag in the current shell.
-PS0='${__wta_ran:0:$((__wta_ran=1, 0))}$(__wta_preexec_c)'"${PS0-}"
+PS0='${__wta_ran:0:$((__wta_ran=1, __wta_c+=1, 0))}$(__wta_preexec_c)'"${PS0-}"
 fi

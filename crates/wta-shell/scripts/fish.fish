@@ -7,20 +7,75 @@
 # @wta_nonce_<pid>, so command output cannot forge a mark. fish >= 4 also
 # emits marks of its own; they carry no nonce, so WTA ignores them and reads
 # these. Idempotent and silent.
+#
+# The hand-off (how a confirmed card reaches the line): WTA writes the command
+# to the private file announced in @wta_inbox_<pid> and sends one of three
+# private keys, bound in every bind mode (default, insert, visual; again at
+# each prompt, since fish_vi_key_bindings and friends erase bindings). The
+# command replaces the command line (what was typed is kept, and the restore
+# key puts it back) and, for Run, is executed. The command line reported is
+# fish_preexec's argument: what the shell was given, whatever history keeps.
 if status is-interactive; and not set -q __wta_loaded
     set -g __wta_loaded 1
     set -g __wta_ran 0
+    set -g __wta_kept
     set -gx WTA_SHELL_INTEGRATION fish
     set -g __wta_nonce (od -An -N16 -tx1 /dev/urandom 2>/dev/null | string join '' | string replace -ar '[^0-9a-f]' '')
+    # Where WTA leaves a confirmed command for this shell (its runtime dir).
+    if string match -q '/*' -- "$WTA_RUNTIME_DIR"
+        set -g __wta_inbox $WTA_RUNTIME_DIR
+    else if string match -q '/*' -- "$XDG_RUNTIME_DIR"
+        set -g __wta_inbox $XDG_RUNTIME_DIR/wta
+    else
+        set -g __wta_inbox /tmp/wta-(id -u)
+    end
+    set -g __wta_inbox $__wta_inbox/line-$__wta_nonce
     if set -q TMUX_PANE; and command -sq tmux
         command tmux set -p -t $TMUX_PANE @wta_integration "fish $fish_pid" \; \
-            set -p -t $TMUX_PANE "@wta_nonce_$fish_pid" "$__wta_nonce" >/dev/null 2>&1
+            set -p -t $TMUX_PANE "@wta_nonce_$fish_pid" "$__wta_nonce" \; \
+            set -p -t $TMUX_PANE "@wta_inbox_$fish_pid" "$__wta_inbox" >/dev/null 2>&1
     end
+
+    # The hand-off: the confirmed command replaces the command line; false
+    # when none is waiting.
+    function __wta_take
+        test -f $__wta_inbox; or return 1
+        set -l line (string collect -N < $__wta_inbox)
+        command rm -f -- $__wta_inbox
+        set -l typed (commandline | string collect)
+        if test -n "$typed"
+            set -g __wta_kept $typed
+        end
+        commandline -r -- $line
+    end
+    function __wta_insert
+        __wta_take
+        return 0
+    end
+    function __wta_run
+        __wta_take; and commandline -f execute
+    end
+    function __wta_restore
+        set -l now (commandline | string collect)
+        if test -z "$now"; and test -n "$__wta_kept"
+            commandline -r -- $__wta_kept
+        end
+        set -g __wta_kept
+    end
+    function __wta_bind
+        for mode in default insert visual
+            bind -M $mode \e\[17777\~ __wta_run 2>/dev/null
+            bind -M $mode \e\[17776\~ __wta_insert 2>/dev/null
+            bind -M $mode \e\[17775\~ __wta_restore 2>/dev/null
+        end
+    end
+    __wta_bind
 
     function __wta_osc7 --on-event fish_prompt
         set -l url (string escape --style=url -- $PWD | string replace -a '%2F' '/')
         printf '\e]7;file://%s%s\e\\' $hostname $url
         printf '\e]133;P;aid=%s;wta=%s;cwd_url=%s\a' $fish_pid $__wta_nonce $url
+        __wta_bind
     end
     function __wta_prompt_start --on-event fish_prompt
         printf '\e]133;A;aid=%s;wta=%s\a' $fish_pid $__wta_nonce

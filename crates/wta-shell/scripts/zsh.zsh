@@ -5,14 +5,28 @@
 # and marks the tmux pane with the @wta_integration option. The nonce is drawn
 # here, never exported, and announced only through the pane option
 # @wta_nonce_<pid>, so command output cannot forge a mark. Idempotent, silent.
+#
+# The hand-off (how a confirmed card reaches the line): WTA writes the command
+# to the private file announced in @wta_inbox_<pid> and sends one of two
+# private keys, bound in the emacs, viins and vicmd key maps to widgets that
+# put it in BUFFER (what was typed is pushed, `push-line`, and comes back at
+# the next prompt) and, for Run, accept it with history expansion off for
+# that line. The command line reported is preexec's first argument: what
+# the shell was given, whatever history keeps.
 if [[ -o interactive ]] && (( ! ${+__wta_loaded} )); then
 typeset -g __wta_loaded=1
 export WTA_SHELL_INTEGRATION=zsh
 typeset -g __wta_nonce=${"$(LC_ALL=C od -An -N16 -tx1 /dev/urandom 2>/dev/null)"//[^0-9a-f]/}
 typeset +x __wta_nonce
+# Where WTA leaves a confirmed command for this shell (its runtime dir).
+if [[ ${WTA_RUNTIME_DIR-} == /* ]]; then typeset -g __wta_inbox=$WTA_RUNTIME_DIR
+elif [[ ${XDG_RUNTIME_DIR-} == /* ]]; then typeset -g __wta_inbox=$XDG_RUNTIME_DIR/wta
+else typeset -g __wta_inbox=/tmp/wta-$EUID; fi
+__wta_inbox+=/line-$__wta_nonce
 if [[ -n ${TMUX_PANE-} ]] && (( ${+commands[tmux]} )); then
   command tmux set -p -t "$TMUX_PANE" @wta_integration "zsh $$" \; \
-    set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" >/dev/null 2>&1
+    set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" \; \
+    set -p -t "$TMUX_PANE" "@wta_inbox_$$" "$__wta_inbox" >/dev/null 2>&1
 fi
 autoload -Uz add-zsh-hook
 # zsh prints PROMPT_SP (EOL mark + padding + "\r \r") before precmd hooks, so D is
@@ -26,8 +40,44 @@ __wta_urlencode() {
   local LC_ALL=C
   REPLY=${1//(#m)[^a-zA-Z0-9.~_\/-]/%${(l:2::0:)$(( [##16] #MATCH ))}}
 }
+# The hand-off: the confirmed command replaces the line (what was typed is
+# pushed for the next prompt); false when no command is waiting.
+__wta_take() {
+  local line
+  [[ -f $__wta_inbox ]] || return 1
+  IFS= read -r -d '' line < "$__wta_inbox"
+  command rm -f -- "$__wta_inbox"
+  [[ -n $BUFFER ]] && zle push-line
+  BUFFER=$line
+  CURSOR=${#BUFFER}
+  return 0
+}
+__wta_insert_widget() { __wta_take; return 0 }
+# Run: the same, accepted with no history expansion for this line (zsh reads
+# `!` and `^` through histchars, which precmd puts back).
+__wta_run_widget() {
+  __wta_take || return 0
+  typeset -g __wta_histchars=$histchars
+  histchars=$'\0\0'${histchars[3]-#}
+  zle accept-line
+}
+# The restore key other shells need: push-line already brings the text back.
+__wta_restore_widget() { return 0 }
+zle -N __wta_insert_widget
+zle -N __wta_run_widget
+zle -N __wta_restore_widget
+for __wta_map in emacs viins vicmd; do
+  bindkey -M $__wta_map '^[[17777~' __wta_run_widget
+  bindkey -M $__wta_map '^[[17776~' __wta_insert_widget
+  bindkey -M $__wta_map '^[[17775~' __wta_restore_widget
+done
+unset __wta_map
 __wta_precmd() {
   local ec=$?
+  if (( ${+__wta_histchars} )); then
+    histchars=$__wta_histchars
+    unset __wta_histchars
+  fi
   if [[ -n ${psvar[9]-} && ! -o prompt_sp ]]; then
     printf '\e]133;D;%s;aid=%s;wta=%s\a' $ec $$ $__wta_nonce
   fi

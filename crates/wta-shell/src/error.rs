@@ -40,6 +40,8 @@ pub enum ShellError {
     StateFile { path: PathBuf, message: String },
     #[error("{name:?} is not a command name: {reason}")]
     BadCommandName { name: String, reason: &'static str },
+    #[error("cannot hand the command to the shell: {0}")]
+    Handoff(String),
 }
 
 impl ShellError {
@@ -65,6 +67,7 @@ impl ShellError {
                 "shell.state_file",
                 &[("path", &path(p)), ("message", message)],
             ),
+            Self::Handoff(why) => tr("shell.handoff", &[("why", why)]),
             Self::BadCommandName { name, reason } => {
                 let quoted = format!("{name:?}");
                 tr(

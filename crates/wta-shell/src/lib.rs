@@ -13,6 +13,7 @@
 //! - [`resolve`]: does a command exist (shell, cwd, `PATH`), and near matches if not.
 
 pub mod error;
+pub mod handoff;
 pub mod last_command;
 pub mod launch;
 pub mod output;

@@ -174,6 +174,22 @@ mod tests {
     }
 
     #[test]
+    fn every_tested_script_binds_the_hand_off_keys_and_announces_its_inbox() {
+        for sh in [Shell::Bash, Shell::Zsh, Shell::Fish] {
+            let s = sh.script();
+            assert!(s.contains("@wta_inbox_"), "{sh}");
+            for key in wta_host::PrivateKey::ALL {
+                // `\e[17777~` in bash, `^[[17777~` in zsh, `\e\[17777\~` in fish.
+                let digits = key
+                    .sequence()
+                    .trim_start_matches("\x1b[")
+                    .trim_end_matches('~');
+                assert!(s.contains(digits), "{sh} does not bind {key:?}");
+            }
+        }
+    }
+
+    #[test]
     fn detection_prefers_parent_then_shell_env() {
         assert_eq!(
             Shell::detect(Some("zsh"), Some("/bin/bash")),

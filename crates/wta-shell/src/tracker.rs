@@ -156,9 +156,32 @@ pub struct Tracker {
     /// A submission typed without a verified prompt, and the state to go
     /// back to if its timer finds that nothing happened.
     unverified: Option<(SubmitId, Box<State>)>,
+    /// The shell drew its prompt again while a submission waited for its
+    /// `C` (a redraw: readline accepting a paste, `clear`, a resize): the
+    /// submission stays pending; if no `C` follows, the shell is integrated
+    /// and showed a prompt instead.
+    prompted_while_submitted: bool,
+    /// Something was echoed at the prompt since it was drawn: the user has
+    /// typed text there (a hint; backspaced text still counts).
+    pub typed_text: bool,
+    /// A command was handed to the shell (the hand-off keeps what was
+    /// typed): after the next command ends and the prompt is back, the
+    /// typed text is to be put back ([`Effect::RestoreTyped`]).
+    restore: Restore,
     next_run: u64,
     next_submit: u64,
     pub config: TrackerConfig,
+}
+
+/// Where putting back the user's typed text stands after a hand-off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Restore {
+    #[default]
+    None,
+    /// Handed off; waiting for the next command to end.
+    AfterNextRun,
+    /// That command ended; at the next input start.
+    AtPrompt,
 }
 
 /// How many finished runs are kept besides [`Tracker::last`].
@@ -187,6 +210,9 @@ impl Tracker {
             trust: MarkTrust::default(),
             pending_cmdline: None,
             unverified: None,
+            prompted_while_submitted: false,
+            typed_text: false,
+            restore: Restore::None,
             next_run: 1,
             next_submit: 1,
             config,
@@ -266,6 +292,10 @@ pub enum Event {
     },
     /// The watcher stopped following the pane (pipe taken over).
     Detached,
+    /// The watcher handed a command to the shell through its inbox and a
+    /// private key (run or insert): whatever was typed at the prompt is
+    /// kept by the shell until [`Effect::RestoreTyped`].
+    HandedOff,
     /// The pipe sink dropped `bytes` of pane output here (the watcher fell
     /// behind). A running command's output is flagged truncated with a note;
     /// outside a command a mark may be among them, so the state is unknown
@@ -290,6 +320,9 @@ pub enum Effect {
         integration: Integration,
     },
     CwdChanged,
+    /// Press the private restore key: the command handed off earlier has
+    /// run and the prompt is back, so the text typed before it returns.
+    RestoreTyped,
     /// Call back with [`Event::SubmitTimerExpired`] after `after_ms`.
     StartSubmitTimer {
         id: SubmitId,
@@ -315,6 +348,10 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
         Event::Token(Token::Text(bytes)) => {
             if let Some(run) = t.current.as_mut() {
                 run.output.push(&bytes);
+            } else if t.state == State::Idle
+                && bytes.iter().any(|b| b.is_ascii_graphic() || *b >= 0x80)
+            {
+                t.typed_text = true;
             }
         }
         Event::Token(Token::AltScreen(on)) => {
@@ -332,10 +369,12 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
             }
         }
         Event::NonceLearned { pid, nonce } => t.trust.learned(pid, nonce, now),
+        Event::HandedOff => t.restore = Restore::AfterNextRun,
         Event::Submitted { text } => {
             if t.state == State::Idle {
                 let id = SubmitId(t.next_submit);
                 t.next_submit += 1;
+                t.prompted_while_submitted = false;
                 t.state = State::Submitted { id, text, at: now };
                 fx.push(Effect::StartSubmitTimer {
                     id,
@@ -365,7 +404,14 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
                 }
             };
             if matches!(&t.state, State::Submitted { id: sid, .. } if *sid == id) {
-                if changed {
+                if std::mem::take(&mut t.prompted_while_submitted) {
+                    // The integrated shell drew a prompt and never started it.
+                    t.state = State::Idle;
+                    fx.push(Effect::SubmitNotStarted {
+                        id,
+                        why: NotStarted::PromptInstead,
+                    });
+                } else if changed {
                     t.state = State::Absent;
                     set_integration(&mut t, Integration::Absent, &mut fx);
                     fx.push(Effect::SubmitNotStarted {
@@ -503,11 +549,20 @@ fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
             if t.state == State::Running {
                 close_run(t, None, EndReason::PromptWithoutD, now, fx);
             }
-            if mark.kind == MarkKind::PromptStart {
-                not_started(t, NotStarted::PromptInstead, fx);
+            t.typed_text = false;
+            if matches!(t.state, State::Submitted { .. }) {
+                // A redraw of the prompt (readline accepting a bracketed
+                // paste redraws PS1 with its marks): the submission stays
+                // pending until its `C`, or its timer.
+                t.prompted_while_submitted = true;
+            } else if mark.kind == MarkKind::PromptStart {
                 t.state = State::Prompt;
-            } else if !matches!(t.state, State::Submitted { .. }) {
+            } else {
                 t.state = State::Idle;
+                if t.restore == Restore::AtPrompt {
+                    t.restore = Restore::None;
+                    fx.push(Effect::RestoreTyped);
+                }
             }
         }
         MarkKind::CommandStart => {
@@ -550,6 +605,9 @@ fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
             if t.state == State::Running {
                 close_run(t, exit, EndReason::Mark, now, fx);
                 t.state = State::Finished;
+                if t.restore == Restore::AfterNextRun {
+                    t.restore = Restore::AtPrompt;
+                }
             }
         }
         MarkKind::CommandLine | MarkKind::Cwd(_) => {}

@@ -280,6 +280,88 @@ fn submit_is_ours_when_cmdline_matches_and_timer_decides_absent() {
 }
 
 #[test]
+fn a_redrawn_prompt_keeps_a_submission_pending_until_its_start() {
+    // readline accepting a paste (or a `bind -x` function) redraws the
+    // prompt, marks and all, before the command starts.
+    let submitted = |t| {
+        step(
+            t,
+            Event::Submitted {
+                text: "a\nb".into(),
+            },
+            0,
+        )
+        .0
+    };
+    let idle = run(fresh(), toks(vec![a("1"), b("1")])).0;
+    let (t, fx) = run(
+        submitted(idle.clone()),
+        toks(vec![
+            a("1"),
+            b("1"),
+            a("1"),
+            b("1"),
+            c("1", "a\nb"),
+            d("1", 0),
+        ]),
+    );
+    assert!(
+        !fx.iter()
+            .any(|e| matches!(e, Effect::SubmitNotStarted { .. })),
+        "{fx:?}"
+    );
+    let last = t.last.unwrap();
+    assert_eq!(
+        (last.submitted.as_deref(), last.exit),
+        (Some("a\nb"), Some(0))
+    );
+    // A prompt and then nothing: the shell showed a prompt instead (not a
+    // shell without integration, though the screen changed).
+    let (redrawn, _) = run(submitted(idle), toks(vec![a("1"), b("1")]));
+    let (t, fx) = step(
+        redrawn,
+        Event::SubmitTimerExpired {
+            id: SubmitId(1),
+            changed: true,
+        },
+        1000,
+    );
+    assert_eq!(
+        (t.state, t.integration),
+        (State::Idle, Integration::Present)
+    );
+    assert!(fx.contains(&Effect::SubmitNotStarted {
+        id: SubmitId(1),
+        why: NotStarted::PromptInstead
+    }));
+}
+
+#[test]
+fn typed_text_comes_back_once_the_handed_off_command_ran() {
+    let idle = run(fresh(), toks(vec![a("1"), b("1")])).0;
+    assert!(!idle.typed_text);
+    let (typing, _) = run(idle, toks(vec![text("git commit -m \"half")]));
+    assert!(typing.typed_text, "echo at the prompt is typed text");
+    let (s, _) = step(typing, Event::Submitted { text: "ls".into() }, 0);
+    let (s, _) = step(s, Event::HandedOff, 0);
+    let (s, fx) = run(s, toks(vec![c("1", "ls"), text("out"), d("1", 0), a("1")]));
+    assert!(
+        !fx.contains(&Effect::RestoreTyped),
+        "not before the prompt takes input"
+    );
+    assert!(!s.typed_text);
+    let (s, fx) = run(s, toks(vec![b("1")]));
+    assert_eq!(
+        fx.iter().filter(|e| **e == Effect::RestoreTyped).count(),
+        1,
+        "{fx:?}"
+    );
+    // Once: the next command and prompt ask for nothing.
+    let (_, fx) = run(s, toks(vec![c("1", "pwd"), d("1", 0), a("1"), b("1")]));
+    assert!(!fx.contains(&Effect::RestoreTyped));
+}
+
+#[test]
 fn submit_outside_idle_is_not_recorded() {
     let (t, fx) = run(
         fresh(),

@@ -59,6 +59,11 @@ fn pid_of(mark: &Mark) -> Option<u32> {
 
 impl MarkTrust {
     /// Whether `mark` carries the nonce its shell announced.
+    /// The nonce the shell with pid `pid` announced, once learned.
+    pub fn nonce_of(&self, pid: u32) -> Option<&str> {
+        self.nonces.get(&pid).map(|(_, nonce)| nonce.as_str())
+    }
+
     pub fn accepts(&self, mark: &Mark) -> bool {
         match (pid_of(mark), mark.nonce.as_deref()) {
             (Some(pid), Some(nonce)) => self

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use tokio::net::UnixListener;
 use tokio::sync::{Mutex, mpsc};
-use wta_host::{AsyncHost, Key, Typing};
+use wta_host::{AsyncHost, Key, PrivateKey, Typing};
 use wta_protocol::PaneId;
 
 use crate::error::ShellError;
@@ -278,12 +278,59 @@ impl PaneWatcher {
         Ok(Ok(()))
     }
 
-    /// Types `text` (leaving copy mode, clearing the line, Enter) in one host
-    /// call, steps the tracker and arms the submit timer. An unverified
-    /// submission compares the pane with how it looked before anything was
-    /// typed (the echo alone shows the shell read it); a verified one with
-    /// how it looked right after. The tracker stays locked throughout, so
-    /// the `C` our Enter causes is stepped after `Submitted`.
+    /// Puts `text` on the shell's line without running it: handed off when
+    /// the shell announced an inbox (what was typed comes back after the
+    /// next command), else typed as keys over a cleared line. Refused while
+    /// a command runs or the pane is dead. `Ok(true)` when handed off.
+    pub async fn insert(&self, text: &str) -> Result<Result<bool, SubmitRefusal>, ShellError> {
+        let mut guard = self.tracker.lock().await;
+        match &guard.state {
+            State::Running | State::Submitted { .. } => return Ok(Err(SubmitRefusal::Busy)),
+            State::Dead { .. } => return Ok(Err(SubmitRefusal::PaneDead)),
+            _ => {}
+        }
+        if let Some(inbox) = self.inbox(&guard).await {
+            crate::handoff::deliver(&inbox, text)?;
+            self.host
+                .press(&self.pane, &[Key::Private(PrivateKey::Insert)])
+                .await?;
+            let (next, _) = step(take(&mut guard), Event::HandedOff, self.now());
+            *guard = next;
+            return Ok(Ok(true));
+        }
+        let typing = Typing {
+            clear_line: true,
+            enter: false,
+        };
+        self.host.type_text(&self.pane, text, typing).await?;
+        Ok(Ok(false))
+    }
+
+    /// Whether a command reaches this pane's shell by hand-off (it
+    /// announced an inbox) rather than as typed keys.
+    pub async fn hands_off(&self) -> bool {
+        let guard = self.tracker.lock().await;
+        self.inbox(&guard).await.is_some()
+    }
+
+    /// The inbox the pane's own shell announced, when it is one WTA writes
+    /// to ([`crate::handoff::inbox_for`]: named for that shell's nonce).
+    async fn inbox(&self, tracker: &Tracker) -> Option<PathBuf> {
+        let pid: u32 = tracker.shell_aid.as_deref()?.parse().ok()?;
+        let nonce = tracker.trust.nonce_of(pid)?.to_owned();
+        let option = crate::handoff::inbox_option(pid);
+        let probe = self.host.probe(&self.pane, &[option.as_str()]).await.ok()?;
+        crate::handoff::inbox_for(probe.option(0), &nonce)
+    }
+
+    /// Sends `text` to be run — handed off to a shell that announced an
+    /// inbox, else typed (leaving copy mode, clearing the line, Enter) in
+    /// one host call — steps the tracker and arms the submit timer. An
+    /// unverified submission compares the pane with how it looked before
+    /// anything was typed (the echo alone shows the shell read it); a
+    /// verified one with how it looked right after. The tracker stays
+    /// locked throughout, so the `C` our key causes is stepped after
+    /// `Submitted`.
     async fn send_tracked(
         &self,
         mut guard: tokio::sync::MutexGuard<'_, Tracker>,
@@ -295,18 +342,37 @@ impl PaneWatcher {
         } else {
             None
         };
-        let typing = Typing {
-            clear_line: true,
-            enter: true,
+        let inbox = match unverified {
+            true => None,
+            false => self.inbox(&guard).await,
         };
-        self.host.type_text(&self.pane, text, typing).await?;
+        match &inbox {
+            Some(inbox) => {
+                crate::handoff::deliver(inbox, text)?;
+                self.host
+                    .press(&self.pane, &[Key::Private(PrivateKey::Run)])
+                    .await?;
+            }
+            None => {
+                let typing = Typing {
+                    clear_line: true,
+                    enter: true,
+                };
+                self.host.type_text(&self.pane, text, typing).await?;
+            }
+        }
         let text = text.to_owned();
         let event = if unverified {
             Event::SubmittedUnverified { text }
         } else {
             Event::Submitted { text }
         };
-        let (next, fx) = step(take(&mut guard), event, self.now());
+        let (mut next, mut fx) = step(take(&mut guard), event, self.now());
+        if inbox.is_some() {
+            let (after, more) = step(next, Event::HandedOff, self.now());
+            next = after;
+            fx.extend(more);
+        }
         *guard = next;
         drop(guard);
         for effect in fx {

@@ -110,6 +110,14 @@ impl Follow {
         }
         // After the reader has the effects: none of this is on its path.
         publish_changes(&self.host, &self.pane, &effects).await;
+        if effects.contains(&Effect::RestoreTyped) {
+            // The command handed off earlier ran and the prompt is back: the
+            // shell puts back what the user had typed (if anything).
+            let key = [wta_host::Key::Private(wta_host::PrivateKey::Restore)];
+            if let Err(err) = self.host.press(&self.pane, &key).await {
+                tracing::debug!(pane = %self.pane, "restore key: {err}");
+            }
+        }
         self.record(&finished);
         for effect in &effects {
             if let Effect::RunStarted { id } = effect {

@@ -142,10 +142,13 @@ fn sourced_twice_marks_once(shell: Shell) {
     r.wait_prompts(1);
     r.type_line("echo done-$HOME");
     let done = format!("done-{}", r.home().display());
+    // bash's Enter records the line (a `bind -x` function), after which
+    // readline redraws the prompt's last line, marks and all: one more A/B.
+    let prompts = if shell == Shell::Bash { 3 } else { 2 };
     wait_until("the command and the next prompt", T, || {
         let raw = r.bytes();
         let text = String::from_utf8_lossy(&raw);
-        text.contains(&format!("{done}\r\n")) && count(&raw, "133;B") >= 2
+        text.contains(&format!("{done}\r\n")) && count(&raw, "133;B") >= prompts
     })
     .unwrap();
     let raw = r.bytes();
@@ -155,7 +158,7 @@ fn sourced_twice_marks_once(shell: Shell) {
         .collect();
     assert_eq!(
         counts,
-        [2, 2, 1, 1],
+        [prompts, prompts, 1, 1],
         "A/B per prompt, C/D per command; raw: {:?}",
         String::from_utf8_lossy(&raw)
     );

@@ -592,6 +592,16 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
                     SubmitRefusal::Busy
                 ));
             }
+            // Through the watcher: handed off when the shell takes it so
+            // (what was typed comes back after the line runs).
+            progress.dispatch(pane);
+            return match w.insert(input).await {
+                Ok(Ok(_)) => ActionOutcome::Inserted {
+                    pane: pane.as_str().to_owned(),
+                },
+                Ok(Err(refusal)) => unavailable(format!("{pane}: {refusal}; nothing was typed")),
+                Err(err) => unavailable(format!("{pane}: {err}")),
+            };
         }
         progress.dispatch(pane);
         match self.type_text(pane, input, false).await {

@@ -130,7 +130,7 @@ pub(super) fn typing_cmds(
         cmd = cmd
             .then("send-keys")
             .opt("-t", p)
-            .args([Key::CtrlE.tmux_name(), Key::CtrlU.tmux_name()]);
+            .args([Key::CtrlE.label(), Key::CtrlU.label()]);
     }
     if pasted {
         cmd = cmd
@@ -144,10 +144,7 @@ pub(super) fn typing_cmds(
         cmd = cmd.then("send-keys").opt("-t", p).flag("-l").arg(text);
     }
     if typing.enter {
-        cmd = cmd
-            .then("send-keys")
-            .opt("-t", p)
-            .arg(Key::Enter.tmux_name());
+        cmd = cmd.then("send-keys").opt("-t", p).arg(Key::Enter.label());
     }
     cmds.push(cmd);
     Ok(cmds)
@@ -247,12 +244,7 @@ impl AsyncHost for TmuxHost {
     }
 
     fn press<'a>(&'a self, pane: &'a PaneId, keys: &'a [Key]) -> HostFuture<'a, ()> {
-        Box::pin(async move {
-            let cmd = Cmd::new("send-keys")
-                .opt("-t", pane.as_str())
-                .args(keys.iter().map(|k| k.tmux_name()));
-            self.run_async(&cmd).await.map(drop)
-        })
+        Box::pin(async move { self.run_async(&press_cmd(pane, keys)).await.map(drop) })
     }
 
     fn type_text<'a>(
@@ -269,6 +261,31 @@ impl AsyncHost for TmuxHost {
             Ok(())
         })
     }
+}
+
+/// `send-keys` of `keys`, in order, one command each: named keys by name,
+/// private keys as their bytes (`-H`), after leaving copy mode when a
+/// private key is among them (a hand-off must reach the shell, not the
+/// copy-mode cursor).
+pub(super) fn press_cmd(pane: &PaneId, keys: &[Key]) -> Cmd {
+    let p = pane.as_str();
+    let private = keys.iter().any(|k| matches!(k, Key::Private(_)));
+    let mut cmd = private.then(|| Cmd::new("copy-mode").flag("-q").opt("-t", p));
+    for key in keys {
+        let send = match cmd.take() {
+            Some(before) => before.then("send-keys"),
+            None => Cmd::new("send-keys"),
+        }
+        .opt("-t", p);
+        cmd = Some(match key {
+            Key::Private(k) => {
+                let hex: Vec<String> = k.sequence().bytes().map(|b| format!("{b:02x}")).collect();
+                send.flag("-H").args(hex.iter().map(String::as_str))
+            }
+            named => send.arg(named.label()),
+        });
+    }
+    cmd.unwrap_or_else(|| Cmd::new("send-keys").opt("-t", p))
 }
 
 /// `pipe-pane -t PANE` (no command: closes the pipe) and unsets the owner.

@@ -45,7 +45,20 @@ pub fn sink_argv() -> Vec<String> {
 
 /// argv that starts `shell` interactively with the integration loaded (or not).
 pub fn shell_argv(shell: Shell, dir: &std::path::Path, integrate: bool) -> Vec<String> {
+    shell_argv_with(shell, dir, integrate, "")
+}
+
+/// [`shell_argv`] with `extra` appended to the rc file, after the script
+/// (settings users have: key maps, history options).
+pub fn shell_argv_with(
+    shell: Shell,
+    dir: &std::path::Path,
+    integrate: bool,
+    extra: &str,
+) -> Vec<String> {
     let script = if integrate { shell.script() } else { "" };
+    let script = format!("{script}\n{extra}\n");
+    let script = script.as_str();
     let home = dir.to_string_lossy().into_owned();
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     match shell {
@@ -71,6 +84,15 @@ pub fn shell_argv(shell: Shell, dir: &std::path::Path, integrate: bool) -> Vec<S
                 "-i",
             ])
         }
+        // With settings, as a user's config.fish (fish sets up key bindings
+        // such as fish_vi_key_bindings only with its config read).
+        Shell::Fish if !extra.is_empty() => {
+            let config = dir.join(".config/fish");
+            std::fs::create_dir_all(&config).unwrap();
+            let rc = format!("set -g fish_greeting\n{script}");
+            std::fs::write(config.join("config.fish"), rc).unwrap();
+            s(&["env", &format!("HOME={home}"), "fish"])
+        }
         Shell::Fish => {
             let rc = dir.join("rc.fish");
             std::fs::write(&rc, script).unwrap();
@@ -88,9 +110,14 @@ pub fn shell_argv(shell: Shell, dir: &std::path::Path, integrate: bool) -> Vec<S
 }
 
 pub async fn open(shell: Shell, config: TrackerConfig, integrate: bool) -> Pane {
+    open_with(shell, config, integrate, "").await
+}
+
+/// [`open`] with `extra` appended to the shell's rc file.
+pub async fn open_with(shell: Shell, config: TrackerConfig, integrate: bool, extra: &str) -> Pane {
     let server = TmuxServer::start();
     let dir = tempfile::tempdir().unwrap();
-    let argv = shell_argv(shell, dir.path(), integrate);
+    let argv = shell_argv_with(shell, dir.path(), integrate, extra);
     let argv_ref: Vec<&str> = argv.iter().map(String::as_str).collect();
     let gate = format!("wta-go-{}", std::process::id());
     let cmd = gated_command(&gate, &argv_ref);

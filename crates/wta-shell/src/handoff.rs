@@ -1,0 +1,120 @@
+//! The hand-off: how a confirmed command reaches a shell that has WTA's
+//! integration, without travelling as editing keys.
+//!
+//! Each sourced script announces, beside its nonce, the path of its inbox in
+//! the pane option `@wta_inbox_<pid>`: a file `line-<nonce>` in WTA's
+//! private runtime dir. To hand a command over, WTA writes it there (the dir
+//! checked private, the file 0600, written whole and renamed into place) and
+//! sends one private key ([`wta_host::PrivateKey`]); the shell's function for
+//! that key, bound in every key map, reads the file, removes it, puts the
+//! command on the line (keeping what was typed) and, for Run, accepts it
+//! with history expansion off for that line. No key map, half-typed text or
+//! `!` can change what runs, and the command never shows on the screen
+//! before the shell echoes it.
+//!
+//! A shell that announces no inbox (an older script, no integration) gets
+//! the command typed as keys, and the card says so.
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::ShellError;
+
+/// The pane option in which the shell with pid `pid` announces its inbox.
+pub fn inbox_option(pid: u32) -> String {
+    format!("@wta_inbox_{pid}")
+}
+
+/// The inbox a shell announced, when it is one WTA will write to: an
+/// absolute path whose file name is `line-<nonce>` for that shell's own
+/// announced nonce (so an option that names anything else is never written).
+pub fn inbox_for(announced: &str, nonce: &str) -> Option<PathBuf> {
+    let path = Path::new(announced.trim());
+    let named = path.file_name()?.to_str()? == format!("line-{nonce}");
+    let plain = path.is_absolute()
+        && !nonce.is_empty()
+        && nonce.bytes().all(|b| b.is_ascii_hexdigit())
+        && path
+            .components()
+            .all(|c| !matches!(c, std::path::Component::ParentDir));
+    (named && plain).then(|| path.to_path_buf())
+}
+
+/// Writes `text` as the shell's waiting command: the inbox's dir is WTA's
+/// private dir (created 0700 if missing, refused if anyone else could get
+/// in), the file is 0600 and appears whole (written aside, then renamed).
+pub fn deliver(inbox: &Path, text: &str) -> Result<(), ShellError> {
+    let dir = inbox
+        .parent()
+        .ok_or_else(|| ShellError::Handoff(format!("{} has no directory", inbox.display())))?;
+    wta_env::private_dir::ensure_private_dir(dir)
+        .map_err(|e| ShellError::Handoff(e.to_string()))?;
+    let aside = inbox.with_extension("new");
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&aside)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_data()?;
+        std::fs::rename(&aside, inbox)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&aside);
+        ShellError::Handoff(format!("cannot write {}: {e}", inbox.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    const NONCE: &str = "0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn only_this_shells_own_inbox_is_written_to() {
+        let ok = format!("/run/user/1000/wta/line-{NONCE}");
+        assert_eq!(inbox_for(&ok, NONCE), Some(PathBuf::from(&ok)));
+        for bad in [
+            format!("relative/line-{NONCE}"),
+            format!("/run/user/1000/wta/line-{NONCE}x"),
+            "/run/user/1000/wta/line-ffff".to_owned(),
+            format!("/run/../etc/line-{NONCE}"),
+            "/etc/passwd".to_owned(),
+            String::new(),
+        ] {
+            assert_eq!(inbox_for(&bad, NONCE), None, "{bad}");
+        }
+        assert_eq!(inbox_for("/tmp/line-", ""), None, "no nonce, no inbox");
+    }
+
+    #[test]
+    fn the_command_lands_whole_and_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let private = dir.path().join("wta");
+        let inbox = private.join(format!("line-{NONCE}"));
+        let text = "echo 'it''s' !! $HOME\ncat <<EOF\nx\nEOF";
+        deliver(&inbox, text).unwrap();
+        assert_eq!(std::fs::read_to_string(&inbox).unwrap(), text);
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&private), mode(&inbox)), (0o700, 0o600));
+        // A second hand-off replaces the first.
+        deliver(&inbox, "ls").unwrap();
+        assert_eq!(std::fs::read_to_string(&inbox).unwrap(), "ls");
+    }
+
+    #[test]
+    fn a_dir_others_can_enter_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let inbox = open.join(format!("line-{NONCE}"));
+        assert!(matches!(deliver(&inbox, "ls"), Err(ShellError::Handoff(_))));
+        assert!(!inbox.exists());
+    }
+}
