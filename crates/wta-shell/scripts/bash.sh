@@ -85,6 +85,16 @@ __wta_record() {
   fi
   __wta_line+=${__wta_line:+$'\n'}$l
 }
+# Whether a private key is bound already (by the user: this runs once). Then
+# WTA announces no inbox and types cards' commands as keys instead.
+__wta_keys_taken() {
+  local m keys
+  for m in emacs vi-insert vi-command; do
+    keys=$({ builtin bind -m "$m" -p; builtin bind -m "$m" -s; builtin bind -m "$m" -X; } 2>/dev/null)
+    [[ $keys == *'\e[1777'[0-7]'~'* ]] && return 0
+  done
+  return 1
+}
 __wta_bind() {
   local m keys
   for m in emacs vi-insert vi-command; do
@@ -105,7 +115,11 @@ __wta_bind() {
     fi
   done
 }
-__wta_bind 2>/dev/null
+if __wta_keys_taken; then
+  __wta_inbox=taken
+else
+  __wta_bind 2>/dev/null
+fi
 if [[ -n ${TMUX_PANE-} ]] && command -v tmux >/dev/null 2>&1; then
   command tmux set -p -t "$TMUX_PANE" @wta_integration "bash $$" \; \
     set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" \; \

@@ -30,11 +30,6 @@ if status is-interactive; and not set -q __wta_loaded
         set -g __wta_inbox /tmp/wta-(id -u)
     end
     set -g __wta_inbox $__wta_inbox/line-$__wta_nonce
-    if set -q TMUX_PANE; and command -sq tmux
-        command tmux set -p -t $TMUX_PANE @wta_integration "fish $fish_pid" \; \
-            set -p -t $TMUX_PANE "@wta_nonce_$fish_pid" "$__wta_nonce" \; \
-            set -p -t $TMUX_PANE "@wta_inbox_$fish_pid" "$__wta_inbox" >/dev/null 2>&1
-    end
 
     # The hand-off: the confirmed command replaces the command line; false
     # when none is waiting.
@@ -63,13 +58,26 @@ if status is-interactive; and not set -q __wta_loaded
         set -g __wta_kept
     end
     function __wta_bind
+        test "$__wta_inbox" = taken; and return
         for mode in default insert visual
             bind -M $mode \e\[17777\~ __wta_run 2>/dev/null
             bind -M $mode \e\[17776\~ __wta_insert 2>/dev/null
             bind -M $mode \e\[17775\~ __wta_restore 2>/dev/null
         end
     end
+    # A private key bound already (by the user): no inbox is announced, and
+    # WTA types cards' commands as keys instead.
+    for mode in default insert visual
+        for key in \e\[17777\~ \e\[17776\~ \e\[17775\~
+            bind -M $mode $key >/dev/null 2>&1; and set -g __wta_inbox taken
+        end
+    end
     __wta_bind
+    if set -q TMUX_PANE; and command -sq tmux
+        command tmux set -p -t $TMUX_PANE @wta_integration "fish $fish_pid" \; \
+            set -p -t $TMUX_PANE "@wta_nonce_$fish_pid" "$__wta_nonce" \; \
+            set -p -t $TMUX_PANE "@wta_inbox_$fish_pid" "$__wta_inbox" >/dev/null 2>&1
+    end
 
     function __wta_osc7 --on-event fish_prompt
         set -l url (string escape --style=url -- $PWD | string replace -a '%2F' '/')

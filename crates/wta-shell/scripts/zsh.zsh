@@ -23,11 +23,6 @@ if [[ ${WTA_RUNTIME_DIR-} == /* ]]; then typeset -g __wta_inbox=$WTA_RUNTIME_DIR
 elif [[ ${XDG_RUNTIME_DIR-} == /* ]]; then typeset -g __wta_inbox=$XDG_RUNTIME_DIR/wta
 else typeset -g __wta_inbox=/tmp/wta-$EUID; fi
 __wta_inbox+=/line-$__wta_nonce
-if [[ -n ${TMUX_PANE-} ]] && (( ${+commands[tmux]} )); then
-  command tmux set -p -t "$TMUX_PANE" @wta_integration "zsh $$" \; \
-    set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" \; \
-    set -p -t "$TMUX_PANE" "@wta_inbox_$$" "$__wta_inbox" >/dev/null 2>&1
-fi
 autoload -Uz add-zsh-hook
 # zsh prints PROMPT_SP (EOL mark + padding + "\r \r") before precmd hooks, so D is
 # emitted from the EOL mark: %(9V..) is true while psvar[9] is set (by preexec).
@@ -66,12 +61,26 @@ __wta_restore_widget() { return 0 }
 zle -N __wta_insert_widget
 zle -N __wta_run_widget
 zle -N __wta_restore_widget
+# A private key bound already (by the user): no inbox is announced, and WTA
+# types cards' commands as keys instead.
 for __wta_map in emacs viins vicmd; do
-  bindkey -M $__wta_map '^[[17777~' __wta_run_widget
-  bindkey -M $__wta_map '^[[17776~' __wta_insert_widget
-  bindkey -M $__wta_map '^[[17775~' __wta_restore_widget
+  for __wta_key in '^[[17777~' '^[[17776~' '^[[17775~'; do
+    [[ $(bindkey -M $__wta_map $__wta_key) == *undefined-key ]] || __wta_inbox=taken
+  done
 done
-unset __wta_map
+if [[ $__wta_inbox != taken ]]; then
+  for __wta_map in emacs viins vicmd; do
+    bindkey -M $__wta_map '^[[17777~' __wta_run_widget
+    bindkey -M $__wta_map '^[[17776~' __wta_insert_widget
+    bindkey -M $__wta_map '^[[17775~' __wta_restore_widget
+  done
+fi
+unset __wta_map __wta_key
+if [[ -n ${TMUX_PANE-} ]] && (( ${+commands[tmux]} )); then
+  command tmux set -p -t "$TMUX_PANE" @wta_integration "zsh $$" \; \
+    set -p -t "$TMUX_PANE" "@wta_nonce_$$" "$__wta_nonce" \; \
+    set -p -t "$TMUX_PANE" "@wta_inbox_$$" "$__wta_inbox" >/dev/null 2>&1
+fi
 __wta_precmd() {
   local ec=$?
   if (( ${+__wta_histchars} )); then

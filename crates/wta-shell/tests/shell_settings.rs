@@ -270,7 +270,7 @@ async fn through(
 }
 
 async fn in_settings(shell: Shell, keys: Keys) {
-    let p = open_with(shell, cfg(), true, &settings(shell, keys)).await;
+    let p = open_with(shell, cfg(), true, ("", &settings(shell, keys))).await;
     assert!(
         p.watcher.hands_off().await,
         "the shell announced its inbox: a card's command is handed off, not typed"
@@ -308,7 +308,7 @@ async fn in_settings(shell: Shell, keys: Keys) {
 /// A command the user types with a leading space (not kept in history
 /// under ignorespace) is reported as itself.
 async fn a_typed_command_history_drops_is_reported_as_itself(shell: Shell) {
-    let p = open_with(shell, cfg(), true, &settings(shell, Keys::Emacs)).await;
+    let p = open_with(shell, cfg(), true, ("", &settings(shell, Keys::Emacs))).await;
     for typed in [
         "echo kept-one",
         " echo unkept-two",
@@ -332,6 +332,29 @@ async fn a_typed_command_history_drops_is_reported_as_itself(shell: Shell) {
     }
 }
 
+/// A user who bound one of the private keys keeps the binding: the script
+/// leaves the keys alone and says so (its inbox option reads `taken`),
+/// and commands reach the shell typed as keys, as before.
+async fn a_key_the_user_bound_is_left_alone(shell: Shell) {
+    let user = match shell {
+        Shell::Bash => "bind '\"\\e[17777~\": beginning-of-line'",
+        Shell::Zsh => "bindkey -M emacs '^[[17777~' beginning-of-line",
+        Shell::Fish => "bind \\e\\[17777\\~ beginning-of-line",
+        Shell::Pwsh => unreachable!(),
+    };
+    let p = open_with(shell, cfg(), true, (user, "")).await;
+    let options = p.server.tmux(&["show-options", "-p", "-t", &p.pane]);
+    let inbox = options.lines().find(|l| l.starts_with("@wta_inbox_"));
+    assert_eq!(
+        inbox.map(|l| l.split_once(' ').map(|x| x.1)),
+        Some(Some("taken")),
+        "{options}"
+    );
+    assert!(!p.watcher.hands_off().await);
+    let ran = p.run("echo typed-as-keys").await;
+    assert_eq!(ran.cmdline.as_deref(), Some("echo typed-as-keys"));
+}
+
 async fn emacs(shell: Shell) {
     in_settings(shell, Keys::Emacs).await;
 }
@@ -349,4 +372,5 @@ per_shell!(
     vi_insert,
     vi_command,
     a_typed_command_history_drops_is_reported_as_itself,
+    a_key_the_user_bound_is_left_alone,
 );

@@ -45,19 +45,20 @@ pub fn sink_argv() -> Vec<String> {
 
 /// argv that starts `shell` interactively with the integration loaded (or not).
 pub fn shell_argv(shell: Shell, dir: &std::path::Path, integrate: bool) -> Vec<String> {
-    shell_argv_with(shell, dir, integrate, "")
+    shell_argv_with(shell, dir, integrate, ("", ""))
 }
 
-/// [`shell_argv`] with `extra` appended to the rc file, after the script
-/// (settings users have: key maps, history options).
+/// [`shell_argv`] with rc lines `around` the script: `.0` before it, `.1`
+/// after it (settings users have: key maps, history options, bindings).
 pub fn shell_argv_with(
     shell: Shell,
     dir: &std::path::Path,
     integrate: bool,
-    extra: &str,
+    around: (&str, &str),
 ) -> Vec<String> {
     let script = if integrate { shell.script() } else { "" };
-    let script = format!("{script}\n{extra}\n");
+    let (before, extra) = around;
+    let script = format!("{before}\n{script}\n{extra}\n");
     let script = script.as_str();
     let home = dir.to_string_lossy().into_owned();
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
@@ -86,12 +87,17 @@ pub fn shell_argv_with(
         }
         // With settings, as a user's config.fish (fish sets up key bindings
         // such as fish_vi_key_bindings only with its config read).
-        Shell::Fish if !extra.is_empty() => {
+        Shell::Fish if !extra.is_empty() || !before.is_empty() => {
             let config = dir.join(".config/fish");
             std::fs::create_dir_all(&config).unwrap();
             let rc = format!("set -g fish_greeting\n{script}");
             std::fs::write(config.join("config.fish"), rc).unwrap();
-            s(&["env", &format!("HOME={home}"), "fish"])
+            s(&[
+                "env",
+                &format!("HOME={home}"),
+                &format!("XDG_CONFIG_HOME={home}/.config"),
+                "fish",
+            ])
         }
         Shell::Fish => {
             let rc = dir.join("rc.fish");
@@ -110,14 +116,19 @@ pub fn shell_argv_with(
 }
 
 pub async fn open(shell: Shell, config: TrackerConfig, integrate: bool) -> Pane {
-    open_with(shell, config, integrate, "").await
+    open_with(shell, config, integrate, ("", "")).await
 }
 
-/// [`open`] with `extra` appended to the shell's rc file.
-pub async fn open_with(shell: Shell, config: TrackerConfig, integrate: bool, extra: &str) -> Pane {
+/// [`open`] with rc lines around the script ([`shell_argv_with`]).
+pub async fn open_with(
+    shell: Shell,
+    config: TrackerConfig,
+    integrate: bool,
+    around: (&str, &str),
+) -> Pane {
     let server = TmuxServer::start();
     let dir = tempfile::tempdir().unwrap();
-    let argv = shell_argv_with(shell, dir.path(), integrate, extra);
+    let argv = shell_argv_with(shell, dir.path(), integrate, around);
     let argv_ref: Vec<&str> = argv.iter().map(String::as_str).collect();
     let gate = format!("wta-go-{}", std::process::id());
     let cmd = gated_command(&gate, &argv_ref);
