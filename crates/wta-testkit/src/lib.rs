@@ -1,15 +1,21 @@
 //! Test support shared by every crate's tests.
 //!
+//! - [`env`]: the one scrubbed environment every test process starts from
+//!   (no `WTA_*`, `TMUX*` or locale of the runner's; a private HOME and XDG
+//!   dirs, [`Sandbox`]).
 //! - [`TmuxServer`]: a private tmux server per test (`tmux -L <unique> -f /dev/null`),
-//!   killed on drop. Tests never touch a server they did not start.
+//!   in that environment, killed on drop. Tests never touch a server they did not start.
 //! - [`acp`]: the scripted ACP test agent (`wta-test-agent`) and [`acp::agent_path`].
 //! - [`wait_until`]: poll a condition with a deadline; tests never sleep bare.
+//!   [`holds_for`]: a negative check, held for a window after the positive
+//!   observation that would have triggered the change.
 //! - [`rerun_self_argv`]: run this test binary again as one entry-point test.
 //! - [`as_nobody`]: run a program as another user, for peer-uid checks.
 //! - [`squeezed`]: compare pane text regardless of where it wrapped.
 //! - [`procs`]: whether a process runs; its resident memory; whether a socket's far side closed it.
 
 pub mod acp;
+pub mod env;
 mod nobody;
 pub mod procs;
 mod rerun;
@@ -17,8 +23,9 @@ mod screen;
 mod tmux;
 mod wait;
 
+pub use env::Sandbox;
 pub use nobody::as_nobody;
 pub use rerun::rerun_self_argv;
 pub use screen::squeezed;
 pub use tmux::TmuxServer;
-pub use wait::{wait_for_value, wait_until};
+pub use wait::{holds_for, wait_for_value, wait_until};

@@ -1,14 +1,18 @@
 //! A private tmux server for one test.
 //!
 //! Each server gets a unique `-L` name and `-f /dev/null`, so the user's
-//! configuration and servers are never involved. Drop runs `kill-server`
-//! on that name only and removes the socket file.
+//! configuration and servers are never involved. Every tmux command it runs
+//! starts from the scrubbed environment of [`crate::env`] with a private
+//! HOME and XDG dirs of its own, so the server (and every pane it starts)
+//! sees nothing of the runner's `WTA_*`, `TMUX*` or locale. Drop runs
+//! `kill-server` on that name only and removes the socket file.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::env::Sandbox;
 use crate::wait::wait_for_value;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
@@ -19,6 +23,8 @@ pub struct TmuxServer {
     name: String,
     socket: PathBuf,
     first_pane: String,
+    /// HOME and XDG dirs of the server's environment (unless overridden).
+    sandbox: Sandbox,
 }
 
 impl TmuxServer {
@@ -35,7 +41,7 @@ impl TmuxServer {
     }
 
     /// Like [`TmuxServer::start_with`], with extra environment for the server
-    /// (and so for every pane it starts).
+    /// (and so for every pane it starts), set over the scrubbed one.
     pub fn start_with_env(command: &str, env: &[(&str, &std::ffi::OsStr)]) -> Self {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -51,6 +57,7 @@ impl TmuxServer {
             name,
             socket: PathBuf::new(),
             first_pane: String::new(),
+            sandbox: Sandbox::new(),
         };
         let env: Vec<(String, std::ffi::OsString)> = env
             .iter()
@@ -97,6 +104,12 @@ impl TmuxServer {
         &self.socket
     }
 
+    /// The private HOME and XDG dirs the server's panes get unless the test
+    /// gave its own.
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
     /// The pane id of the first pane of session `main`.
     pub fn first_pane(&self) -> &str {
         &self.first_pane
@@ -112,9 +125,10 @@ impl TmuxServer {
     }
 
     fn raw_env(&self, args: &[&str], env: &[(String, std::ffi::OsString)]) -> Output {
-        let mut cmd = Command::new("tmux");
+        // The first command starts the server, which keeps this environment
+        // as its global one: what every pane starts with.
+        let mut cmd = self.sandbox.command("tmux");
         cmd.args(["-L", &self.name, "-f", "/dev/null"]).args(args);
-        cmd.env_remove("TMUX").env_remove("TMUX_PANE");
         cmd.envs(env.iter().map(|(k, v)| (k, v)));
         match cmd.output() {
             Ok(out) => out,
@@ -252,7 +266,120 @@ impl Drop for TmuxServer {
 
 #[cfg(test)]
 mod tests {
+    use std::process::Command;
+
     use super::*;
+
+    /// Where [`env_probe_entry`] writes what it saw; set only by
+    /// [`the_runners_environment_never_reaches_a_pane`].
+    const PROBE_OUT: &str = "WTA_TESTKIT_ENV_PROBE_OUT";
+    /// In every value the runner leaks, so a leak shows wherever it lands.
+    const LEAK: &str = "wta-leak-probe";
+
+    /// Not a test on its own: run by the test below with a leaky
+    /// environment, it writes its own view of that environment, then the
+    /// environment of a pane of a fresh server, then that of a command
+    /// started through the scrub.
+    #[test]
+    fn env_probe_entry() {
+        let Some(out) = std::env::var_os(PROBE_OUT) else {
+            return;
+        };
+        let out = PathBuf::from(out);
+        let runner: String = std::env::vars()
+            .map(|(k, v)| format!("{k}={v}\n"))
+            .collect();
+        std::fs::write(out.join("runner"), runner).unwrap();
+        let server = TmuxServer::start();
+        let pane_env = out.join("pane");
+        server.new_window(&format!(
+            "env > '{0}.part' && mv '{0}.part' '{0}'",
+            pane_env.display()
+        ));
+        crate::wait_until("the pane's env", Duration::from_secs(10), || {
+            pane_env.exists()
+        })
+        .unwrap();
+        std::fs::write(
+            out.join("socket"),
+            server.socket().to_string_lossy().as_bytes(),
+        )
+        .unwrap();
+        let direct = Sandbox::new().command("env").output().unwrap();
+        std::fs::write(out.join("command"), direct.stdout).unwrap();
+    }
+
+    /// `WTA_CLI_PATH` and friends, `TMUX`, a locale and a HOME set where the
+    /// tests run reach neither a test pane nor a command a test starts.
+    #[test]
+    fn the_runners_environment_never_reaches_a_pane() {
+        let out = tempfile::tempdir().unwrap();
+        // A runner inside a WTA session has wta's own dir first in PATH.
+        let wta_dir = out.path().join(format!("{LEAK}-bin"));
+        std::fs::create_dir(&wta_dir).unwrap();
+        std::fs::write(wta_dir.join("wta"), "").unwrap();
+        let path = std::env::join_paths(std::iter::once(wta_dir.clone()).chain(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+        ))
+        .unwrap();
+        let status = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "tmux::tests::env_probe_entry", "--quiet"])
+            .args(["--test-threads=1", "--nocapture"])
+            .env(PROBE_OUT, out.path())
+            .env("PATH", path)
+            .env("WTA_CLI_PATH", format!("/{LEAK}/wta"))
+            .env("WTA_RUNTIME_DIR", format!("/{LEAK}/runtime"))
+            .env("WTA_LOG", format!("{LEAK}=trace"))
+            .env("TMUX", format!("/tmp/{LEAK}/default,1,0"))
+            .env("TMUX_PANE", "%99")
+            .env("TMUX_TMPDIR", format!("/tmp/{LEAK}"))
+            .env("LC_ALL", "de_DE.UTF-8")
+            .env("LANG", "de_DE.UTF-8")
+            .env("HOME", format!("/{LEAK}/home"))
+            .env("XDG_CONFIG_HOME", format!("/{LEAK}/config"))
+            .env("XDG_RUNTIME_DIR", format!("/{LEAK}/run"))
+            .status()
+            .unwrap();
+        assert!(status.success(), "the probe failed: {status}");
+        let read = |name: &str| std::fs::read_to_string(out.path().join(name)).unwrap();
+        // The probe really ran in the leaky environment.
+        let runner = read("runner");
+        assert!(
+            runner.contains(&format!("WTA_CLI_PATH=/{LEAK}/wta")),
+            "{runner}"
+        );
+        let socket = read("socket");
+        for (what, seen) in [("a pane", read("pane")), ("a command", read("command"))] {
+            let var = |name: &str| {
+                seen.lines()
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+                    .map(str::to_owned)
+            };
+            assert!(!seen.contains(LEAK), "{what} got the runner's env:\n{seen}");
+            for line in seen.lines() {
+                let name = line.split('=').next().unwrap_or_default();
+                assert!(
+                    !name.starts_with("WTA_") && !name.starts_with("LC_"),
+                    "{what} got {line}"
+                );
+            }
+            assert_eq!(var("LANG").as_deref(), Some(crate::env::LANG), "{what}");
+            assert_eq!(var("TMUX_TMPDIR"), None, "{what}");
+            let home = var("HOME").unwrap_or_default();
+            assert!(
+                home.contains("wta-test-env-"),
+                "{what}: private HOME, not {home}"
+            );
+            if what == "a pane" {
+                // tmux's own, for this server and this pane.
+                let tmux = var("TMUX").unwrap_or_default();
+                assert!(tmux.starts_with(&socket), "{what}: TMUX={tmux}");
+                assert!(var("TMUX_PANE").is_some_and(|p| p != "%99"), "{seen}");
+            } else {
+                assert_eq!((var("TMUX"), var("TMUX_PANE")), (None, None), "{what}");
+            }
+        }
+    }
 
     #[test]
     fn starts_runs_and_cleans_up() {
