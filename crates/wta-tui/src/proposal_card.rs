@@ -14,7 +14,9 @@
 //! opens the full view (`v`): the card over the whole pane, scrolled row by
 //! row. Once every action row has been on screen, the buttons light up.
 //! Until the card is armed (visible for the grace period,
-//! `wta_state::guard`), its keys line says to read it first instead.
+//! `wta_state::guard`), its keys line says to read it first instead. Right
+//! above the buttons, the card says what it knows of the pane it types
+//! into (`proposal_card_pane.rs`): a busy pane darkens Run and Insert.
 //! Draws only; the keys live in `wta_state::proposal_card`.
 
 use std::ops::Range;
@@ -33,10 +35,15 @@ use wta_state::proposal_card::{CardSight, ConfirmMode, FullViewFrame, ProposalCa
 use crate::theme;
 use crate::wrap::{truncate, wrap, wrap_chars};
 
+#[path = "proposal_card_compact.rs"]
+mod compact;
 #[path = "proposal_card_full.rs"]
 mod full;
+#[path = "proposal_card_pane.rs"]
+mod pane;
 #[path = "proposal_card_words.rs"]
 mod words;
+use compact::compact;
 pub(crate) use full::render_full;
 use words::{insert_hint, origin_name, place, with_cwd};
 
@@ -377,6 +384,7 @@ fn buttons_line(
     }
     let active = unread == 0 && crate::card::armed(state);
     let buttons = card.buttons();
+    let enabled = |mode| pane::enabled(state, card, mode);
     // Padded labels, unless that would cut the last button off.
     let padded: usize = buttons.iter().map(|m| mode_label(*m).width() + 5).sum();
     let pad = if padded <= width { " " } else { "" };
@@ -384,6 +392,8 @@ fn buttons_line(
     for (i, mode) in buttons.into_iter().enumerate() {
         let label = format!("{pad}{}{pad}", mode_label(mode));
         let style = match (i == card.button, active, unread == 0) {
+            // The pane cannot take it now (the notes say why).
+            _ if !enabled(mode) => theme::dim(),
             (true, true, _) => theme::selected().add_modifier(Modifier::BOLD),
             (true, false, true) => theme::bold(),
             (_, _, false) => theme::dim(),
@@ -409,7 +419,10 @@ fn buttons_line(
         return Line::from(spans);
     }
     let hint = insert_hint();
-    if card.buttons().contains(&ConfirmMode::Insert) && hint.width() <= room {
+    if card.buttons().contains(&ConfirmMode::Insert)
+        && enabled(ConfirmMode::Insert)
+        && hint.width() <= room
+    {
         spans.push(Span::styled(hint, theme::dim()));
     }
     Line::from(spans)
@@ -419,7 +432,10 @@ fn buttons_line(
 pub fn card_height(state: &AppState, width: usize) -> usize {
     state.proposals.front().map_or(0, |card| {
         let width = width.saturating_sub(4);
-        stale_lines(card, width).len() + full_text(card, width).len() + 3
+        stale_lines(card, width).len()
+            + full_text(card, width).len()
+            + pane::long_rows(state, card, width)
+            + 3
     })
 }
 
@@ -469,13 +485,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
     head.truncate((inner.height as usize).saturating_sub(1));
     let rows = (inner.height as usize).saturating_sub(head.len());
     let whole = fits(&full.lines, width);
-    let mut shown = full;
-    for detail in [Detail::AllActions, Detail::Focused, Detail::ActionsOnly] {
-        if shown.len() < rows {
-            break;
-        }
-        shown = body(card, width, detail);
-    }
+    let (notes, rows, mut shown) = lay_out(state, card, width, rows, full);
     // The window of `shown` that goes on screen, above the buttons row.
     let n = shown.len();
     let room = rows.saturating_sub(1);
@@ -534,61 +544,51 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
     while lines.len() + 1 < rows {
         lines.push(Line::default());
     }
+    lines.extend(notes);
     lines.push(buttons_line(state, card, width, unread));
     head.extend(lines);
     frame.render_widget(Paragraph::new(head), inner);
     Some(sight(card, text_cols, total, showing, None))
 }
 
-/// Three rows or fewer: the highlighted choice's title and first command,
-/// then the buttons, or (while rows are unread) how many and the key.
-fn compact(state: &AppState, card: &ProposalCard, frame: &mut Frame, area: Rect, unread: usize) {
-    let width = area.width as usize;
-    let head = card.selected_choice().map_or(String::new(), |c| {
-        let input = c.actions.iter().find_map(|a| match a {
-            Action::Send { input } | Action::OpenAndSend { input, .. } => Some(input.as_str()),
-            Action::Open { .. } => None,
-        });
-        match input {
-            Some(input) => format!(
-                "{}. {}  $ {}",
-                c.choice,
-                c.title,
-                input.replace('\n', " ⏎ ")
-            ),
-            None => format!("{}. {}", c.choice, c.title),
+/// The body fitted to `rows` rows (with the buttons row): the most of it
+/// that fits, rationales going first, then other choices' details; and
+/// whether every action row is still in it.
+fn fit_body(card: &ProposalCard, width: usize, rows: usize, full: Body) -> (Body, bool) {
+    let mut shown = full;
+    let mut every = true;
+    for detail in [Detail::AllActions, Detail::Focused, Detail::ActionsOnly] {
+        if shown.len() < rows {
+            break;
         }
-    });
-    let head = Line::from(vec![
-        Span::styled("◆ ", theme::attention()),
-        Span::styled(truncate(&head, width.saturating_sub(2)), theme::bold()),
-    ]);
-    let second = if let Some(hint) = crate::card::guard_hint(state) {
-        Line::from(vec![Span::styled("! ", hint.style), hint])
-    } else if unread > 0 {
-        let hints = [
-            format!("! {}", tr!("proposal.compact_unread", n = unread)),
-            format!("! {}", tr!("proposal.compact_unread_short", n = unread)),
-            format!("! {}", tr!("proposal.read_all")),
-            "! v".to_owned(),
-        ];
-        Line::from(Span::styled(
-            fitting(&hints, width).unwrap_or_default(),
-            theme::attention(),
-        ))
-    } else {
-        buttons_line(state, card, width, 0)
-    };
-    let lines = if area.height == 1 && unread > 0 {
-        vec![second]
-    } else {
-        vec![head, second]
-    };
-    let rows = area.height as usize;
-    frame.render_widget(
-        Paragraph::new(lines.into_iter().take(rows).collect::<Vec<_>>()),
-        area,
-    );
+        shown = body(card, width, detail);
+        every = detail == Detail::AllActions;
+    }
+    let every = every && shown.len() < rows;
+    (shown, every)
+}
+
+/// What the card knows of its pane, above the buttons (at most half of
+/// the `rows` it has), and the body in the rows left: the notes' longest
+/// form that leaves every action row on the card, else their shortest.
+/// Returns the notes, the rows left for the body and buttons, the body.
+fn lay_out(
+    state: &AppState,
+    card: &ProposalCard,
+    width: usize,
+    rows: usize,
+    full: Body,
+) -> (Vec<Line<'static>>, usize, Body) {
+    let mut forms = pane::forms(state, card, width, rows.saturating_sub(1) / 2);
+    let shortest = forms.pop().unwrap_or_default();
+    for notes in forms {
+        let left = rows.saturating_sub(notes.len());
+        if let (shown, true) = fit_body(card, width, left, full_text(card, width)) {
+            return (notes, left, shown);
+        }
+    }
+    let left = rows.saturating_sub(shortest.len());
+    (shortest, left, fit_body(card, width, left, full).0)
 }
 
 /// The pane has no rows for the card: report its size (nothing shown), so

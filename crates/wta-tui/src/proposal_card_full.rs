@@ -2,8 +2,9 @@
 //! from the row the user scrolled to, between a header (which rows of how
 //! many) and a footer (how many rows are still unread and the scroll keys,
 //! or the buttons once all were on screen; until the view is armed, the
-//! hint to read it first). It wraps at the same width as the card, so the
-//! rows it reports are the card's rows.
+//! hint to read it first), with what the card knows of its pane right
+//! above the footer. It wraps at the same width as the card, so the rows
+//! it reports are the card's rows.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,7 +29,19 @@ pub(crate) fn render_full(state: &AppState, frame: &mut Frame, area: Rect) -> Op
     let width = text_cols as usize;
     let full = full_text(card, width);
     let total = full.len();
-    let page = (area.height as usize).saturating_sub(2);
+    // What the card knows of its pane, above the footer: at most a third
+    // of the rows between header and footer.
+    let between = (area.height as usize).saturating_sub(2);
+    let notes = super::pane::forms(state, card, width, between / 3)
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    let notes = if between > notes.len() {
+        notes
+    } else {
+        Vec::new()
+    };
+    let page = between - notes.len();
     let top = view.top.min(total.saturating_sub(page));
     let end = (top + page).min(total);
     let whole = fits(&full.lines, width);
@@ -74,6 +87,12 @@ pub(crate) fn render_full(state: &AppState, frame: &mut Frame, area: Rect) -> Op
         .map(<[_]>::to_vec)
         .unwrap_or_default();
     frame.render_widget(Paragraph::new(shown), text);
+    let notes_area = Rect {
+        y: text.bottom(),
+        height: notes.len() as u16,
+        ..text
+    };
+    frame.render_widget(Paragraph::new(notes), notes_area);
     let bottom = area.bottom().saturating_sub(1);
     if bottom > area.y {
         frame

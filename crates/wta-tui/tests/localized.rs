@@ -1,7 +1,8 @@
 //! The main screens in German, Japanese (wide characters) and the
 //! pseudo-locale (every text about 40 % longer and bracketed), at 80 and 40
 //! columns: chat (with system lines), a run proposal's card (full and
-//! compact), a permission card and the setup screen. One test walks every
+//! compact; its pane busy; its pane typed into as keys over typed text), a
+//! permission card and the setup screen. One test walks every
 //! locale in turn (the language is process-wide). Besides the snapshots,
 //! the status line's activity word is always shown whole, and in the
 //! pseudo-locale no word of the English `chat`/`tui` texts is on screen:
@@ -26,6 +27,7 @@ const FIXTURE_TEXT: &[&str] = &[
     "test it",
     "cargo test --workspace",
     "cargo watch -x test",
+    "sleep 15",
     "Run the tests",
     "Watch them in a panel",
     "The build is green; the tests say what broke.",
@@ -105,6 +107,18 @@ fn run_card() -> Fixture {
     run
 }
 
+/// The run proposal's card, its pane (`%3`) as the helper told it.
+fn card_on_pane(facts: PaneFacts) -> Fixture {
+    let mut card = run_card();
+    card.domain(DomainEvent::PaneFacts {
+        pane: "%3".into(),
+        facts,
+    });
+    // What the card says changed: armed again after the grace period.
+    card.at(2000).send(Event::Tick);
+    card
+}
+
 /// (name, fixture, rows) of every screen.
 fn screens() -> Vec<(&'static str, Fixture, u16)> {
     let mut chat = Fixture::ready();
@@ -124,9 +138,22 @@ fn screens() -> Vec<(&'static str, Fixture, u16)> {
         agent: "claude".into(),
         install_hint: "npm install -g @zed-industries/claude-code-acp".into(),
     });
+    let busy = card_on_pane(PaneFacts {
+        busy: Some(Busy::Running {
+            command: "sleep 15".into(),
+        }),
+        ..PaneFacts::default()
+    });
+    let keys = card_on_pane(PaneFacts {
+        busy: None,
+        typed_text: true,
+        keys: KeyPath::TypedKeys,
+    });
     vec![
         ("chat", chat, 12),
         ("card", run_card(), 12),
+        ("card_busy", busy, 14),
+        ("card_keys", keys, 16),
         ("card_compact", run_card(), 7),
         ("permission", card, 12),
         ("setup", setup, 12),
