@@ -424,10 +424,14 @@ fn hint_text(hint: Option<&str>) -> String {
     )
 }
 
-/// `text` as a markdown code span, whatever backticks it holds.
+/// Non-empty one-line `text` as a markdown code span that shows exactly
+/// `text`, whatever backticks and blanks it holds. A span strips one space
+/// from each end when both ends are spaces, so such text (and text with a
+/// backtick at an end) gets one pad space each side.
 pub fn code(text: &str) -> String {
     let ticks = "`".repeat(longest_backtick_run(text) + 1);
-    let pad = if text.starts_with('`') || text.ends_with('`') {
+    let spaced = text.starts_with(' ') && text.ends_with(' ') && text.chars().any(|c| c != ' ');
+    let pad = if text.starts_with('`') || text.ends_with('`') || spaced {
         " "
     } else {
         ""

@@ -198,6 +198,8 @@ pub(crate) fn allow_or_reject(call: ToolCall) -> Permission {
 }
 
 #[cfg(test)]
+mod fix_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod wire_tests;

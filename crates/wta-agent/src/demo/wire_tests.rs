@@ -210,3 +210,83 @@ async fn run_not_allowed() {
         );
     }
 }
+
+/// A fix turn's prompt as the helper sends it: the request, then the
+/// context with the failed command's record.
+fn fix_prompt(untrusted: Value) -> String {
+    use super::fix_tests::{block, request};
+    format!(
+        "{}{}{}",
+        request(None),
+        wta_protocol::prompt::CONTEXT_SEPARATOR,
+        block(untrusted)
+    )
+}
+
+#[tokio::test]
+async fn a_failure_that_is_not_a_typo_is_explained_without_a_card() {
+    use super::fix_tests::untrusted;
+    let record = untrusted("make", 2, "make: *** No rule.  Stop.", None);
+    let (s, answer, log) = turn(&fix_prompt(record.clone()), choosing(Some("allow"))).await;
+    assert_eq!(answer, end_turn());
+    let failed: fix::FailedCommand =
+        serde_json::from_value(record["failed_command"].clone()).unwrap();
+    let text = fix::explain(&failed, None, None);
+    assert!(text.starts_with("`make` failed. Exit code 2"), "{text}");
+    // No tool call and no permission request: nothing is proposed.
+    assert_eq!(log, [say(&s, INTRO), say(&s, &text)]);
+}
+
+#[tokio::test]
+async fn a_command_not_found_is_proposed_spelled_right_as_one_autofix_send() {
+    use super::fix_tests::untrusted;
+    let near = json!([{"name": "gtk", "distance": 2}, {"name": "git", "distance": 1}]);
+    let record = untrusted("gti status", 127, "gti: command not found", Some(near));
+    let (s, answer, log) = turn(&fix_prompt(record), choosing(Some("reject"))).await;
+    assert_eq!(answer, end_turn());
+    let fix = fix::correction(
+        &fix::FailedCommand {
+            cmdline: Some("gti status".into()),
+            exit_code: Some(127),
+            ..fix::FailedCommand::default()
+        },
+        Some(&fix::Resolution {
+            verdict: Some(fix::Verdict::NotFound),
+            near_matches: vec!["git".into()],
+        }),
+    )
+    .unwrap();
+    assert_eq!(fix.command, "git status");
+    let id = log[3]["params"]["update"]["toolCallId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let channel = Channel::parse(&format!("v1.{ID}.{ID}")).unwrap();
+    // The turn's channel carries the autofix payload for the closest name.
+    let invocation = build_invocation(&channel, &fix.payload_json());
+    let raw = json!({"command": invocation, "description": "Propose a terminal action"});
+    let title = format!("`{invocation}`");
+    let call = json!({"notify": "session/update", "params": {"sessionId": s, "update":
+        {"sessionUpdate": "tool_call", "toolCallId": id, "title": title,
+         "kind": "execute", "status": "pending", "rawInput": raw}}});
+    let offer = "I'll propose `git status` for your shell; confirm it on the card.\n\n";
+    assert_eq!(
+        log[..4],
+        [
+            say(&s, INTRO),
+            say(&s, &fix.diagnosis(None)),
+            say(&s, offer),
+            call
+        ]
+    );
+    assert_eq!(log[4]["request"], "session/request_permission", "{log:?}");
+    assert_eq!(log[4]["params"]["toolCall"]["rawInput"], raw, "{log:?}");
+    assert_eq!(
+        log[6],
+        say(
+            &s,
+            "The proposal command was not allowed, so nothing was proposed.\n"
+        )
+    );
+    assert_eq!(log.len(), 7, "{log:?}");
+}
