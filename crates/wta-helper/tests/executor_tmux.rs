@@ -1,6 +1,7 @@
 //! The card executor against real tmux and bash with WTA shell integration,
-//! one private server per test. The pipe-pane sink is this test binary re-run
-//! as `pipe_sink_entry`. Observed through execution results and capture-pane.
+//! one private server per test. The pipe-pane sink is the
+//! `wta-helper-test-sink` helper program. Observed through execution results
+//! and capture-pane.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers panic on setup failure
 

@@ -1,6 +1,7 @@
 //! Floods of a helper's proposal socket, against a real bound
-//! `ProposalServer` in its own process (this test binary run again as
-//! [`proposal_server_entry`]) so its memory can be read from `/proc`:
+//! `ProposalServer` in its own process (this test binary run again with
+//! [`SERVE`], see [`serve_proposals`]) so its memory can be read from
+//! `/proc`:
 //!
 //! - while [`IDLE_FLOOD`] idle connections are held, a real proposal on a
 //!   new connection gets its validation line: the newest idle ones are still
@@ -11,6 +12,9 @@
 //!   the burst;
 //! - a request line over the cap ends its connection, one log line each;
 //! - afterwards the process's RSS comes back to within 2× of its idle RSS.
+//!
+//! The binary has its own `main` (`harness = false`): with [`SERVE`] it is
+//! the server, else it runs the test through `wta_testkit::harness`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -25,7 +29,8 @@ use wta_protocol::limits::MAX_REQUEST_LINE_BYTES;
 use wta_protocol::{Channel, HelperId, PaneId, ProposalRequest, TurnNonce};
 use wta_testkit::procs::still_open;
 
-const SERVER_ENV: &str = "WTA_TEST_FLOOD_PROPOSAL_DIR";
+/// The argument that makes this binary the proposal server (then its dir).
+const SERVE: &str = "--serve-proposals";
 const GOOD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"List","actions":[{"type":"send","input":"ls"}]}]}"#;
 const T: Duration = Duration::from_secs(10);
 /// Idle connections held open at once (over three times the unproven pool).
@@ -34,15 +39,23 @@ const IDLE_FLOOD: usize = 200;
 const LONG_LINES: usize = 8;
 const LONG_LINE_BYTES: usize = MAX_REQUEST_LINE_BYTES + (1 << 20);
 
-/// Not a test: a helper's proposal socket with a live turn, in its own
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, dir] = args.as_slice()
+        && flag == SERVE
+    {
+        return serve_proposals(PathBuf::from(dir));
+    }
+    wta_testkit::harness::run(&[(
+        "idle_floods_do_not_starve_a_proposal_and_the_memory_comes_back",
+        idle_floods_do_not_starve_a_proposal_and_the_memory_comes_back,
+    )]);
+}
+
+/// The server role: a helper's proposal socket with a live turn, in its own
 /// process. Writes `<socket>\n<channel>\n` to `<dir>/ready` and serves until
 /// its stdin closes; logs go to `<dir>/log`.
-#[test]
-fn proposal_server_entry() {
-    let Ok(dir) = std::env::var(SERVER_ENV) else {
-        return;
-    };
-    let dir = PathBuf::from(dir);
+fn serve_proposals(dir: PathBuf) {
     let log = std::fs::File::create(dir.join("log")).unwrap();
     tracing_subscriber::fmt()
         .with_writer(std::sync::Mutex::new(log))
@@ -85,9 +98,8 @@ struct ServerProcess {
 impl ServerProcess {
     fn start() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let argv = wta_testkit::rerun_self_argv(SERVER_ENV, "proposal_server_entry");
-        let child = Command::new(&argv[0])
-            .args(&argv[1..])
+        let child = Command::new(std::env::current_exe().unwrap())
+            .arg(SERVE)
             .arg(dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
@@ -173,7 +185,6 @@ fn closed_silently(stream: &mut UnixStream, what: &str) {
     assert!(data.is_empty(), "{what} was answered: {data:?}");
 }
 
-#[test]
 fn idle_floods_do_not_starve_a_proposal_and_the_memory_comes_back() {
     let server = ServerProcess::start();
     assert_eq!(answered_once(&server.socket)["status"], "helper_mismatch");

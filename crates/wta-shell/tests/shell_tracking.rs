@@ -1,8 +1,8 @@
 //! End-to-end command tracking on private tmux servers with real bash, zsh and fish.
 //!
 //! Each test starts its own server, opens a gated pane running the shell with
-//! the WTA integration script, attaches a [`PaneWatcher`] (the sink is this
-//! test binary re-run as `pipe_sink_entry`), then submits commands and checks
+//! the WTA integration script, attaches a [`PaneWatcher`] (the sink is the
+//! `wta-shell-test-sink` helper program), then submits commands and checks
 //! the tracker's run records.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers panic on setup failure
@@ -17,39 +17,8 @@ use wta_testkit::{TmuxServer, wait_for_value};
 mod common;
 use common::*;
 
-const GAP_SINK_ENV: &str = "WTA_TEST_GAP_SINK_SOCKET";
 /// The nonce the gap sink's shell (pid 7) announces.
 const GAP_NONCE: &str = "00112233445566778899aabbccddeeff";
-
-/// Not a test: a sink that reports a gap (as the real sink does when the
-/// watcher falls behind) inside a command, then drains the pane like a sink.
-#[test]
-fn gap_sink_entry() {
-    use std::io::Write;
-    use wta_shell::sink_wire::{Frame, encode};
-    if let Ok(socket) = std::env::var(GAP_SINK_ENV) {
-        let mut s = std::os::unix::net::UnixStream::connect(socket).unwrap();
-        let frames = [
-            Frame::Data(
-                format!(
-                    "\x1b]133;A;aid=7;wta={GAP_NONCE}\x07$ \x1b]133;B;aid=7;wta={GAP_NONCE}\x07"
-                )
-                .into_bytes(),
-            ),
-            Frame::Data(
-                format!("\x1b]133;C;aid=7;wta={GAP_NONCE};cmdline_url=seq\x07first\r\n")
-                    .into_bytes(),
-            ),
-            Frame::Gap(123_456),
-            Frame::Data(format!("last\r\n\x1b]133;D;0;aid=7;wta={GAP_NONCE}\x07").into_bytes()),
-        ];
-        for frame in &frames {
-            s.write_all(&encode(frame)).unwrap();
-        }
-        let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
-        std::process::exit(0);
-    }
-}
 
 async fn exit_zero(sh: Shell) {
     let p = open(sh, cfg(), true).await;
@@ -388,7 +357,7 @@ async fn a_gap_reported_by_the_sink_flags_the_run_truncated() {
     let watcher = attach(
         &server,
         &pane,
-        wta_testkit::rerun_self_argv(GAP_SINK_ENV, "gap_sink_entry"),
+        vec![SINK.to_owned(), "gap".to_owned(), GAP_NONCE.to_owned()],
         dir.path().join("rt"),
         cfg(),
     )

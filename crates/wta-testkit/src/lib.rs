@@ -9,23 +9,22 @@
 //! - [`wait_until`]: poll a condition with a deadline; tests never sleep bare.
 //!   [`holds_for`]: a negative check, held for a window after the positive
 //!   observation that would have triggered the change.
-//! - [`rerun_self_argv`]: run this test binary again as one entry-point test.
+//! - [`harness`]: the `main` of a test binary that also plays a child process's role.
 //! - [`as_nobody`]: run a program as another user, for peer-uid checks.
 //! - [`squeezed`]: compare pane text regardless of where it wrapped.
 //! - [`procs`]: whether a process runs; its resident memory; whether a socket's far side closed it.
 
 pub mod acp;
 pub mod env;
+pub mod harness;
 mod nobody;
 pub mod procs;
-mod rerun;
 mod screen;
 mod tmux;
 mod wait;
 
 pub use env::Sandbox;
 pub use nobody::as_nobody;
-pub use rerun::rerun_self_argv;
 pub use screen::squeezed;
 pub use tmux::TmuxServer;
 pub use wait::{holds_for, wait_for_value, wait_until};

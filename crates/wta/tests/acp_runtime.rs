@@ -4,9 +4,11 @@
 //! opens a new session first, says so, and runs.
 //!
 //! The runtime reads the environment (registry, runtime dir for its proposal
-//! socket), so it runs in a child copy of this test binary (`runtime_entry`)
-//! with the temp HOME/XDG env of [`Env::command`]; the parent owns the master
-//! and a headless helper sharing the agent.
+//! socket), so it runs in a child copy of this test binary (started with
+//! [`RUNTIME`], see [`runtime_entry`]) with the temp HOME/XDG env of
+//! [`Env::command`]; the parent owns the master and a headless helper
+//! sharing the agent. The binary has its own `main` (`harness = false`), so
+//! the child's role is not a test.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
 
@@ -23,11 +25,23 @@ use wta_helper::runtime::{Runtime, RuntimeConfig};
 use wta_state::{Event, Item, Scripted, SystemLevel};
 
 const T: Duration = Duration::from_secs(20);
-/// Set (to the shared agent's pid) only in the child that runs the runtime.
-const ENTRY_ENV: &str = "WTA_TEST_RUNTIME_ENTRY";
-const SOCKET_ENV: &str = "WTA_TEST_RUNTIME_SOCKET";
+/// The argument that makes this binary the child running the runtime; then
+/// the shared agent's pid and the master's socket.
+const RUNTIME: &str = "--runtime-entry";
 
-#[test]
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, shared, socket] = args.as_slice()
+        && flag == RUNTIME
+    {
+        return runtime_entry(shared.parse().expect("shared pid"), socket.into());
+    }
+    wta_testkit::harness::run(&[(
+        "restart_and_respawn_through_the_pane_runtime",
+        restart_and_respawn_through_the_pane_runtime,
+    )]);
+}
+
 fn restart_and_respawn_through_the_pane_runtime() {
     let env = Env::new();
     let _master = env.start_master();
@@ -44,14 +58,9 @@ fn restart_and_respawn_through_the_pane_runtime() {
         };
     }
     let out = child
-        .args([
-            "--exact",
-            "runtime_entry",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(ENTRY_ENV, shared.to_string())
-        .env(SOCKET_ENV, &env.socket)
+        .arg(RUNTIME)
+        .arg(shared.to_string())
+        .arg(&env.socket)
         .current_dir(env.path(""))
         .stdin(Stdio::null())
         .output()
@@ -140,14 +149,9 @@ async fn agent_pid(rt: &mut Runtime, m: &mut Machine) -> i32 {
         .unwrap_or_else(|_| panic!("no pid in {items:#?}"))
 }
 
-/// Runs only in the child started above.
-#[test]
-fn runtime_entry() {
-    let Some(shared) = std::env::var(ENTRY_ENV).ok() else {
-        return;
-    };
-    let shared: i32 = shared.parse().expect("shared pid");
-    let socket = std::env::var_os(SOCKET_ENV).expect("socket").into();
+/// The child's role, started by the test above: this pane's runtime on
+/// the master at `socket`, whose other pane runs the agent `shared`.
+fn runtime_entry(shared: i32, socket: std::path::PathBuf) {
     let tokio = tokio::runtime::Runtime::new().expect("tokio");
     tokio.block_on(async move {
         let config = RuntimeConfig {

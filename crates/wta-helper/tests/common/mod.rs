@@ -1,10 +1,11 @@
 //! Setup shared by the executor tests on real tmux (`executor_tmux`,
-//! `executor_results`): the pipe-pane sink entry point (this test binary
-//! re-run), an executor over a private server, and card-building shorthands.
+//! `executor_results`): an executor over a private server whose pipe-pane
+//! sink is the `wta-helper-test-sink` helper program, and card-building
+//! shorthands.
 
 #![allow(dead_code)] // each test binary uses its own part of it
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,17 +14,6 @@ use wta_host::{ServerLocation, TmuxHost};
 use wta_protocol::{Action, Choice, ExecutionId, ExecutionLine, PaneId, ProposalId};
 use wta_shell::{TrackerConfig, WatchOptions};
 use wta_testkit::TmuxServer;
-
-const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
-
-/// Not a test: the pipe-pane sink entry point when re-run by tmux.
-#[test]
-fn pipe_sink_entry() {
-    if let Ok(socket) = std::env::var(SINK_ENV) {
-        let _ = wta_shell::run_pipe_sink(Path::new(&socket));
-        std::process::exit(0);
-    }
-}
 
 /// An executor on `server`, acting for its first pane, that opens panes with
 /// `launch` and keeps its watcher sockets in `runtime_dir`. Ready and run
@@ -35,7 +25,7 @@ pub fn executor(
     tweak: impl FnOnce(&mut ExecutorConfig),
 ) -> Executor<TmuxHost> {
     let watch = WatchOptions {
-        sink_argv: wta_testkit::rerun_self_argv(SINK_ENV, "common::pipe_sink_entry"),
+        sink_argv: vec![env!("CARGO_BIN_EXE_wta-helper-test-sink").to_owned()],
         runtime_dir,
         config: TrackerConfig::default(),
     };

@@ -1,6 +1,6 @@
 //! The harness of the real-shell tests: a private tmux server, a gated pane
 //! running bash, zsh or fish with the WTA integration script, a watcher on it
-//! (the sink is this test binary re-run as `common::pipe_sink_entry`).
+//! (the sink is the `wta-shell-test-sink` helper program, `pipe` mode).
 
 #![allow(dead_code)]
 
@@ -21,17 +21,6 @@ macro_rules! per_shell {
     };
 }
 
-pub const SINK_ENV: &str = "WTA_TEST_SINK_SOCKET";
-
-/// Not a test: the pipe-pane sink entry point when re-run by tmux.
-#[test]
-pub fn pipe_sink_entry() {
-    if let Ok(socket) = std::env::var(SINK_ENV) {
-        let _ = wta_shell::run_pipe_sink(std::path::Path::new(&socket));
-        std::process::exit(0);
-    }
-}
-
 pub struct Pane {
     pub server: TmuxServer,
     pub watcher: PaneWatcher,
@@ -39,9 +28,13 @@ pub struct Pane {
     pub dir: tempfile::TempDir,
 }
 
+/// The real pipe-pane sink (the watcher appends its socket).
 pub fn sink_argv() -> Vec<String> {
-    wta_testkit::rerun_self_argv(SINK_ENV, "common::pipe_sink_entry")
+    vec![SINK.to_owned(), "pipe".to_owned()]
 }
+
+/// The sink helper program (see `tests/bin/sink.rs`).
+pub const SINK: &str = env!("CARGO_BIN_EXE_wta-shell-test-sink");
 
 /// argv that starts `shell` interactively with the integration loaded (or not).
 pub fn shell_argv(shell: Shell, dir: &std::path::Path, integrate: bool) -> Vec<String> {
