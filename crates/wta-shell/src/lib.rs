@@ -44,4 +44,6 @@ pub use tracker::{
     SubmitId, Tracker, TrackerConfig, step,
 };
 pub use trust::{MarkTrust, nonce_option};
-pub use watcher::{FinishedRun, Host, PIPE_OWNER_OPTION, PaneWatcher, WatchEvent, WatchOptions};
+pub use watcher::{
+    FinishedRun, Host, PIPE_OWNER_OPTION, PaneWatcher, ShellFacts, WatchEvent, WatchOptions,
+};

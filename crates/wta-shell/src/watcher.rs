@@ -70,11 +70,55 @@ pub enum WatchEvent {
     },
 }
 
+/// What a card needs to know of the pane before anything is sent there:
+/// whether a command runs (its command line, else empty), whether a
+/// full-screen program shows, whether text was typed at the prompt, and
+/// whether the shell takes commands by hand-off ([`crate::handoff`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellFacts {
+    /// False until the watcher has read the pane once: nothing is known.
+    pub known: bool,
+    pub running: Option<String>,
+    pub full_screen: bool,
+    pub typed_text: bool,
+    pub hand_off: bool,
+}
+
+impl ShellFacts {
+    /// The facts `tracker` holds, for a shell that takes commands by
+    /// hand-off or not.
+    pub fn of(tracker: &Tracker, hand_off: bool) -> Self {
+        let running = match (&tracker.state, &tracker.current) {
+            (State::Running, Some(run)) => Some(run.cmdline.clone().unwrap_or_default()),
+            (State::Running | State::Submitted { .. }, _) => Some(String::new()),
+            _ => None,
+        };
+        ShellFacts {
+            // A watcher that has seen no mark of the shell yet knows nothing.
+            known: tracker.state != State::Unknown,
+            running,
+            full_screen: tracker.alt_screen,
+            typed_text: tracker.typed_text,
+            hand_off,
+        }
+    }
+}
+
 /// A finished run and the shell's cwd when it finished (if reported).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FinishedRun {
     pub run: Run,
     pub cwd: Option<String>,
+}
+
+/// The inbox the shell `tracker` follows announced on `pane`, when it is
+/// one WTA writes to.
+async fn inbox_of(host: &Host, pane: &PaneId, tracker: &Tracker) -> Option<PathBuf> {
+    let pid: u32 = tracker.shell_aid.as_deref()?.parse().ok()?;
+    let nonce = tracker.trust.nonce_of(pid)?.to_owned();
+    let option = crate::handoff::inbox_option(pid);
+    let probe = host.probe(pane, &[option.as_str()]).await.ok()?;
+    crate::handoff::inbox_for(probe.option(0), &nonce)
 }
 
 /// The watcher events for `fx`, just stepped into `t`: each effect, and
@@ -105,6 +149,7 @@ pub struct PaneWatcher {
     task: tokio::task::JoinHandle<()>,
     socket: PathBuf,
     finished: tokio::sync::broadcast::Sender<crate::last_command::Finished>,
+    facts: tokio::sync::watch::Sender<ShellFacts>,
 }
 
 impl std::fmt::Debug for PaneWatcher {
@@ -184,6 +229,7 @@ impl PaneWatcher {
         let mut sink = opts.sink_argv.clone();
         sink.push(socket.to_string_lossy().into_owned());
         let (finished, _) = tokio::sync::broadcast::channel(FINISHED_QUEUE);
+        let (facts, _) = tokio::sync::watch::channel(ShellFacts::default());
         let follow = Follow {
             host: host.clone(),
             pane: pane.clone(),
@@ -193,6 +239,8 @@ impl PaneWatcher {
             sink,
             socket: socket.clone(),
             finished: finished.clone(),
+            facts: facts.clone(),
+            hand_off: Mutex::new(None),
         };
         follow.arm().await?;
         let task = tokio::spawn(follow.run(listener));
@@ -206,6 +254,7 @@ impl PaneWatcher {
             task,
             socket,
             finished,
+            facts,
         };
         if let Some(gate) = gate {
             // The pane's shell waits for a watcher: ours is attached now.
@@ -224,6 +273,11 @@ impl PaneWatcher {
         &self,
     ) -> tokio::sync::broadcast::Receiver<crate::last_command::Finished> {
         self.finished.subscribe()
+    }
+
+    /// The pane's [`ShellFacts`], updated whenever they change.
+    pub fn facts(&self) -> tokio::sync::watch::Receiver<ShellFacts> {
+        self.facts.subscribe()
     }
 
     /// The shared tracker (lock briefly; the watcher feeds it).
@@ -316,11 +370,7 @@ impl PaneWatcher {
     /// The inbox the pane's own shell announced, when it is one WTA writes
     /// to ([`crate::handoff::inbox_for`]: named for that shell's nonce).
     async fn inbox(&self, tracker: &Tracker) -> Option<PathBuf> {
-        let pid: u32 = tracker.shell_aid.as_deref()?.parse().ok()?;
-        let nonce = tracker.trust.nonce_of(pid)?.to_owned();
-        let option = crate::handoff::inbox_option(pid);
-        let probe = self.host.probe(&self.pane, &[option.as_str()]).await.ok()?;
-        crate::handoff::inbox_for(probe.option(0), &nonce)
+        inbox_of(&self.host, &self.pane, tracker).await
     }
 
     /// Sends `text` to be run — handed off to a shell that announced an

@@ -40,7 +40,14 @@ pub(super) struct Follow {
     pub(super) socket: PathBuf,
     /// Where finished commands are announced.
     pub(super) finished: tokio::sync::broadcast::Sender<Finished>,
+    /// Where the pane's facts are published.
+    pub(super) facts: tokio::sync::watch::Sender<super::ShellFacts>,
+    /// Whether the shell (pid, nonce) takes commands by hand-off, as last asked.
+    pub(super) hand_off: Mutex<Option<HandOffSeen>>,
 }
+
+/// The shell a hand-off answer is for (pid and nonce), and the answer.
+pub(super) type HandOffSeen = ((Option<String>, Option<String>), bool);
 
 /// Options read when the pipe ends, in probe order.
 const EOF_OPTIONS: [&str; 2] = [PIPE_OWNER_OPTION, EXIT_STATUS_OPTION];
@@ -110,6 +117,7 @@ impl Follow {
         }
         // After the reader has the effects: none of this is on its path.
         publish_changes(&self.host, &self.pane, &effects).await;
+        self.publish_facts().await;
         if effects.contains(&Effect::RestoreTyped) {
             // The command handed off earlier ran and the prompt is back: the
             // shell puts back what the user had typed (if anything).
@@ -124,6 +132,37 @@ impl Follow {
                 self.refresh_width(*id);
             }
         }
+    }
+
+    /// Publishes the pane's facts when they changed. Whether the shell takes
+    /// commands by hand-off is asked of tmux only when the shell the
+    /// tracker follows (its pid and nonce) is new.
+    async fn publish_facts(&self) {
+        let (shell, mut facts) = {
+            let t = self.tracker.lock().await;
+            let pid = t.shell_aid.clone();
+            let nonce = pid
+                .as_deref()
+                .and_then(|p| p.parse().ok())
+                .and_then(|p| t.trust.nonce_of(p))
+                .map(str::to_owned);
+            ((pid, nonce), super::ShellFacts::of(&t, false))
+        };
+        let known = self.hand_off.lock().await.clone();
+        facts.hand_off = match known {
+            Some((seen, hand_off)) if seen == shell => hand_off,
+            _ => {
+                let t = self.tracker.lock().await.clone();
+                let hand_off = super::inbox_of(&self.host, &self.pane, &t).await.is_some();
+                *self.hand_off.lock().await = Some((shell, hand_off));
+                hand_off
+            }
+        };
+        self.facts.send_if_modified(|was| {
+            let changed = *was != facts;
+            *was = facts;
+            changed
+        });
     }
 
     /// The nonce the shell with pid `pid` announced on the pane, if any.

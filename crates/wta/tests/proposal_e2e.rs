@@ -8,6 +8,8 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
 
+#[path = "pane_tui_common/card_tests.rs"]
+mod card_tests;
 mod pane_tui_common;
 
 use pane_tui_common::{Pane, T, UNARMED_NOTE, integrated_pane_in};
@@ -80,6 +82,70 @@ fn an_agent_whose_shell_is_the_clients_terminal_proposes_too() {
     pane.keys(&["Enter"]);
     pane.tmux.wait_for_text(&pane.shell, "via-terminal-42", T);
     pane.wait_squeezed("action 1: the command succeeded");
+}
+
+/// The card knows the pane: while a command runs there, Run waits (the
+/// card says why, Enter does nothing); once it ends, Run works.
+#[test]
+fn a_busy_pane_holds_run_back_until_its_command_ends() {
+    let pane = integrated_pane();
+    pane.tmux.type_line(&pane.shell, "sleep 300");
+    pane.submit("propose-run echo after-the-sleep");
+    pane.wait_squeezed(&format!("{} is running `sleep 300`", pane.shell));
+    pane.keys(&["Enter"]);
+    // Enter on the held-back Run: nothing is typed into the busy pane.
+    let screen = pane.wait_squeezed("available once it ends");
+    assert!(!pane.shell_screen().contains("after-the-sleep"), "{screen}");
+    pane.tmux
+        .tmux(&["send-keys", "-t", pane.shell.as_str(), "C-c"]);
+    wait_until("the card hears the pane is free", T, || {
+        !squeezed(&pane.screen()).contains("isrunning")
+    })
+    .unwrap();
+    // Run is back: the card is read again for the grace period first.
+    pane.wait_armed_card("[ Run ]");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "\nafter-the-sleep", T);
+    pane.wait_squeezed("action 1: the command succeeded");
+}
+
+/// What the user had half-typed in the pane is named on the card, kept,
+/// and back at the prompt after the command.
+#[test]
+fn half_typed_text_is_kept_and_comes_back() {
+    let pane = integrated_pane();
+    // The agent pane follows the shell and has seen its prompt, so it can
+    // tell text typed at it.
+    wait_until("the agent pane follows the shell", T, || {
+        pane.tmux.display(&pane.shell, "#{pane_pipe}") == "1"
+    })
+    .unwrap();
+    pane.tmux.type_line(&pane.shell, "echo prompt-seen");
+    pane.tmux.wait_for_text(&pane.shell, "\nprompt-seen\n$", T);
+    pane.tmux.tmux(&[
+        "send-keys",
+        "-t",
+        pane.shell.as_str(),
+        "-l",
+        "git commit -m \"half",
+    ]);
+    pane.tmux
+        .wait_for_text(&pane.shell, "git commit -m \"half", T);
+    pane.submit("propose-run echo card-$((2*3))");
+    let card = pane.wait_squeezed("is kept and comes back after the command");
+    assert!(card.contains("[ Run ]"), "{card}");
+    pane.wait_armed_card("[ Run ]");
+    pane.keys(&["Enter"]);
+    pane.tmux.wait_for_text(&pane.shell, "card-6", T);
+    pane.wait_squeezed("action 1: the command succeeded");
+    wait_until("the half-typed text back at the prompt", T, || {
+        let screen = pane.shell_screen();
+        screen
+            .lines()
+            .last()
+            .is_some_and(|l| l.ends_with("git commit -m \"half"))
+    })
+    .unwrap_or_else(|e| panic!("{e}:\n{}", pane.shell_screen()));
 }
 
 #[test]

@@ -334,6 +334,15 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
         Some(watchers.get(pane.as_str())?.finished_commands())
     }
 
+    /// The facts of a followed pane, as they change (`None` when not followed).
+    pub async fn pane_facts(
+        &self,
+        pane: &PaneId,
+    ) -> Option<tokio::sync::watch::Receiver<wta_shell::ShellFacts>> {
+        let watchers = self.watchers.lock().await;
+        Some(watchers.get(pane.as_str())?.facts())
+    }
+
     /// The tracker state of a followed pane (`None` when not followed).
     pub async fn pane_state(&self, pane: &PaneId) -> Option<State> {
         let watchers = self.watchers.lock().await;

@@ -1,6 +1,9 @@
 //! Autofix's eyes: every shell pane of the agent pane's tab is followed by
 //! a watcher (the executor's, so the one pipe per pane serves both), and
 //! each command that finishes there becomes an [`Input::CommandFinished`].
+//! The cards' eyes too: each change of a followed pane's facts (a command
+//! running, a full-screen program, text typed at the prompt, how commands
+//! reach its shell) becomes an [`Input::PaneFacts`].
 //! Panes are looked for on the machine's `ScanTab` (a slow timer), so a
 //! split made later is followed too; a pane another WTA watcher follows
 //! (`wta listen`, another helper) is left alone.
@@ -55,6 +58,9 @@ impl Runtime {
                         None
                     }
                 };
+                if let Some(facts) = executor.pane_facts(&new).await {
+                    tokio::spawn(report_facts(new.clone(), facts, inputs.clone()));
+                }
                 let Some(mut runs) = runs else {
                     // Not ours to follow: never asked again for this pane.
                     continue;
@@ -84,6 +90,53 @@ impl Runtime {
                 });
             }
         });
+    }
+}
+
+/// Sends `pane`'s facts to the machine now and at each change, until the
+/// watcher or the runtime ends.
+async fn report_facts(
+    pane: PaneId,
+    mut facts: tokio::sync::watch::Receiver<wta_shell::ShellFacts>,
+    inputs: tokio::sync::mpsc::UnboundedSender<Input>,
+) {
+    loop {
+        let now = facts.borrow_and_update().clone();
+        if now.known {
+            let input = Input::PaneFacts {
+                pane: pane.clone(),
+                facts: card_facts(&now),
+            };
+            if inputs.send(input).is_err() {
+                return;
+            }
+        }
+        if facts.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// The card's view of a shell's facts.
+fn card_facts(shell: &wta_shell::ShellFacts) -> wta_state::PaneFacts {
+    use wta_state::{Busy, KeyPath};
+    let busy = match (&shell.running, shell.full_screen) {
+        (_, true) => Some(Busy::FullScreen {
+            command: shell.running.clone().unwrap_or_default(),
+        }),
+        (Some(command), false) => Some(Busy::Running {
+            command: command.clone(),
+        }),
+        (None, false) => None,
+    };
+    wta_state::PaneFacts {
+        busy,
+        typed_text: shell.typed_text,
+        keys: if shell.hand_off {
+            KeyPath::Handoff
+        } else {
+            KeyPath::TypedKeys
+        },
     }
 }
 
