@@ -90,12 +90,69 @@ fn failures_classify_by_code() {
     }
 }
 
+/// A `_meta.wta` value as anyone could send it: the known keys and a few
+/// unknown ones, with values of the right and of the wrong shapes.
+fn any_meta() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+    use proptest::prelude::*;
+    let key = prop_oneof![
+        Just("agentId"),
+        Just("ownerTab"),
+        Just("targetPane"),
+        Just("client"),
+        Just("proposalMcp"),
+        Just("freshAgent"),
+        Just("mcpServer"),
+        Just("argv"),
+        Just("agent_id"),
+    ];
+    let value = prop_oneof![
+        Just(json!(null)),
+        any::<bool>().prop_map(|b| json!(b)),
+        any::<i64>().prop_map(|n| json!(n)),
+        Just(json!("%7")),
+        Just(json!("@3")),
+        Just(json!("cli")),
+        Just(json!("helper")),
+        ".{0,12}".prop_map(|s| json!(s)),
+        Just(json!(["sh", "-c", "touch x"])),
+    ];
+    proptest::collection::btree_map(key, value, 0..5).prop_map(|m| {
+        serde_json::Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+    })
+}
+
+const META_KEYS: [&str; 7] = [
+    "agentId",
+    "ownerTab",
+    "targetPane",
+    "client",
+    "proposalMcp",
+    "freshAgent",
+    "mcpServer",
+];
+
 proptest::proptest! {
+    /// Whatever a client sends as `_meta.wta`: a key the meta does not
+    /// know is refused, and what is read writes back to the same meta, with
+    /// only known keys; stripping it leaves the rest of `_meta`.
     #[test]
-    fn meta_parser_never_panics(s in ".{0,200}") {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&s) {
-            let _ = WtaMeta::from_params(&serde_json::json!({"_meta": {"wta": v}}));
+    fn read_meta_round_trips_and_unknown_keys_are_refused(wta in any_meta()) {
+        let mut params = json!({"_meta": {"wta": wta.clone(), "other": 1}, "cwd": "/"});
+        let read = WtaMeta::from_params(&params);
+        let keys: Vec<&String> = wta.as_object().unwrap().keys().collect();
+        if keys.iter().any(|k| !META_KEYS.contains(&k.as_str())) {
+            proptest::prop_assert!(read.is_err(), "{wta} was read: {read:?}");
         }
+        if let Ok(read) = read {
+            let meta = read.unwrap();
+            let written = meta.to_meta();
+            for key in written["wta"].as_object().unwrap().keys() {
+                proptest::prop_assert!(META_KEYS.contains(&key.as_str()), "{key}");
+            }
+            proptest::prop_assert_eq!(WtaMeta::from_meta(&written), Some(meta));
+        }
+        WtaMeta::strip_from(&mut params);
+        proptest::prop_assert_eq!(params, json!({"_meta": {"other": 1}, "cwd": "/"}));
     }
 }
 

@@ -5,10 +5,12 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use wta_protocol::invocation::looks_like_proposal;
 use wta_protocol::limits::MAX_PAYLOAD_BYTES;
 use wta_protocol::{
-    Channel, FrameReader, HelperId, Invocation, ProposalPayload, ProposalRequest, ProtocolError,
-    ResponseLine, TurnNonce, build_invocation, classify_invocation, extract_command, parse_payload,
+    Channel, Extracted, FrameReader, HelperId, Invocation, ProposalPayload, ProposalRequest,
+    ProtocolError, ResponseLine, TurnNonce, build_invocation, classify_invocation, extract_command,
+    parse_payload,
 };
 
 fn channel_strategy() -> impl Strategy<Value = Channel> {
@@ -60,7 +62,8 @@ fn json_value() -> impl Strategy<Value = Value> {
             Just("open"),
             Just("open_and_send"),
             Just("tab"),
-            Just("execute")
+            Just("execute"),
+            Just("\"$WTA_CLI_PATH\" propose-terminal-actions"),
         ]
         .prop_map(Value::from),
     ];
@@ -84,6 +87,55 @@ fn json_value() -> impl Strategy<Value = Value> {
             .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
+}
+
+/// Every string in `value`, at any depth.
+fn strings(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().flat_map(strings).collect(),
+        Value::Object(map) => map.values().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Noise, or the bytes of a valid payload, request line or response line
+/// with up to three bytes inserted, removed or replaced.
+fn near_valid_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let valid = prop_oneof![
+        valid_payload().prop_map(|v| serde_json::to_vec(&v).unwrap()),
+        (channel_strategy(), valid_payload()).prop_map(|(ch, v)| {
+            let line = ProposalRequest::new(ch, v.to_string()).to_line().unwrap();
+            line.trim_ascii_end().to_vec()
+        }),
+        prop_oneof![
+            Just(&include_bytes!("golden/validation_accepted.json")[..]),
+            Just(&include_bytes!("golden/final_confirmed.json")[..]),
+            Just(&include_bytes!("golden/execution_failed.json")[..]),
+            Just(&include_bytes!("golden/next.json")[..]),
+            Just(&include_bytes!("golden/end.json")[..]),
+        ]
+        .prop_map(|line| line.trim_ascii_end().to_vec()),
+    ];
+    let edits =
+        proptest::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 0..4);
+    prop_oneof![
+        proptest::collection::vec(any::<u8>(), 0..600),
+        (valid, edits).prop_map(|(mut bytes, edits)| {
+            for (at, op, byte) in edits {
+                let i = at.index(bytes.len() + 1);
+                match op {
+                    0 => bytes.insert(i, byte),
+                    1 if i < bytes.len() => {
+                        bytes.remove(i);
+                    }
+                    _ if i < bytes.len() => bytes[i] = byte,
+                    _ => {}
+                }
+            }
+            bytes
+        }),
+    ]
 }
 
 fn valid_payload() -> impl Strategy<Value = Value> {
@@ -205,7 +257,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn channel_parse_never_panics_and_accepts_one_spelling(text in tricky_string(80)) {
+    fn channel_parse_accepts_only_its_own_spelling(text in tricky_string(80)) {
         if let Ok(ch) = Channel::parse(&text) {
             prop_assert_eq!(ch.to_string(), text);
         }
@@ -264,7 +316,7 @@ proptest! {
     }
 
     #[test]
-    fn random_text_never_panics_the_classifier(text in tricky_string(120)) {
+    fn random_text_is_canonical_only_as_the_builder_prints_it(text in tricky_string(120)) {
         if let Invocation::Canonical(c) = classify_invocation(&text) {
             prop_assert_eq!(build_invocation(&c.channel, &c.payload), text);
         }
@@ -285,11 +337,30 @@ proptest! {
         }
     }
 
+    /// Extraction fails closed: anything but an object is an unknown
+    /// shape; an execute call is a command or an unknown shape, never the
+    /// normal permission UI; a string `rawInput.command` is the command as
+    /// written; and a call taken as no command mentions no proposal anywhere.
     #[test]
-    fn envelope_extraction_never_panics(value in json_value()) {
-        let _ = extract_command(&value);
-        let _ = extract_command(&json!({"kind":"execute","rawInput": value.clone()}));
-        let _ = extract_command(&json!({"kind":"execute","title": value.to_string()}));
+    fn envelope_extraction_fails_closed(value in json_value()) {
+        if !value.is_object() {
+            prop_assert!(matches!(extract_command(&value), Extracted::UnknownShape(_)));
+        }
+        let execute = json!({"kind":"execute","rawInput": value.clone()});
+        let got = extract_command(&execute);
+        prop_assert_ne!(&got, &Extracted::NotACommand);
+        if let (Some(command), None) = (
+            value.get("command").and_then(Value::as_str),
+            value.get("commands"),
+        ) {
+            prop_assert_eq!(&got, &Extracted::Command(command.to_owned()));
+        }
+        let titled = json!({"kind":"execute","title": value.to_string()});
+        prop_assert_ne!(extract_command(&titled), Extracted::NotACommand);
+        let edit = json!({"kind":"edit","title":"t","rawInput": value.clone()});
+        if extract_command(&edit) == Extracted::NotACommand {
+            prop_assert!(!strings(&value).iter().any(|s| looks_like_proposal(s)), "{}", value);
+        }
     }
 
     #[test]
@@ -351,19 +422,39 @@ proptest! {
         }
     }
 
+    /// Whatever bytes arrive (noise, or a valid payload, request or
+    /// response line with a few bytes changed): what a parser accepts is
+    /// within its size limit and reads back the same from its own encoding.
     #[test]
-    fn payload_parser_never_panics_on_bytes(raw in proptest::collection::vec(any::<u8>(), 0..600)) {
-        let _ = parse_payload(&raw);
-        let _ = ProposalRequest::from_frame(&raw);
-        let _ = ResponseLine::from_frame(&raw);
+    fn accepted_bytes_are_in_bounds_and_round_trip(raw in near_valid_bytes()) {
+        if let Ok(payload) = parse_payload(&raw) {
+            prop_assert!(raw.len() <= MAX_PAYLOAD_BYTES);
+            prop_assert_eq!(parse_payload(payload.to_json().unwrap().as_bytes()).unwrap(), payload);
+        }
+        if let Ok(request) = ProposalRequest::from_frame(&raw) {
+            let line = request.to_line().unwrap();
+            prop_assert_eq!(ProposalRequest::from_frame(line.trim_ascii_end()).unwrap(), request);
+        }
+        if let Ok(response) = ResponseLine::from_frame(&raw) {
+            let line = response.to_line().unwrap();
+            prop_assert_eq!(ResponseLine::from_frame(line.trim_ascii_end()).unwrap(), response);
+        }
     }
 
+    /// JSON accepted as a payload, or as an MCP terminal action turned into
+    /// one, is a valid payload that reads back the same from its encoding.
     #[test]
-    fn payload_parser_never_panics_on_json(value in json_value()) {
+    fn accepted_json_is_a_valid_payload(value in json_value()) {
         let raw = serde_json::to_vec(&value).unwrap();
-        let _ = parse_payload(&raw);
-        let _ = wta_protocol::McpTerminalAction::from_value(&value)
+        if let Ok(payload) = parse_payload(&raw) {
+            prop_assert_eq!(parse_payload(payload.to_json().unwrap().as_bytes()).unwrap(), payload);
+        }
+        let action = wta_protocol::McpTerminalAction::from_value(&value)
             .and_then(|a| a.into_proposal(wta_protocol::Origin::TerminalAgent));
+        if let Ok(payload) = action {
+            prop_assert!(payload.validate().is_ok(), "{:?}", payload);
+            prop_assert_eq!(parse_payload(payload.to_json().unwrap().as_bytes()).unwrap(), payload);
+        }
     }
 
     #[test]
