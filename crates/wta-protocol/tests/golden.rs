@@ -307,6 +307,7 @@ mod helper_master {
             client: ClientKind::Helper,
             proposal_mcp: Some("http-v1".into()),
             fresh_agent: false,
+            mcp_server: None,
         };
         assert_golden(&helper, &fixture("meta_initialize.json"));
         let cli = WtaMeta {
