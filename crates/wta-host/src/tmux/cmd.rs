@@ -336,9 +336,19 @@ mod tests {
             prop_assert_eq!(tmux_expand_plain(&parsed[0][2]), Some(text));
         }
 
+        /// Any string at all (not only the tricky pieces) arrives as it is
+        /// at every kind of position, in one command.
         #[test]
-        fn the_encoder_never_panics_on_any_string(s in any::<String>()) {
-            let _ = Cmd::new("x").opt("-t", &s).opt_text("-n", &s).arg(&s).arg_text(&s);
+        fn any_string_arrives_verbatim_at_every_position(s in any::<String>()) {
+            let cmd = Cmd::new("x").opt("-t", &s).opt_text("-n", &s).arg(&s).arg_text(&s);
+            let words: Vec<String> = cmd.argv().map(str::to_owned).collect();
+            let parsed = tmux_split(&words);
+            prop_assert_eq!(parsed.len(), 1, "{:?}", words);
+            let c: Vec<&str> = parsed[0].iter().map(String::as_str).collect();
+            prop_assert_eq!(c.len(), 8, "{:?}", c);
+            prop_assert_eq!([c[0], c[1], c[2], c[3], c[5], c[6]], ["x", "-t", &s, "-n", "--", &s]);
+            prop_assert_eq!(tmux_expand_plain(c[4]), Some(s.clone()));
+            prop_assert_eq!(tmux_expand_plain(c[7]), Some(s.clone()));
         }
     }
 }

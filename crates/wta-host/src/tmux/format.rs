@@ -402,10 +402,58 @@ mod tests {
             }
         }
 
+        /// Whatever tmux's output holds (noise, or a listing with a few
+        /// bytes changed): it is refused, or read into at most one pane per
+        /// record end, each pane once, with a cwd that is bytes of the output.
         #[test]
-        fn arbitrary_output_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
-            let _ = parse_pane_bytes(&bytes);
+        fn output_is_refused_or_read_into_panes_it_holds(bytes in near_listing()) {
+            use std::os::unix::ffi::OsStrExt;
+            if let Ok(panes) = parse_pane_bytes(&bytes) {
+                let ends = bytes.iter().filter(|&&b| b == 0x1e).count();
+                proptest::prop_assert!(panes.len() <= ends, "{} panes, {ends} record ends", panes.len());
+                let ids: std::collections::HashSet<_> = panes.iter().map(|p| p.id.clone()).collect();
+                proptest::prop_assert_eq!(ids.len(), panes.len());
+                for pane in &panes {
+                    let cwd = pane.cwd.as_os_str().as_bytes();
+                    proptest::prop_assert!(
+                        cwd.is_empty() || bytes.windows(cwd.len()).any(|w| w == cwd),
+                        "{:?} is not in the output", pane.cwd
+                    );
+                }
+            }
         }
+    }
+
+    /// Noise, or a listing of one to three valid pane records with up to
+    /// three bytes inserted, removed or replaced.
+    fn near_listing() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let paths = proptest::collection::vec(proptest::collection::vec(1u8..=255, 0..20), 1..4);
+        let edits =
+            proptest::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 0..4);
+        let listing = (paths, edits).prop_map(|(paths, edits)| {
+            let mut fields = pane_fields("%0", "s", "t", "");
+            fields.pop();
+            let ids: Vec<String> = (0..paths.len()).map(|i| format!("%{i}")).collect();
+            let mut out = Vec::new();
+            for (path, id) in paths.iter().zip(&ids) {
+                fields[6] = id;
+                out.extend(raw_record(&fields, path));
+            }
+            for (at, op, byte) in edits {
+                let i = at.index(out.len() + 1);
+                match op {
+                    0 => out.insert(i, byte),
+                    1 if i < out.len() => {
+                        out.remove(i);
+                    }
+                    _ if i < out.len() => out[i] = byte,
+                    _ => {}
+                }
+            }
+            out
+        });
+        prop_oneof![proptest::collection::vec(any::<u8>(), 0..300), listing]
     }
 
     fn pane_fields<'a>(id: &'a str, name: &'a str, title: &'a str, cwd: &'a str) -> Vec<&'a str> {
