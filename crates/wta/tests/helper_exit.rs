@@ -12,8 +12,8 @@ mod launch_common;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use launch_common::card::Card;
 use launch_common::{Launch, stop_master};
-use wta_state::permission::PERMISSION_GRACE;
 use wta_testkit::{wait_for_value, wait_until};
 
 const T: Duration = Duration::from_secs(20);
@@ -172,12 +172,7 @@ fn closing_while_a_confirmed_command_runs_stops_the_watcher() {
     let mut l = Launch::new();
     let (shell, agent, watch) = up(&mut l);
     l.say(&agent, "propose-run sleep 30");
-    l.tmux.wait_for_text(&agent, " Run ", T);
-    let shown = std::time::Instant::now();
-    wait_until("the card accepts keys", T, || {
-        shown.elapsed() > PERMISSION_GRACE * 2
-    })
-    .unwrap();
+    l.wait_card(&agent, &Card::proposal("Run"));
     l.tmux.tmux(&["send-keys", "-t", &agent, "Enter"]);
     wait_until("sleep runs in the shell pane", T, || {
         l.tmux.display(&shell, "#{pane_current_command}") == "sleep"
@@ -200,12 +195,7 @@ fn closing_while_an_opened_panel_runs_its_command_stops_that_watcher() {
     let (shell, agent, watch) = up(&mut l);
     let payload = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Sleep in a panel","actions":[{"type":"open_and_send","target":"panel","input":"sleep 30","delegate":false}]}]}"#;
     l.say(&agent, &format!("propose {payload}"));
-    l.tmux.wait_for_text(&agent, " Run ", T);
-    let shown = std::time::Instant::now();
-    wait_until("the card accepts keys", T, || {
-        shown.elapsed() > PERMISSION_GRACE * 2
-    })
-    .unwrap();
+    l.wait_card(&agent, &Card::proposal("Run"));
     l.tmux.tmux(&["send-keys", "-t", &agent, "Enter"]);
     let panel = wait_for_value("sleep runs in a new panel", T, || {
         let panes = l.tmux.tmux(&[

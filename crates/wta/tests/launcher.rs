@@ -333,12 +333,7 @@ fn a_command_for_a_shell_still_loading_its_rc_is_refused_not_typed_blind() {
     std::fs::write(l.env.path("home/.bashrc"), "sleep 600\n").unwrap();
     let (_, shell, agent) = l.up_ready("custom:test");
     l.say(&agent, "propose-run echo typed-too-early");
-    l.tmux.wait_for_text(&agent, " Run ", T);
-    let shown = std::time::Instant::now();
-    wait_until("the card accepts keys", T, || {
-        shown.elapsed().as_millis() > 700
-    })
-    .unwrap();
+    l.wait_card(&agent, &launch_common::card::Card::proposal("Run"));
     l.tmux.tmux(&["send-keys", "-t", &agent, "Enter"]);
     let squeezed = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     wait_until("the refusal", T, || {

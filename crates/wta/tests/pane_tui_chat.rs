@@ -6,11 +6,7 @@
 
 mod pane_tui_common;
 
-use std::time::Instant;
-
-use pane_tui_common::{EXITED, Env, Pane, T};
-use wta_state::permission::PERMISSION_GRACE;
-use wta_testkit::wait_until;
+use pane_tui_common::{Card, EXITED, Env, Pane};
 
 #[test]
 fn a_prompt_typed_in_the_pane_gets_the_agents_reply() {
@@ -30,13 +26,9 @@ fn a_permission_answered_with_y_reaches_the_agent() {
     let pane = Pane::open("custom:test");
     pane.wait_ready();
     pane.submit("permission");
-    pane.wait_for("reject_once");
-    // Keys typed within the grace period go to the editor, not the card.
-    let shown = Instant::now();
-    wait_until("the card accepts keys", T, || {
-        shown.elapsed() > PERMISSION_GRACE * 2
-    })
-    .unwrap();
+    // Keys typed before the card is armed go nowhere: wait for it.
+    let card = pane.wait_for_card(&Card::Permission);
+    assert!(card.contains("reject_once"), "{card}");
     pane.keys(&["y"]);
     let screen = pane.wait_for("permission: selected opt-0-allow_once");
     assert!(

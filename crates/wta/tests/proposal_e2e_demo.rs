@@ -8,11 +8,11 @@
 
 mod launch_common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use launch_common::Launch;
-use wta_state::permission::PERMISSION_GRACE;
-use wta_testkit::{squeezed, wait_for_value, wait_until};
+use launch_common::card::Card;
+use wta_testkit::{squeezed, wait_for_value};
 
 const T: Duration = Duration::from_secs(20);
 
@@ -26,17 +26,12 @@ fn demo_agent_runs_a_command_through_the_card_and_reports_its_result() {
     tmux.wait_for_text(&agent, "Ready", T);
 
     tmux.type_line(&agent, "run echo hi-from-$((20+1))");
-    let card = tmux.wait_for_text(&agent, " Run ", T);
+    let card = launch.wait_card(&agent, &Card::proposal("Run"));
     assert!(card.contains("echo hi-from-$((20+1))"), "{card}");
     assert!(
         !card.contains("Reject"),
         "the canonical command is allowed without a permission card:\n{card}"
     );
-    let shown = Instant::now();
-    wait_until("the card accepts keys", T, || {
-        shown.elapsed() > PERMISSION_GRACE * 2
-    })
-    .unwrap();
     tmux.tmux(&["send-keys", "-t", &agent, "Enter"]);
 
     tmux.wait_for_text(&shell, "hi-from-21", T);

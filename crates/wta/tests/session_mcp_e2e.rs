@@ -11,7 +11,7 @@
 
 mod pane_tui_common;
 
-use pane_tui_common::{Pane, integrated_pane_in};
+use pane_tui_common::{Card, Pane, integrated_pane_in};
 use wta_testkit::squeezed;
 
 /// Sends `mcp <tool> <args>` and waits for the tool's result line.
@@ -19,14 +19,10 @@ fn call(pane: &Pane, tool: &str, args: &str) {
     pane.submit(&format!("mcp {tool} {args}"));
 }
 
-/// Waits for the question card and for it to take keys.
+/// Waits for the question card asking `question` and for it to take keys.
 fn wait_question(pane: &Pane, question: &str) {
-    pane.wait_for_all(&["The agent asks", question]);
-    let shown = std::time::Instant::now();
-    wta_testkit::wait_until("the question takes keys", pane_tui_common::T, || {
-        shown.elapsed() > wta_state::permission::PERMISSION_GRACE * 2
-    })
-    .unwrap();
+    let card = pane.wait_for_card(&Card::Question);
+    assert!(squeezed(&card).contains(&squeezed(question)), "{card}");
 }
 
 fn result_of(pane: &Pane, tool: &str, contains: &[&str]) -> String {
@@ -246,12 +242,8 @@ fn delegate_task_starts_the_delegate_in_a_new_tab() {
         "delegate_task_in_new_workspace",
         r#"{"task":"fix the flaky tests"}"#,
     );
-    pane.wait_card("Delegate");
-    let shown = std::time::Instant::now();
-    wta_testkit::wait_until("the card accepts keys", pane_tui_common::T, || {
-        shown.elapsed() > wta_state::permission::PERMISSION_GRACE * 2
-    })
-    .unwrap();
+    let card = pane.wait_card("Run");
+    assert!(squeezed(&card).contains("fake-delegate"), "{card}");
     pane.keys(&["Enter"]);
     wta_testkit::wait_for_value("a tab running the delegate", pane_tui_common::T, || {
         let panes = pane.tmux.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);

@@ -8,13 +8,9 @@
 #[path = "pane_tui_common/mod.rs"]
 mod pane_tui_common;
 
-use std::time::Instant;
-
-use pane_tui_common::{Env, Pane, T};
-use wta_testkit::{TmuxServer, squeezed, wait_until};
-
-/// Keys sent within this of a card's appearance go to the editor (by design).
-const GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+use pane_tui_common::{Card, Env, Pane, T, card};
+use wta_state::CARD_GRACE;
+use wta_testkit::{TmuxServer, holds_for, squeezed, wait_until};
 
 fn env() -> Env {
     let agent = wta_testkit::acp::agent_path();
@@ -110,11 +106,10 @@ fn asks_again(pane: &Pane) {
     pane.wait_for("permission: selected opt-1-reject_once");
 }
 
-/// Waits for the permission card, then answers it with `key` after the grace period.
+/// Waits for the permission card to take keys, then answers it with `key`.
 fn answer_card(pane: &Pane, key: &str) {
-    pane.wait_for("reject_once");
-    let shown = Instant::now();
-    wait_until("the card accepts keys", T, || shown.elapsed() > GRACE * 2).unwrap();
+    let card = pane.wait_for_card(&Card::Permission);
+    assert!(card.contains("reject_once"), "{card}");
     pane.keys(&[key]);
 }
 
@@ -253,12 +248,9 @@ fn yolo_in_one_pane_never_leaks_into_another() {
     })
     .unwrap();
     first.tmux.type_line(&second, "permission");
-    first.tmux.wait_for_text(&second, "reject_once", T);
-    let shown = Instant::now();
-    let screen = first.tmux.capture(&second);
+    let screen = card::wait_armed(&first.tmux, &second, &Card::Permission, T);
     assert!(!screen.contains("Yolo approved"), "{screen}");
     // The card is the user's to answer: the agent records what was picked.
-    wait_until("the card accepts keys", T, || shown.elapsed() > GRACE * 2).unwrap();
     first.tmux.tmux(&["send-keys", "-t", &second, "n"]);
     first
         .tmux
@@ -317,20 +309,25 @@ fn yolo_never_bypasses_a_terminal_action_card_or_the_silent_cancel() {
     pane.wait_for("yolo on");
     // The card still waits for the user; nothing runs until then.
     say(&pane, "propose-run echo yolo-$((6*7))");
-    let card = pane.wait_for(" Run ");
+    let screen = pane.wait_card(" Run ");
     let cwd = pane.tmux.display(&pane.shell, "#{pane_current_path}");
     assert!(
-        squeezed(&card).contains(&squeezed(&format!("cwd {cwd}"))),
-        "the card says where the command runs ({cwd}):\n{card}"
+        squeezed(&screen).contains(&squeezed(&format!("cwd {cwd}"))),
+        "the card says where the command runs ({cwd}):\n{screen}"
     );
-    let shown = Instant::now();
-    wait_until("the card stays up", T, || shown.elapsed() > GRACE * 3).unwrap();
-    assert!(
-        pane.screen().contains(" Run "),
-        "still waiting:\n{}",
-        pane.screen()
-    );
-    assert!(!pane.tmux.capture(&pane.shell).contains("yolo-42"));
+    // Armed is the state in which an approval could run it: yolo may not.
+    // From there on, for three grace periods (ticks of the view and the
+    // guard included), the card stays up and nothing runs.
+    let run = Card::proposal("Run");
+    holds_for(
+        "the armed card stays up, nothing runs",
+        CARD_GRACE * 3,
+        || {
+            card::still_armed(&pane.tmux, &pane.pane, &run)
+                && !pane.tmux.capture(&pane.shell).contains("yolo-42")
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}:\n{}", pane.screen()));
     pane.keys(&["Escape"]);
     wait_until("the agent hears cancelled", T, || {
         squeezed(&pane.screen()).contains(&squeezed("the proposal ended: cancelled"))

@@ -32,15 +32,9 @@ impl Env {
     pub fn with_config(extra: &str) -> Self {
         let agent = wta_testkit::acp::agent_path();
         let tmp = tempfile::tempdir().expect("tempdir");
-        for d in ["home", "config/wta", "state", "runtime"] {
-            std::fs::create_dir_all(tmp.path().join(d)).expect("mkdir");
-        }
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(
-            tmp.path().join("runtime"),
-            std::fs::Permissions::from_mode(0o700),
-        )
-        .expect("chmod");
+        // home/, config/, data/, state/, cache/, runtime/ (0700).
+        wta_testkit::Sandbox::in_dir(tmp.path());
+        std::fs::create_dir_all(tmp.path().join("config/wta")).expect("mkdir");
         let config = format!(
             "{extra}\n[custom_agents.test]\nargv = [{a:?}]\n\n[custom_agents.other]\nargv = [{a:?}, \"--other\"]\n",
             a = agent.to_string_lossy()
@@ -59,15 +53,17 @@ impl Env {
         self.tmp.path().join(rel)
     }
 
+    /// HOME and the XDG dirs of this user, in the temp dir.
+    pub fn dirs(&self) -> Vec<(&'static str, std::ffi::OsString)> {
+        wta_testkit::Sandbox::in_dir(self.tmp.path()).dirs()
+    }
+
+    /// `wta` as this user runs it: the testkit's scrubbed environment
+    /// (nothing of the runner's `WTA_*`, `TMUX*` or locale), these dirs
+    /// and the policy file.
     pub fn command(&self) -> Command {
-        let mut cmd = Command::new(WTA);
-        cmd.env("HOME", self.path("home"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env("XDG_RUNTIME_DIR", self.path("runtime"))
-            .env("WTA_POLICY_FILE", &self.policy)
-            .env_remove("TMUX")
-            .env_remove("WTA_LOG");
+        let mut cmd = wta_testkit::Sandbox::in_dir(self.tmp.path()).command(WTA);
+        cmd.env("WTA_POLICY_FILE", &self.policy);
         cmd
     }
 

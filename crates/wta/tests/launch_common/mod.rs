@@ -7,6 +7,8 @@
 
 #[path = "../acp_common/mod.rs"]
 pub mod acp_common;
+#[path = "../pane_tui_common/card.rs"]
+pub mod card;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -16,16 +18,13 @@ pub use acp_common::{Env, WTA};
 use serde_json::Value;
 use wta_testkit::TmuxServer;
 
-/// The environment a user's wta sees in these tests.
+/// The environment a user's wta sees in these tests, over the testkit's
+/// scrubbed one: the user's dirs, policy file and login shell.
 pub fn user_env(env: &Env) -> Vec<(&'static str, OsString)> {
-    vec![
-        ("HOME", env.path("home").into()),
-        ("XDG_CONFIG_HOME", env.path("config").into()),
-        ("XDG_STATE_HOME", env.path("state").into()),
-        ("XDG_RUNTIME_DIR", env.path("runtime").into()),
-        ("WTA_POLICY_FILE", env.policy.clone().into()),
-        ("SHELL", "/bin/bash".into()),
-    ]
+    let mut vars = env.dirs();
+    vars.push(("WTA_POLICY_FILE", env.policy.clone().into()));
+    vars.push(("SHELL", "/bin/bash".into()));
+    vars
 }
 
 /// Sends SIGTERM to the process whose pid a master lock file holds.
@@ -165,6 +164,11 @@ impl Launch {
         )
         .unwrap_or_else(|e| panic!("{e}:\n{}", self.tmux.capture(pane)));
         self.tmux.type_line(pane, text);
+    }
+
+    /// Waits until `card` is up in `pane` and takes keys (see `card.rs`).
+    pub fn wait_card(&self, pane: &str, card: &card::Card) -> String {
+        card::wait_armed(&self.tmux, pane, card, std::time::Duration::from_secs(20))
     }
 
     pub fn master_pid(&self) -> i32 {

@@ -7,11 +7,12 @@
 
 #[path = "../acp_common/mod.rs"]
 mod acp_common;
+pub mod card;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use acp_common::{Env, Proc, WTA};
-use wta_state::permission::PERMISSION_GRACE;
+pub use card::Card;
 use wta_testkit::{TmuxServer, squeezed, wait_for_value, wait_until};
 
 pub const T: Duration = Duration::from_secs(20);
@@ -131,13 +132,9 @@ impl Pane {
 
 /// Splits `shell` with a helper pane for `agent` on `env`'s master.
 fn split_helper(env: &Env, tmux: &TmuxServer, shell: &str, agent: &str, extra: &[&str]) -> String {
-    let vars = [
-        ("HOME", env.path("home")),
-        ("XDG_CONFIG_HOME", env.path("config")),
-        ("XDG_STATE_HOME", env.path("state")),
-        ("XDG_RUNTIME_DIR", env.path("runtime")),
-        ("WTA_POLICY_FILE", env.policy.clone()),
-    ];
+    // Over the server's scrubbed environment: this test's dirs and policy.
+    let mut vars = env.dirs();
+    vars.push(("WTA_POLICY_FILE", env.policy.clone().into()));
     let vars: Vec<String> = vars
         .iter()
         .map(|(k, v)| format!("{k}={}", quote(&v.to_string_lossy())))
@@ -198,7 +195,8 @@ pub fn cpu_ticks(pid: i32) -> Option<u64> {
 /// The tmux command for `shell` (bash, zsh or fish) with WTA's integration
 /// and a plain prompt, its rc files under `env`'s `shell-home`.
 pub fn integrated_shell(env: &Env, shell: &str) -> String {
-    let script = std::process::Command::new(WTA)
+    let script = env
+        .command()
         .args(["shell-integration", shell])
         .output()
         .expect("wta shell-integration");
@@ -290,20 +288,23 @@ impl Pane {
         screen
     }
 
-    /// Waits for the recommendation card (its buttons), checks that no
-    /// permission card came first, and waits out the key grace period.
+    /// Waits until the proposal card offering `button` (`"Run"`, `" Run "`,
+    /// `"[ Run ]"`: its button row, not the transcript's "Propose: Run …")
+    /// is up and takes keys, and checks that no permission card came first.
+    /// Returns the screen.
     pub fn wait_card(&self, button: &str) -> String {
-        let screen = self.wait_for(button);
+        let screen = self.wait_for_card(&Card::proposal(button));
         assert!(
             !screen.contains("Always Allow") && !screen.contains("Reject"),
             "the canonical command must be allowed without a permission card:\n{screen}"
         );
-        let shown = Instant::now();
-        wait_until("the card accepts keys", T, || {
-            shown.elapsed() > PERMISSION_GRACE * 2
-        })
-        .unwrap();
         screen
+    }
+
+    /// Waits until `card` is up in the agent pane and takes keys (the
+    /// guard's "read the card first" gone); returns the screen.
+    pub fn wait_for_card(&self, card: &Card) -> String {
+        card::wait_armed(&self.tmux, &self.pane, card, T)
     }
 
     pub fn shell_screen(&self) -> String {

@@ -1,11 +1,13 @@
-//! Shared helpers for black-box tests of the `wta` binary.
+//! Shared helpers for black-box tests of the `wta` binary. Every command
+//! built here starts from the testkit's scrubbed environment
+//! (`wta_testkit::env`): nothing of the runner's `WTA_*`, `TMUX*` or locale.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use wta_testkit::TmuxServer;
+use wta_testkit::{Sandbox, TmuxServer};
 
 /// A user of their own: HOME, the XDG dirs and a runtime dir (0700) in a
 /// temp dir, `bin/` as the whole PATH, no tmux, no locale variables.
@@ -16,17 +18,11 @@ pub struct User {
 impl User {
     /// The usual dirs, and `extra` ones beside them.
     pub fn new(extra: &[&str]) -> Self {
-        use std::os::unix::fs::PermissionsExt;
         let tmp = tempfile::tempdir().unwrap();
-        let usual = ["home", "data", "config", "state", "runtime", "bin", "tmux"];
-        for d in usual.iter().chain(extra) {
+        Sandbox::in_dir(tmp.path());
+        for d in ["bin", "tmux"].iter().chain(extra) {
             std::fs::create_dir_all(tmp.path().join(d)).unwrap();
         }
-        std::fs::set_permissions(
-            tmp.path().join("runtime"),
-            std::fs::Permissions::from_mode(0o700),
-        )
-        .unwrap();
         Self { tmp }
     }
 
@@ -41,25 +37,11 @@ impl User {
 
     /// `wta` as this user runs it.
     pub fn command(&self) -> Command {
-        let mut c = Command::new(wta_bin());
+        let mut c = Sandbox::in_dir(self.tmp.path()).command(wta_bin());
         c.env("PATH", self.path("bin"))
-            .env("HOME", self.path("home"))
-            .env("XDG_DATA_HOME", self.path("data"))
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .env("XDG_STATE_HOME", self.path("state"))
-            .env("XDG_RUNTIME_DIR", self.path("runtime"))
-            .env("TMUX_TMPDIR", self.path("tmux"));
-        for var in [
-            "TMUX",
-            "TMUX_PANE",
-            "WTA_LOG",
-            "WTA_CLI_PATH",
-            "LC_ALL",
-            "LC_MESSAGES",
-            "LANG",
-        ] {
-            c.env_remove(var);
-        }
+            .env("TMUX_TMPDIR", self.path("tmux"))
+            // This user has no locale at all (the scrub sets one).
+            .env_remove("LANG");
         c.stdin(std::process::Stdio::null());
         c
     }
@@ -70,30 +52,27 @@ pub fn wta_bin() -> &'static str {
     env!("CARGO_BIN_EXE_wta")
 }
 
-/// A `wta` command with a clean environment: no `$TMUX`, a private
-/// `TMUX_TMPDIR` so no default server of the user's is ever found.
+/// A `wta` command with a clean environment: the scrubbed one with its
+/// HOME and XDG dirs in `tmpdir`, which is also `TMUX_TMPDIR`, so no
+/// default server of the user's is ever found.
 pub fn wta_clean(tmpdir: &Path) -> Command {
-    let mut cmd = Command::new(wta_bin());
-    cmd.env_remove("TMUX")
-        .env_remove("TMUX_PANE")
-        .env("TMUX_TMPDIR", tmpdir);
+    let mut cmd = Sandbox::in_dir(tmpdir).command(wta_bin());
+    cmd.env("TMUX_TMPDIR", tmpdir);
     cmd
 }
 
-/// `wta -L <server> args…`, as a user outside tmux naming the server.
+/// `wta -L <server> args…`, as a user outside tmux naming the server (the
+/// server's private HOME and XDG dirs).
 pub fn wta_named(server: &TmuxServer, args: &[&str]) -> Output {
-    let mut cmd = Command::new(wta_bin());
-    cmd.env_remove("TMUX")
-        .env_remove("TMUX_PANE")
-        .arg("-L")
-        .arg(server.name())
-        .args(args);
+    let mut cmd = server.sandbox().command(wta_bin());
+    cmd.arg("-L").arg(server.name()).args(args);
     cmd.output().expect("run wta")
 }
 
-/// `wta args…` as if run inside `pane` of `server` (`$TMUX`, `$TMUX_PANE` set).
+/// `wta args…` as if run inside `pane` of `server` (`$TMUX`, `$TMUX_PANE`
+/// set, the server's private HOME and XDG dirs).
 pub fn wta_in_pane(server: &TmuxServer, pane: &str, args: &[&str]) -> Output {
-    let mut cmd = Command::new(wta_bin());
+    let mut cmd = server.sandbox().command(wta_bin());
     cmd.env("TMUX", server.tmux_env())
         .env("TMUX_PANE", pane)
         .args(args);
@@ -166,7 +145,9 @@ pub fn assert_golden(name: &str, value: &Value) {
 /// `dir`, held behind the readiness gate `gate` until someone releases it
 /// (a watcher attaching, or `tmux wait-for -S gate`). Returns its pane.
 pub fn integrated_bash_window(server: &TmuxServer, dir: &Path, gate: &str) -> String {
-    let script = Command::new(wta_bin())
+    let script = server
+        .sandbox()
+        .command(wta_bin())
         .args(["shell-integration", "bash"])
         .output()
         .unwrap()
