@@ -195,7 +195,7 @@ fn stream() -> impl Strategy<Value = Vec<u8>> {
 
 proptest! {
     #[test]
-    fn never_panics_and_text_is_a_subsequence(data in stream(), cut in any::<prop::sample::Index>()) {
+    fn text_is_a_subsequence_of_the_input(data in stream(), cut in any::<prop::sample::Index>()) {
         let at = cut.index(data.len() + 1);
         let (a, b) = data.split_at(at);
         let out = tokens(&[a, b]);
@@ -217,7 +217,7 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..4096)) {
+    fn arbitrary_bytes_keep_the_parsers_buffer_bounded(data in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let mut p = Parser::new();
         let mut out = Vec::new();
         p.feed(&data, &mut out);

@@ -178,7 +178,7 @@ mod tests {
         }
 
         #[test]
-        fn arbitrary_bytes_never_panic_and_stay_bounded(
+        fn arbitrary_bytes_keep_the_decoder_bounded(
             chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..64), 0..20)
         ) {
             let mut d = FrameDecoder::new();

@@ -753,13 +753,90 @@ proptest! {
         }
     }
 
+    /// Pane bytes through the parser into a tracker that trusts shell 1:
+    /// the tracker ends the same however the bytes were cut, a run starts
+    /// only on the shell's own `C` and ends at most once, and what a run
+    /// renders is within the tracker's caps.
     #[test]
-    fn parser_then_tracker_never_panics(data in proptest::collection::vec(any::<u8>(), 0..2000)) {
-        let mut p = Parser::new();
-        let mut out = Vec::new();
-        p.feed(&data, &mut out);
-        let mut fx = Vec::new();
-        let t = step_all(Tracker::new(40, TrackerConfig::default()), out, 0, &mut fx);
-        if let Some(run) = &t.last { let _ = run.render(); }
+    fn pane_bytes_track_alike_however_cut_and_only_genuine_marks_start_runs(
+        pieces in pane_stream(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let config = TrackerConfig { head_cap: 64, tail_cap: 64, submit_timeout_ms: 1000 };
+        let data = pieces.concat();
+        let track = |chunks: &[&[u8]]| {
+            let mut p = Parser::new();
+            let mut tokens = Vec::new();
+            for chunk in chunks {
+                p.feed(chunk, &mut tokens);
+            }
+            let mut fx = Vec::new();
+            let t = step_all(trusting(Tracker::new(40, config)), tokens, 0, &mut fx);
+            (t, fx)
+        };
+        let (whole, fx) = track(&[&data]);
+        let (a, b) = data.split_at(cut.index(data.len() + 1));
+        let (split, _) = track(&[a, b]);
+        prop_assert_eq!(&split.state, &whole.state);
+        prop_assert_eq!(&split.last, &whole.last);
+        prop_assert_eq!(&split.current, &whole.current);
+        let genuine_c = pieces.iter().filter(|p| p.starts_with(b"\x1b]133;C;aid=1;wta=1")).count();
+        let started: Vec<RunId> = fx.iter().filter_map(|f| match f {
+            Effect::RunStarted { id } => Some(*id),
+            _ => None,
+        }).collect();
+        prop_assert!(started.len() <= genuine_c, "{} runs from {genuine_c} genuine C marks", started.len());
+        let mut finished = std::collections::HashSet::new();
+        for f in &fx {
+            if let Effect::RunFinished { id } = f {
+                prop_assert!(started.contains(id) && finished.insert(*id), "{id:?}");
+            }
+        }
+        for run in whole.earlier.iter().chain(&whole.last) {
+            let rendered = run.render();
+            prop_assert!(run.output.held() <= 128);
+            prop_assert!(rendered.text.len() <= 4 * 128 + 200, "{} bytes", rendered.text.len());
+        }
     }
+}
+
+#[test]
+fn the_pane_streams_own_marks_run_a_command() {
+    let n = nonce("1");
+    let data = format!(
+        "\x1b]133;A;aid=1;wta={n}\x07$ \x1b]133;B;aid=1;wta={n}\x07\x1b]133;C;aid=1;wta={n};cmdline_url=make\x07out\r\n\x1b]133;D;2;aid=1;wta={n}\x07"
+    );
+    let mut p = Parser::new();
+    let mut tokens = Vec::new();
+    p.feed(data.as_bytes(), &mut tokens);
+    let mut fx = Vec::new();
+    let t = step_all(
+        trusting(Tracker::new(40, TrackerConfig::default())),
+        tokens,
+        0,
+        &mut fx,
+    );
+    assert!(fx.contains(&Effect::RunFinished { id: RunId(1) }), "{fx:?}");
+    assert_eq!(
+        t.last.map(|r| (r.exit, r.render().text)),
+        Some((Some(2), "out".to_owned()))
+    );
+}
+
+/// Pane bytes in pieces: shell 1's own marks (its nonce), forged and
+/// nonce-less marks, output, and noise.
+fn pane_stream() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    let n = nonce("1");
+    let mark = |body: &str| format!("\x1b]133;{body}\x07").into_bytes();
+    let piece = prop_oneof![
+        Just(mark(&format!("A;aid=1;wta={n}"))),
+        Just(mark(&format!("B;aid=1;wta={n}"))),
+        Just(mark(&format!("C;aid=1;wta={n};cmdline_url=make"))),
+        (0..300i32).prop_map(move |e| mark(&format!("D;{e};aid=1;wta={}", nonce("1")))),
+        Just(mark("D;0;aid=1;wta=ffffffffffffffff")),
+        Just(mark("C;aid=1")),
+        Just(b"out\r\n".to_vec()),
+        proptest::collection::vec(any::<u8>(), 0..40),
+    ];
+    proptest::collection::vec(piece, 0..40)
 }

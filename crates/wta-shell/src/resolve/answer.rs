@@ -432,7 +432,7 @@ mod tests {
         }
 
         #[test]
-        fn any_text_is_read_without_panicking(
+        fn any_text_reads_into_no_more_answers_than_its_lines(
             kinds in "(.{0,12}\n){0,4}",
             paths in "(.{0,12}\n){0,3}",
             first in ".{0,20}",

@@ -283,13 +283,38 @@ mod tests {
             prop_assert_eq!(p.read(&out), Some(s));
         }
 
+        /// Whatever the shell printed (noise, or an answer with a few bytes
+        /// changed, cut or followed by more): an answer is read only when
+        /// the output is complete, and it is framed in the output as read.
         #[test]
-        fn any_bytes_are_read_without_panicking(
-            bytes in proptest::collection::vec(any::<u8>(), 0..256),
+        fn an_answer_is_read_only_when_complete_and_as_framed(
+            noise in proptest::collection::vec(any::<u8>(), 0..64),
+            s in sections(),
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 0..3),
+            cut in any::<prop::sample::Index>(),
+            tail in proptest::collection::vec(any::<u8>(), 0..16),
         ) {
             let p = probe();
-            let _ = p.is_complete(&bytes);
-            let _ = p.read(&bytes);
+            let mut out = noise;
+            out.extend(p.frame(&s));
+            for (at, op, byte) in edits {
+                let i = at.index(out.len() + 1);
+                match op {
+                    0 => out.insert(i, byte),
+                    1 if i < out.len() => {
+                        out.remove(i);
+                    }
+                    _ if i < out.len() => out[i] = byte,
+                    _ => {}
+                }
+            }
+            out.truncate(cut.index(out.len() + 1).max(out.len() / 2));
+            out.extend(tail);
+            if let Some(read) = p.read(&out) {
+                prop_assert!(p.is_complete(&out));
+                let framed = String::from_utf8_lossy(&p.frame(&read)).into_owned();
+                prop_assert!(String::from_utf8_lossy(&out).contains(&framed), "{:?}", read);
+            }
         }
     }
 }
