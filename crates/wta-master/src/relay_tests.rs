@@ -108,6 +108,29 @@ fn full_parse(line: &str) -> Option<String> {
     Some(obj["params"].get("sessionId")?.as_str()?.to_owned())
 }
 
+/// Noise, or a plain update line with up to three bytes inserted, removed
+/// or replaced.
+fn changed_update() -> impl Strategy<Value = Vec<u8>> {
+    let line = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"content":{"text":"\u00e9\n\"q\""}}}}"#;
+    let edits = prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 0..4);
+    let changed = edits.prop_map(move |edits| {
+        let mut bytes = line.to_vec();
+        for (at, op, byte) in edits {
+            let i = at.index(bytes.len() + 1);
+            match op {
+                0 => bytes.insert(i, byte),
+                1 if i < bytes.len() => {
+                    bytes.remove(i);
+                }
+                _ if i < bytes.len() => bytes[i] = byte,
+                _ => {}
+            }
+        }
+        bytes
+    });
+    prop_oneof![prop::collection::vec(any::<u8>(), 0..200), changed]
+}
+
 fn arb_line() -> impl Strategy<Value = String> {
     let session = prop_oneof![Just("s1".to_owned()), "[a-z\\\\\"u0-9]{0,6}"];
     let key = prop_oneof![
@@ -146,10 +169,17 @@ proptest! {
         }
     }
 
+    /// The same for a real update line with a few bytes changed, or noise
+    /// (bytes as an agent could write them, read as lossy UTF-8): a line
+    /// is copied only when a full parse agrees on its session.
     #[test]
-    fn any_bytes_are_classified_without_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
-        if let Ok(text) = std::str::from_utf8(&bytes) {
-            let _ = peek(text);
+    fn a_changed_or_noisy_line_is_copied_only_when_a_full_parse_agrees(
+        bytes in changed_update(),
+    ) {
+        let line = String::from_utf8_lossy(&bytes).into_owned();
+        if let Peek::Update(session) = peek(&line) {
+            let full = full_parse(&line);
+            prop_assert_eq!(full.as_deref(), Some(&*session));
         }
     }
 }
