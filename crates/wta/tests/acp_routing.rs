@@ -104,7 +104,7 @@ fn eight_helpers_stream_a_thousand_chunks_each_without_loss_or_crosstalk() {
 }
 
 #[test]
-fn agent_killed_mid_turn_fails_typed_within_two_seconds_and_the_next_prompt_respawns_it() {
+fn agent_killed_mid_turn_fails_typed_and_the_next_prompt_respawns_it() {
     let env = Env::new();
     let _master = env.start_master();
     let mut h = env.helper("custom:test");
@@ -119,20 +119,20 @@ fn agent_killed_mid_turn_fails_typed_within_two_seconds_and_the_next_prompt_resp
         nix::sys::signal::Signal::SIGKILL,
     )
     .expect("kill agent");
-    let killed_at = std::time::Instant::now();
-    let err = h.expect(Duration::from_secs(2), |e| e["event"] == "error");
-    assert!(killed_at.elapsed() < Duration::from_secs(2));
+    // The turn fails because the agent exited (its kind says so), not on
+    // some deadline: no clock to assert, and T is only there so a hang
+    // fails instead of blocking (not a performance claim).
+    let err = h.expect(T, |e| e["event"] == "error");
     assert_eq!(err["kind"], "agent_exited", "{err}");
     let note = h
         .seen
         .iter()
         .find(|e| e["event"] == "agent_exited")
         .cloned();
-    let note =
-        note.unwrap_or_else(|| h.expect(Duration::from_secs(2), |e| e["event"] == "agent_exited"));
+    let note = note.unwrap_or_else(|| h.expect(T, |e| e["event"] == "agent_exited"));
     assert_eq!(note["agentId"], "custom:test", "{note}");
     assert_eq!(note["sessionIds"][0], h.session.as_str(), "{note}");
-    wta_testkit::wait_until("agent reaped (no zombie)", Duration::from_secs(2), || {
+    wta_testkit::wait_until("agent reaped (no zombie)", T, || {
         !acp_common::process_exists(pid)
     })
     .expect("agent reaped");
@@ -193,24 +193,20 @@ fn master_killed_makes_helpers_exit_and_leaves_no_agent_group() {
     b.expect(T, |e| e["update"]["content"]["text"] == "stalling");
     master.kill9();
     for h in [&mut a, &mut b] {
-        let code = h.proc.wait_exit(Duration::from_secs(2));
-        assert_eq!(
-            code,
-            Some(3),
-            "helper exits with the master-closed status within 2 s"
-        );
+        // The master's end (EOF) ends it, not a clock: T only stops a hang.
+        let code = h.proc.wait_exit(T);
+        assert_eq!(code, Some(3), "helper exits with the master-closed status");
     }
     for pid in pids {
         // Each agent leads its own process group (pgid == pid); the reaper
-        // SIGTERMs what is left of it (SIGKILL after 2 s).
-        wta_testkit::wait_until("agent group gone", Duration::from_secs(4), || {
-            !acp_common::group_exists(pid)
-        })
-        .unwrap_or_else(|e| {
-            panic!(
-                "agent group {pid} survived its master: {e}; left: {:?}",
-                acp_common::group_members(pid)
-            )
-        });
+        // SIGTERMs what is left of it (SIGKILL after 2 s); T leaves a
+        // loaded machine room for both.
+        wta_testkit::wait_until("agent group gone", T, || !acp_common::group_exists(pid))
+            .unwrap_or_else(|e| {
+                panic!(
+                    "agent group {pid} survived its master: {e}; left: {:?}",
+                    acp_common::group_members(pid)
+                )
+            });
     }
 }

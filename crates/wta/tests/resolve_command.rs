@@ -323,7 +323,12 @@ fn a_shell_that_hangs_in_its_rc_file_is_stopped_within_the_timeout() {
             "{shell}: {sh:#}"
         );
         assert_eq!(near(&gti).first().map(String::as_str), Some("git"));
-        assert!(took < Duration::from_secs(10), "{shell} took {took:?}");
+        // Stopped at the 3 s answer deadline, long before the rc file's
+        // `sleep 100`: loose enough for any load, not a performance claim.
+        assert!(
+            took >= Duration::from_secs(3) && took < Duration::from_secs(60),
+            "{shell} took {took:?}"
+        );
 
         // What the rc file left running was stopped with it.
         let pid: i32 = std::fs::read_to_string(&*pid_file)

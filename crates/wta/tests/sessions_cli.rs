@@ -1,6 +1,7 @@
 //! `wta sessions list` against real masters: it follows the server flags like
-//! every other command, prints snake_case JSON (golden), and fails within
-//! 2 s when no master runs or the master does not answer (SIGSTOP).
+//! every other command, prints snake_case JSON (golden), and fails at once
+//! when no master runs, at its 1.5 s answer deadline when the master does
+//! not answer (SIGSTOP).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -16,8 +17,14 @@ use wta_testkit::{TmuxServer, wait_for_value};
 
 mod support;
 
-/// The bound the commands must fail within, whatever the machine's load.
-const FAIL_WITHIN: Duration = Duration::from_secs(2);
+/// How long the CLI waits for a master's answer (`ANSWER_WITHIN` in
+/// `cmd/sessions.rs`; the binary has no library to import it from).
+const ANSWER_WITHIN: Duration = Duration::from_millis(1500);
+/// Not a performance claim: what says "at once" or "at the deadline" is the
+/// message (and, for the deadline, the lower bound). This only catches a
+/// CLI that hangs, and is loose enough that a loaded 2-core machine,
+/// starting a process slowly, cannot break it.
+const NO_HANG: Duration = Duration::from_secs(15);
 const T: Duration = Duration::from_secs(20);
 
 fn stderr(out: &std::process::Output) -> String {
@@ -70,7 +77,7 @@ fn sessions_list_follows_the_server_flags_and_is_snake_case() {
         .args(["-L", other.name(), "sessions", "list"])
         .output()
         .unwrap();
-    assert!(started.elapsed() < FAIL_WITHIN, "{:?}", started.elapsed());
+    assert!(started.elapsed() < NO_HANG, "{:?}", started.elapsed());
     assert_eq!(none.status.code(), Some(1));
     let err = stderr(&none);
     assert!(
@@ -83,7 +90,7 @@ fn sessions_list_follows_the_server_flags_and_is_snake_case() {
 }
 
 #[test]
-fn a_stopped_master_fails_within_2_s_naming_its_pid() {
+fn a_stopped_master_fails_at_the_answer_deadline_naming_its_pid() {
     let mut l = Launch::new();
     l.up_ready("custom:test");
     let pid = l.master_pid();
@@ -93,7 +100,6 @@ fn a_stopped_master_fails_within_2_s_naming_its_pid() {
     let took = started.elapsed();
     // Resumed before any assertion, so the master can be stopped on drop.
     kill(Pid::from_raw(pid), Signal::SIGCONT).unwrap();
-    assert!(took < FAIL_WITHIN, "took {took:?}");
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
@@ -101,6 +107,9 @@ fn a_stopped_master_fails_within_2_s_naming_its_pid() {
             && err.contains("did not answer within 1.5 s"),
         "{err}"
     );
+    // The deadline ended it: not sooner (a load can only make it later).
+    assert!(took >= ANSWER_WITHIN, "took {took:?}");
+    assert!(took < NO_HANG, "took {took:?}");
     // Resumed, it answers again.
     let again = l.wta(&["sessions", "list", "--json"]);
     assert!(again.status.success(), "{}", stderr(&again));
