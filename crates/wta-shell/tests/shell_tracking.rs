@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use wta_shell::{EndReason, Integration, Shell, State, SubmitRefusal, TrackerConfig};
-use wta_testkit::{TmuxServer, wait_for_value};
+use wta_testkit::{TmuxServer, holds_for, wait_for_value};
 
 #[macro_use]
 mod common;
@@ -103,16 +103,30 @@ async fn ctrl_c_is_130(sh: Shell) {
 }
 
 async fn long_sleep_still_running(sh: Shell) {
-    let p = open(sh, cfg(), true).await;
+    let config = cfg();
+    let p = open(sh, config, true).await;
     p.start("sleep 30").await;
-    let deadline = tokio::time::Instant::now() + Duration::from_millis(1500);
-    tokio::time::sleep_until(deadline).await; // the deadline under test, not a wait for a condition
-    let t = p.watcher.tracker();
-    let t = t.lock().await;
-    assert_eq!(t.state, State::Running);
-    let cur = t.current.as_ref().unwrap();
-    assert_eq!((cur.exit, cur.end_reason), (None, None));
-    assert!(t.last.is_none());
+    p.wait_foreground("sleep");
+    // Seen running, with `sleep` in the foreground: the submit timer (set
+    // at Enter, before this) is the one thing that could end a run that
+    // prints nothing. From here, for twice its timeout, the run stays
+    // current and unended (a timer later than that makes this pass
+    // without testing; it cannot make it fail).
+    let window = Duration::from_millis(config.submit_timeout_ms * 2);
+    let tracker = p.watcher.tracker();
+    tokio::task::block_in_place(|| {
+        holds_for("the run to stay running", window, || {
+            // A tracker busy right now is looked at on the next poll.
+            tracker.try_lock().map_or(true, |t| {
+                t.state == State::Running
+                    && t.last.is_none()
+                    && t.current
+                        .as_ref()
+                        .is_some_and(|c| (c.exit, c.end_reason) == (None, None))
+            })
+        })
+    })
+    .unwrap_or_else(|e| panic!("{e}; screen:\n{}", p.server.capture(&p.pane)));
 }
 
 async fn alt_screen_flagged(sh: Shell) {
