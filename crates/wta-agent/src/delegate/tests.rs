@@ -417,7 +417,7 @@ fn enrich_fences_the_screen_beyond_its_own_backticks() {
 
 proptest! {
     #[test]
-    fn enrich_never_panics_and_keeps_the_task_as_prefix(
+    fn enrich_keeps_the_task_as_prefix_and_fences_the_screen(
         task in any::<String>(),
         pane in "%[0-9]{1,4}",
         screen in proptest::collection::vec(any::<String>(), 0..60).prop_map(|v| v.join("\n")),

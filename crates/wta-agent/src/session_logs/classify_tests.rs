@@ -1,6 +1,6 @@
 //! Classification over each CLI's whole sample log (the sequence of statuses
 //! with their tools and ids), single-record rows for the edges, and proptests
-//! that no string or JSON value panics.
+//! over any string or JSON value (what is classified, and when).
 
 use std::path::PathBuf;
 
@@ -407,29 +407,72 @@ fn any_cli() -> impl Strategy<Value = HookCli> {
     proptest::sample::select(HookCli::ALL.to_vec())
 }
 
+/// A classified record's texts stay within the hook limit.
+fn bounded(signal: &LogSignal) -> bool {
+    let short = |t: &Option<String>| {
+        t.as_ref()
+            .is_none_or(|t| t.chars().count() <= MAX_HOOK_TEXT_CHARS)
+    };
+    matches!(signal.status, Working | Idle | Attention | Error)
+        && short(&signal.tool)
+        && short(&signal.session_id)
+}
+
 proptest! {
+    /// A line is classified only when it is a JSON object (and never for
+    /// opencode), the same whatever blanks surround it; only a JSON
+    /// `session_meta` record can be a subagent's fork.
     #[test]
-    fn arbitrary_strings_never_panic(cli in any_cli(), line in ".*") {
-        let _ = classify(cli, &line);
-        let _ = is_codex_subagent_fork(&line);
-        let _ = is_user_input_tool(&line);
+    fn only_json_objects_are_classified_whatever_blanks_surround_them(
+        cli in any_cli(),
+        line in prop_oneof![".*", json_value().prop_map(|v| v.to_string())],
+    ) {
+        let parsed = serde_json::from_str::<Value>(line.trim()).ok();
+        let object = parsed.as_ref().is_some_and(Value::is_object);
+        let signal = classify(cli, &line);
+        if !object || cli == HookCli::Opencode {
+            prop_assert_eq!(&signal, &None);
+        }
+        prop_assert_eq!(classify(cli, &format!(" \t{line}\n")), signal);
+        if is_codex_subagent_fork(&line) {
+            prop_assert_eq!(parsed.as_ref().and_then(|v| v["type"].as_str()), Some("session_meta"));
+        }
     }
 
+    /// Whether a tool asks the user depends only on its name's last
+    /// segment (after `/`, `.` or `__`).
     #[test]
-    fn arbitrary_json_never_panics(cli in any_cli(), value in json_value()) {
+    fn a_tool_asks_the_user_by_its_last_name_segment_only(
+        prefix in "[a-z_/.]{0,12}",
+        sep in prop_oneof![Just("/"), Just("."), Just("__")],
+        name in prop_oneof![
+            proptest::sample::select(
+                &["AskUserQuestion", "ask_user", "request_user_input", "user_input", "run_command"][..]
+            ).prop_map(str::to_owned),
+            "[a-zA-Z_]{1,12}",
+        ],
+    ) {
+        prop_assert_eq!(is_user_input_tool(&format!("{prefix}{sep}{name}")), is_user_input_tool(&name));
+    }
+
+    /// Any JSON record, bare or wrapped as the CLIs wrap records: what is
+    /// classified is within the limits, and only a `session_meta` record's
+    /// `payload` can make a subagent's fork.
+    #[test]
+    fn classified_json_is_bounded_and_only_session_meta_forks(cli in any_cli(), value in json_value()) {
         let line = value.to_string();
         if let Some(signal) = classify(cli, &line) {
-            prop_assert!(matches!(signal.status, Working | Idle | Attention | Error));
-            prop_assert!(signal.tool.as_ref().is_none_or(|t| t.chars().count() <= MAX_HOOK_TEXT_CHARS));
-            prop_assert!(signal.session_id.as_ref().is_none_or(|t| t.chars().count() <= MAX_HOOK_TEXT_CHARS));
+            prop_assert!(bounded(&signal), "{:?}", signal);
         }
-        let _ = is_codex_subagent_fork(&line);
-        // Wrapped as the CLIs wrap records, to reach the inner paths.
         for wrapper in ["message", "payload", "data"] {
             for kind in ["user", "assistant", "event_msg", "response_item", "session_meta", "gemini"] {
                 let wrapped = json!({"type": kind, wrapper: value.clone()}).to_string();
-                let _ = classify(cli, &wrapped);
-                let _ = is_codex_subagent_fork(&wrapped);
+                if let Some(signal) = classify(cli, &wrapped) {
+                    prop_assert!(bounded(&signal), "{:?}", signal);
+                }
+                if is_codex_subagent_fork(&wrapped) {
+                    prop_assert_eq!((kind, wrapper), ("session_meta", "payload"));
+                }
             }
         }
     }
