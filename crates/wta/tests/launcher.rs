@@ -357,6 +357,8 @@ struct DefaultServer {
 impl DefaultServer {
     fn tmux(&self, args: &[&str]) -> String {
         let out = std::process::Command::new("tmux")
+            .env_clear()
+            .envs(wta_testkit::env::base())
             .arg("-S")
             .arg(&self.socket)
             .args(args)

@@ -70,8 +70,10 @@ impl Fixture {
     }
 }
 
+/// The CLI as an agent runs it: the testkit's scrubbed environment, its
+/// HOME and XDG dirs under `xdg`, which is also the runtime dir.
 fn cli(xdg: &Path, channel: &str, payload: &str) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wta"));
+    let mut cmd = wta_testkit::Sandbox::in_dir(xdg).command(env!("CARGO_BIN_EXE_wta"));
     cmd.args([
         "propose-terminal-actions",
         "--channel",
@@ -80,7 +82,6 @@ fn cli(xdg: &Path, channel: &str, payload: &str) -> Command {
         payload,
     ])
     .env("XDG_RUNTIME_DIR", xdg)
-    .env_remove("TMUX")
     .stdin(Stdio::null())
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
@@ -261,7 +262,8 @@ fn usage_errors_exit_2_with_stderr_and_no_stdout() {
             "the nonce must not be echoed: {err}"
         );
     }
-    let missing = Command::new(env!("CARGO_BIN_EXE_wta"))
+    let missing = wta_testkit::Sandbox::new()
+        .command(env!("CARGO_BIN_EXE_wta"))
         .args(["propose-terminal-actions", "--channel", &good_channel])
         .output()
         .unwrap();

@@ -448,7 +448,11 @@ fn bad_names_are_usage_errors_and_help_teaches_the_verdicts() {
     ] {
         assert!(help.contains(needle), "{needle:?} missing:\n{help}");
     }
-    let top = Command::new(wta_bin()).arg("--help").output().unwrap();
+    let top = wta_testkit::Sandbox::new()
+        .command(wta_bin())
+        .arg("--help")
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&top.stdout).contains("resolve-command"));
 }
 
@@ -457,7 +461,8 @@ fn bad_names_are_usage_errors_and_help_teaches_the_verdicts() {
 #[test]
 fn inside_a_tmux_pane_the_shell_leaves_the_terminal_and_the_pane_alone() {
     let f = Fixture::new();
-    let script = Command::new(wta_bin())
+    let script = wta_testkit::Sandbox::new()
+        .command(wta_bin())
         .args(["shell-integration", "bash"])
         .output()
         .unwrap()
