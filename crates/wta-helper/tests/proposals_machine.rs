@@ -248,7 +248,32 @@ fn lease_is_valid_at_30_s_and_expired_after() {
     let ch = sim.issue(1);
     sim.arm(ch, GOOD);
     sim.advance(ARMED_LEASE);
-    assert_eq!(sim.send(ch, GOOD).0.status, S::Accepted);
+    let (line, effects) = sim.send(ch, GOOD);
+    assert_eq!(line.status, S::Accepted);
+    let Some(Effect::Accepted(acc)) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(acc.approval, Approval::PreApproved);
+
+    // One millisecond past the lease: expired, retryable, saying why, and
+    // nothing is accepted; arming again is accepted pre-approved.
+    let ch = sim.issue(2);
+    sim.arm(ch, GOOD);
+    sim.advance(ARMED_LEASE + Duration::from_millis(1));
+    let (line, effects) = sim.send(ch, GOOD);
+    assert_eq!((line.status, line.retryable), (S::Expired, true));
+    assert!(line.reason.unwrap().contains("lease ran out"));
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::Accepted(_))),
+        "{effects:?}"
+    );
+    sim.arm(ch, GOOD);
+    let (line, effects) = sim.send(ch, GOOD);
+    assert_eq!(line.status, S::Accepted);
+    let Some(Effect::Accepted(acc)) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(acc.approval, Approval::PreApproved);
 }
 
 #[test]

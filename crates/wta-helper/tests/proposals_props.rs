@@ -65,7 +65,7 @@ fn event(kind: u8, a: u8, b: u8, next: &mut u8) -> Event {
 
 proptest! {
     #[test]
-    fn machine_never_panics_and_claims_each_acceptance_at_most_once(
+    fn the_machine_answers_each_request_once_and_claims_each_acceptance_at_most_once(
         ops in proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>(), 0u64..700), 0..80)
     ) {
         let mut state = ProposalState::new(HELPER);
