@@ -263,9 +263,41 @@ mod tests {
     }
 
     proptest! {
+        /// 0 waits forever; any other finite, non-negative number of
+        /// seconds Duration can hold is that limit; anything else is
+        /// refused with a message naming the flag and the number given.
         #[test]
-        fn any_number_is_a_limit_or_a_clear_refusal(secs in any::<f64>()) {
-            let _ = timeout_limit(secs);
+        fn any_number_is_a_limit_or_a_clear_refusal(
+            secs in prop_oneof![
+                any::<f64>(),
+                0.0..1e6f64,
+                -1e6..0.0f64,
+                Just(0.0),
+                Just(-0.0),
+                Just(f64::NAN),
+                Just(f64::INFINITY),
+                Just(f64::NEG_INFINITY),
+                Just(1e300),
+            ],
+        ) {
+            let holdable = secs.is_finite() && secs >= 0.0 && secs < 1e19;
+            let refused = secs.is_nan() || secs < 0.0 || secs > 2e19;
+            match timeout_limit(secs) {
+                Ok(None) => prop_assert_eq!(secs, 0.0),
+                Ok(Some(limit)) => {
+                    prop_assert!(holdable && secs != 0.0, "{secs} gave {limit:?}");
+                    let error = (limit.as_secs_f64() - secs).abs();
+                    prop_assert!(error <= 1e-9_f64.max(secs * 1e-15), "{secs} gave {limit:?}");
+                }
+                Err(err) => {
+                    prop_assert!(!holdable, "{secs} refused: {err}");
+                    let text = err.to_string();
+                    prop_assert!(text.contains("--timeout") && text.contains(&secs.to_string()), "{text}");
+                }
+            }
+            if refused {
+                prop_assert!(timeout_limit(secs).is_err(), "{secs} accepted");
+            }
         }
     }
 }
