@@ -395,7 +395,7 @@ fn header_value() -> impl Strategy<Value = String> {
 
 proptest! {
     #[test]
-    fn admit_never_panics_and_only_a_valid_bearer_passes(
+    fn only_a_post_to_mcp_with_the_valid_bearer_is_admitted(
         method in prop_oneof![
             Just("POST".to_owned()),
             Just("GET".to_owned()),
