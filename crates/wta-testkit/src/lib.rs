@@ -13,8 +13,10 @@
 //! - [`as_nobody`]: run a program as another user, for peer-uid checks.
 //! - [`squeezed`]: compare pane text regardless of where it wrapped.
 //! - [`procs`]: whether a process runs; its resident memory; whether a socket's far side closed it.
+//! - [`bench`]: the benches' quick and full runs and their budgets.
 
 pub mod acp;
+pub mod bench;
 pub mod env;
 pub mod harness;
 mod nobody;
