@@ -326,7 +326,7 @@ fn info_and_active_pane_inside_tmux_name_the_caller() {
 }
 
 #[test]
-fn active_pane_reports_announced_integration_and_osc7_cwd() {
+fn active_pane_reports_announced_integration_and_its_own_cwd_not_osc7() {
     let server = TmuxServer::start();
     let pane = server.first_pane();
     let pid = server.display(pane, "#{pane_pid}");
@@ -346,7 +346,11 @@ fn active_pane_reports_announced_integration_and_osc7_cwd() {
     let active = ok_json(wta_in_pane(&server, pane, &["active-pane", "--json"]));
     assert_eq!(active["integration"]["state"], "present");
     assert_eq!(active["integration"]["shell"], "bash");
-    assert_eq!(active["cwd"], "/tmp/osc seven");
+    // The cwd is the pane process's own: an OSC 7 printed in the pane
+    // (which tmux takes as pane_path) names nothing.
+    let own = server.display(pane, "#{pane_current_path}");
+    assert_eq!(active["cwd"], own.as_str());
+    assert_ne!(active["cwd"], "/tmp/osc seven");
 }
 
 #[test]
