@@ -47,3 +47,28 @@ fn demo_agent_runs_a_command_through_the_card_and_reports_its_result() {
         "the reply shows the output's tail:\n{screen}"
     );
 }
+
+/// The demo runs the canonical invocation as given, like any agent: started
+/// without `WTA_CLI_PATH` (a custom agent entry that empties it) it says
+/// why it cannot propose instead of finding the CLI some other way.
+#[test]
+fn the_demo_without_wta_cli_path_says_so_instead_of_proposing() {
+    let wta = env!("CARGO_BIN_EXE_wta");
+    let mut launch = Launch::with_config(&format!(
+        "[custom_agents.bare]\nargv = [{wta:?}, {flag:?}]\nenv = {{ WTA_CLI_PATH = \"\" }}\n",
+        flag = wta_agent::registry::DEMO_FLAG
+    ));
+    let up = launch.up(&["--agent", "custom:bare"]);
+    let tmux = &launch.tmux;
+    let agent = up["agent_pane"].as_str().unwrap().to_owned();
+    tmux.wait_for_text(&agent, "Ready", T);
+    tmux.type_line(&agent, "run echo hi");
+    let screen = wait_for_value("the demo's refusal", T, || {
+        let screen = tmux.capture(&agent);
+        squeezed(&screen)
+            .contains(&squeezed("WTA_CLI_PATH is not set"))
+            .then_some(screen)
+    })
+    .unwrap_or_else(|e| panic!("{e}; screen was:\n{}", tmux.capture(&agent)));
+    assert!(!screen.contains("[ Run ]"), "no card:\n{screen}");
+}

@@ -81,6 +81,12 @@ fn propose_on(
     payload: &str,
     mut then: Vec<String>,
 ) -> Vec<Step> {
+    if std::env::var_os("WTA_CLI_PATH").is_none_or(|v| v.is_empty()) {
+        // Like any agent, the demo runs the invocation as given: without
+        // the variable it would run `""`. Say so instead of papering over
+        // it (the master sets it for agents and their terminals).
+        return vec![Step::say(missing_cli_path())];
+    }
     let invocation = build_invocation(&channel, payload);
     // Tool call ids are unique within a session: one per proposal.
     static PROPOSALS: AtomicU64 = AtomicU64::new(1);
@@ -128,14 +134,17 @@ fn propose_on(
     ]
 }
 
-/// `sh -c <invocation>`. The master sets WTA_CLI_PATH; when run by hand,
-/// the demo is wta itself.
+/// `sh -c <invocation>`, in the environment the master gave the demo.
 fn shell(invocation: &str) -> Command {
-    let command = Command::shell(invocation);
-    match (std::env::var_os("WTA_CLI_PATH"), std::env::current_exe()) {
-        (None, Ok(exe)) => command.env("WTA_CLI_PATH", exe),
-        _ => command,
-    }
+    Command::shell(invocation)
+}
+
+/// What the demo says when it was started without `WTA_CLI_PATH`.
+pub fn missing_cli_path() -> String {
+    "WTA_CLI_PATH is not set, so the proposal command cannot run (`\"$WTA_CLI_PATH\"` would be \
+     empty). WTA's master sets it for every agent it starts; run me through `wta up` or \
+     `wta pane open`.\n"
+        .to_owned()
 }
 
 /// Lines of output shown in the report.
