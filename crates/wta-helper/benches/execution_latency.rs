@@ -26,15 +26,23 @@
 //! end time is taken when this process reads the execution line from the
 //! CLI's stdout.
 //!
+//! Every run checks the CLI's whole answer, parsed as the protocol's lines:
+//! validation `accepted` for this card, final `confirmed` (choice 1), the
+//! execution line `completed` (exit 0, the command's output), then `next`
+//! or `end`, and the CLI's exit 0.
+//!
 //! The CLI is the `wta` binary next to this bench (`target/<profile>/wta`),
-//! or `$WTA_BIN`; build it first:
+//! or `$WTA_BIN`; build it first. Full run (100 commands, the budget fails
+//! the bench when over):
 //! `cargo build --release -p wta && cargo bench -p wta-helper --bench execution_latency`.
+//! Quick run (5 commands, budget not enforced; `scripts/test` runs it):
+//! `cargo build -p wta && cargo test -p wta-helper --bench execution_latency`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc as std_mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -44,11 +52,13 @@ use wta_helper::proposals::{
     ConfirmMode, ProposalEvent, ProposalServer, ProposalService, TurnContext,
 };
 use wta_host::{ServerLocation, TmuxHost};
-use wta_protocol::PaneId;
+use wta_protocol::{
+    ExecutionStatus, FinalStatus, PaneId, ProposalId, ResponseLine, ValidationStatus,
+};
 use wta_shell::{ScriptSource, State, TrackerConfig, WatchOptions, gated_command};
+use wta_testkit::bench::{Budgets, Mode};
 use wta_testkit::{TmuxServer, wait_until};
 
-const RUNS: usize = 100;
 const BUDGET_MS: f64 = 5.0;
 const SINK_ENV: &str = "WTA_BENCH_SINK_SOCKET";
 /// Where the sink appends the time it read each `D` mark.
@@ -83,7 +93,8 @@ fn wta_bin() -> PathBuf {
         .unwrap();
     assert!(
         bin.exists(),
-        "{} is missing: run `cargo build --release -p wta` first, or set WTA_BIN",
+        "{} is missing: build it first (`cargo build -p wta` for the quick run, \
+         `cargo build --release -p wta` for `cargo bench`), or set WTA_BIN",
         bin.display()
     );
     bin
@@ -138,7 +149,55 @@ impl Stages {
     }
 }
 
-fn main() {
+/// Checks the CLI's whole answer for card `id`, one protocol line each:
+/// validation `accepted`, final `confirmed` with choice 1, the execution
+/// line `completed` with exit 0 and the command's output, then `next` or
+/// `end`. Returns when the execution line was read.
+fn check_answer(lines: &[(String, f64)], id: ProposalId) -> f64 {
+    let parsed: Vec<ResponseLine> = lines
+        .iter()
+        .map(
+            |(line, _)| match ResponseLine::from_frame(line.as_bytes()) {
+                Ok(parsed) => parsed,
+                Err(err) => panic!("not a protocol line ({err}): {line}"),
+            },
+        )
+        .collect();
+    let printed = || format!("{lines:#?}");
+    let [validation, fin, execution, last] = parsed.as_slice() else {
+        panic!("validation, final, execution, next/end: {}", printed());
+    };
+    assert!(
+        matches!(validation, ResponseLine::Validation(v)
+            if v.status == ValidationStatus::Accepted && v.proposal_id == Some(id)),
+        "validation: {}",
+        printed()
+    );
+    assert!(
+        matches!(fin, ResponseLine::Final(f)
+            if f.status == FinalStatus::Confirmed && f.proposal_id == id && f.choice == Some(1)),
+        "final: {}",
+        printed()
+    );
+    assert!(
+        matches!(execution, ResponseLine::Execution(e)
+            if e.status == ExecutionStatus::Completed
+                && e.proposal_id == id
+                && e.action == 1
+                && e.exit_code == Some(0)
+                && e.output.as_deref().is_some_and(|o| o.contains("bench-output"))),
+        "execution: {}",
+        printed()
+    );
+    assert!(
+        matches!(last, ResponseLine::Next(_) | ResponseLine::End(_)),
+        "next or end: {}",
+        printed()
+    );
+    lines[2].1
+}
+
+fn main() -> ExitCode {
     if let Ok(socket) = std::env::var(SINK_ENV) {
         let stamps = std::env::var(STAMPS_ENV).unwrap();
         let stamps = std::fs::OpenOptions::new()
@@ -151,8 +210,9 @@ fn main() {
             stamps,
         };
         let _ = wta_shell::sink::run_pipe_sink_from(Path::new(&socket), input);
-        return;
+        return ExitCode::SUCCESS;
     }
+    let mode = Mode::from_env();
     use tracing_subscriber::prelude::*;
     let stages = Stages::default();
     tracing_subscriber::registry()
@@ -168,7 +228,7 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(bench(stages));
+    rt.block_on(bench(stages, Budgets::new("execution_latency", mode)))
 }
 
 /// The median of `values` (sorted in place).
@@ -177,7 +237,8 @@ fn median_of(values: &mut [f64]) -> f64 {
     values[values.len() / 2]
 }
 
-async fn bench(stages: Stages) {
+async fn bench(stages: Stages, mut budgets: Budgets) -> ExitCode {
+    let runs = budgets.mode().count_usize("WTA_BENCH_RUNS", 5, 100);
     let wta = wta_bin();
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().to_path_buf();
@@ -240,9 +301,9 @@ async fn bench(stages: Stages) {
     let mut cards = service.attach_ui();
     let _socket = ProposalServer::bind(service.clone(), &xdg.path().join("wta")).unwrap();
 
-    let mut latencies = Vec::with_capacity(RUNS);
+    let mut latencies = Vec::with_capacity(runs);
     let mut breakdown: [Vec<f64>; 5] = Default::default();
-    for _ in 0..RUNS {
+    for _ in 0..runs {
         let _ = std::fs::remove_file(&marks);
         let sinks_before = std::fs::read_to_string(&sink_stamps)
             .unwrap_or_default()
@@ -290,12 +351,7 @@ async fn bench(stages: Stages) {
         assert!(child.wait().unwrap().success());
         reader.join().unwrap();
         let lines: Vec<(String, f64)> = printed.try_iter().collect();
-        assert_eq!(lines.len(), 3, "validation, final, execution: {lines:?}");
-        let (line, printed_at) = &lines[2];
-        assert!(
-            line.starts_with(r#"{"phase":"execution","status":"completed""#),
-            "{line}"
-        );
+        let printed_at = check_answer(&lines, card.id);
         let d_at: f64 = std::fs::read_to_string(&marks)
             .unwrap()
             .trim()
@@ -315,27 +371,27 @@ async fn bench(stages: Stages) {
             tracker_at,
             reported_at,
             socket_at,
-            *printed_at,
+            printed_at,
         ];
         for (stage, pair) in breakdown.iter_mut().zip(points.windows(2)) {
             stage.push((pair[1] - pair[0]) * 1000.0);
         }
     }
+    assert_eq!(latencies.len(), runs, "one execution line per command");
     latencies.sort_by(f64::total_cmp);
-    let median = latencies[RUNS / 2];
-    let p90 = latencies[RUNS * 9 / 10];
+    let median = latencies[runs / 2];
+    let p90 = latencies[runs * 9 / 10];
+    let verdict = budgets.check(
+        median <= BUDGET_MS,
+        format_args!("median {median:.2} ms > {BUDGET_MS} ms"),
+    );
     println!(
         "execution_latency: D mark -> execution line printed by `wta propose-terminal-actions`: \
          median {median:.2} ms ({:.2}x the {BUDGET_MS} ms budget), p90 {p90:.2} ms, \
-         min {:.2} ms, max {:.2} ms over {RUNS} runs: {}",
+         min {:.2} ms, max {:.2} ms over {runs} runs: {verdict}",
         median / BUDGET_MS,
         latencies[0],
-        latencies[RUNS - 1],
-        if median <= BUDGET_MS {
-            "OK"
-        } else {
-            "OVER BUDGET"
-        }
+        latencies[runs - 1],
     );
     let names = ["pipe-pane", "tracker", "executor", "socket", "CLI"];
     let parts: Vec<String> = names
@@ -355,4 +411,5 @@ async fn bench(stages: Stages) {
         parts.join(", ")
     );
     exec.shutdown().await;
+    budgets.finish()
 }

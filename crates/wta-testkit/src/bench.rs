@@ -80,14 +80,13 @@ pub struct Budgets {
 
 impl Budgets {
     pub fn new(bench: &'static str, mode: Mode) -> Self {
-        println!(
-            "{bench}: {} run",
-            match mode {
-                Mode::Quick =>
-                    "quick (a few iterations, budgets not enforced; `cargo bench` for the full run)",
-                Mode::Full => "full",
-            }
-        );
+        match mode {
+            Mode::Quick => println!(
+                "{bench}: quick run (a few iterations, budgets not enforced; \
+                 `cargo bench` for the full run)"
+            ),
+            Mode::Full => println!("{bench}: full run (budgets enforced)"),
+        }
         Self {
             bench,
             mode,
