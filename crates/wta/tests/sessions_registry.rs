@@ -77,6 +77,11 @@ fn an_ended_agent_pane_session_is_resumed_into_a_new_pane() {
     assert_ne!(new_pane, pane);
     // The agent replayed the conversation into the new pane.
     l.tmux.wait_for_text(new_pane, "remember-this-7", T);
+    // And the loaded session has its session MCP server, like a new one.
+    l.say(new_pane, "mcp-servers");
+    let screen = l.tmux.wait_for_text(new_pane, "mcp servers:", T);
+    let listed = wta_testkit::squeezed(&screen);
+    assert!(listed.contains("\"name\":\"wta_"), "{screen}");
 }
 
 #[test]

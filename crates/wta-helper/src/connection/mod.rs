@@ -25,8 +25,8 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, CancelNotification, ClientCapabilities, CloseSessionRequest, ContentBlock,
     CreateTerminalRequest, FileSystemCapabilities, Implementation, InitializeRequest,
-    InitializeResponse, KillTerminalRequest, NewSessionRequest, PromptRequest, PromptResponse,
-    ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionRequest,
+    InitializeResponse, KillTerminalRequest, LoadSessionRequest, NewSessionRequest, PromptRequest,
+    PromptResponse, ReadTextFileRequest, ReleaseTerminalRequest, RequestPermissionRequest,
     SessionConfigOptionValue, SessionId, SessionNotification, SetSessionConfigOptionRequest,
     TerminalOutputRequest, TextContent, WaitForTerminalExitRequest, WriteTextFileRequest,
 };
@@ -338,8 +338,10 @@ impl MasterConnection {
         cwd: &Path,
         session: &str,
     ) -> Result<SessionOpened, ConnectionError> {
-        let params = serde_json::json!({"sessionId": session, "cwd": cwd, "mcpServers": []});
-        let mut answer: Value = self.call("session/load", &params).await?;
+        // No MCP servers of the pane's own: the master adds the session's
+        // server, as for `session/new`.
+        let request = LoadSessionRequest::new(SessionId::new(session), cwd);
+        let mut answer: Value = self.call(request.method(), &request).await?;
         match answer.as_object_mut() {
             Some(fields) => {
                 fields.insert("sessionId".into(), Value::String(session.to_owned()));
