@@ -1,16 +1,24 @@
-//! Frame time of a ~10,000-line transcript at 120x40. Budgets: the cold
-//! frame (a fresh `View`, nothing cached) ≤ 10 ms, streaming frames (the
-//! last reply grows every frame) ≤ 5 ms, both medians.
-//! Run: `cargo bench -p wta-tui --bench render`. Prints both medians with
-//! their ratio to the budget, frames while reading history (pinned in the
-//! middle), and where the cold frame's time goes, each phase timed on its
-//! own with the functions the frame calls.
+//! Frame time of a ~10,000-line transcript at 120x40. Budgets (medians):
+//! the cold frame (a fresh `View`, nothing cached) ≤ 10 ms; streaming
+//! frames (the last reply grows every frame) and frames while reading
+//! history (pinned in the middle, content arriving below) ≤ 5 ms.
+//! Run: `cargo bench -p wta-tui --bench render` (a median over budget fails
+//! it). Prints the medians with their ratio to the budget and where the
+//! cold frame's time goes, each phase timed on its own with the functions
+//! the frame calls. `cargo test -p wta-tui --bench render` is the quick run
+//! (3 cold frames, 20 of each other kind, budgets not enforced).
+//!
+//! Every frame is checked, in both runs: drawing succeeds, the cold frame
+//! shows the transcript's end, each streaming frame shows the chunk just
+//! streamed, and each pinned frame shows history, not the chunks arriving.
 
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use wta_state::*;
+use wta_testkit::bench::{Budgets, Mode};
 use wta_tui::View;
 use wta_tui::items::{entry_height, render_entry};
 use wta_tui::markdown;
@@ -19,8 +27,10 @@ const COLD_BUDGET: Duration = Duration::from_millis(10);
 const FRAME_BUDGET: Duration = Duration::from_millis(5);
 const WIDTH: u16 = 120;
 const HEIGHT: u16 = 40;
-/// Cold frames measured (each with a fresh view and terminal).
-const COLD_SAMPLES: usize = 21;
+/// Cold frames measured (each with a fresh view and terminal): full, quick.
+const COLD_SAMPLES: (usize, usize) = (21, 3);
+/// Streaming frames and pinned frames measured: full, quick.
+const FRAMES: (usize, usize) = (300, 20);
 
 const REPLY: &str = "Here is what I found in **the build**:\n\n- the `wrap` module breaks long words\n- tables degrade to records when narrow\n\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\n\nA longer paragraph follows so that wrapping has real work to do at this width, with *emphasis* and a [link](https://example.com).\n";
 
@@ -67,8 +77,25 @@ fn terminal() -> Terminal<TestBackend> {
 
 fn draw(terminal: &mut Terminal<TestBackend>, state: &AppState, view: &mut View) -> Duration {
     let start = Instant::now();
-    let _ = terminal.draw(|f| view.render(state, f));
-    start.elapsed()
+    let drawn = terminal.draw(|f| view.render(state, f));
+    let elapsed = start.elapsed();
+    if let Err(err) = drawn {
+        panic!("drawing a frame failed: {err}");
+    }
+    elapsed
+}
+
+/// The text on the terminal's screen.
+fn screen(terminal: &Terminal<TestBackend>) -> String {
+    let buffer = terminal.backend().buffer();
+    let mut text = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            text.push_str(buffer[(x, y)].symbol());
+        }
+        text.push('\n');
+    }
+    text
 }
 
 fn timed(f: impl FnOnce()) -> Duration {
@@ -86,16 +113,35 @@ fn ms(t: Duration) -> f64 {
     t.as_secs_f64() * 1e3
 }
 
-fn main() {
+fn main() -> ExitCode {
+    let mode = Mode::from_env();
+    let mut budgets = Budgets::new("render", mode);
+    let pick = |(full, quick): (usize, usize)| if mode.is_quick() { quick } else { full };
+    let (cold_samples, frames) = (pick(COLD_SAMPLES), pick(FRAMES));
     let now = Instant::now();
     let mut state = transcript(now);
 
-    let cold: Vec<Duration> = (0..COLD_SAMPLES)
-        .map(|_| draw(&mut terminal(), &state, &mut View::new()))
+    let cold: Vec<Duration> = (0..cold_samples)
+        .map(|_| {
+            let mut terminal = terminal();
+            let took = draw(&mut terminal, &state, &mut View::new());
+            let shown = screen(&terminal);
+            assert!(
+                shown.contains("question 479"),
+                "the cold frame shows the transcript's end:\n{shown}"
+            );
+            took
+        })
         .collect();
+    assert_eq!(cold.len(), cold_samples);
     let cold = median(cold);
     let viewport = state.viewport.get();
-    let breakdown = Breakdown::measure(&state, WIDTH as usize, viewport.rows);
+    assert!(
+        viewport.total_lines >= 10_000,
+        "a 10k-line transcript: {} lines",
+        viewport.total_lines
+    );
+    let breakdown = Breakdown::measure(&state, WIDTH as usize, viewport.rows, cold_samples);
 
     // Streaming: start a turn, then one chunk per frame.
     let mut terminal = terminal();
@@ -104,10 +150,12 @@ fn main() {
     state.input.set_text("stream please");
     update(&mut state, Event::Key(Key::plain(KeyCode::Enter)), now);
     let mut streaming = Vec::new();
-    for i in 0..300 {
+    let mut last_word = String::new();
+    for i in 0..frames {
         let chunk = if i % 10 == 9 {
             "\n\n".to_owned()
         } else {
+            last_word = format!("word{i} ");
             format!("word{i} and more words ")
         };
         update(
@@ -116,6 +164,11 @@ fn main() {
             now,
         );
         streaming.push(draw(&mut terminal, &state, &mut view));
+        let shown = screen(&terminal);
+        assert!(
+            shown.contains(&last_word),
+            "streaming frame {i} shows {last_word:?}:\n{shown}"
+        );
     }
 
     // Reading history: pinned halfway up, content still arriving below.
@@ -123,14 +176,20 @@ fn main() {
         top: viewport.total_lines / 2,
     };
     let mut pinned = Vec::new();
-    for i in 0..300 {
+    for i in 0..frames {
         update(
             &mut state,
             Event::Domain(DomainEvent::AgentMessageChunk(format!("more{i} "))),
             now,
         );
         pinned.push(draw(&mut terminal, &state, &mut view));
+        let shown = screen(&terminal);
+        assert!(
+            shown.contains("question") && !shown.contains("more0 "),
+            "pinned frame {i} shows history, not the new chunks:\n{shown}"
+        );
     }
+    assert_eq!((streaming.len(), pinned.len()), (frames, frames));
 
     println!(
         "transcript: {} lines, {} entries at {WIDTH}x{HEIGHT}",
@@ -138,25 +197,29 @@ fn main() {
     );
     let (streaming, pinned) = (median(streaming), median(pinned));
     println!(
-        "cold frame median ({COLD_SAMPLES} fresh views): {}",
-        against(cold, COLD_BUDGET)
+        "cold frame median ({cold_samples} fresh views): {}",
+        against(&mut budgets, "cold frame", cold, COLD_BUDGET)
     );
     println!(
-        "streaming frame median:             {}",
-        against(streaming, FRAME_BUDGET)
+        "streaming frame median ({frames}):       {}",
+        against(&mut budgets, "streaming frame", streaming, FRAME_BUDGET)
     );
     println!(
-        "pinned frame median:                {}",
-        against(pinned, FRAME_BUDGET)
+        "pinned frame median ({frames}):          {}",
+        against(&mut budgets, "pinned frame", pinned, FRAME_BUDGET)
     );
     breakdown.print(cold);
+    budgets.finish()
 }
 
-fn against(t: Duration, budget: Duration) -> String {
+fn against(budgets: &mut Budgets, what: &str, t: Duration, budget: Duration) -> String {
     let ratio = t.as_secs_f64() / budget.as_secs_f64();
-    let verdict = if t <= budget { "within" } else { "OVER" };
+    let verdict = budgets.check(
+        t <= budget,
+        format_args!("{what} median {:.3} ms > {} ms", ms(t), budget.as_millis()),
+    );
     format!(
-        "{:.3} ms = {ratio:.2}x of the {} ms budget ({verdict})",
+        "{:.3} ms = {ratio:.2}x of the {} ms budget: {verdict}",
         ms(t),
         budget.as_millis()
     )
@@ -178,7 +241,7 @@ struct Breakdown {
 }
 
 impl Breakdown {
-    fn measure(state: &AppState, width: usize, rows: usize) -> Self {
+    fn measure(state: &AppState, width: usize, rows: usize, samples: usize) -> Self {
         let entries: Vec<&Entry> = state.transcript.visible().collect();
         // The entries the bottom screenful covers, found from the end.
         let mut lines = 0;
@@ -200,7 +263,7 @@ impl Breakdown {
             .collect();
         let phase = |f: &dyn Fn() -> usize| {
             median(
-                (0..COLD_SAMPLES)
+                (0..samples)
                     .map(|_| timed(|| _ = std::hint::black_box(f())))
                     .collect(),
             )
