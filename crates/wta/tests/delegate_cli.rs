@@ -157,8 +157,15 @@ fn a_task_that_looks_like_an_option_never_becomes_one() {
     let out = delegate(&l, &path, &["--pane", &source, "--", injected]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("starts with `-`") && err.contains("end_of_options"), "{err}");
-    assert_eq!(l.tmux.tmux(&["list-windows", "-a"]).lines().count(), 1, "no tab opened");
+    assert!(
+        err.contains("starts with `-`") && err.contains("end_of_options"),
+        "{err}"
+    );
+    assert_eq!(
+        l.tmux.tmux(&["list-windows", "-a"]).lines().count(),
+        1,
+        "no tab opened"
+    );
 }
 
 #[test]
