@@ -16,7 +16,8 @@
 //!
 //!    Every client checks every line: its own session only (cross-talk), its own
 //!    tag with consecutive numbers (loss and order), no `_wta/lagged`, and the
-//!    count at the prompt's answer. Any failure panics: the bench exits non-zero.
+//!    count at the prompt's answer; each round delivers 8 × N, and the master
+//!    reports nothing dropped. Any failure panics: the bench exits non-zero.
 //!    Rates are medians over rounds; the scripted/direct ratio is the median of
 //!    the per-round ratios (both halves of a ratio ran under the same load).
 //! 3. Where the time goes: CPU time per notification of each process (the
@@ -28,7 +29,10 @@
 //! `--serve-raw-agent` and `--master <socket>` (`wta_master::run` in its own
 //! process, like `wta --master`, printing its relay counters when it stops).
 //! Run: `cargo bench -p wta-master --bench routing`
-//! (`WTA_BENCH_RUNS` latency samples, `WTA_BENCH_CHUNKS` per helper, `WTA_BENCH_ROUNDS`).
+//! (`WTA_BENCH_RUNS` latency samples, `WTA_BENCH_CHUNKS` per helper, `WTA_BENCH_ROUNDS`);
+//! a figure past its budget (added latency, rate, ratio) fails the run.
+//! `cargo test -p wta-master --bench routing` is the quick run (20 samples,
+//! 1 round of 8 × 200 updates, every check on, budgets not enforced).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -38,13 +42,14 @@ mod procs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use procs::{Proc, child_with, process_cpu_ns, thread_cpu_ns};
 use serde_json::{Value, json};
 use wta_master::RelayStatsSnapshot;
+use wta_testkit::bench::{Budgets, Mode};
 
 const HELPERS: usize = 8;
 const ADDED_BUDGET: Duration = Duration::from_millis(1);
@@ -299,14 +304,24 @@ impl Routed {
         sample
     }
 
-    /// Stops the master; returns its relay counters.
-    fn finish(self) -> RelayStatsSnapshot {
+    /// Stops the master; returns its relay counters, which must count
+    /// `delivered` updates relayed and none dropped.
+    fn finish(self, delivered: u64) -> RelayStatsSnapshot {
         drop(self.helpers);
         let out = self.master.stop();
-        out.lines()
+        let stats: RelayStatsSnapshot = out
+            .lines()
             .rev()
             .find_map(|l| serde_json::from_str(l).ok())
-            .expect("the master printed its relay counters")
+            .expect("the master printed its relay counters");
+        assert_eq!(stats.dropped, 0, "the master dropped updates: {stats:?}");
+        assert!(
+            stats.relayed + stats.via_crate >= delivered,
+            "the master relayed {} + {} lines, {delivered} were delivered",
+            stats.relayed,
+            stats.via_crate
+        );
+        stats
     }
 }
 
@@ -331,17 +346,6 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn median_duration(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
-}
-
-fn env_num(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok { "ok" } else { "UNDER" }
 }
 
 /// One row of the table: median rate and CPU ns per notification.
@@ -456,17 +460,23 @@ fn breakdown(name: &str, stats: &RelayStatsSnapshot, samples: &[Sample]) {
     );
 }
 
-fn main() {
+fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
-        Some("--serve-test-agent") => return procs::serve_test_agent(),
-        Some("--serve-raw-agent") => return procs::serve_raw_agent(),
-        Some("--master") => return procs::serve_master(PathBuf::from(&args[2])),
-        _ => {}
+        Some("--serve-test-agent") => procs::serve_test_agent(),
+        Some("--serve-raw-agent") => procs::serve_raw_agent(),
+        Some("--master") => procs::serve_master(PathBuf::from(&args[2])),
+        _ => return bench(Budgets::new("routing", Mode::from_env())),
     }
-    let runs = env_num("WTA_BENCH_RUNS", 500);
-    let chunks = env_num("WTA_BENCH_CHUNKS", 5_000);
-    let rounds = env_num("WTA_BENCH_ROUNDS", 5).max(1) as usize;
+    ExitCode::SUCCESS
+}
+
+fn bench(mut budgets: Budgets) -> ExitCode {
+    let mode = budgets.mode();
+    let runs = mode.count("WTA_BENCH_RUNS", 20, 500);
+    let chunks = mode.count("WTA_BENCH_CHUNKS", 200, 5_000);
+    let rounds = mode.count_usize("WTA_BENCH_ROUNDS", 1, 5).max(1);
+    let warm_up = if mode.is_quick() { 2 } else { 20 };
     let tmp = tempfile::tempdir().unwrap();
     println!(
         "machine: {} cores, load average {}",
@@ -484,7 +494,7 @@ fn main() {
     {
         let (_master, socket) = start_master(tmp.path(), "latency");
         let mut routed = via_master(&socket, "custom:bench");
-        for _ in 0..20 {
+        for _ in 0..warm_up {
             direct.echo_latency();
             routed.echo_latency();
         }
@@ -498,11 +508,14 @@ fn main() {
         println!("echo prompt -> first session/update, median of {runs}:");
         println!("  direct agent      {:>9.1} us", d.as_secs_f64() * 1e6);
         println!("  through master    {:>9.1} us", r.as_secs_f64() * 1e6);
+        let verdict = budgets.check(
+            added <= ADDED_BUDGET,
+            format_args!("added latency {added:?} > {ADDED_BUDGET:?}"),
+        );
         println!(
-            "  added by master   {:>9.1} us  (both hops; budget {} us for one update: {})",
+            "  added by master   {:>9.1} us  (both hops; budget {} us for one update: {verdict})",
             added.as_secs_f64() * 1e6,
             ADDED_BUDGET.as_micros(),
-            if added <= ADDED_BUDGET { "ok" } else { "OVER" }
         );
     }
 
@@ -515,9 +528,13 @@ fn main() {
         d.push(direct_round(&agent, &mut direct, total, round));
         s.push(scripted.round(chunks, round, 's'));
         m.push(minimal.round(chunks, round, 'm'));
+        for sample in [&d[round], &s[round], &m[round]] {
+            assert_eq!(sample.notes, total, "every update delivered, round {round}");
+        }
     }
-    let scripted_stats = scripted.finish();
-    let minimal_stats = minimal.finish();
+    let delivered = total * rounds as u64;
+    let scripted_stats = scripted.finish(delivered);
+    let minimal_stats = minimal.finish(delivered);
     drop(direct);
     drop(agent);
 
@@ -544,14 +561,20 @@ fn main() {
     println!("  per round, notes/s: direct {}", per_round(&d));
     println!("                      scripted {}", per_round(&s));
     println!("                      minimal {}", per_round(&m));
-    println!(
-        "  scripted through the master / direct: {ratio:.2} (target >= {RATIO_TARGET}: {})",
-        verdict(ratio >= RATIO_TARGET)
+    let verdict = budgets.check(
+        ratio >= RATIO_TARGET,
+        format_args!("scripted through the master / direct {ratio:.2} < {RATIO_TARGET}"),
     );
     println!(
-        "  minimal agent through the master: {rate:.0}/s = {:.2}x the target {RATE_TARGET:.0}/s: {}",
+        "  scripted through the master / direct: {ratio:.2} (target >= {RATIO_TARGET}: {verdict})"
+    );
+    let verdict = budgets.check(
+        rate >= RATE_TARGET,
+        format_args!("minimal agent through the master {rate:.0}/s < {RATE_TARGET:.0}/s"),
+    );
+    println!(
+        "  minimal agent through the master: {rate:.0}/s = {:.2}x the target {RATE_TARGET:.0}/s: {verdict}",
         rate / RATE_TARGET,
-        verdict(rate >= RATE_TARGET)
     );
     println!(
         "where the master's time goes (stages timed on 1 line in {}):",
@@ -559,4 +582,5 @@ fn main() {
     );
     breakdown("minimal agent", &minimal_stats, &m);
     breakdown("scripted agent", &scripted_stats, &s);
+    budgets.finish()
 }
