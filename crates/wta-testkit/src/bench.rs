@@ -4,11 +4,12 @@
 //! - **Full**: `cargo bench` starts a bench binary with `--bench`. It runs
 //!   its whole count (release profile), prints each figure against its
 //!   budget, and exits non-zero when any is over.
-//! - **Quick**: `cargo test --benches` starts it with no `--bench` (dev
-//!   profile; `scripts/test` runs every bench this way). A few iterations,
-//!   every correctness assertion on (runs finished, lines parsed,
-//!   notifications delivered), budgets printed but not enforced: timing a
-//!   debug build on a loaded CI machine says nothing about the budget.
+//! - **Quick**: `cargo test --bench '*'` (or `--bench <name>`) starts it
+//!   without `--bench` (dev profile; `scripts/test` runs every bench this
+//!   way; `--benches` would run the unit tests too). A few iterations, every
+//!   correctness assertion on (runs finished, lines parsed, notifications
+//!   delivered), budgets printed but not enforced: timing a debug build on a
+//!   loaded CI machine says nothing about the budget.
 //!
 //! `WTA_BENCH_QUICK=1` forces the quick run, `WTA_BENCH_QUICK=0` the full one.
 //! What a bench measures it asserts in both modes, so a bench that measures

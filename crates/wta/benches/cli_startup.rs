@@ -7,14 +7,19 @@
 //! socket, parsing, JSON), and what running the `tmux` binary for the
 //! command instead (`WTA_TMUX_CLIENT=binary`) would cost.
 //!
-//! Run: `cargo bench -p wta --bench cli_startup` (WTA_BENCH_RUNS to change the count).
+//! Before timing, wta's JSON is checked against tmux: the same six panes.
+//!
+//! Run: `cargo bench -p wta --bench cli_startup` (WTA_BENCH_RUNS to change
+//! the count; a ratio over budget fails it). `cargo test -p wta --bench
+//! cli_startup` is the quick run (5 rounds, budget not enforced).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use wta_testkit::TmuxServer;
+use wta_testkit::bench::{Budgets, Mode};
 
 const BUDGET: f64 = 1.5;
 
@@ -35,11 +40,35 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn main() {
-    let runs: usize = std::env::var("WTA_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
+/// wta's `list-panes -a --json` names the panes tmux lists.
+fn check_listing(server: &TmuxServer, wta_bin: &str) {
+    let out = Command::new(wta_bin)
+        .args(["-L", server.name(), "list-panes", "-a", "--json"])
+        .env_remove("TMUX")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "wta list-panes: {out:?}");
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut ids: Vec<String> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pane| pane["id"].as_str().unwrap().to_owned())
+        .collect();
+    let mut expected: Vec<String> = server
+        .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    ids.sort();
+    expected.sort();
+    assert_eq!(expected.len(), 6);
+    assert_eq!(ids, expected, "wta lists the panes tmux lists");
+}
+
+fn main() -> ExitCode {
+    let mut budgets = Budgets::new("cli_startup", Mode::from_env());
+    let runs = budgets.mode().count_usize("WTA_BENCH_RUNS", 5, 200);
     let server = TmuxServer::start();
     for _ in 0..5 {
         server.tmux(&["split-window", "-d", "bash --norc"]);
@@ -48,6 +77,7 @@ fn main() {
     // The same fields wta asks for, so both sides do the same work in the server.
     let format = wta_host::tmux::format::pane_format();
     let wta_bin = env!("CARGO_BIN_EXE_wta");
+    check_listing(&server, wta_bin);
     let mut wta = Vec::with_capacity(runs);
     let mut tmux = Vec::with_capacity(runs);
     let mut startup = Vec::with_capacity(runs);
@@ -77,9 +107,12 @@ fn main() {
     let (w, t) = (median(wta), median(tmux));
     let (start, binary) = (median(startup), median(via_binary));
     let ratio = w.as_secs_f64() / t.as_secs_f64();
+    let verdict = budgets.check(
+        ratio <= BUDGET,
+        format_args!("wta / tmux {ratio:.2}x > {BUDGET:.2}x"),
+    );
     println!(
-        "cli_startup: runs={runs} wta list-panes --json median={w:?} tmux list-panes median={t:?} ratio={ratio:.2}x (budget {BUDGET:.2}x) {}",
-        if ratio <= BUDGET { "OK" } else { "OVER BUDGET" }
+        "cli_startup: runs={runs} wta list-panes --json median={w:?} tmux list-panes median={t:?} ratio={ratio:.2}x (budget {BUDGET:.2}x) {verdict}"
     );
     println!(
         "cli_startup: where wta's time goes (medians): start-up (wta --version) {start:?}, \
@@ -88,4 +121,5 @@ fn main() {
         w.saturating_sub(start),
         binary.as_secs_f64() / t.as_secs_f64()
     );
+    budgets.finish()
 }
