@@ -31,17 +31,16 @@
 //! execution line `completed` (exit 0, the command's output), then `next`
 //! or `end`, and the CLI's exit 0.
 //!
-//! The CLI is the `wta` binary next to this bench (`target/<profile>/wta`),
-//! or `$WTA_BIN`; build it first. Full run (100 commands, the budget fails
-//! the bench when over):
-//! `cargo build --release -p wta && cargo bench -p wta-helper --bench execution_latency`.
+//! The CLI is this package's `wta` binary, which cargo builds with the
+//! bench in the same profile. Full run (100 commands, the budget fails the
+//! bench when over): `cargo bench -p wta --bench execution_latency`.
 //! Quick run (5 commands, budget not enforced; `scripts/test` runs it):
-//! `cargo build -p wta && cargo test -p wta-helper --bench execution_latency`.
+//! `cargo test -p wta --bench execution_latency`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc as std_mpsc;
@@ -77,27 +76,6 @@ fn now_secs() -> f64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
-}
-
-/// The `wta` binary: `$WTA_BIN`, else the one built next to this bench.
-fn wta_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("WTA_BIN") {
-        return PathBuf::from(bin);
-    }
-    let exe = std::env::current_exe().unwrap();
-    // target/<profile>/deps/execution_latency-<hash> → target/<profile>/wta
-    let bin = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(|dir| dir.join("wta"))
-        .unwrap();
-    assert!(
-        bin.exists(),
-        "{} is missing: build it first (`cargo build -p wta` for the quick run, \
-         `cargo build --release -p wta` for `cargo bench`), or set WTA_BIN",
-        bin.display()
-    );
-    bin
 }
 
 /// The sink's stdin, stamping each read that holds a `D` mark.
@@ -239,7 +217,7 @@ fn median_of(values: &mut [f64]) -> f64 {
 
 async fn bench(stages: Stages, mut budgets: Budgets) -> ExitCode {
     let runs = budgets.mode().count_usize("WTA_BENCH_RUNS", 5, 100);
-    let wta = wta_bin();
+    let wta = env!("CARGO_BIN_EXE_wta");
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().to_path_buf();
     let marks = home.join("d-marks");
@@ -312,7 +290,7 @@ async fn bench(stages: Stages, mut budgets: Budgets) -> ExitCode {
         let channel = service
             .issue_turn(TurnContext::agent_turn(Some(target.clone()), None))
             .unwrap();
-        let mut child = Command::new(&wta)
+        let mut child = Command::new(wta)
             .args(["propose-terminal-actions", "--channel"])
             .arg(channel.to_string())
             .args(["--payload-json", &payload(&marks)])
