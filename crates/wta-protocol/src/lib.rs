@@ -5,6 +5,7 @@
 
 pub mod acp_options;
 pub mod agent_sessions;
+pub mod agent_start;
 pub mod channel;
 pub mod digest;
 pub mod envelope;

@@ -443,3 +443,35 @@ mod helper_master {
         }
     }
 }
+
+mod agent_start {
+    use super::*;
+    use wta_protocol::agent_start::{StartFailure, StartOutcome};
+
+    /// Every way a start ends, one failure per line.
+    #[test]
+    fn start_failures_by_outcome() {
+        let outcomes = [
+            StartOutcome::Exited { code: 3 },
+            StartOutcome::Killed {
+                signal: "SIGSEGV".into(),
+            },
+            StartOutcome::OutputClosed,
+            StartOutcome::TimedOut { secs: 60 },
+            StartOutcome::Refused {
+                message: "unsupported protocol version".into(),
+            },
+        ];
+        let fixture = fixture("wta_start_failures.jsonl");
+        let lines: Vec<&str> = fixture.lines().collect();
+        assert_eq!(lines.len(), outcomes.len());
+        for (outcome, line) in outcomes.into_iter().zip(lines) {
+            let failure = StartFailure {
+                argv: vec!["/opt/agent".into(), "--acp".into()],
+                outcome,
+                stderr: vec!["boom: missing API key".into()],
+            };
+            assert_golden(&failure, line);
+        }
+    }
+}
