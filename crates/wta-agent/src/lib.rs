@@ -3,6 +3,9 @@
 //! - [`registry`]: typed agent ids, the built-in table, `custom:<name>` entries from the
 //!   user's config, the allowlist (config ∩ system policy) and PATH detection. A helper
 //!   only ever names an [`AgentId`]; [`Registry::resolve`] builds the argv itself.
+//! - [`config`]: the user's config file: its one schema (every key any part of WTA reads,
+//!   with type, range and default), its loader, and its validator ([`config::Problem`]s with
+//!   line and column; the defaults apply instead).
 //! - [`spawn`]: start an agent in its own process group with the wta env, and stop it
 //!   (stdin EOF, wait, SIGTERM, SIGKILL to the group).
 //! - [`delegate`]: which interactive agent CLI a delegated task starts in, its argv (task,
@@ -21,6 +24,7 @@
 //!   pool that evicts the oldest silent one and closes each at its deadline.
 
 pub mod admission;
+pub mod config;
 pub mod delegate;
 pub mod demo;
 mod error;

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::AgentError;
+use crate::config::{CustomAgentTable, Problem, ProblemKind};
 
 /// A validated agent id: a built-in name, `demo`, or `custom:<name>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -120,7 +121,13 @@ impl AgentId {
     }
 }
 
-fn valid_custom_name(name: &str) -> bool {
+/// The built-in agent ids (not the demo), in table order.
+pub(crate) fn built_in_ids() -> impl Iterator<Item = &'static str> {
+    BUILT_INS.iter().map(|b| b.id)
+}
+
+/// Whether `name` may follow `custom:` (A-Z a-z 0-9 _ - ., at most 64).
+pub(crate) fn valid_custom_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
         && name
@@ -167,40 +174,6 @@ impl RegistryPaths {
 
 fn non_empty_env(name: &str) -> Option<OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct ConfigFile {
-    default_agent: Option<String>,
-    allowed_agents: Option<Vec<String>>,
-    /// Yolo for every new session (DESIGN §5 global default).
-    auto_approve_tools: Option<bool>,
-    /// The interactive agent CLI that `delegate: true` proposals start.
-    delegate: Option<DelegateConfig>,
-    #[serde(default)]
-    custom_agents: BTreeMap<String, CustomAgent>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CustomAgent {
-    argv: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-}
-
-/// `[delegate]`: the agent CLI a delegated task runs in (a new tab).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DelegateConfig {
-    /// Shown on the card; default: the program's file name.
-    name: Option<String>,
-    /// The program and its arguments; the task is appended as one more argument.
-    argv: Vec<String>,
-    /// What the program takes as the end of its options, put before the
-    /// task; `""`: it takes none (a task starting with `-` is refused).
-    #[serde(default)]
-    end_of_options: Option<String>,
 }
 
 /// The configured delegate agent.
@@ -251,7 +224,9 @@ fn cli_path(wta_exe: &Path, path_var: Option<&std::ffi::OsStr>) -> OsString {
 #[derive(Debug, Clone)]
 pub struct Registry {
     paths: RegistryPaths,
-    custom: BTreeMap<String, CustomAgent>,
+    custom: BTreeMap<String, CustomAgentTable>,
+    /// What was wrong with the config file (those parts are at their defaults).
+    problems: Vec<Problem>,
     default_agent: Option<String>,
     config_allow: Option<BTreeSet<String>>,
     policy_allow: Option<BTreeSet<String>>,
@@ -261,37 +236,39 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Reads the config and policy files; a missing file means "no settings".
+    /// Reads the config and policy files; a missing file means "no
+    /// settings". The config's problems leave those parts at their defaults
+    /// ([`Registry::config_problems`]); a config that cannot be read or is
+    /// not TOML at all is an error, as is a bad policy file.
     pub fn load(paths: RegistryPaths) -> Result<Self, AgentError> {
-        let config: ConfigFile = read_toml(&paths.config_file)?.unwrap_or_default();
-        let policy: PolicyFile = read_toml(&paths.policy_file)?.unwrap_or_default();
-        for name in config.custom_agents.keys() {
-            if !valid_custom_name(name) {
-                return Err(AgentError::BadConfig {
+        let loaded = crate::config::load(&paths.config_file);
+        if let Some(problem) = loaded.unusable() {
+            return Err(match &problem.kind {
+                ProblemKind::Unreadable { error } => AgentError::ReadConfig {
                     path: paths.config_file.clone(),
-                    message: format!("custom agent name `{name}` may only use A-Z a-z 0-9 _ - ."),
-                });
-            }
-        }
-        if let Some((name, _)) = config.custom_agents.iter().find(|(_, c)| c.argv.is_empty()) {
-            return Err(AgentError::BadConfig {
-                path: paths.config_file.clone(),
-                message: format!("custom_agents.{name}.argv must name a program"),
+                    source: std::io::Error::other(error.clone()),
+                },
+                _ => AgentError::BadConfig {
+                    path: paths.config_file.clone(),
+                    message: format!(
+                        "line {}, column {}: {}",
+                        problem.line,
+                        problem.column,
+                        problem.english_what()
+                    ),
+                },
             });
         }
-        let delegate = match config.delegate {
-            Some(d) if d.argv.first().is_none_or(|p| p.is_empty()) => {
-                return Err(AgentError::BadConfig {
-                    path: paths.config_file.clone(),
-                    message: "delegate.argv must name a program".into(),
-                });
-            }
-            Some(d) => Some(Delegate {
+        let policy: PolicyFile = read_toml(&paths.policy_file)?.unwrap_or_default();
+        let config = loaded.config;
+        let delegate = config.delegate.map(|d| {
+            let program = d.argv.first().cloned().unwrap_or_default();
+            Delegate {
                 name: d.name.unwrap_or_else(|| {
-                    Path::new(&d.argv[0])
+                    Path::new(&program)
                         .file_name()
                         .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_else(|| d.argv[0].clone())
+                        .unwrap_or_else(|| program.clone())
                 }),
                 argv: d.argv,
                 end_of_options: match d.end_of_options {
@@ -299,19 +276,24 @@ impl Registry {
                     Some(marker) if marker.is_empty() => None,
                     Some(marker) => Some(marker),
                 },
-            }),
-            None => None,
-        };
+            }
+        });
         Ok(Self {
             delegate,
             custom: config.custom_agents,
+            problems: loaded.problems,
             default_agent: config.default_agent,
             config_allow: config.allowed_agents.map(|v| v.into_iter().collect()),
             policy_allow: policy.allowed_agents.map(|v| v.into_iter().collect()),
-            auto_approve_tools: config.auto_approve_tools.unwrap_or(false),
+            auto_approve_tools: config.auto_approve_tools,
             yolo_blocked_by_policy: policy.allow_yolo_mode == Some(false),
             paths,
         })
+    }
+
+    /// What was wrong with the config file when it was loaded.
+    pub fn config_problems(&self) -> &[Problem] {
+        &self.problems
     }
 
     /// The `[delegate]` agent CLI, if configured.
@@ -367,6 +349,19 @@ impl Registry {
         }
         if let Some(name) = id.custom_name() {
             let Some(custom) = self.custom.get(name) else {
+                let table = format!("custom_agents.{name}");
+                let broken: Vec<String> = self
+                    .problems
+                    .iter()
+                    .filter(|p| p.key == table || p.key.starts_with(&format!("{table}.")))
+                    .map(|p| p.located_english(&self.paths.config_file))
+                    .collect();
+                if !broken.is_empty() {
+                    return Err(AgentError::BadConfig {
+                        path: self.paths.config_file.clone(),
+                        message: broken.join("; "),
+                    });
+                }
                 return Err(AgentError::UnknownAgent {
                     id: id.to_string(),
                     config: self.paths.config_file.clone(),

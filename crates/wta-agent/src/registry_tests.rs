@@ -141,16 +141,40 @@ fn default_agent_prefers_config_then_installed_then_demo() {
 }
 
 #[test]
-fn bad_config_is_a_clear_error() {
+fn a_bad_custom_agent_is_reported_and_refused_by_name() {
     let f = fixture("[custom_agents.x]\nargv = []\n", "", &[]);
-    let err = Registry::load(f.paths).unwrap_err().to_string();
-    assert!(err.contains("must name a program"), "{err}");
+    let reg = Registry::load(f.paths).unwrap();
+    assert_eq!(reg.config_problems().len(), 1);
+    assert_eq!(reg.config_problems()[0].line, 2);
+    let err = reg.resolve(&id("custom:x")).unwrap_err().to_string();
+    assert!(
+        err.contains("must name a program") && err.contains("config.toml:2:"),
+        "{err}"
+    );
+    // An unknown key is reported with its line, and has no effect.
     let f = fixture(
         "[custom_agents.x]\nargv = [\"a\"]\ncommand = \"rm -rf /\"\n",
         "",
-        &[],
+        &["a"],
     );
-    assert!(Registry::load(f.paths).is_err());
+    let reg = Registry::load(f.paths).unwrap();
+    let problem = &reg.config_problems()[0];
+    assert_eq!(
+        (problem.line, problem.key.as_str()),
+        (3, "custom_agents.x.command")
+    );
+    let spec = reg.resolve(&id("custom:x")).unwrap();
+    assert!(spec.key.argv[0].ends_with("/a") && spec.key.argv.len() == 1);
+}
+
+#[test]
+fn a_config_that_is_not_toml_is_an_error_that_says_where() {
+    let f = fixture("default_agent = \"claude\"\n[custom_agents.x\n", "", &[]);
+    let err = Registry::load(f.paths).unwrap_err().to_string();
+    assert!(
+        err.contains("config.toml is not valid: line 2, column 17: not valid TOML"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -234,16 +258,18 @@ fn delegate_comes_from_the_config() {
             .name,
         "Codex"
     );
+    // No program: no delegate, and the problem names the key.
     let f = fixture("[delegate]\nargv = []\n", "", &[]);
-    let err = Registry::load(f.paths.clone()).unwrap_err().to_string();
-    assert!(err.contains("delegate.argv"), "{err}");
+    let reg = Registry::load(f.paths.clone()).unwrap();
+    assert_eq!(reg.delegate(), None);
+    assert_eq!(reg.config_problems()[0].key, "delegate.argv");
+    // An unknown key is reported and ignored; the table applies.
     let f = fixture(
         "[delegate]\nargv = [\"x\"]\ncommand = \"rm -rf /\"\n",
         "",
         &[],
     );
-    assert!(
-        Registry::load(f.paths.clone()).is_err(),
-        "unknown keys are refused"
-    );
+    let reg = Registry::load(f.paths.clone()).unwrap();
+    assert_eq!(reg.delegate().unwrap().argv, ["x"]);
+    assert_eq!(reg.config_problems()[0].key, "delegate.command");
 }
