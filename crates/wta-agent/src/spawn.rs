@@ -15,8 +15,7 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use tokio::io::AsyncBufReadExt;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use crate::AgentError;
 use crate::registry::LaunchSpec;
@@ -29,9 +28,12 @@ pub struct AgentProcess {
     pub pgid: i32,
     pub stdin: ChildStdin,
     pub stdout: ChildStdout,
+    /// The agent's stderr, for the caller to read (the master logs it and
+    /// keeps its end to say why a start failed).
+    pub stderr: ChildStderr,
 }
 
-/// Starts `spec` with piped stdio; stderr lines go to `tracing` at debug level.
+/// Starts `spec` with piped stdio.
 pub fn spawn_agent(spec: &LaunchSpec, cwd: Option<&Path>) -> Result<AgentProcess, AgentError> {
     let spawn_err = |source| AgentError::Spawn {
         id: spec.key.id.to_string(),
@@ -60,23 +62,17 @@ pub fn spawn_agent(spec: &LaunchSpec, cwd: Option<&Path>) -> Result<AgentProcess
     set_parent_death_signal(&mut cmd);
     let mut child = cmd.spawn().map_err(spawn_err)?;
     let pid = child.id().unwrap_or(0) as i32;
-    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
         return Err(spawn_err(std::io::Error::other("stdio was not piped")));
     };
-    if let Some(stderr) = child.stderr.take() {
-        let id = spec.key.id.to_string();
-        tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                tracing::debug!(target: "wta_agent::stderr", agent = %id, pid, "{line}");
-            }
-        });
-    }
     Ok(AgentProcess {
         child,
         pgid: pid,
         stdin,
         stdout,
+        stderr,
     })
 }
 

@@ -18,6 +18,12 @@
 //! within the grace period is never retired, so a helper that has just selected
 //! it (and is about to record it or send `session/new`) cannot lose it; once it is
 //! retired, a racing `get` sees the slot gone and starts a fresh instance.
+//!
+//! A start that fails (the agent exits, closes its output, refuses or does
+//! not answer `initialize` within [`initialize_timeout`]) is a
+//! [`StartError`] that says why as data ([`StartFailure`]: the command, how
+//! it ended, its last stderr lines from `pool/stderr.rs`), for the helper to
+//! show and for the master log.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,12 +37,100 @@ use tokio::sync::{OnceCell, oneshot};
 use wta_agent::registry::LaunchSpec;
 use wta_agent::spawn::{spawn_agent, stop_agent};
 use wta_agent::{AgentId, AgentKey};
+use wta_protocol::agent_start::{StartFailure, StartOutcome};
+use wta_protocol::helper_master::{FailureKind, MasterFailure};
 
 use crate::relay::AgentRelay;
 use crate::state::Master;
 
+mod stderr;
+
 /// How long an agent may take to answer `initialize` (npx adapters are slow).
 const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Environment variable (seconds, read at each start) that changes
+/// [`INITIALIZE_TIMEOUT`].
+pub const INITIALIZE_TIMEOUT_ENV: &str = "WTA_AGENT_INIT_TIMEOUT_SECS";
+/// How long a failed agent's exit status is waited for once its
+/// connection is gone (its stdin closed).
+const EXIT_WAIT: Duration = Duration::from_secs(1);
+/// How long an exited agent's stderr may stay open (a child holding it).
+const STDERR_SETTLE: Duration = Duration::from_millis(500);
+
+/// How long an agent may take to answer `initialize`:
+/// [`INITIALIZE_TIMEOUT_ENV`] when it holds a positive number of seconds.
+pub fn initialize_timeout() -> Duration {
+    std::env::var(INITIALIZE_TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&secs| secs > 0)
+        .map_or(INITIALIZE_TIMEOUT, Duration::from_secs)
+}
+
+/// Why no instance could be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StartError {
+    /// In English, for the log and for clients that read only the message.
+    pub message: String,
+    /// What the agent did, when it was started at all.
+    pub start: Option<StartFailure>,
+}
+
+impl StartError {
+    fn plain(message: String) -> Self {
+        Self {
+            message,
+            start: None,
+        }
+    }
+
+    fn failed(start: StartFailure) -> Self {
+        let mut message = format!(
+            "{} (command: {})",
+            outcome_text(&start.outcome),
+            start.command_line()
+        );
+        if let Some(last) = start.stderr.last() {
+            message.push_str(&format!("; its stderr ended with: {last}"));
+        }
+        Self {
+            message,
+            start: Some(start),
+        }
+    }
+
+    /// The `agent_start_failed` error a helper gets, the failure in its data.
+    pub fn to_acp(&self, agent: &AgentId) -> agent_client_protocol::Error {
+        let kind = FailureKind::AgentStartFailed;
+        let mut data = MasterFailure::data(kind, Some(agent.as_str()));
+        if let Some(start) = &self.start {
+            start.attach(&mut data);
+        }
+        agent_client_protocol::Error::new(
+            kind.code(),
+            format!("cannot start agent `{agent}`: {}", self.message),
+        )
+        .data(data)
+    }
+}
+
+/// How a start ended, in English (the log, [`StartError::message`]).
+fn outcome_text(outcome: &StartOutcome) -> String {
+    match outcome {
+        StartOutcome::Exited { code } => {
+            format!("it exited with status {code} before answering initialize")
+        }
+        StartOutcome::Killed { signal } => {
+            format!("it was killed by {signal} before answering initialize")
+        }
+        StartOutcome::OutputClosed => {
+            "it closed its output before answering initialize and was stopped".to_owned()
+        }
+        StartOutcome::TimedOut { secs } => {
+            format!("it did not answer initialize within {secs} s and was stopped")
+        }
+        StartOutcome::Refused { message } => format!("its initialize failed: {message}"),
+    }
+}
 
 /// One running agent process and its ACP connection.
 #[derive(Debug)]
@@ -131,7 +225,7 @@ impl Pool {
         master: &Arc<Master>,
         spec: &LaunchSpec,
         generation: u64,
-    ) -> Result<Arc<AgentInstance>, String> {
+    ) -> Result<Arc<AgentInstance>, StartError> {
         let key = PoolKey {
             agent: spec.key.clone(),
             generation,
@@ -156,10 +250,10 @@ impl Pool {
             }
             // Dead, or retired as idle while we waited: start a fresh one.
         }
-        Err(format!(
+        Err(StartError::plain(format!(
             "agent `{}` keeps exiting right after it starts",
             spec.key.id
-        ))
+        )))
     }
 
     /// Stamps `instance` as just handed out, if its slot still holds it.
@@ -238,20 +332,31 @@ fn initialize_params() -> Value {
     })
 }
 
-type Ready = Result<(ConnectionTo<Agent>, Value), String>;
+/// How `initialize` did not succeed, as the connection saw it.
+#[derive(Debug)]
+enum InitFailed {
+    /// The transport closed: the agent exited or closed its output.
+    Closed,
+    TimedOut,
+    /// The agent answered with an error.
+    Refused(String),
+}
+
+type Ready = Result<(ConnectionTo<Agent>, Value), InitFailed>;
 
 async fn start(
     master: Weak<Master>,
     spec: LaunchSpec,
     generation: u64,
     id: u64,
-) -> Result<Arc<AgentInstance>, String> {
-    let process = spawn_agent(&spec, None).map_err(|e| e.to_string())?;
+) -> Result<Arc<AgentInstance>, StartError> {
+    let process = spawn_agent(&spec, None).map_err(|e| StartError::plain(e.to_string()))?;
     let pgid = process.pgid;
     if let Some(m) = master.upgrade() {
         m.reaper.watch(pgid);
     }
     let mut child = process.child;
+    let stderr = stderr::Stderr::follow(process.stderr, spec.key.id.to_string(), pgid);
     let relay = AgentRelay::new();
     let transport = match crate::relay::transport(
         master.clone(),
@@ -266,12 +371,17 @@ async fn start(
             if let Some(m) = master.upgrade() {
                 m.reaper.forget(pgid);
             }
-            return Err(format!("cannot read the agent's output: {err}"));
+            return Err(StartError::plain(format!(
+                "cannot read the agent's output: {err}"
+            )));
         }
     };
     let (ready_tx, ready_rx) = oneshot::channel::<Ready>();
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    // The exit status, for a start that failed (nobody listens otherwise).
+    let (exit_tx, exit_rx) = oneshot::channel::<Option<std::process::ExitStatus>>();
     let agent_label = spec.key.id.to_string();
+    let timeout = initialize_timeout();
     tracing::info!(agent = %agent_label, instance = id, pgid, argv = ?spec.key.argv, "starting agent");
 
     let alive = Arc::new(AtomicBool::new(true));
@@ -292,7 +402,7 @@ async fn start(
             )
             .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
                 let init = tokio::time::timeout(
-                    INITIALIZE_TIMEOUT,
+                    timeout,
                     cx.send_request(UntypedMessage::new("initialize", initialize_params())?)
                         .block_task(),
                 )
@@ -303,13 +413,18 @@ async fn start(
                         let _ = ready_tx.send(Ok((cx.clone(), value)));
                     }
                     Ok(Err(err)) => {
-                        let _ = ready_tx.send(Err(format!("initialize failed: {}", err.message)));
+                        let closed = agent_client_protocol::is_incoming_transport_closed(&err)
+                            || agent_client_protocol::is_connection_terminated(&err);
+                        let failed = if closed {
+                            InitFailed::Closed
+                        } else {
+                            InitFailed::Refused(err.message)
+                        };
+                        let _ = ready_tx.send(Err(failed));
                         return Ok(());
                     }
                     Err(_) => {
-                        let _ = ready_tx.send(Err(format!(
-                            "no initialize answer within {INITIALIZE_TIMEOUT:?}"
-                        )));
+                        let _ = ready_tx.send(Err(InitFailed::TimedOut));
                         return Ok(());
                     }
                 }
@@ -342,24 +457,76 @@ async fn start(
         }
         tracing::info!(agent = %agent_label, instance = id, "agent stopped: {reason}");
         drop(conn);
+        if !exit_tx.is_closed() {
+            // A start that failed wants to say how the process ended; its
+            // stdin is closed now, so one that is ending ends.
+            let status = tokio::time::timeout(EXIT_WAIT, child.wait())
+                .await
+                .ok()
+                .and_then(Result::ok);
+            let _ = exit_tx.send(status);
+        }
         stop_agent(child, pgid, None).await;
         if let Some(m) = lifecycle_master.upgrade() {
             m.reaper.forget(pgid);
         }
     });
 
-    match ready_rx.await {
-        Ok(Ok((cx, init))) => Ok(Arc::new(AgentInstance {
-            id,
-            key: spec.key,
-            generation,
-            cx,
-            init,
-            alive,
-            stop: Mutex::new(Some(stop_tx)),
-            claimed_at: Mutex::new(Instant::now()),
-        })),
-        Ok(Err(message)) => Err(message),
-        Err(_) => Err("the agent exited before answering initialize".to_owned()),
+    let failed = match ready_rx.await {
+        Ok(Ok((cx, init))) => {
+            return Ok(Arc::new(AgentInstance {
+                id,
+                key: spec.key,
+                generation,
+                cx,
+                init,
+                alive,
+                stop: Mutex::new(Some(stop_tx)),
+                claimed_at: Mutex::new(Instant::now()),
+            }));
+        }
+        Ok(Err(failed)) => failed,
+        Err(_) => InitFailed::Closed,
+    };
+    let outcome = match failed {
+        InitFailed::TimedOut => StartOutcome::TimedOut {
+            secs: timeout.as_secs(),
+        },
+        InitFailed::Refused(message) => StartOutcome::Refused { message },
+        InitFailed::Closed => {
+            let status = exit_rx.await.ok().flatten();
+            stderr.settle(STDERR_SETTLE).await;
+            exit_outcome(status)
+        }
+    };
+    let start = StartFailure {
+        argv: spec.key.argv.clone(),
+        outcome,
+        stderr: stderr.lines(),
+    };
+    tracing::warn!(
+        agent = %spec.key.id,
+        instance = id,
+        command = %start.command_line(),
+        "agent did not start: {}; its last lines on stderr:\n{}",
+        outcome_text(&start.outcome),
+        if start.stderr.is_empty() { "(none)".to_owned() } else { start.stderr.join("\n") }
+    );
+    Err(StartError::failed(start))
+}
+
+/// How a process that closed its connection ended (`None`: still running).
+fn exit_outcome(status: Option<std::process::ExitStatus>) -> StartOutcome {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Some(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => StartOutcome::Exited { code },
+            (None, Some(signal)) => StartOutcome::Killed {
+                signal: nix::sys::signal::Signal::try_from(signal)
+                    .map_or_else(|_| signal.to_string(), |s| s.as_str().to_owned()),
+            },
+            (None, None) => StartOutcome::OutputClosed,
+        },
+        None => StartOutcome::OutputClosed,
     }
 }

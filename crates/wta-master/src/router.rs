@@ -383,13 +383,7 @@ async fn agent_for(
         .pool
         .get(master, &spec, generation)
         .await
-        .map_err(|message| {
-            failure(
-                FailureKind::AgentStartFailed,
-                Some(&id),
-                format!("cannot start agent `{id}`: {message}"),
-            )
-        })
+        .map_err(|err| err.to_acp(&id))
 }
 
 async fn initialize(
