@@ -1,78 +1,105 @@
-//! Reading one table's settings from `~/.config/wta/config.toml`, the same
-//! way for every table ([`table`] picks it out of the file's text): a missing file gives the defaults; an unreadable
-//! file or a bad table gives the defaults and the message to show the user.
+//! The helper's settings tables from `~/.config/wta/config.toml`, each
+//! taken from the one loader and validator (`wta_agent::config`): the
+//! helper reads no key the validator does not know, and a bad key is at its
+//! default while the rest of the file applies. The problems are shown once,
+//! when the agent pane starts ([`startup_notice`]); a table's loader also
+//! hands back its own problems in English, for the log.
 
 use std::path::Path;
 
-use serde::de::DeserializeOwned;
+use wta_agent::config::{self, Config, Loaded};
 
-/// The `[name]` table of a whole config file's `text` as `T`, `T`'s
-/// defaults when the file has no such table; the other tables are not
-/// looked at (but the file must be TOML).
-pub fn table<T: DeserializeOwned + Default>(text: &str, name: &str) -> Result<T, String> {
-    let message = |e: toml::de::Error| format!("[{name}] settings: {}", e.message());
-    let mut file: toml::Table = toml::from_str(text).map_err(message)?;
-    match file.remove(name) {
-        Some(value) => value.try_into().map_err(message),
-        None => Ok(T::default()),
+/// The problems of `table` (and of the file as a whole), each
+/// `path:line: message` in English; `None` when there are none.
+fn problems_of(loaded: &Loaded, table: &str) -> Option<String> {
+    let lines: Vec<String> = loaded
+        .problems_in(table)
+        .map(|p| p.located_english(&loaded.path))
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("; "))
+}
+
+/// The settings `from` makes of the file at `path` (every default when it
+/// is missing), and the problems of its `[table]` for the log.
+pub fn load<T>(path: &Path, table: &str, from: impl FnOnce(&Config) -> T) -> (T, Option<String>) {
+    let loaded = config::load(path);
+    let warning = problems_of(&loaded, table);
+    (from(&loaded.config), warning)
+}
+
+/// The settings `from` makes of a whole file's `text`, or the problems of
+/// its `[table]` (other tables are not looked at).
+pub fn from_text<T>(text: &str, table: &str, from: impl FnOnce(&Config) -> T) -> Result<T, String> {
+    let (config, problems) = config::parse(text);
+    let loaded = Loaded {
+        path: "config.toml".into(),
+        exists: true,
+        config,
+        problems,
+    };
+    match problems_of(&loaded, table) {
+        Some(problems) => Err(problems),
+        None => Ok(from(&loaded.config)),
     }
 }
 
-/// `parse`d settings from `config_file`, and a warning when unusable.
-pub fn load<T: Default>(
-    config_file: &Path,
-    parse: impl FnOnce(&str) -> Result<T, String>,
-) -> (T, Option<String>) {
-    match std::fs::read_to_string(config_file) {
-        Ok(text) => match parse(&text) {
-            Ok(settings) => (settings, None),
-            Err(e) => (
-                T::default(),
-                Some(format!("{}: {e}", config_file.display())),
-            ),
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (T::default(), None),
-        Err(e) => (
-            T::default(),
-            Some(format!("cannot read {}: {e}", config_file.display())),
-        ),
-    }
+/// What the agent pane says once at start about the user's config file,
+/// in the user's language: every problem with its line, or `None` when
+/// the file is fine (or there is none).
+pub fn startup_notice() -> Option<String> {
+    let paths = wta_agent::RegistryPaths::from_env().ok()?;
+    config::load(&paths.config_file).notice()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[derive(Debug, Default, PartialEq, serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Knob {
-        level: Option<u8>,
-    }
-
     #[test]
-    fn one_table_by_name_the_others_unread() {
-        assert_eq!(table::<Knob>("", "knob"), Ok(Knob::default()));
-        let text = "[other]\nanything = [1, \"x\"]\n[knob]\nlevel = 3\n";
-        assert_eq!(table::<Knob>(text, "knob"), Ok(Knob { level: Some(3) }));
-        let wrong = table::<Knob>("[knob]\nlevel = \"high\"\n", "knob").unwrap_err();
-        assert!(wrong.starts_with("[knob] settings: "), "{wrong}");
-        let unknown = table::<Knob>("[knob]\nlevle = 1\n", "knob").unwrap_err();
-        assert!(unknown.contains("levle"), "{unknown}");
-        let broken = table::<Knob>("[knob\n", "knob").unwrap_err();
-        assert!(broken.starts_with("[knob] settings: "), "{broken}");
+    fn one_table_with_its_problems_the_others_unread() {
+        let per_turn = |c: &Config| c.proposals.per_turn;
+        assert_eq!(from_text("", "proposals", per_turn), Ok(10));
+        let text = "[autofix]\nmode = \"x\"\n[proposals]\nper_turn = 3\n";
+        assert_eq!(from_text(text, "proposals", per_turn), Ok(3));
+        let wrong = from_text("[proposals]\nper_turn = \"high\"\n", "proposals", per_turn);
+        assert!(
+            wrong
+                .as_ref()
+                .is_err_and(|e| e.starts_with("config.toml:2: `per_turn` must be")),
+            "{wrong:?}"
+        );
+        let unknown = from_text("[proposals]\nper_trun = 1\n", "proposals", per_turn);
+        assert!(
+            unknown
+                .as_ref()
+                .is_err_and(|e| e.contains("did you mean `per_turn`")),
+            "{unknown:?}"
+        );
+        // A file that is not TOML is every table's problem.
+        let broken = from_text("[proposals\n", "proposals", per_turn);
+        assert!(
+            broken.as_ref().is_err_and(|e| e.contains("not valid TOML")),
+            "{broken:?}"
+        );
     }
 
     #[test]
     fn missing_bad_and_good_files() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("config.toml");
-        let parse = |t: &str| t.trim().parse::<u32>().map_err(|e| e.to_string());
-        assert_eq!(load(&file, parse), (0, None));
-        std::fs::write(&file, "7").unwrap();
-        assert_eq!(load(&file, parse), (7, None));
-        std::fs::write(&file, "x").unwrap();
-        let (value, warning) = load(&file, parse);
-        assert_eq!(value, 0);
-        assert!(warning.unwrap().contains("config.toml"));
+        let per_turn = |c: &Config| c.proposals.per_turn;
+        assert_eq!(load(&file, "proposals", per_turn), (10, None));
+        std::fs::write(&file, "[proposals]\nper_turn = 7\n").unwrap();
+        assert_eq!(load(&file, "proposals", per_turn), (7, None));
+        std::fs::write(
+            &file,
+            "[proposals]\nper_turn = 0\n[autofix]\nmode = \"auto\"\n",
+        )
+        .unwrap();
+        let (value, warning) = load(&file, "proposals", per_turn);
+        assert_eq!(value, 10);
+        assert!(warning.unwrap().contains("config.toml:2:"));
+        // Another table's problem is not this table's.
+        assert_eq!(load(&file, "autofix", |c| c.autofix.prewarm), (false, None));
     }
 }

@@ -1,4 +1,6 @@
-//! Autofix settings from the `[autofix]` table of `~/.config/wta/config.toml`:
+//! Autofix settings from the `[autofix]` table of `~/.config/wta/config.toml`
+//! (the keys, choices and defaults are the config schema's,
+//! `wta_agent::config`):
 //!
 //! ```toml
 //! [autofix]
@@ -6,52 +8,43 @@
 //! prewarm = false    # keep a stashed agent pane per tab so autofix works before you open one
 //! ```
 //!
-//! Pure parsing; a bad value is an error naming the key, and the caller
-//! keeps the defaults.
+//! A bad value is at its default and named in the warning.
 
-use serde::Deserialize;
-
-/// What a failed command in the tab does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AutofixMode {
-    /// Nothing.
-    Off,
-    /// A pill offers the fix; the user starts it.
-    #[default]
-    Suggest,
-    /// The fix turn starts at once (its card still waits for the user).
-    Auto,
-}
+pub use wta_agent::config::AutofixMode;
+use wta_agent::config::Config;
 
 /// The effective settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AutofixSettings {
     pub mode: AutofixMode,
     pub prewarm: bool,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Table {
-    mode: Option<AutofixMode>,
-    prewarm: Option<bool>,
+impl Default for AutofixSettings {
+    fn default() -> Self {
+        Self::from_config(&Config::default())
+    }
 }
 
 impl AutofixSettings {
-    /// Parses a whole config file's text (other tables are ignored).
-    pub fn from_toml(text: &str) -> Result<Self, String> {
-        let table: Table = crate::config_file::table(text, "autofix")?;
-        Ok(Self {
-            mode: table.mode.unwrap_or_default(),
-            prewarm: table.prewarm.unwrap_or(false),
-        })
+    /// The `[autofix]` settings of a checked config.
+    pub fn from_config(config: &Config) -> Self {
+        Self {
+            mode: config.autofix.mode,
+            prewarm: config.autofix.prewarm,
+        }
     }
 
-    /// The settings in `config_file` (a missing file is the defaults), and a
-    /// warning when the table was unusable.
+    /// Parses a whole config file's text (other tables are ignored); the
+    /// table's problems are the error.
+    pub fn from_toml(text: &str) -> Result<Self, String> {
+        crate::config_file::from_text(text, "autofix", Self::from_config)
+    }
+
+    /// The settings in `config_file` (a missing file is the defaults, a bad
+    /// key at its default), and a warning naming what was wrong.
     pub fn load(config_file: &std::path::Path) -> (Self, Option<String>) {
-        crate::config_file::load(config_file, Self::from_toml)
+        crate::config_file::load(config_file, "autofix", Self::from_config)
     }
 }
 
@@ -71,6 +64,6 @@ mod tests {
         let off = AutofixSettings::from_toml("[autofix]\nmode = \"off\"\n").unwrap();
         assert_eq!(off.mode, AutofixMode::Off);
         let bad = AutofixSettings::from_toml("[autofix]\nmode = \"always\"\n").unwrap_err();
-        assert!(bad.contains("[autofix]") && bad.contains("always"), "{bad}");
+        assert!(bad.contains("`mode`") && bad.contains("always"), "{bad}");
     }
 }

@@ -1,12 +1,12 @@
-//! `[proposals]` settings from `~/.config/wta/config.toml`:
+//! `[proposals]` settings from `~/.config/wta/config.toml` (the key, its
+//! range and default are the config schema's, `wta_agent::config`):
 //!
 //! ```toml
 //! [proposals]
 //! per_turn = 10   # proposals one turn may make, one after the other (1–50)
 //! ```
 
-use serde::Deserialize;
-use wta_protocol::limits::{DEFAULT_PROPOSALS_PER_TURN, MAX_PROPOSALS_PER_TURN};
+use wta_agent::config::Config;
 
 /// The effective settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,34 +16,28 @@ pub struct ProposalSettings {
 
 impl Default for ProposalSettings {
     fn default() -> Self {
-        Self {
-            per_turn: DEFAULT_PROPOSALS_PER_TURN,
-        }
+        Self::from_config(&Config::default())
     }
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Table {
-    per_turn: Option<u32>,
 }
 
 impl ProposalSettings {
-    /// Parses a whole config file's text (other tables are ignored).
-    pub fn from_toml(text: &str) -> Result<Self, String> {
-        let table: Table = crate::config_file::table(text, "proposals")?;
-        let per_turn = table.per_turn.unwrap_or(DEFAULT_PROPOSALS_PER_TURN);
-        if !(1..=MAX_PROPOSALS_PER_TURN).contains(&per_turn) {
-            return Err(format!(
-                "[proposals] per_turn must be 1 to {MAX_PROPOSALS_PER_TURN} (got {per_turn})"
-            ));
+    /// The `[proposals]` settings of a checked config.
+    pub fn from_config(config: &Config) -> Self {
+        Self {
+            per_turn: config.proposals.per_turn,
         }
-        Ok(Self { per_turn })
     }
 
-    /// The settings in `config_file`, and a warning when unusable.
+    /// Parses a whole config file's text (other tables are ignored); the
+    /// table's problems are the error.
+    pub fn from_toml(text: &str) -> Result<Self, String> {
+        crate::config_file::from_text(text, "proposals", Self::from_config)
+    }
+
+    /// The settings in `config_file` (a bad key at its default), and a
+    /// warning naming what was wrong.
     pub fn load(config_file: &std::path::Path) -> (Self, Option<String>) {
-        crate::config_file::load(config_file, Self::from_toml)
+        crate::config_file::load(config_file, "proposals", Self::from_config)
     }
 }
 
@@ -54,6 +48,7 @@ mod tests {
     #[test]
     fn defaults_values_and_clear_errors() {
         assert_eq!(ProposalSettings::from_toml("").unwrap().per_turn, 10);
+        assert_eq!(ProposalSettings::default().per_turn, 10);
         assert_eq!(
             ProposalSettings::from_toml("[proposals]\nper_turn = 3\n")
                 .unwrap()
@@ -64,11 +59,8 @@ mod tests {
             "[proposals]\nper_turn = 0\n",
             "[proposals]\nper_turn = 99\n",
         ] {
-            assert!(
-                ProposalSettings::from_toml(bad)
-                    .unwrap_err()
-                    .contains("1 to 50")
-            );
+            let err = ProposalSettings::from_toml(bad).unwrap_err();
+            assert!(err.contains("from 1 to 50"), "{err}");
         }
         assert!(
             ProposalSettings::from_toml("[proposals]\nturns = 3\n")

@@ -109,8 +109,8 @@ fn card_event(event: ProposalEvent) -> DomainEvent {
     }
 }
 
-/// The executor for `host`, and a warning when the config file's
-/// `[execution]` settings were unusable (the defaults apply then).
+/// The executor for `host`, and (for the log) the problems of the config
+/// file's `[execution]` table (those keys are at their defaults).
 fn executor_for(
     host: &TmuxHost,
     delegate: Option<&wta_agent::Delegate>,
@@ -184,19 +184,23 @@ impl Runtime {
                 }
             }
         });
+        // Every problem of the config file, said once as the pane starts.
+        let events: Vec<DomainEvent> = crate::config_file::startup_notice()
+            .map(DomainEvent::Notice)
+            .into_iter()
+            .collect();
         let delegate = self.config.delegate.clone();
         let Some((executor, warning)) = self
             .host
             .as_ref()
             .and_then(|h| executor_for(h, delegate.as_ref()))
         else {
-            return Vec::new();
+            return events;
         };
+        if let Some(warning) = warning {
+            tracing::warn!("execution settings: {warning}");
+        }
         let executor = Arc::new(executor);
-        let events: Vec<DomainEvent> = warning
-            .map(|w| DomainEvent::Error(wta_i18n::tr!("helper.card.settings_ignored", warning = w)))
-            .into_iter()
-            .collect();
         self.cards.executor = Some(executor.clone());
         if let Some(target) = self.config.target_pane.clone() {
             let tx = self.inputs_tx.clone();

@@ -1,5 +1,6 @@
 //! Agent-terminal settings from the `[terminals]` table of
-//! `~/.config/wta/config.toml`, read at each `terminal/create`:
+//! `~/.config/wta/config.toml`, read at each `terminal/create` (the keys,
+//! choices and defaults are the config schema's, `wta_agent::config`):
 //!
 //! ```toml
 //! [terminals]
@@ -7,24 +8,13 @@
 //! keep_after_exit = false # true: the pane stays after the command for you to read
 //! ```
 //!
-//! Pure parsing; a bad value is an error naming the key, and the caller
-//! keeps the defaults.
+//! A bad value is at its default and named in the warning.
 
-use serde::Deserialize;
-
-/// Where an agent terminal's pane opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Placement {
-    /// Split below the pane the agent works on (a window when it has none).
-    #[default]
-    Split,
-    /// A tmux window of its own, in the background.
-    Window,
-}
+use wta_agent::config::Config;
+pub use wta_agent::config::Placement;
 
 /// The effective settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TerminalSettings {
     pub placement: Placement,
     /// Leave the pane open after the command ends (until Enter), and after
@@ -32,27 +22,31 @@ pub struct TerminalSettings {
     pub keep_after_exit: bool,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Table {
-    placement: Option<Placement>,
-    keep_after_exit: Option<bool>,
+impl Default for TerminalSettings {
+    fn default() -> Self {
+        Self::from_config(&Config::default())
+    }
 }
 
 impl TerminalSettings {
-    /// Parses a whole config file's text (other tables are ignored).
-    pub fn from_toml(text: &str) -> Result<Self, String> {
-        let table: Table = crate::config_file::table(text, "terminals")?;
-        Ok(Self {
-            placement: table.placement.unwrap_or_default(),
-            keep_after_exit: table.keep_after_exit.unwrap_or(false),
-        })
+    /// The `[terminals]` settings of a checked config.
+    pub fn from_config(config: &Config) -> Self {
+        Self {
+            placement: config.terminals.placement,
+            keep_after_exit: config.terminals.keep_after_exit,
+        }
     }
 
-    /// The settings in `config_file` (a missing file is the defaults), and a
-    /// warning when the table was unusable.
+    /// Parses a whole config file's text (other tables are ignored); the
+    /// table's problems are the error.
+    pub fn from_toml(text: &str) -> Result<Self, String> {
+        crate::config_file::from_text(text, "terminals", Self::from_config)
+    }
+
+    /// The settings in `config_file` (a missing file is the defaults, a bad
+    /// key at its default), and a warning naming what was wrong.
     pub fn load(config_file: &std::path::Path) -> (Self, Option<String>) {
-        crate::config_file::load(config_file, Self::from_toml)
+        crate::config_file::load(config_file, "terminals", Self::from_config)
     }
 }
 
@@ -66,6 +60,7 @@ mod tests {
             TerminalSettings::from_toml(""),
             Ok(TerminalSettings::default())
         );
+        assert_eq!(TerminalSettings::default().placement, Placement::Split);
         let s = TerminalSettings::from_toml(
             "[execution]\ntimeout_secs = 5\n[terminals]\nplacement = \"window\"\nkeep_after_exit = true\n",
         )
@@ -73,7 +68,7 @@ mod tests {
         assert_eq!(s.placement, Placement::Window);
         assert!(s.keep_after_exit);
         let bad = TerminalSettings::from_toml("[terminals]\nplacement = \"tab\"\n").unwrap_err();
-        assert!(bad.contains("[terminals]") && bad.contains("tab"), "{bad}");
+        assert!(bad.contains("`placement`") && bad.contains("tab"), "{bad}");
         let unknown = TerminalSettings::from_toml("[terminals]\nsize = 3\n").unwrap_err();
         assert!(unknown.contains("size"), "{unknown}");
     }
