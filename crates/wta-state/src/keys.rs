@@ -1,7 +1,8 @@
 //! Key routing. Precedence, top first: Ctrl+C ladder and F12 (always) →
 //! Enter while the master is gone (reconnect) → the card on top, only that
 //! one (a permission card, else the agent's question, else the proposal
-//! card: `guard.rs`; a card's keys do nothing until it is armed) → picker →
+//! card: `guard.rs`; a card's keys do nothing until it is armed; it owns
+//! Enter and Esc whatever the draft holds: `card_enter.rs`) → picker →
 //! slash popup → setup list → fold selection → scrolling → the editor.
 
 use std::time::Instant;
@@ -97,16 +98,18 @@ enum PermissionKey {
 }
 
 /// The permission card's key map; `None` for keys it leaves to the
-/// editor. With a draft in the editor, Enter, Esc, `y`, `n` and digits
-/// belong to the draft.
+/// editor. Enter and Esc are the card's whatever the draft holds
+/// (`card_enter.rs`); with a draft in the editor, `y`, `n` and digits are
+/// typing.
 fn permission_key_of(key: Key, input_empty: bool) -> Option<PermissionKey> {
     match (key.code, key.mods) {
         (KeyCode::Up | KeyCode::Left | KeyCode::BackTab, _) => Some(PermissionKey::Move(-1)),
         (KeyCode::Down | KeyCode::Right | KeyCode::Tab, _) => Some(PermissionKey::Move(1)),
-        _ if !input_empty => None,
         (KeyCode::Enter, Mods::NONE) => Some(PermissionKey::Selected),
+        (KeyCode::Esc, _) => Some(PermissionKey::Shortcut(false)),
+        _ if !input_empty => None,
         (KeyCode::Char('y' | 'Y'), _) => Some(PermissionKey::Shortcut(true)),
-        (KeyCode::Char('n' | 'N') | KeyCode::Esc, _) => Some(PermissionKey::Shortcut(false)),
+        (KeyCode::Char('n' | 'N'), _) => Some(PermissionKey::Shortcut(false)),
         (KeyCode::Char(d @ '1'..='9'), Mods::NONE) => {
             Some(PermissionKey::Option(d as usize - '1' as usize))
         }

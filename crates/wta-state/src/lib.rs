@@ -24,6 +24,7 @@
 //!   [`Effect::Reconnect`] (Enter) asks for a master and a new session, and
 //!   `Reconnected` says one answers; only [`Effect::Quit`] ends the pane.
 
+pub mod card_enter;
 mod commands;
 pub mod debug;
 pub mod domain;
@@ -44,6 +45,7 @@ pub mod slash;
 pub mod state;
 pub mod transcript;
 
+pub use card_enter::{CardEnter, ProposalEnter, QuestionEnter};
 pub use debug::{DebugLine, DebugLog, Direction};
 pub use domain::*;
 pub use effects::{Effect, SessionVerb};
@@ -57,7 +59,7 @@ pub use reducer::update;
 pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};
 pub use state::{
     Activity, AppState, MasterLost, Pending, Picker, PickerItem, PickerKind, Scroll, Setup,
-    TargetPane, Viewport, YoloState,
+    TargetPane, UserWait, Viewport, YoloState,
 };
 pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
 
@@ -87,3 +89,5 @@ mod setup_tests;
 mod slash_tests;
 #[cfg(test)]
 mod test_pane;
+#[cfg(test)]
+mod waits_tests;

@@ -1,6 +1,8 @@
 //! The master going away and the user's reconnect, through `update`: what
 //! the state keeps, what it drops, and which effects come out.
 
+use std::time::Duration;
+
 use super::test_pane::*;
 use super::*;
 
@@ -32,7 +34,7 @@ fn the_master_going_away_keeps_the_pane_and_says_why() {
     p.domain(DomainEvent::AgentMessageChunk("half an answ".into()));
     p.domain(DomainEvent::PermissionRequest(permission(7)));
     p.typed("wait");
-    p.enter(); // the card is open: refused, kept as draft
+    p.enter(); // the card is not armed yet: nothing, the draft stays
     p.state.queued = Some("queued one".into());
     let fx = p.gone();
     assert_eq!(
@@ -47,12 +49,7 @@ fn the_master_going_away_keeps_the_pane_and_says_why() {
     assert_eq!(p.state.input.text(), "queued one\nwait");
     assert_eq!(p.state.session, None);
     assert_eq!(p.state.lost_sessions, ["s1"]);
-    assert_eq!(
-        p.state.activity(),
-        Activity::MasterLost {
-            reconnecting: false
-        }
-    );
+    assert_eq!(p.state.activity(), Activity::MasterLost);
     assert!(!p.state.needs_tick(), "waiting for Enter costs nothing");
     let Some(Item::System { level, text }) = p.items().pop() else {
         panic!("a system line last: {:?}", p.items());
@@ -79,11 +76,23 @@ fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
     let mut p = Pane::on_model(None);
     p.gone();
     p.typed("keep me");
-    assert_eq!(p.enter(), [Effect::Reconnect]);
+    assert_eq!(p.at(1_000).enter(), [Effect::Reconnect]);
     assert_eq!(p.state.input.text(), "keep me", "not sent, not lost");
+    // The status line waits for the connection, counting from the Enter.
     assert_eq!(
         p.state.activity(),
-        Activity::MasterLost { reconnecting: true }
+        Activity::Connecting {
+            elapsed: Duration::ZERO,
+            reconnect: true
+        }
+    );
+    p.at(3_500).send(Event::Tick);
+    assert_eq!(
+        p.state.activity(),
+        Activity::Connecting {
+            elapsed: Duration::from_millis(2_500),
+            reconnect: true
+        }
     );
     assert!(p.state.needs_tick(), "the spinner turns while reconnecting");
     assert_eq!(p.enter(), [], "one attempt at a time");
@@ -91,12 +100,7 @@ fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
     p.domain(DomainEvent::MasterGone {
         why: "cannot start a new wta master: no space left".into(),
     });
-    assert_eq!(
-        p.state.activity(),
-        Activity::MasterLost {
-            reconnecting: false
-        }
-    );
+    assert_eq!(p.state.activity(), Activity::MasterLost);
     let Some(Item::System { text, .. }) = p.items().pop() else {
         panic!()
     };
@@ -104,10 +108,23 @@ fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
         text,
         "Reconnecting failed: cannot start a new wta master: no space left"
     );
-    assert_eq!(p.enter(), [Effect::Reconnect]);
-    assert_eq!(p.domain(DomainEvent::Reconnected { new_master: true }), []);
+    assert_eq!(p.state.connecting_since, None, "no wait while none runs");
+    assert_eq!(p.at(10_000).enter(), [Effect::Reconnect]);
+    assert_eq!(
+        p.at(11_000)
+            .domain(DomainEvent::Reconnected { new_master: true }),
+        []
+    );
     assert_eq!(p.state.master_lost, None);
-    assert_eq!(p.state.activity(), Activity::Connecting);
+    // Opening the session on the new master is the same wait, still
+    // counted from the Enter.
+    assert_eq!(
+        p.state.activity(),
+        Activity::Connecting {
+            elapsed: Duration::from_secs(1),
+            reconnect: false
+        }
+    );
     assert_eq!(
         p.items().pop(),
         Some(Item::Divider("reconnected to a new master".into()))

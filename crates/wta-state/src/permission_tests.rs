@@ -4,23 +4,39 @@
 use super::test_pane::*;
 use super::*;
 
+/// Enter and Esc are the card's whatever the draft holds; the draft stays.
 #[test]
-fn enter_and_esc_with_a_draft_never_answer_a_permission_card() {
+fn enter_and_esc_answer_a_permission_card_and_keep_the_draft() {
     let mut p = Pane::ready();
     p.typed("go");
     p.code(KeyCode::Enter);
     p.domain(DomainEvent::PermissionRequest(permission(1)));
+    p.domain(DomainEvent::PermissionRequest(permission(2)));
     p.at(1000);
     p.typed("wait");
-    assert!(p.code(KeyCode::Enter).is_empty(), "Enter kept the draft");
-    assert_eq!(p.state.permissions.len(), 1);
-    p.code(KeyCode::Esc);
-    assert_eq!(p.state.permissions.len(), 1, "Esc cleared the draft only");
-    assert!(p.state.input.is_empty());
+    assert_eq!(p.state.card_enter(p.now), Some(CardEnter::Permission));
+    assert!(p.state.draft_kept(p.now));
+    assert_eq!(
+        p.code(KeyCode::Enter),
+        [Effect::AnswerPermission {
+            request: PermissionRequestId(1),
+            answer: PermissionAnswer::Selected("allow".into())
+        }]
+    );
+    assert_eq!(p.state.input.text(), "wait", "the draft is kept");
+    p.at(2000);
     assert!(matches!(
         p.code(KeyCode::Esc).as_slice(),
-        [Effect::AnswerPermission { .. }]
+        [Effect::AnswerPermission {
+            request: PermissionRequestId(2),
+            ..
+        }]
     ));
+    assert_eq!(
+        p.state.input.text(),
+        "wait",
+        "Esc answered, the draft stays"
+    );
 }
 
 #[test]
@@ -30,7 +46,10 @@ fn permission_card_ignores_keys_in_its_grace_period() {
     p.code(KeyCode::Enter);
     p.at(1000);
     p.domain(DomainEvent::PermissionRequest(permission(1)));
-    assert_eq!(p.state.activity(), Activity::WaitingForPermission);
+    assert_eq!(
+        p.state.activity(),
+        Activity::WaitingForYou(UserWait::Permission)
+    );
     // 100 ms after the card appeared, its keys do nothing: n neither
     // answers nor types, Enter does not answer; other letters type.
     p.at(1100);

@@ -16,8 +16,10 @@
 //! has, `guard.rs`, so typing in progress is never taken as an answer; until
 //! then the keys below do nothing): Up/Down choose a choice, digits
 //! pick one by its number, Left/Right/Tab/Shift+Tab choose a button, `v`
-//! opens the full view, Enter confirms, Esc cancels. Anything else falls
-//! through to the editor. In the full view (the card over the whole pane)
+//! opens the full view, Enter confirms, Esc cancels: Enter and Esc whatever
+//! the editor holds (`card_enter.rs`), digits and `v` only while it is
+//! empty (with a draft they type). Anything else falls through to the
+//! editor. In the full view (the card over the whole pane)
 //! Up/Down/PageUp/PageDown/Home/End scroll, `v` goes back to the card, the
 //! button and digit keys work as on the card, Enter confirms once every row
 //! was on screen, Esc cancels, and other keys do nothing (the editor is
@@ -29,6 +31,7 @@ use std::time::{Duration, Instant};
 use wta_i18n::tr;
 use wta_protocol::{Action, Choice, FinalStatus, Origin, ProposalId, ProposalPayload};
 
+use super::card_enter::ProposalEnter;
 use super::domain::PaneFacts;
 use super::state::AppState;
 use super::transcript::SystemLevel;
@@ -218,6 +221,33 @@ impl ProposalCard {
         self.buttons().get(self.button).copied()
     }
 
+    /// What Enter does on this card at `now`, its pane's facts being
+    /// `facts` (the footer says it; [`ProposalQueue::confirm`] does it).
+    pub fn enter_action(&self, now: Instant, facts: &PaneFacts) -> ProposalEnter {
+        if self.staleness(now).is_some() {
+            return if self.stale.is_some() {
+                ProposalEnter::Dismiss
+            } else {
+                ProposalEnter::ShowWhy
+            };
+        }
+        if self.selected_choice().is_none() {
+            return ProposalEnter::Nothing;
+        }
+        if !self.read_in_full() {
+            return if self.full_view.is_some() {
+                ProposalEnter::ReadOn
+            } else {
+                ProposalEnter::ReadAll
+            };
+        }
+        match self.selected_mode() {
+            None => ProposalEnter::Nothing,
+            Some(mode) if !self.enabled(facts, mode) => ProposalEnter::Blocked,
+            Some(mode) => ProposalEnter::Confirm(mode),
+        }
+    }
+
     /// Stale, or too old to confirm at `now`.
     pub fn staleness(&self, now: Instant) -> Option<Stale> {
         self.stale.clone().or_else(|| {
@@ -333,41 +363,48 @@ impl ProposalQueue {
         }
     }
 
-    /// Enter: confirms the highlighted choice and button, unless the card is
-    /// stale (then it stays, showing why; a second Enter dismisses it), or
-    /// the button waits for its pane, whose facts are `facts` (then it
-    /// stays, and the reason stands out).
+    /// Enter: what [`ProposalCard::enter_action`] decides. Confirms the
+    /// highlighted choice and button, unless the card is stale (then it
+    /// stays, showing why; a second Enter dismisses it), not read in full
+    /// (the full view opens; in the full view it stays), or the button
+    /// waits for its pane, whose facts are `facts` (then it stays, and the
+    /// reason stands out).
     pub fn confirm(&mut self, now: Instant, facts: &PaneFacts) -> Option<CardOutcome> {
         let card = self.items.front_mut()?;
-        if let Some(stale) = card.staleness(now) {
-            if card.stale.is_some() {
+        match card.enter_action(now, facts) {
+            ProposalEnter::Dismiss => {
                 self.pop_front();
-                return Some(CardOutcome::Dismissed);
+                Some(CardOutcome::Dismissed)
             }
-            card.stale = Some(stale.clone());
-            return Some(CardOutcome::Refused(stale));
+            ProposalEnter::ShowWhy => {
+                let stale = card.staleness(now)?;
+                card.stale = Some(stale.clone());
+                Some(CardOutcome::Refused(stale))
+            }
+            ProposalEnter::ReadAll => {
+                card.full_view.get_or_insert_with(FullView::default);
+                Some(CardOutcome::Unread)
+            }
+            ProposalEnter::ReadOn => None,
+            ProposalEnter::Blocked => {
+                card.pane_pressed = true;
+                Some(CardOutcome::Blocked)
+            }
+            ProposalEnter::Nothing => Some(CardOutcome::Moved),
+            ProposalEnter::Confirm(mode) => {
+                let (choice, title) = card
+                    .selected_choice()
+                    .map(|c| (c.choice, c.title.clone()))?;
+                let id = card.proposal.id;
+                self.pop_front();
+                Some(CardOutcome::Confirmed {
+                    id,
+                    choice,
+                    mode,
+                    title,
+                })
+            }
         }
-        let (choice, title) = match card.selected_choice() {
-            Some(c) => (c.choice, c.title.clone()),
-            None => return Some(CardOutcome::Moved),
-        };
-        if !card.read_in_full() {
-            card.full_view.get_or_insert_with(FullView::default);
-            return Some(CardOutcome::Unread);
-        }
-        let mode = card.selected_mode()?;
-        if !card.enabled(facts, mode) {
-            card.pane_pressed = true;
-            return Some(CardOutcome::Blocked);
-        }
-        let id = card.proposal.id;
-        self.pop_front();
-        Some(CardOutcome::Confirmed {
-            id,
-            choice,
-            mode,
-            title,
-        })
     }
 
     /// Esc: cancels a live card, dismisses a stale one.

@@ -45,9 +45,9 @@ fn key_of(key: Key, full: bool, input_empty: bool) -> Option<CardKey> {
     let shared = match (key.code, key.mods) {
         (KeyCode::Left | KeyCode::BackTab, _) => Some(CardKey::Button(-1)),
         (KeyCode::Right | KeyCode::Tab, _) => Some(CardKey::Button(1)),
-        // With a draft in the editor, Enter belongs to the draft: only an
-        // explicit answer on an empty prompt may dispatch.
-        (KeyCode::Enter, Mods::NONE) if input_empty => Some(CardKey::Confirm),
+        // The card owns Enter whatever the draft holds (`card_enter.rs`):
+        // the draft stays, and the card says so.
+        (KeyCode::Enter, Mods::NONE) => Some(CardKey::Confirm),
         // On the card a digit with a draft is typing; the full view hides
         // the editor.
         _ if full || input_empty => digit.map(CardKey::Number),
@@ -73,8 +73,9 @@ fn key_of(key: Key, full: bool, input_empty: bool) -> Option<CardKey> {
         (KeyCode::Up, _) => Some(CardKey::Choice(-1)),
         (KeyCode::Down, _) => Some(CardKey::Choice(1)),
         (KeyCode::Char('v'), Mods::NONE) if input_empty => Some(CardKey::ToggleFull),
-        // Esc, like Enter, belongs to a draft.
-        (KeyCode::Esc, _) if input_empty => Some(CardKey::Cancel),
+        // Esc, like Enter, is the card's: the way to cancel it is never
+        // taken by a draft.
+        (KeyCode::Esc, _) => Some(CardKey::Cancel),
         _ => None,
     }
 }
@@ -139,15 +140,8 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
             return true;
         }
         CardKey::Nothing => return true,
-        // In the full view, a card not read to the end yet: Enter stays
-        // where it is (it must never scroll, or holding it would confirm
-        // unread text).
-        CardKey::Confirm => match queue.front() {
-            Some(card) if full && !card.read_in_full() && card.staleness(now).is_none() => {
-                return true;
-            }
-            _ => queue.confirm(now, &facts),
-        },
+        // What `ProposalCard::enter_action` says, as the footer shows it.
+        CardKey::Confirm => queue.confirm(now, &facts),
         CardKey::Cancel => queue.cancel(now),
     };
     report(state, outcome, fx);

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use wta_protocol::{Action, Choice, FinalStatus, OpenTarget, Origin, ProposalId, ProposalPayload};
 
 use super::*;
-use crate::{DomainEvent, Effect, Event, Key, KeyCode, update};
+use crate::{CardEnter, DomainEvent, Effect, Event, Key, KeyCode, update};
 
 fn pid(n: u8) -> ProposalId {
     ProposalId::from_bytes([n; 16])
@@ -167,33 +167,95 @@ fn the_cards_keys_do_nothing_in_the_grace_period_and_typing_goes_on() {
     assert_eq!(f.state.input.text(), "a3");
 }
 
-/// A reply being typed is never taken for an answer: with a draft in the
-/// editor, Enter and Esc act on the draft and the card stays.
+/// The card owns Enter and Esc whatever the draft holds: Enter does what
+/// the card says it does (`card_enter`), and the draft stays in the editor.
 #[test]
-fn enter_and_esc_with_a_draft_never_answer_the_card() {
+fn enter_and_esc_belong_to_the_card_and_the_draft_is_kept() {
     let mut f = F::new(three());
     f.read();
     for c in "no, do not run that".chars() {
         f.key_at(Key::ch(c), 1000);
     }
-    assert!(
-        !f.key(KeyCode::Enter)
-            .iter()
-            .any(|e| matches!(e, Effect::ConfirmProposal { .. }))
-    );
-    assert_eq!(f.state.proposals.len(), 1, "the card is still up");
-    assert_eq!(f.state.input.text(), "no, do not run that", "draft kept");
-    f.key(KeyCode::Esc);
+    assert!(f.state.draft_kept(f.t0 + Duration::from_millis(1000)));
     assert_eq!(
-        f.state.proposals.len(),
-        1,
-        "Esc cleared the draft, not the card"
+        f.state.card_enter(f.t0 + Duration::from_millis(1000)),
+        Some(CardEnter::Proposal(ProposalEnter::Confirm(
+            ConfirmMode::Run
+        )))
     );
-    assert!(f.state.input.is_empty());
-    assert!(matches!(
-        f.key(KeyCode::Enter).as_slice(),
-        [Effect::ConfirmProposal { .. }]
-    ));
+    assert_eq!(
+        f.key(KeyCode::Enter),
+        [Effect::ConfirmProposal {
+            id: pid(1),
+            choice: 2,
+            mode: ConfirmMode::Run
+        }]
+    );
+    assert_eq!(f.state.input.text(), "no, do not run that", "draft kept");
+    assert!(
+        !f.state.draft_kept(f.t0 + Duration::from_millis(f.ms)),
+        "no card"
+    );
+
+    let mut f = F::new(three());
+    f.read();
+    f.key_at(Key::ch('x'), 1000);
+    assert_eq!(f.key(KeyCode::Esc), [Effect::CancelProposal { id: pid(1) }]);
+    assert_eq!(
+        f.state.input.text(),
+        "x",
+        "Esc cancelled the card, not the draft"
+    );
+}
+
+/// What Enter is said to do is what it does, in every state of the card.
+#[test]
+fn enter_does_what_card_enter_says() {
+    let at = |f: &F| f.t0 + Duration::from_millis(f.ms + 1000);
+    // Unread: the full view opens; in it, Enter stays.
+    let mut f = F::new(three());
+    f.shown(40, 9, 0, 3);
+    assert_eq!(
+        f.state.card_enter(at(&f)),
+        Some(CardEnter::Proposal(ProposalEnter::ReadAll))
+    );
+    f.key(KeyCode::Enter);
+    assert!(f.state.proposals.full_view_open());
+    f.shown(40, 9, 0, 3);
+    assert_eq!(
+        f.state.card_enter(at(&f)),
+        Some(CardEnter::Proposal(ProposalEnter::ReadOn))
+    );
+    assert!(f.key(KeyCode::Enter).is_empty());
+    assert!(f.state.proposals.full_view_open(), "stays");
+    // Stale: Enter says why, then dismisses.
+    let mut f = F::new(three());
+    f.read();
+    update(
+        &mut f.state,
+        Event::Domain(DomainEvent::ProposalResolved {
+            id: pid(1),
+            status: FinalStatus::Superseded,
+            reason: None,
+        }),
+        f.t0,
+    );
+    assert_eq!(
+        f.state.card_enter(at(&f)),
+        Some(CardEnter::Proposal(ProposalEnter::Dismiss))
+    );
+    f.key(KeyCode::Enter);
+    assert!(f.state.proposals.is_empty());
+    // Too old: the first Enter says why.
+    let mut f = F::new(three());
+    f.read();
+    f.ms = PROPOSAL_CARD_TIMEOUT.as_millis() as u64;
+    assert_eq!(
+        f.state.card_enter(at(&f)),
+        Some(CardEnter::Proposal(ProposalEnter::ShowWhy))
+    );
+    assert!(!F::confirms(&f.key(KeyCode::Enter)));
+    assert!(f.state.proposals.front().is_some_and(|c| c.stale.is_some()));
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use wta_i18n::tr;
 
+use super::card_enter::{CardEnter, QuestionEnter};
 use super::commands;
 use super::effects::Effect;
 use super::events::{Key, KeyCode, Mods};
@@ -76,13 +77,14 @@ enum QuestionKey {
 }
 
 /// The question card's key map; `None` for keys it leaves to the editor.
-fn key_of(q: &PendingQuestion, key: Key, input_empty: bool) -> Option<QuestionKey> {
+fn key_of(q: &PendingQuestion, key: Key) -> Option<QuestionKey> {
     let choices = !q.request.choices.is_empty();
     match key.code {
         KeyCode::Up if choices => Some(QuestionKey::Move(-1)),
         KeyCode::Down if choices => Some(QuestionKey::Move(1)),
         KeyCode::Enter if key.mods == Mods::NONE => Some(QuestionKey::Answer),
-        KeyCode::Esc if input_empty => Some(QuestionKey::Dismiss),
+        // Like every card's, whatever the draft holds (`card_enter.rs`).
+        KeyCode::Esc => Some(QuestionKey::Dismiss),
         _ => None,
     }
 }
@@ -90,13 +92,14 @@ fn key_of(q: &PendingQuestion, key: Key, input_empty: bool) -> Option<QuestionKe
 /// Keys for the question card (on top); false lets the key through (to the
 /// editor). Before the card is armed its keys are taken and do nothing.
 pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>) -> bool {
-    let empty = state.input.is_empty();
-    let Some(action) = state.question.as_ref().and_then(|q| key_of(q, key, empty)) else {
+    let Some(action) = state.question.as_ref().and_then(|q| key_of(q, key)) else {
         return false;
     };
     if !guard::admit(state, now) {
         return true;
     }
+    let enter = state.card_enter(now);
+    let typed = state.input.text().trim().to_owned();
     let Some(q) = state.question.as_mut() else {
         return false;
     };
@@ -106,24 +109,23 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
             q.selected = (q.selected as isize + delta).rem_euclid(count.max(1) as isize) as usize;
         }
         QuestionKey::Answer => {
-            let typed = state.input.text().trim().to_owned();
-            let answer = if q.request.allow_freeform && !typed.is_empty() {
-                QuestionAnswer::Answered {
-                    text: typed,
-                    index: None,
+            let answer = match (enter, q.request.choices.get(q.selected)) {
+                (Some(CardEnter::Question(QuestionEnter::Typed)), _) => {
+                    state.input.clear();
+                    QuestionAnswer::Answered {
+                        text: typed,
+                        index: None,
+                    }
                 }
-            } else if let Some(choice) = q.request.choices.get(q.selected) {
-                QuestionAnswer::Answered {
-                    text: choice.clone(),
-                    index: Some(q.selected),
+                (Some(CardEnter::Question(QuestionEnter::Choice)), Some(choice)) => {
+                    QuestionAnswer::Answered {
+                        text: choice.clone(),
+                        index: Some(q.selected),
+                    }
                 }
-            } else {
                 // Free-form only, nothing typed yet: keep waiting.
-                return true;
+                _ => return true,
             };
-            if matches!(answer, QuestionAnswer::Answered { index: None, .. }) {
-                state.input.clear();
-            }
             answer_with(state, answer, fx);
         }
         QuestionKey::Dismiss => answer_with(state, QuestionAnswer::Cancelled, fx),

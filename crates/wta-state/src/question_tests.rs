@@ -48,7 +48,10 @@ fn answers(fx: &[Effect]) -> Vec<(u64, QuestionAnswer)> {
 #[test]
 fn arrows_choose_and_enter_answers_with_the_choice() {
     let (mut state, now) = asked(&["main", "dev", "release"], false);
-    assert_eq!(state.activity(), Activity::WaitingForAnswer);
+    assert_eq!(
+        state.activity(),
+        Activity::WaitingForYou(UserWait::Question)
+    );
     key(&mut state, Key::plain(KeyCode::Up), now);
     key(&mut state, Key::plain(KeyCode::Up), now);
     let fx = key(&mut state, Key::plain(KeyCode::Enter), now);

@@ -54,7 +54,18 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
     // card that now says something else of its pane is revealed anew.
     let retold = told.is_some_and(|before| before != proposal_card::front_notes(state));
     guard::settle(state, relaid || retold, now);
+    settle_connecting(state, now);
     effects
+}
+
+/// After every event: a wait for a connection that just began starts its
+/// clock; one that ended clears it (the status line counts from here).
+fn settle_connecting(state: &mut AppState, now: Instant) {
+    if !state.waits_for_connection() {
+        state.connecting_since = None;
+    } else if state.connecting_since.is_none() {
+        state.connecting_since = Some(now);
+    }
 }
 
 fn on_tick(state: &mut AppState) {

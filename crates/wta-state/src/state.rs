@@ -133,23 +133,38 @@ pub enum Pending {
     Reconnect,
 }
 
-/// What the status line says the session is doing.
+/// What the status line says the pane waits for: the agent (a turn runs),
+/// the user (a card on top), or the connection (a master or a session
+/// being opened).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Activity {
-    /// The master went away (`reconnecting` once Enter was pressed).
-    MasterLost {
-        reconnecting: bool,
+    /// The master went away; the pane waits for Enter to reconnect.
+    MasterLost,
+    /// Waiting for the connection, for `elapsed`: a master after Enter
+    /// (`reconnect`), or the agent's session.
+    Connecting {
+        elapsed: Duration,
+        reconnect: bool,
     },
-    Connecting,
     Ready,
+    /// Waiting for the agent: its turn has run for `elapsed`.
     Thinking {
         elapsed: Duration,
     },
-    WaitingForPermission,
-    /// A question of the agent's is up.
-    WaitingForAnswer,
+    /// Waiting for the user to answer the card on top (whatever the
+    /// agent's turn is doing meanwhile: it waits for the same answer).
+    WaitingForYou(UserWait),
     Failed(String),
     Setup,
+}
+
+/// Which card waits for the user (the one on top, `guard.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserWait {
+    Permission,
+    Question,
+    /// A terminal-action card.
+    Card,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -206,6 +221,9 @@ pub struct AppState {
     pub popup_dismissed: bool,
     pub quit_armed_at: Option<Instant>,
     pub turn_started: Option<Instant>,
+    /// Since when the pane waits for a connection (kept by the reducer
+    /// after every event: set when the wait starts, cleared when it ends).
+    pub connecting_since: Option<Instant>,
     /// Advances on every tick; drives the spinner.
     pub frame: u64,
     /// Time of the latest event, so views can show elapsed times purely.
@@ -239,30 +257,54 @@ impl AppState {
         }
     }
 
+    /// What the pane waits for (the status line's first word). Order: the
+    /// master gone, the setup screen, the connection, the card on top,
+    /// the agent's turn.
     pub fn activity(&self) -> Activity {
         if let Some(lost) = &self.master_lost {
-            return Activity::MasterLost {
-                reconnecting: lost.reconnecting,
+            if !lost.reconnecting {
+                return Activity::MasterLost;
+            }
+            return Activity::Connecting {
+                elapsed: self.since(self.connecting_since),
+                reconnect: true,
             };
         }
         if self.setup.is_some() {
             return Activity::Setup;
         }
         match &self.connection {
-            ConnectionState::Connecting => Activity::Connecting,
+            ConnectionState::Connecting => Activity::Connecting {
+                elapsed: self.since(self.connecting_since),
+                reconnect: false,
+            },
             ConnectionState::Failed(reason) => Activity::Failed(reason.clone()),
-            ConnectionState::Ready if !self.permissions.is_empty() => {
-                Activity::WaitingForPermission
-            }
-            ConnectionState::Ready if self.question.is_some() => Activity::WaitingForAnswer,
-            ConnectionState::Ready if self.transcript.turn_running() => {
-                let elapsed = match (self.turn_started, self.clock) {
-                    (Some(start), Some(now)) => now.saturating_duration_since(start),
-                    _ => Duration::ZERO,
-                };
-                Activity::Thinking { elapsed }
-            }
-            ConnectionState::Ready => Activity::Ready,
+            ConnectionState::Ready => match self.top_card() {
+                Some(TopCard::Permission(_)) => Activity::WaitingForYou(UserWait::Permission),
+                Some(TopCard::Question(_)) => Activity::WaitingForYou(UserWait::Question),
+                Some(TopCard::Proposal { .. }) => Activity::WaitingForYou(UserWait::Card),
+                None if self.transcript.turn_running() => Activity::Thinking {
+                    elapsed: self.since(self.turn_started),
+                },
+                None => Activity::Ready,
+            },
+        }
+    }
+
+    /// Time from `start` to the latest event (zero when either is unknown).
+    fn since(&self, start: Option<Instant>) -> Duration {
+        match (start, self.clock) {
+            (Some(start), Some(now)) => now.saturating_duration_since(start),
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// Whether the pane waits for a connection: a master after Enter, or
+    /// the agent's session (not while the setup screen waits for the user).
+    pub fn waits_for_connection(&self) -> bool {
+        match &self.master_lost {
+            Some(lost) => lost.reconnecting,
+            None => self.connection == ConnectionState::Connecting && self.setup.is_none(),
         }
     }
 
@@ -315,11 +357,10 @@ impl AppState {
     /// so it uses no CPU.
     pub fn needs_tick(&self) -> bool {
         self.transcript.turn_running()
-            // The spinner: not while the setup screen waits for the user.
-            || (self.connection == ConnectionState::Connecting && self.setup.is_none())
+            // The spinner and its elapsed time (not while the setup screen
+            // or the master-gone notice waits for the user).
+            || self.waits_for_connection()
             || self.quit_armed_at.is_some()
-            // The reconnect spinner (not while the pane waits for Enter).
-            || self.master_lost.as_ref().is_some_and(|l| l.reconnecting)
             // The card's "read it first" hint goes once it is armed.
             || self.clock.is_some_and(|now| self.guard.arming(now))
     }

@@ -1,4 +1,6 @@
-//! The status line: activity (with spinner), agent and model on the left;
+//! The status line: what the pane waits for (the agent or the connection,
+//! with spinner and elapsed time; the user, with what to answer), agent and
+//! model on the left;
 //! scroll state, yolo, target pane and cwd, and usage/cost on the right,
 //! dropped from the far right first when the pane is narrow.
 
@@ -7,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
-use wta_state::{Activity, AppState, Scroll, Usage};
+use wta_state::{Activity, AppState, Scroll, Usage, UserWait};
 
 use wta_i18n::tr;
 
@@ -24,38 +26,45 @@ fn left(state: &AppState) -> Vec<Span<'static>> {
         )];
     }
     let spinner = SPINNER[(state.frame % SPINNER.len() as u64) as usize];
+    // What the pane waits for: the agent and the connection with the
+    // time they have taken, the user with what to answer.
+    let elapsed = |secs: u64| Span::styled(format!(" {secs}s"), theme::dim());
     let mut spans = match state.activity() {
-        Activity::MasterLost {
-            reconnecting: false,
-        } => vec![Span::styled(
+        Activity::MasterLost => vec![Span::styled(
             format!(" ✗ {}", tr!("status.master_gone")),
             theme::error(),
         )],
-        Activity::MasterLost { reconnecting: true } => vec![Span::styled(
-            format!(" {spinner} {}", tr!("status.reconnecting")),
-            theme::dim(),
-        )],
-        Activity::Connecting => vec![Span::styled(
-            format!(" {spinner} {}", tr!("status.connecting")),
-            theme::dim(),
-        )],
+        Activity::Connecting {
+            elapsed: e,
+            reconnect,
+        } => {
+            let word = if reconnect {
+                tr!("status.reconnecting")
+            } else {
+                tr!("status.connecting")
+            };
+            vec![
+                Span::styled(format!(" {spinner} {word}"), theme::dim()),
+                elapsed(e.as_secs()),
+            ]
+        }
         Activity::Ready => vec![
             Span::styled(" ● ", theme::ok()),
             Span::raw(tr!("status.ready")),
         ],
-        Activity::Thinking { elapsed } => vec![
+        Activity::Thinking { elapsed: e } => vec![
             Span::styled(format!(" {spinner} "), theme::accent()),
             Span::raw(tr!("status.thinking")),
-            Span::styled(format!(" {}s", elapsed.as_secs()), theme::dim()),
+            elapsed(e.as_secs()),
         ],
-        Activity::WaitingForPermission => vec![Span::styled(
-            format!(" ◆ {}", tr!("status.waiting_permission")),
-            theme::attention(),
-        )],
-        Activity::WaitingForAnswer => vec![Span::styled(
-            format!(" ◆ {}", tr!("status.waiting_answer")),
-            theme::attention(),
-        )],
+        Activity::WaitingForYou(what) => {
+            let key = match what {
+                UserWait::Permission => "status.waiting_permission",
+                UserWait::Question => "status.waiting_question",
+                UserWait::Card => "status.waiting_card",
+            };
+            vec![Span::styled(format!(" ◆ {}", tr!(key)), theme::attention())]
+        }
         Activity::Failed(_) => vec![Span::styled(
             format!(" ✗ {}", tr!("status.disconnected")),
             theme::error(),

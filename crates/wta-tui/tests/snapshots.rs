@@ -286,7 +286,7 @@ fn yolo_state_outranks_the_target_pane_in_a_crowded_status_line() {
         )));
         let screen = f.render(80, 10);
         let status = screen.lines().last().unwrap();
-        assert!(status.contains("Waiting for permission"), "{status}");
+        assert!(status.contains("Waiting for you: permission"), "{status}");
         assert!(status.contains(label), "{label}: {status}");
     }
 }
@@ -355,5 +355,5 @@ fn the_agents_question() {
     let tall = f.render(80, 40);
     assert!(tall.contains("› 1. staging"), "{tall}");
     assert!(tall.contains("Or type your own answer"), "{tall}");
-    assert!(tall.contains("Waiting for your answer"), "{tall}");
+    assert!(tall.contains("Waiting for you: question"), "{tall}");
 }
