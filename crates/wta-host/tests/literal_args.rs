@@ -209,3 +209,69 @@ fn names_that_would_not_read_back_are_refused_with_a_reason() {
     assert!(bad(session.unwrap_err()).contains("':', '.' or '\\'"));
     assert!(r.host.session_named("a:b").unwrap().is_none());
 }
+
+/// The status message is literal too (issue 26 item 8): tmux runs it
+/// through `strftime` before expanding formats, and draws it after, so a
+/// failing `ls /nope-%Y-%H` must not be announced as `ls /nope-2026-18`,
+/// nor `##x` as `#x` or `#[fg=red]` as a colour. Read off the status line
+/// of a client attached to the server (in a pane of an outer one).
+#[test]
+fn a_status_message_shows_as_given() {
+    let r = rig();
+    let outer = TmuxServer::start_with(&format!(
+        "env -u TMUX -u TMUX_PANE tmux -S {} attach -t main",
+        wta_host::sh_quote(&r.server.socket().to_string_lossy())
+    ));
+    wta_testkit::wait_until(
+        "the client attached",
+        std::time::Duration::from_secs(10),
+        || !r.server.tmux(&["list-clients"]).trim().is_empty(),
+    )
+    .unwrap();
+    let job = format!("#(touch {})", r.sentinel.display());
+    let text = format!("ls /nope-%Y-%H failed: 100% #{{pane_id}} ##x #[fg=red]##[y {job} ;");
+    let pane = PaneId::parse(r.server.first_pane()).unwrap();
+    r.host.notify(&pane, &text).unwrap();
+    let shown = outer.wait_for_text(
+        outer.first_pane(),
+        &text,
+        std::time::Duration::from_secs(10),
+    );
+    assert!(!shown.contains("/nope-20"), "{shown}");
+    r.assert_nothing_ran();
+}
+
+/// A pipe's command goes through `strftime` too: a `%` in its sink's
+/// arguments (a path, a pane id) reaches the sink unchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pipe_command_reaches_its_sink_as_given() {
+    use wta_host::AsyncHost;
+    let r = rig();
+    let out = r.dirs.path().join("out-%Y-%H-#{pane_id}");
+    let sink = vec![
+        "/bin/sh".to_owned(),
+        "-c".to_owned(),
+        r#"cat > "$0""#.to_owned(),
+        out.to_string_lossy().into_owned(),
+    ];
+    let pane = PaneId::parse(r.server.first_pane()).unwrap();
+    r.host
+        .open_pipe(&pane, &sink, ("@wta_test_pipe", "1"))
+        .await
+        .unwrap();
+    r.server
+        .tmux(&["send-keys", "-t", pane.as_str(), "echo piped", "Enter"]);
+    wta_testkit::wait_until(
+        "the sink's file",
+        std::time::Duration::from_secs(10),
+        || std::fs::read_to_string(&out).is_ok_and(|t| t.contains("piped")),
+    )
+    .unwrap_or_else(|e| {
+        let names: Vec<_> = std::fs::read_dir(r.dirs.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        panic!("{e}: {names:?}")
+    });
+}

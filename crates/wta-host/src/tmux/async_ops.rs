@@ -218,7 +218,9 @@ impl AsyncHost for TmuxHost {
                 .then("pipe-pane")
                 .flag("-O")
                 .opt("-t", pane.as_str())
-                .arg_text(&pipe_command(sink)?);
+                // tmux runs the command through `strftime` too: a `%` in
+                // a path or a pane id stays itself.
+                .arg_timed_text(&pipe_command(sink)?);
             self.run_async(&cmd).await.map(drop)
         })
     }

@@ -1,6 +1,7 @@
 //! Saying something to the user in their tmux client: `display-message` on
 //! the client that shows a pane's session, the text literal (a `#` in it is
-//! never a format).
+//! never a format or a style, a `%` never a date: tmux runs the message
+//! through `strftime`, expands it and draws it, see `cmd`).
 
 use wta_protocol::PaneId;
 
@@ -17,7 +18,7 @@ impl TmuxHost {
         let cmd = Cmd::new("display-message")
             .opt("-d", &NOTIFY_MS.to_string())
             .opt("-t", pane.as_str())
-            .arg_text(text);
+            .arg_status_text(text);
         self.run(&cmd).map(drop)
     }
 }
