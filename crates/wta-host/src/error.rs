@@ -30,6 +30,12 @@ pub enum HostError {
     #[error("not inside a tmux pane: name one with `-t %N` (see `wta list-panes`)")]
     NoCallerPane,
 
+    #[error(
+        "not inside tmux, and wta cannot tell which session you mean (none of this server's \
+         sessions was ever attached, and there is not just one): name one (see `wta list-windows`)"
+    )]
+    NoRecentSession,
+
     #[error("pane {0} does not exist (see `wta list-panes -a`)")]
     PaneNotFound(String),
 
@@ -69,6 +75,7 @@ impl HostError {
                 &[("socket", &socket.display().to_string())],
             ),
             Self::NoCallerPane => tr("host.no_caller_pane", &[]),
+            Self::NoRecentSession => tr("host.no_recent_session", &[]),
             Self::PaneNotFound(pane) => tr("host.pane_not_found", &[("pane", pane)]),
             Self::WindowNotFound(window) => tr("host.window_not_found", &[("window", window)]),
             Self::SessionNotFound(session) => tr("host.session_not_found", &[("session", session)]),
@@ -109,6 +116,7 @@ mod tests {
                 socket: "/tmp/s".into(),
             },
             HostError::NoCallerPane,
+            HostError::NoRecentSession,
             HostError::PaneNotFound("%9".into()),
             HostError::WindowNotFound("@9".into()),
             HostError::SessionNotFound("$9".into()),

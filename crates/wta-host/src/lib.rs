@@ -28,4 +28,4 @@ pub use model::{
 };
 pub use process::parent_pid;
 pub use quote::sh_quote;
-pub use tmux::{HookWord, NewSession, ServerLocation, TmuxHost};
+pub use tmux::{HookWord, NewSession, Recency, RecentSession, ServerLocation, TmuxHost};

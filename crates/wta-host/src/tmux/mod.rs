@@ -16,6 +16,7 @@ mod hooks;
 mod locate;
 mod native;
 mod notify;
+mod recent;
 mod run;
 mod session;
 mod stash;
@@ -23,7 +24,8 @@ mod version;
 mod wire;
 
 pub use hooks::{HookWord, run_shell_hook};
-pub use session::NewSession;
+pub use recent::Recency;
+pub use session::{NewSession, RecentSession};
 pub use stash::STASH_SESSION;
 
 use std::path::{Path, PathBuf};
@@ -305,13 +307,11 @@ impl TerminalHost for TmuxHost {
     fn active_pane(&self) -> Result<PaneInfo, HostError> {
         match &self.caller {
             Some(pane) => self.pane(pane),
+            // Outside tmux: the active pane of the session attached last,
+            // never tmux's own pick (which can be the stash).
             None => {
-                let out = self.run(
-                    &Cmd::new("display-message")
-                        .flag("-p")
-                        .arg_format(&format::pane_format()),
-                )?;
-                self.one_pane(&out, "display-message")
+                let session = self.recent_session()?.ok_or(HostError::NoRecentSession)?;
+                self.active_pane_of(&session.id)
             }
         }
     }
@@ -351,7 +351,12 @@ impl TerminalHost for TmuxHost {
                 let window = self.pane(p)?.window;
                 cmd = cmd.flag("-a").opt("-t", window.as_str());
             }
-            (None, None) => {}
+            // Outside tmux: the session attached last, never tmux's own
+            // pick (the most recently active one: it can be the stash).
+            (None, None) => {
+                let session = self.recent_session()?.ok_or(HostError::NoRecentSession)?;
+                cmd = cmd.opt("-t", &format!("{}:", session.id));
+            }
         }
         if let Some(title) = &spec.title {
             check_name("tab title", title)?;

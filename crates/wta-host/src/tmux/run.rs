@@ -111,7 +111,18 @@ impl TmuxHost {
 
     fn command(&self, cmd: &Cmd) -> std::process::Command {
         let mut command = std::process::Command::new(&self.binary);
+        // `-u`: the tmux client takes the first of LC_ALL, LC_CTYPE and LANG
+        // that is set to tell whether its terminal reads UTF-8; when it does
+        // not (`C`, `POSIX`, none set, `en_US.ISO-8859-1`), it replaces every
+        // byte of a command's output that is not printable ASCII with `_`:
+        // the US/RS separators of our formats, non-ASCII names and titles,
+        // the raw bytes of a path. That output is read by `format`, never
+        // shown on a terminal, so it must come raw whatever the user's
+        // locale (the native client announces UTF-8 the same way).
+        // `attach_command` has no `-u`: that client draws on the user's
+        // terminal, whose encoding the locale does describe.
         command
+            .arg("-u")
             .args(self.location.args())
             .args(cmd.argv())
             .stdin(Stdio::null())

@@ -1,12 +1,14 @@
 //! Session-level tmux operations of the launcher (`wta up`): create a
-//! session, find one by name, show it to the user. Sessions are looked up by
-//! name in the list and then addressed by id (`$N`), so no name is ever
-//! parsed as a tmux target (`=`, `:`, `.`, patterns).
+//! session (and remove it again when `up` fails), find one by name or the
+//! one attached last ([`super::recent`]), show it to the user. Sessions are
+//! looked up by name in the list and then addressed by id (`$N`), so no
+//! name is ever parsed as a tmux target (`=`, `:`, `.`, patterns).
 
 use std::path::PathBuf;
 
 use wta_protocol::TmuxSessionId;
 
+use super::recent::{self, Recency};
 use super::{Cmd, TmuxHost, check_name, format};
 use crate::{HostError, PaneInfo, PaneSize, SessionInfo, TerminalHost, WindowInfo};
 
@@ -18,6 +20,14 @@ pub struct NewSession {
     pub cwd: Option<PathBuf>,
     pub env: Vec<(String, String)>,
     pub argv: Vec<String>,
+}
+
+/// The session [`TmuxHost::recent_session`] chose, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecentSession {
+    pub id: TmuxSessionId,
+    pub name: String,
+    pub how: Recency,
 }
 
 impl TmuxHost {
@@ -50,7 +60,46 @@ impl TmuxHost {
             .flag("-P")
             .opt_format("-F", &format::pane_format());
         let cmd = Self::pane_spec(cmd, cwd.as_deref(), &spec.env, Some(&spec.argv))?;
-        self.one_pane(&self.run(&cmd)?, "new-session")
+        let out = self.run(&cmd)?;
+        self.one_pane(&out, "new-session").inspect_err(|_| {
+            // tmux made the session but its answer cannot be read: remove
+            // it rather than leave a session nobody knows the panes of (tmux
+            // refuses a duplicate name, so the one of that name is ours).
+            if let Ok(Some(made)) = self.session_named(&spec.name) {
+                let _ = self.kill_session(&made.id);
+            }
+        })
+    }
+
+    /// The active pane of `session`'s active window.
+    pub fn active_pane_of(&self, session: &TmuxSessionId) -> Result<PaneInfo, HostError> {
+        let out = self.run(
+            &Cmd::new("display-message")
+                .flag("-p")
+                .opt("-t", session.as_str())
+                .arg_format(&format::pane_format()),
+        )?;
+        self.one_pane(&out, "display-message")
+    }
+
+    /// Ends `session`, its windows and their processes.
+    pub fn kill_session(&self, session: &TmuxSessionId) -> Result<(), HostError> {
+        self.run(&Cmd::new("kill-session").opt("-t", session.as_str()))
+            .map(drop)
+    }
+
+    /// The session a command run outside tmux means when it names none:
+    /// the one attached last, never the stash (`super::recent`); `None`
+    /// when that is ambiguous (several, none ever attached) or there is
+    /// none.
+    pub fn recent_session(&self) -> Result<Option<RecentSession>, HostError> {
+        let out = self.run(&Cmd::new("list-sessions").opt_format("-F", recent::FORMAT))?;
+        let listed = recent::parse(&out)?;
+        Ok(recent::choose(&listed).map(|(s, how)| RecentSession {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            how,
+        }))
     }
 
     /// The session called exactly `name`, if there is one.
