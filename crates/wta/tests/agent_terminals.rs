@@ -226,3 +226,171 @@ fn an_id_this_pane_did_not_make_is_an_error() {
         assert!(err.contains("no terminal"), "{op}: {err}");
     }
 }
+
+/// `terminal/output` keeps the newest output (ACP: truncated from the
+/// start), not the first lines the emulator had room for.
+#[test]
+fn output_keeps_the_newest_of_what_the_pane_showed() {
+    let env = Env::new();
+    let _master = env.start_master();
+    let tmux = TmuxServer::start();
+    let shell = tmux.first_pane().to_owned();
+    let mut h = env.helper_in_tmux("custom:test", &tmux, &shell);
+    let answers = ops(
+        &mut h,
+        json!({"create": {"command": "seq 1 5000; echo END"}, "ops": ["wait", "output", "release"]}),
+    );
+    let output = answers["output"].as_ref().unwrap();
+    let text = output["output"].as_str().unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.len(),
+        5001,
+        "{:?}",
+        &lines[lines.len().saturating_sub(3)..]
+    );
+    assert_eq!((lines[0], lines[4999], lines[5000]), ("1", "5000", "END"));
+    assert_eq!(output["truncated"], false, "{}", &text[text.len() - 40..]);
+
+    let answers = ops(
+        &mut h,
+        json!({"create": {"command": "seq 1 5000; echo END", "outputByteLimit": 1000},
+            "ops": ["wait", "output", "release"]}),
+    );
+    let output = answers["output"].as_ref().unwrap();
+    let text = output["output"].as_str().unwrap();
+    assert_eq!(output["truncated"], true, "{output}");
+    assert!(
+        text.len() <= 1000 && text.len() > 900,
+        "{} bytes",
+        text.len()
+    );
+    assert!(text.trim_end().ends_with("4999\n5000\nEND"), "{text}");
+}
+
+/// Every terminal is a pane the user can see: below the shell while it
+/// keeps room, then windows named for the agent; never a hidden child.
+#[test]
+fn with_no_room_left_terminals_open_as_windows_named_for_the_agent() {
+    let env = Env::new();
+    let _master = env.start_master();
+    let tmux = TmuxServer::start();
+    let shell = tmux.first_pane().to_owned();
+    let mut h = env.helper_in_tmux("custom:test", &tmux, &shell);
+    let before = panes(&tmux);
+    let creates = 7;
+    for i in 0..creates {
+        let answers = ops(
+            &mut h,
+            json!({"create": {"command": format!("exec sleep 308.{i}")}, "ops": ["output"]}),
+        );
+        assert!(answers["output"].is_ok(), "{answers:?}");
+    }
+    // One pane per terminal, each running its command.
+    let now = panes(&tmux);
+    assert_eq!(now.len(), before.len() + creates, "{now:?}");
+    for i in 0..creates {
+        wait_until("each command to run", T, || {
+            !processes_with(&format!("sleep 308.{i}")).is_empty()
+        })
+        .unwrap();
+    }
+    let rows: u16 = tmux.display(&shell, "#{pane_height}").parse().unwrap();
+    assert!(rows >= 10, "the shell shrank to {rows} rows");
+    let window = tmux.display(&shell, "#{window_id}");
+    let names = tmux.tmux(&["list-windows", "-a", "-F", "#{window_id} #{window_name}"]);
+    let own: Vec<&str> = names
+        .lines()
+        .filter(|l| l.starts_with("@") && !l.starts_with(&format!("{window} ")))
+        .collect();
+    assert!(!own.is_empty(), "{names}");
+    assert_eq!(
+        own.len() + tmux.tmux(&["list-panes", "-t", &window]).lines().count() - 1,
+        creates,
+        "{names}"
+    );
+    for line in &own {
+        assert!(line.contains(" custom:test: exec sleep 308."), "{names}");
+    }
+    // They are the helper's: its exit ends them all.
+    h.close_stdin();
+    h.proc.wait_exit(T);
+    wait_until("every pane to close", T, || panes(&tmux) == before).unwrap();
+    assert!(processes_with("sleep 308.").is_empty());
+}
+
+/// An agent that exits takes its terminals with it: the running command is
+/// killed, and its pane and the dead pane of a finished one close.
+#[test]
+fn an_agents_exit_ends_its_terminals_and_closes_their_panes() {
+    let env = Env::new();
+    let _master = env.start_master();
+    let tmux = TmuxServer::start();
+    let shell = tmux.first_pane().to_owned();
+    let mut h = env.helper_in_tmux("custom:test", &tmux, &shell);
+    let before = panes(&tmux);
+    let answers = ops(
+        &mut h,
+        json!({"create": {"command": "exec sleep 309.25"}, "ops": ["output"]}),
+    );
+    assert!(answers["output"].is_ok(), "{answers:?}");
+    let answers = ops(
+        &mut h,
+        json!({"create": {"command": "echo finished"}, "ops": ["wait"]}),
+    );
+    assert_eq!(answers["wait"], Ok(json!({"exitCode": 0})), "{answers:?}");
+    wait_until("the command to run", T, || {
+        !processes_with("sleep 309.25").is_empty()
+    })
+    .unwrap();
+    assert_eq!(panes(&tmux).len(), before.len() + 2);
+    h.send("prompt exit");
+    h.expect(T, |e| e["event"] == "agent_exited");
+    wait_until("the command to end with its agent", T, || {
+        processes_with("sleep 309.25").is_empty()
+    })
+    .unwrap();
+    wait_until("both panes to close", T, || panes(&tmux) == before).unwrap();
+}
+
+/// A session the pane leaves (`/new`) ends its terminals; the helper and
+/// its new session go on.
+#[test]
+fn a_new_session_ends_the_old_sessions_terminals() {
+    let env = Env::new();
+    let _master = env.start_master();
+    let tmux = TmuxServer::start();
+    let shell = tmux.first_pane().to_owned();
+    let mut h = env.helper_in_tmux("custom:test", &tmux, &shell);
+    let before = panes(&tmux);
+    let answers = ops(
+        &mut h,
+        json!({"create": {"command": "exec sleep 310.5"}, "ops": ["output"]}),
+    );
+    assert!(answers["output"].is_ok(), "{answers:?}");
+    wait_until("the command to run", T, || {
+        !processes_with("sleep 310.5").is_empty()
+    })
+    .unwrap();
+    let old = h.session.clone();
+    h.send("new");
+    let ready = h.expect(T, |e| {
+        e["event"] == "ready" && e["sessionId"] != old.as_str()
+    });
+    wait_until("the old session's command to end", T, || {
+        processes_with("sleep 310.5").is_empty()
+    })
+    .unwrap();
+    wait_until("its pane to close", T, || panes(&tmux) == before).unwrap();
+    // The new session makes terminals as before.
+    h.session = ready["sessionId"].as_str().unwrap().to_owned();
+    let answers = ops(
+        &mut h,
+        json!({"create": {"command": "echo again"}, "ops": ["wait", "output", "release"]}),
+    );
+    let text = answers["output"].as_ref().unwrap()["output"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.contains("again"), "{answers:?}");
+}

@@ -44,16 +44,26 @@ impl Runtime {
                 agent,
                 fresh_agent,
                 label,
-            } => self.with_conn(move |conn, cwd| async move {
-                let result = conn.open_session(&cwd, agent.as_deref(), fresh_agent).await;
-                Input::SessionOpened {
-                    agent: label,
-                    result: Box::new(result),
-                }
-            }),
+            } => {
+                let terminals = self.terminals.clone();
+                self.with_conn(move |conn, cwd| async move {
+                    let result = conn.open_session(&cwd, agent.as_deref(), fresh_agent).await;
+                    if let Ok(opened) = &result {
+                        terminals.note_session(opened.response.session_id.clone(), &label);
+                    }
+                    Input::SessionOpened {
+                        agent: label,
+                        result: Box::new(result),
+                    }
+                })
+            }
             Command::LoadSession { session, label } => {
+                let terminals = self.terminals.clone();
                 self.with_conn(move |conn, cwd| async move {
                     let result = conn.load_session(&cwd, &session.0).await;
+                    if result.is_ok() {
+                        terminals.note_session(session.clone(), &label);
+                    }
                     Input::SessionOpened {
                         agent: label,
                         result: Box::new(result),
@@ -61,6 +71,8 @@ impl Runtime {
                 })
             }
             Command::CloseSession { session } => {
+                // The pane is done with it: so are its terminals.
+                self.end_terminals(vec![session.clone()]);
                 self.reply(Call::CloseSession, move |conn| async move {
                     conn.close_session(&session)
                         .await

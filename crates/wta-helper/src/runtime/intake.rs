@@ -1,6 +1,8 @@
 //! What the master sends, as the machine's inputs: typed ACP events pass
 //! through; a request's responder stays here under a fresh key until a
 //! command answers it; connections of a superseded `Connect` are dropped.
+//! An agent's exit and the master's end also end the agent terminals of
+//! the sessions that went with them.
 
 use wta_state::PermissionRequestId;
 
@@ -67,13 +69,29 @@ impl Runtime {
                 result: Box::new(result.map(|r| r.stop_reason)),
             },
             HelperEvent::Lagged(l) => Input::Lagged { dropped: l.dropped },
-            HelperEvent::AgentExited(n) => Input::AgentExited(n),
+            HelperEvent::AgentExited(n) => {
+                // The agent's terminals go with its sessions.
+                self.end_terminals(n.session_ids.iter().map(|s| s.clone().into()).collect());
+                Input::AgentExited(n)
+            }
             HelperEvent::MasterClosed => {
                 // The channel ends with the connection: stop polling it.
                 self.events = None;
+                // Every session went with it, and their terminals with them.
+                let terminals = self.terminals.clone();
+                tokio::spawn(async move { terminals.shutdown().await });
                 Input::MasterClosed
             }
         })
+    }
+
+    /// Ends the agent terminals of `sessions` (in the background: tmux calls).
+    pub(super) fn end_terminals(
+        &self,
+        sessions: Vec<agent_client_protocol::v1::schema::SessionId>,
+    ) {
+        let terminals = self.terminals.clone();
+        tokio::spawn(async move { terminals.end_sessions(&sessions).await });
     }
 
     fn hold(&mut self, request: HeldRequest, call: ClientCall) -> Input {

@@ -1,19 +1,23 @@
 //! Agent terminals: ACP `terminal/*` served in a visible tmux pane.
 //!
 //! `terminal/create` runs the agent's command in a pane the user can watch
-//! and type into (`pane.rs`: a split below the shell the agent works on, or
-//! a window of its own; see `settings.rs`), behind a gate until its output
-//! pipe is attached, through `wta terminal-exec` (`exec.rs`), which records
-//! how the command ended. Without tmux, or when no pane can be made, it runs
-//! as a local child process instead (`child.rs`: stdin from `/dev/null`, a
-//! process group of its own, killed with the helper). `output`,
-//! `wait_for_exit`, `kill` and `release` follow ACP: output is the newest
-//! `outputByteLimit` bytes cut on a character boundary; `kill` ends the
-//! command and keeps the terminal; `release` ends it and forgets the id (the
-//! pane closes then, unless `keep_after_exit`). An id this pane did not make,
-//! or made for another session, is an error. When the helper exits,
-//! [`Terminals::shutdown`] kills every command still running and closes
-//! the panes it would close on release.
+//! and type into (`pane.rs`: a split below the shell the agent works on
+//! while it has room, else a window of its own named for the agent; see
+//! `settings.rs`), behind a gate until its output pipe is attached, through
+//! `wta terminal-exec` (`exec.rs`), which records how the command ended.
+//! Only without tmux does it run as a local child process (`child.rs`: stdin
+//! from `/dev/null`, a process group of its own, killed with the helper);
+//! inside tmux a pane that cannot be made is the request's error, never a
+//! hidden process. `output`, `wait_for_exit`, `kill` and `release` follow
+//! ACP: output is the newest `outputByteLimit` bytes of what the pane showed
+//! (`render.rs`), cut from the start on a character boundary, `truncated`
+//! when cut; `kill` ends the command and keeps the terminal; `release` ends
+//! it and forgets the id (the pane closes then, unless `keep_after_exit`).
+//! An id this pane did not make, or made for another session, is an error.
+//! A session's terminals end with it ([`Terminals::end_sessions`]: its agent
+//! exited, the pane closed or replaced it, the master went away), and every
+//! one ends when the helper exits ([`Terminals::shutdown`]): commands still
+//! running are killed, the panes release would close are closed.
 //!
 //! Every change a user should see (started, output, ended) goes to the
 //! machine as a [`TerminalView`] for the transcript's tool-call row.
@@ -21,6 +25,7 @@
 mod child;
 pub mod exec;
 mod pane;
+mod render;
 pub mod settings;
 pub mod spec;
 
@@ -91,6 +96,8 @@ pub(crate) struct Term {
     session: SessionId,
     display: String,
     backend: Backend,
+    /// The agent's `outputByteLimit` (or the default).
+    output_limit: usize,
     state: Mutex<TermState>,
     exited: Notify,
     events: mpsc::UnboundedSender<Input>,
@@ -139,9 +146,8 @@ impl Term {
         let (raw, truncated) = state.output.text();
         match self.backend {
             Backend::Pane { .. } => {
-                let mut capped = wta_shell::CappedOutput::new(raw.len(), 0);
-                capped.push(raw.as_bytes());
-                (wta_shell::render(&capped, 200).text, truncated)
+                let (text, cut) = render::newest(&raw, self.output_limit);
+                (text, truncated || cut)
             }
             Backend::Child => (raw, truncated),
         }
@@ -189,6 +195,16 @@ impl Term {
     }
 }
 
+/// Bytes of raw output kept to answer with `limit` bytes: a pane's bytes
+/// shrink when rendered (`\r\n`, escape sequences), so twice as many are
+/// kept and the rendered text is what is cut to `limit`.
+fn raw_limit(backend: &Backend, limit: usize) -> usize {
+    match backend {
+        Backend::Pane { .. } => limit.saturating_mul(2),
+        Backend::Child => limit,
+    }
+}
+
 /// `exit 0`, `signal SIGKILL` as the transcript says it.
 fn describe_exit(status: &TerminalExitStatus) -> String {
     match (&status.exit_code, &status.signal) {
@@ -205,13 +221,22 @@ pub struct Terminals {
     host: Option<TmuxHost>,
     events: mpsc::UnboundedSender<Input>,
     table: Mutex<Table>,
+    /// Held while a pane's place is chosen and made (`pane.rs`).
+    placing: Arc<Mutex<()>>,
 }
 
 #[derive(Debug, Default)]
 struct Table {
     next: u64,
     terms: BTreeMap<String, Arc<Term>>,
+    /// The agent of each session, for the names of terminal windows.
+    agents: std::collections::HashMap<SessionId, String>,
+    /// Sessions ended: a terminal made for one after its end is ended too.
+    ended: std::collections::HashSet<SessionId>,
 }
+
+/// What a terminal window is named for when its session's agent is unknown.
+const UNKNOWN_AGENT: &str = "agent";
 
 fn unknown(id: &TerminalId) -> TermError {
     (
@@ -231,7 +256,13 @@ impl Terminals {
             host,
             events,
             table: Mutex::new(Table::default()),
+            placing: Arc::new(Mutex::new(())),
         }
+    }
+
+    /// `session` is served by `agent` (its terminals' windows are named so).
+    pub fn note_session(&self, session: SessionId, agent: &str) {
+        self.lock().agents.insert(session, agent.to_owned());
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
@@ -265,15 +296,18 @@ impl Terminals {
     ) -> Result<CreateTerminalResponse, TermError> {
         let base = spec::agent_env(&self.config.exe);
         let spec = TerminalSpec::from_request(request, &self.config.cwd, &spec::shell(), &base);
-        let id = {
+        let (id, agent) = {
             let mut table = self.lock();
             table.next += 1;
-            format!("term-{}", table.next)
+            let agent = table.agents.get(&request.session_id).cloned();
+            (format!("term-{}", table.next), agent)
         };
         let settings = self.settings();
         let placement = match (&self.config.target_pane, settings.placement) {
             (Some(target), Placement::Split) => pane::Place::Below(target.clone()),
-            _ => pane::Place::Window,
+            (target, _) => pane::Place::Window {
+                target: target.clone(),
+            },
         };
         let opened = match &self.host {
             Some(host) => {
@@ -285,30 +319,42 @@ impl Terminals {
                     socket: self.config.dir.join(format!("{id}.sock")),
                     gate: format!("wta-term-{}-{id}", std::process::id()),
                     keep: settings.keep_after_exit,
+                    window_name: pane::window_name(
+                        agent.as_deref().unwrap_or(UNKNOWN_AGENT),
+                        &spec.display,
+                    ),
+                    placing: self.placing.clone(),
                 };
-                open.run().await.map_err(|err| {
-                    tracing::warn!("agent terminal {id}: no pane ({err}); running it as a child");
-                })
+                // Inside tmux a terminal is always a pane the user sees.
+                let opened = open.run().await.map_err(|err| {
+                    tracing::warn!("agent terminal {id}: no pane: {err}");
+                    (
+                        INTERNAL,
+                        format!("cannot open a tmux pane for `{}`: {err}", spec.display),
+                    )
+                })?;
+                Some(opened)
             }
-            None => Err(()),
+            None => None,
         };
-        let term = |backend| {
+        let term = |backend: Backend| {
             Arc::new(Term {
                 id: id.clone(),
                 session: request.session_id.clone(),
                 display: spec.display.clone(),
-                backend,
+                output_limit: spec.output_limit,
                 state: Mutex::new(TermState {
-                    output: OutputBuffer::new(spec.output_limit),
+                    output: OutputBuffer::new(raw_limit(&backend, spec.output_limit)),
                     exit: None,
                     pgid: None,
                 }),
                 exited: Notify::new(),
                 events: self.events.clone(),
+                backend,
             })
         };
         let term = match opened {
-            Ok(opened) => {
+            Some(opened) => {
                 let term = term(Backend::Pane {
                     pane: opened.pane.clone(),
                     keep: settings.keep_after_exit,
@@ -318,7 +364,7 @@ impl Terminals {
                 }
                 term
             }
-            Err(()) => {
+            None => {
                 let term = term(Backend::Child);
                 child::start(&spec, term.clone())
                     .map_err(|err| (INTERNAL, format!("cannot run `{}`: {err}", spec.display)))?;
@@ -326,7 +372,22 @@ impl Terminals {
             }
         };
         term.show();
-        self.lock().terms.insert(id.clone(), term);
+        let ended = {
+            let mut table = self.lock();
+            let ended = table.ended.contains(&request.session_id);
+            if !ended {
+                table.terms.insert(id.clone(), term.clone());
+            }
+            ended
+        };
+        if ended {
+            // The session ended while its terminal was being made.
+            self.end(&term).await;
+            return Err((
+                INVALID_PARAMS,
+                format!("session {} has ended", request.session_id),
+            ));
+        }
         Ok(CreateTerminalResponse::new(id))
     }
 
@@ -384,12 +445,41 @@ impl Terminals {
         }
     }
 
-    /// The helper is exiting: every command still running is killed, every
-    /// pane that release would close is closed.
+    /// `sessions` ended (their agent exited, the pane closed them): their
+    /// terminals end as on release, and their ids are forgotten.
+    pub async fn end_sessions(&self, sessions: &[SessionId]) {
+        let terms: Vec<Arc<Term>> = {
+            let mut table = self.lock();
+            for session in sessions {
+                table.agents.remove(session);
+                table.ended.insert(session.clone());
+            }
+            let (ended, kept) = std::mem::take(&mut table.terms)
+                .into_iter()
+                .partition(|(_, t)| sessions.contains(&t.session));
+            table.terms = kept;
+            ended.into_values().collect()
+        };
+        if !terms.is_empty() {
+            tracing::info!(
+                count = terms.len(),
+                "ending the terminals of ended sessions"
+            );
+        }
+        for term in terms {
+            self.end(&term).await;
+        }
+    }
+
+    /// Every session ended (the master went away, the helper exits): every
+    /// command still running is killed, every pane that release would close
+    /// is closed.
     pub async fn shutdown(&self) {
-        let terms: Vec<Arc<Term>> = std::mem::take(&mut self.lock().terms)
-            .into_values()
-            .collect();
+        let terms: Vec<Arc<Term>> = {
+            let mut table = self.lock();
+            table.agents.clear();
+            std::mem::take(&mut table.terms).into_values().collect()
+        };
         for term in terms {
             self.end(&term).await;
         }

@@ -4,9 +4,15 @@
 //! the wrapper writes ([`super::spec::EXIT_OPTION`]), polled, or the pane
 //! gone (then it was hung up). The pane stays after the command (dead,
 //! `remain-on-exit`) until the agent releases the terminal.
+//!
+//! A split goes below the target shell only while that leaves the shell
+//! [`MIN_SHELL_ROWS`] and the terminal [`MIN_TERMINAL_ROWS`]; otherwise (or
+//! when tmux refuses the split) the terminal gets a window of its own in
+//! the target's session, named for the agent. Placements are made one at a
+//! time, so two creates never both take the last room.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
@@ -27,12 +33,43 @@ const CONNECT_WITHIN: Duration = Duration::from_secs(5);
 const POLL: Duration = Duration::from_millis(100);
 /// Share of the target pane's height a split takes.
 const SPLIT_PERCENT: u8 = 30;
+/// Rows the target shell keeps at least when a terminal is split off it.
+pub(super) const MIN_SHELL_ROWS: u16 = 10;
+/// Rows a split terminal gets at least.
+pub(super) const MIN_TERMINAL_ROWS: u16 = 5;
+/// Characters of the command in a terminal window's name.
+const NAME_COMMAND_CHARS: usize = 32;
+
+/// Whether a pane of `rows` rows has room for a terminal below it: tmux
+/// gives the new pane [`SPLIT_PERCENT`] of them and the border one.
+pub(super) fn has_room(rows: u16) -> bool {
+    let new = u32::from(rows) * u32::from(SPLIT_PERCENT) / 100;
+    let kept = u32::from(rows).saturating_sub(new + 1);
+    new >= u32::from(MIN_TERMINAL_ROWS) && kept >= u32::from(MIN_SHELL_ROWS)
+}
+
+/// The name of a terminal's own window: the agent, then the start of the
+/// command's first line (control characters, which tmux would not keep,
+/// as spaces).
+pub(super) fn window_name(agent: &str, command: &str) -> String {
+    let first = command.lines().next().unwrap_or_default().trim();
+    let mut short: String = first.chars().take(NAME_COMMAND_CHARS).collect();
+    if first.chars().count() > NAME_COMMAND_CHARS {
+        short.push('…');
+    }
+    format!("{agent}: {short}")
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
 
 /// Where the pane goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Place {
+    /// Below this shell pane while it has room, else a window.
     Below(PaneId),
-    Window,
+    /// A window of its own, in the target's session when there is one.
+    Window { target: Option<PaneId> },
 }
 
 /// What opening a terminal pane needs.
@@ -44,6 +81,10 @@ pub(super) struct Open<'a> {
     pub socket: PathBuf,
     pub gate: String,
     pub keep: bool,
+    /// The name of the window, when the terminal gets one.
+    pub window_name: String,
+    /// Held while a placement is chosen and made.
+    pub placing: Arc<Mutex<()>>,
 }
 
 /// A pane whose command runs, and the connection its output comes on.
@@ -76,10 +117,16 @@ impl Open<'_> {
         }
         argv.push("--".into());
         argv.extend(self.spec.argv.iter().cloned());
-        let host = self.host.clone();
-        let (spec, place) = (self.spec.clone(), self.place.clone());
-        let keep = self.keep;
-        let pane = tokio::task::spawn_blocking(move || make_pane(&host, &spec, &place, argv, keep))
+        let made = Made {
+            host: self.host.clone(),
+            spec: self.spec.clone(),
+            place: self.place.clone(),
+            argv,
+            keep: self.keep,
+            window_name: self.window_name.clone(),
+            placing: self.placing.clone(),
+        };
+        let pane = tokio::task::spawn_blocking(move || made.make())
             .await
             .map_err(|e| e.to_string())?
             .map_err(|e| e.to_string())?;
@@ -118,42 +165,68 @@ impl Open<'_> {
     }
 }
 
-fn make_pane(
-    host: &TmuxHost,
-    spec: &TerminalSpec,
-    place: &Place,
+/// What making the pane needs, moved to a blocking thread.
+struct Made {
+    host: TmuxHost,
+    spec: TerminalSpec,
+    place: Place,
     argv: Vec<String>,
     keep: bool,
-) -> Result<PaneId, wta_host::HostError> {
-    let command = Some(PaneCommand::Argv(argv));
-    let env = spec.env.clone();
-    let cwd = Some(spec.cwd.clone());
-    let info = match place {
-        Place::Below(target) => host.split(&Split {
-            target: target.clone(),
-            direction: SplitDirection::Down,
-            percent: Some(SPLIT_PERCENT),
-            command,
-            cwd,
-            env,
-            full: false,
-            focus: false,
-        })?,
-        Place::Window => host.new_tab(&NewTab {
-            command,
-            cwd,
-            env,
-            title: Some(format!("agent: {}", spec.display)),
-            focus: false,
-            ..NewTab::default()
-        })?,
-    };
-    // The pane stays (dead) after the command, so its end is always read
-    // and its output stays on screen until the agent releases it (with
-    // `keep`, the wrapper itself waits for Enter, then the pane goes). The
-    // command waits on the gate, so it cannot end before this.
-    host.keep_when_dead(&info.id, !keep)?;
-    Ok(info.id)
+    window_name: String,
+    placing: Arc<Mutex<()>>,
+}
+
+impl Made {
+    fn make(self) -> Result<PaneId, wta_host::HostError> {
+        let _placing = self.placing.lock().unwrap_or_else(|p| p.into_inner());
+        let command = Some(PaneCommand::Argv(self.argv.clone()));
+        let env = self.spec.env.clone();
+        let cwd = Some(self.spec.cwd.clone());
+        let target = match &self.place {
+            Place::Below(target) => Some(target),
+            Place::Window { target } => target.as_ref(),
+        };
+        let target = target.and_then(|t| self.host.pane(t).ok());
+        let split = match (&self.place, &target) {
+            (Place::Below(_), Some(info)) if has_room(info.size.rows) => {
+                match self.host.split(&Split {
+                    target: info.id.clone(),
+                    direction: SplitDirection::Down,
+                    percent: Some(SPLIT_PERCENT),
+                    command: command.clone(),
+                    cwd: cwd.clone(),
+                    env: env.clone(),
+                    full: false,
+                    focus: false,
+                }) {
+                    Ok(info) => Some(info),
+                    Err(err) => {
+                        tracing::debug!("no split below {}: {err}; a window instead", info.id);
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        let info = match split {
+            Some(info) => info,
+            None => self.host.new_tab(&NewTab {
+                // The target's session: never the stash a hidden agent pane is in.
+                session: target.map(|t| t.session),
+                command,
+                cwd,
+                env,
+                title: Some(self.window_name.clone()),
+                focus: false,
+            })?,
+        };
+        // The pane stays (dead) after the command, so its end is always read
+        // and its output stays on screen until the agent releases it (with
+        // `keep`, the wrapper itself waits for Enter, then the pane goes). The
+        // command waits on the gate, so it cannot end before this.
+        self.host.keep_when_dead(&info.id, !self.keep)?;
+        Ok(info.id)
+    }
 }
 
 /// Reads the pane's output into `term` and watches for the command's end.
@@ -272,4 +345,47 @@ pub(super) async fn close(host: &TmuxHost, pane: &PaneId) {
         }
     })
     .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_split_leaves_the_shell_and_the_terminal_enough_rows() {
+        // tmux: the new pane gets rows × 30 %, the border one, the shell the rest.
+        for rows in 0..=200u16 {
+            let new = rows * 30 / 100;
+            let kept = rows.saturating_sub(new + 1);
+            assert_eq!(
+                has_room(rows),
+                new >= MIN_TERMINAL_ROWS && kept >= MIN_SHELL_ROWS,
+                "{rows} rows"
+            );
+        }
+        assert!(!has_room(16), "16 rows: the terminal would get 4");
+        assert!(has_room(17));
+        // A 39-row shell takes three terminals, then windows.
+        let mut rows = 39;
+        let mut splits = 0;
+        while has_room(rows) {
+            rows -= rows * 30 / 100 + 1;
+            splits += 1;
+        }
+        assert_eq!((splits, rows), (3, 12));
+    }
+
+    #[test]
+    fn a_window_is_named_for_the_agent_and_holds_no_control_character() {
+        assert_eq!(window_name("claude", "cargo test"), "claude: cargo test");
+        assert_eq!(
+            window_name("custom:x", "for i in 1 2\ndo echo $i\ndone"),
+            "custom:x: for i in 1 2"
+        );
+        let long = window_name("codex", &"y".repeat(80));
+        assert_eq!(long, format!("codex: {}…", "y".repeat(NAME_COMMAND_CHARS)));
+        let odd = window_name("a\u{7}b", "x\ty\u{1b}z");
+        assert!(!odd.chars().any(char::is_control), "{odd:?}");
+        assert!(odd.starts_with("a b: x y"), "{odd:?}");
+    }
 }
