@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use wta_protocol::agent_start::{StartFailure, StartOutcome};
 use wta_protocol::helper_master::{FailureKind, MasterFailure};
 
 #[derive(Debug, thiserror::Error)]
@@ -18,6 +19,10 @@ pub enum ConnectionError {
         "agent `{agent}` exited; its session is gone (the next prompt starts it again in a new session)"
     )]
     AgentExited { agent: String },
+    /// The agent did not get through `initialize`: what it did, the
+    /// command, its last stderr lines (several lines).
+    #[error("{}", start_text(.agent, .start, english))]
+    StartFailed { agent: String, start: StartFailure },
     #[error("{message}")]
     Master {
         kind: FailureKind,
@@ -44,6 +49,19 @@ impl ConnectionError {
             Some(f) if f.kind == FailureKind::AgentExited => Self::AgentExited {
                 agent: f.agent_id.unwrap_or_else(|| "unknown".into()),
             },
+            Some(f) if f.kind == FailureKind::AgentStartFailed => {
+                match StartFailure::from_data(err.data.as_ref()) {
+                    Some(start) => Self::StartFailed {
+                        agent: f.agent_id.unwrap_or_else(|| "unknown".into()),
+                        start,
+                    },
+                    None => Self::Master {
+                        kind: f.kind,
+                        agent: f.agent_id,
+                        message: f.message,
+                    },
+                }
+            }
             Some(f) => Self::Master {
                 kind: f.kind,
                 agent: f.agent_id,
@@ -61,8 +79,28 @@ impl ConnectionError {
     /// logs and the agent). The master's and the agent's own words pass
     /// through as they came.
     pub fn localized(&self) -> String {
+        match self.localized_parts() {
+            (summary, Some(details)) => format!("{summary}\n{details}"),
+            (summary, None) => summary,
+        }
+    }
+
+    /// [`Self::localized`] as its first sentence and, for an error that
+    /// has more to show (a failed start), the lines that follow it.
+    pub fn localized_parts(&self) -> (String, Option<String>) {
+        match self {
+            Self::StartFailed { agent, start } => {
+                let (summary, details) = start_parts(agent, start, wta_i18n::tr);
+                (summary, Some(details))
+            }
+            other => (other.localized_line(), None),
+        }
+    }
+
+    fn localized_line(&self) -> String {
         use wta_i18n::tr;
         match self {
+            Self::StartFailed { agent, start } => start_text(agent, start, wta_i18n::tr),
             Self::Unreachable { socket, source } => tr(
                 "helper.conn.unreachable",
                 &[
@@ -86,10 +124,73 @@ impl ConnectionError {
     pub fn failure_kind(&self) -> Option<FailureKind> {
         match self {
             Self::AgentExited { .. } => Some(FailureKind::AgentExited),
+            Self::StartFailed { .. } => Some(FailureKind::AgentStartFailed),
             Self::Master { kind, .. } => Some(*kind),
             _ => None,
         }
     }
+}
+
+/// `key`'s English text with `args` filled in (what `Display` says).
+fn english(key: &str, args: &[(&str, &str)]) -> String {
+    let mut text = wta_i18n::tr_in("en", key);
+    for (name, value) in args {
+        text = text.replace(&format!("%{{{name}}}"), value);
+    }
+    text
+}
+
+/// What a failed start says: a first line (what the agent did) and the
+/// lines after it (the command, the agent's last stderr lines), looked up
+/// with `text`.
+fn start_parts(
+    agent: &str,
+    start: &StartFailure,
+    text: impl Fn(&str, &[(&str, &str)]) -> String,
+) -> (String, String) {
+    let summary = match &start.outcome {
+        StartOutcome::Exited { code } => text(
+            "helper.conn.start_exited",
+            &[("agent", agent), ("code", &code.to_string())],
+        ),
+        StartOutcome::Killed { signal } => text(
+            "helper.conn.start_killed",
+            &[("agent", agent), ("signal", signal)],
+        ),
+        StartOutcome::OutputClosed => text("helper.conn.start_output_closed", &[("agent", agent)]),
+        StartOutcome::TimedOut { secs } => text(
+            "helper.conn.start_timed_out",
+            &[("agent", agent), ("secs", &secs.to_string())],
+        ),
+        StartOutcome::Refused { message } => text(
+            "helper.conn.start_refused",
+            &[("agent", agent), ("message", message)],
+        ),
+    };
+    let mut details = text(
+        "helper.conn.start_command",
+        &[("command", &start.command_line())],
+    );
+    details.push('\n');
+    if start.stderr.is_empty() {
+        details.push_str(&text("helper.conn.start_no_stderr", &[]));
+    } else {
+        details.push_str(&text("helper.conn.start_stderr", &[]));
+        for line in &start.stderr {
+            details.push_str("\n  ");
+            details.push_str(line);
+        }
+    }
+    (summary, details)
+}
+
+fn start_text(
+    agent: &str,
+    start: &StartFailure,
+    text: impl Fn(&str, &[(&str, &str)]) -> String,
+) -> String {
+    let (summary, details) = start_parts(agent, start, text);
+    format!("{summary}\n{details}")
 }
 
 #[cfg(test)]
@@ -120,8 +221,93 @@ mod tests {
             },
             ConnectionError::BadReply("x".into()),
             ConnectionError::UnknownOption("mode".into()),
+            start_failed(StartOutcome::Exited { code: 3 }, &["boom"]),
+            start_failed(StartOutcome::TimedOut { secs: 60 }, &[]),
         ] {
             assert_eq!(err.localized(), err.to_string());
         }
+    }
+
+    fn start_failed(outcome: StartOutcome, stderr: &[&str]) -> ConnectionError {
+        ConnectionError::StartFailed {
+            agent: "custom:boom".into(),
+            start: StartFailure {
+                argv: vec!["sh".into(), "-c".into(), "echo boom >&2; exit 3".into()],
+                outcome,
+                stderr: stderr.iter().map(|l| (*l).to_owned()).collect(),
+            },
+        }
+    }
+
+    /// A failed start says what the agent did, the command and what it said
+    /// last, line by line.
+    #[test]
+    fn a_failed_start_names_the_outcome_the_command_and_the_stderr() {
+        let cases = [
+            (StartOutcome::Exited { code: 3 }, "exited with status 3"),
+            (
+                StartOutcome::Killed {
+                    signal: "SIGSEGV".into(),
+                },
+                "killed by SIGSEGV",
+            ),
+            (StartOutcome::OutputClosed, "closed its output"),
+            (
+                StartOutcome::TimedOut { secs: 2 },
+                "did not answer within 2 s",
+            ),
+            (
+                StartOutcome::Refused {
+                    message: "no such protocol".into(),
+                },
+                "refused to start: no such protocol",
+            ),
+        ];
+        for (outcome, says) in cases {
+            let err = start_failed(outcome, &["boom: missing API key", "bye"]);
+            let (summary, details) = err.localized_parts();
+            assert!(
+                summary.contains("custom:boom") && summary.contains(says),
+                "{summary}"
+            );
+            assert_eq!(
+                details.as_deref(),
+                Some(
+                    "command: sh -c 'echo boom >&2; exit 3'\nits last lines on stderr:\n  \
+                     boom: missing API key\n  bye"
+                )
+            );
+            assert_eq!(err.failure_kind(), Some(FailureKind::AgentStartFailed));
+        }
+        let (_, quiet) = start_failed(StartOutcome::OutputClosed, &[]).localized_parts();
+        assert!(quiet.unwrap().ends_with("it wrote nothing on stderr"));
+    }
+
+    /// The master's error becomes a failed start when its data says how;
+    /// without that it stays the master's message.
+    #[test]
+    fn the_masters_start_error_is_read_from_its_data() {
+        let start = StartFailure {
+            argv: vec!["/bin/agent".into()],
+            outcome: StartOutcome::Exited { code: 3 },
+            stderr: vec!["boom".into()],
+        };
+        let mut data = MasterFailure::data(FailureKind::AgentStartFailed, Some("custom:boom"));
+        start.attach(&mut data);
+        let err = agent_client_protocol::Error::new(-32094, "cannot start").data(data);
+        match ConnectionError::from_acp(err) {
+            ConnectionError::StartFailed { agent, start: got } => {
+                assert_eq!((agent.as_str(), got), ("custom:boom", start));
+            }
+            other => panic!("{other:?}"),
+        }
+        let plain = agent_client_protocol::Error::new(-32094, "cannot start").data(
+            MasterFailure::data(FailureKind::AgentStartFailed, Some("custom:boom")),
+        );
+        assert!(matches!(
+            ConnectionError::from_acp(plain),
+            ConnectionError::Master { kind: FailureKind::AgentStartFailed, message, .. }
+                if message == "cannot start"
+        ));
     }
 }

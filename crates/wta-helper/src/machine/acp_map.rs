@@ -513,10 +513,17 @@ pub fn open_failure(err: &ConnectionError, agent: &str, auth: &[AuthMethod]) -> 
                 methods: auth.to_vec(),
             }
         }
-        other => DomainEvent::Connection(wta_state::ConnectionState::Failed(wta_i18n::tr!(
-            "helper.session.open_failed",
-            err = other
-        ))),
+        other => {
+            // What to do next right after what happened; a failed start's
+            // command and stderr lines below that.
+            let (summary, details) = other.localized_parts();
+            let mut text = wta_i18n::tr!("helper.session.open_failed", err = summary);
+            if let Some(details) = details {
+                text.push('\n');
+                text.push_str(&details);
+            }
+            DomainEvent::Connection(wta_state::ConnectionState::Failed(text))
+        }
     }
 }
 

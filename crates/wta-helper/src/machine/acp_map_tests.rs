@@ -389,3 +389,32 @@ fn missing_agent_becomes_the_setup_screen_with_the_install_command() {
         "{text}"
     );
 }
+
+#[test]
+fn a_failed_start_shows_what_to_do_then_the_command_and_the_agents_stderr() {
+    use wta_protocol::agent_start::{StartFailure, StartOutcome};
+    let err = ConnectionError::StartFailed {
+        agent: "custom:boom".into(),
+        start: StartFailure {
+            argv: vec!["/opt/boom".into()],
+            outcome: StartOutcome::Exited { code: 3 },
+            stderr: vec!["boom: missing API key".into()],
+        },
+    };
+    let DomainEvent::Connection(ConnectionState::Failed(text)) =
+        open_failure(&err, "custom:boom", &[])
+    else {
+        panic!("not a failure")
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "agent `custom:boom` exited with status 3 before it was ready. \
+             Type /restart to try again, or /agent to pick another agent.",
+            "command: /opt/boom",
+            "its last lines on stderr:",
+            "  boom: missing API key",
+        ]
+    );
+}
