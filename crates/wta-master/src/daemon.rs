@@ -1,7 +1,8 @@
 //! What makes the master a daemon whoever starts it: a session of its own
 //! (so closing the terminal that ran `wta up` sends it nothing), no
-//! controlling terminal, stdio on its log; and a lifetime bound to its tmux
-//! server (it exits once that server is gone).
+//! controlling terminal, stdio on its log; a lifetime bound to its tmux
+//! server (it exits once that server is gone); and its announcement there
+//! once it listens.
 
 use std::path::Path;
 use std::time::Duration;
@@ -84,6 +85,21 @@ pub async fn tmux_server_gone(socket: &Path) {
             return;
         }
         tokio::time::sleep(SERVER_POLL).await;
+    }
+}
+
+/// Tells the tmux server at `socket` that a master listens now: signals
+/// [`MASTER_UP_CHANNEL`], which every hidden agent pane whose master went
+/// away waits on (tmux keeps the signal for the next waiter when none
+/// waits yet; a waiter checks that a master answers before it links).
+/// Blocking.
+///
+/// [`MASTER_UP_CHANNEL`]: wta_protocol::helper_master::MASTER_UP_CHANNEL
+pub fn announce(socket: &Path) {
+    let host =
+        wta_host::TmuxHost::new(wta_host::ServerLocation::Socket(socket.to_path_buf()), None);
+    if let Err(err) = host.signal_channel(wta_protocol::helper_master::MASTER_UP_CHANNEL) {
+        tracing::debug!("cannot announce this master to tmux: {err}");
     }
 }
 

@@ -15,11 +15,14 @@
 //! - `registry`: every agent session of the server (agent panes, agent CLIs
 //!   in shell panes by their hooks, ended ones as history).
 //! - [`stats`]: relay counters, for the routing benchmark.
+//! - `leftovers`: what a killed helper left (its pipes, proposal socket,
+//!   card indicator), reaped once its process is gone.
 //! - [`reaper`]: the `wta --agent-reaper` process that stops every agent
 //!   process group once the master is gone, even when it was SIGKILLed.
 
 pub mod daemon;
 mod error;
+mod leftovers;
 mod log_watch;
 mod outbound;
 mod pool;

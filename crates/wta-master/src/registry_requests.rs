@@ -1,7 +1,7 @@
 //! The registry's requests: `_wta/hook_event` from `wta hook` (an agent
 //! CLI in a shell pane), and `_wta/agent_sessions` (the view, `wta
 //! sessions`), which adds the agents' own history: `session/list` on each
-//! running agent that advertises it, bounded in time, its sessions as
+//! running agent that advertises it, all at once and bounded in time, its sessions as
 //! `historical` rows unless they are listed already.
 
 use std::sync::Arc;
@@ -18,8 +18,10 @@ use crate::pool::AgentInstance;
 use crate::registry::now_ms;
 use crate::state::Master;
 
-/// How long one agent may take to list its sessions.
-const LIST_WITHIN: Duration = Duration::from_millis(1500);
+/// How long the agents may take to list their sessions (asked together),
+/// well inside the CLI's wait for the whole answer (`wta sessions all`:
+/// 1.2 s), so a slow agent costs its history only.
+const LIST_WITHIN: Duration = Duration::from_millis(800);
 /// Historical rows taken from one agent.
 const MAX_LISTED: usize = 100;
 
@@ -79,13 +81,17 @@ pub(crate) async fn agent_sessions(master: &Arc<Master>) -> Value {
             .find(|p| Some(&p.id) == row.pane.as_ref())
             .map(|p| p.window.clone());
     }
-    let listing = master
+    let listing: Vec<_> = master
         .pool
         .all()
         .into_iter()
-        .filter(|i| i.is_alive() && lists_sessions(&i.init));
-    for instance in listing {
-        for row in history(&instance).await {
+        .filter(|i| i.is_alive() && lists_sessions(&i.init))
+        .collect();
+    // All at once: the answer takes the slowest agent's time, at most
+    // LIST_WITHIN, whatever the number of agents.
+    let histories = futures::future::join_all(listing.iter().map(|i| history(i))).await;
+    for listed in histories {
+        for row in listed {
             let known = rows
                 .iter()
                 .any(|r| r.session_id.is_some() && r.session_id == row.session_id);

@@ -205,6 +205,18 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
         Err(err) => tracing::warn!("no session MCP endpoint: {err}"),
     }
     tracing::info!(socket = %config.socket.display(), pid = std::process::id(), "master listening");
+    // Hidden agent panes whose master went away link again on this signal;
+    // proposal sockets of helpers killed while no master ran go.
+    let tmux_socket = config.tmux_socket.clone();
+    tokio::task::spawn_blocking(move || {
+        if let Some(socket) = tmux_socket {
+            crate::daemon::announce(&socket);
+        }
+        crate::leftovers::remove_dead_proposal_sockets(
+            &dirs::runtime_dir(),
+            std::time::SystemTime::now(),
+        );
+    });
 
     let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;

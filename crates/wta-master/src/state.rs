@@ -395,6 +395,11 @@ impl Master {
         };
         let sessions = self.unbind_where(|h, _| h == helper);
         tracing::info!(helper, sessions = sessions.len(), pid = ?handle.pid, "helper disconnected");
+        crate::leftovers::after_helper(
+            self.tmux_socket.get().cloned(),
+            handle.pid,
+            &lock(&handle.meta),
+        );
         let mut used: Vec<u64> = sessions.iter().map(|(_, i)| i.id).collect();
         used.extend(lock(&handle.agent).as_ref().map(|i| i.id));
         used.sort_unstable();

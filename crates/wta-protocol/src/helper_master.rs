@@ -24,6 +24,16 @@ pub const METHOD_SESSION_STATE: &str = "_wta/session_state";
 /// [`WtaMeta::proposal_mcp`]: the session MCP endpoint's tools, over HTTP.
 pub const PROPOSAL_MCP_V1: &str = "http-v1";
 
+/// The tmux `wait-for` channel a master signals once it listens (one master
+/// per tmux server): hidden agent panes whose master went away wait on it to
+/// link again on their own.
+pub const MASTER_UP_CHANNEL: &str = "wta-master-up";
+/// Tab (tmux window) option a helper sets on its owner tab while a card
+/// waits in its agent pane and nobody sees the pane (`proposal`,
+/// `permission` or `question`); `wta tmux-config`'s status line shows it.
+/// The master unsets it when the helper is gone.
+pub const CARD_WAITING_OPTION: &str = "@wta_card_waiting";
+
 /// Which `_wta/*` method `method` is, accepting the spelling without the leading `_`.
 pub fn ext_method(method: &str) -> Option<&'static str> {
     let bare = method.strip_prefix('_').unwrap_or(method);
