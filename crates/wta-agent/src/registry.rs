@@ -57,34 +57,35 @@ struct BuiltIn {
     id: &'static str,
     /// Tried in order; the first whose program is on PATH wins.
     candidates: &'static [&'static [&'static str]],
-    hint: &'static str,
+    /// The command that installs it.
+    install: &'static str,
 }
 
 const BUILT_INS: &[BuiltIn] = &[
     BuiltIn {
         id: "copilot",
         candidates: &[&["copilot", "--acp", "--stdio"]],
-        hint: "Install it with `npm install -g @github/copilot`.",
+        install: "npm install -g @github/copilot",
     },
     BuiltIn {
         id: "claude",
         candidates: &[&["claude-agent-acp"], &["claude-code-acp"]],
-        hint: "Install it with `npm install -g @agentclientprotocol/claude-agent-acp`.",
+        install: "npm install -g @agentclientprotocol/claude-agent-acp",
     },
     BuiltIn {
         id: "codex",
         candidates: &[&["codex-acp"]],
-        hint: "Install it with `npm install -g @zed-industries/codex-acp`.",
+        install: "npm install -g @zed-industries/codex-acp",
     },
     BuiltIn {
         id: "gemini",
         candidates: &[&["gemini", "--acp"]],
-        hint: "Install it with `npm install -g @google/gemini-cli`.",
+        install: "npm install -g @google/gemini-cli",
     },
     BuiltIn {
         id: "opencode",
         candidates: &[&["opencode", "acp"]],
-        hint: "Install it with `npm install -g opencode-ai`.",
+        install: "npm install -g opencode-ai",
     },
 ];
 
@@ -124,6 +125,11 @@ impl AgentId {
 /// The built-in agent ids (not the demo), in table order.
 pub(crate) fn built_in_ids() -> impl Iterator<Item = &'static str> {
     BUILT_INS.iter().map(|b| b.id)
+}
+
+/// The command that installs the built-in agent `id`, if it is one.
+pub fn install_command(id: &str) -> Option<&'static str> {
+    BUILT_INS.iter().find(|b| b.id == id).map(|b| b.install)
 }
 
 /// Whether `name` may follow `custom:` (A-Z a-z 0-9 _ - ., at most 64).
@@ -406,7 +412,7 @@ impl Registry {
                 .map(|c| format!("`{}`", c[0]))
                 .collect::<Vec<_>>()
                 .join(", "),
-            hint: built_in.hint.to_owned(),
+            hint: format!("Install it with `{}`.", built_in.install),
         })
     }
 

@@ -152,7 +152,7 @@ fn expected(kind: Kind) -> Expected {
 
 /// Whether WTA speaks `tag`: it resolves to a shipped locale other than
 /// the English fallback, or it is English (or `C`/`POSIX`) itself.
-fn known_language(tag: &str) -> bool {
+pub fn known_language(tag: &str) -> bool {
     if wta_i18n::resolve(Some(tag), None, |_| None) != "en" {
         return true;
     }

@@ -27,6 +27,7 @@ mod tests;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub use check::known_language;
 pub use near::nearest;
 pub use problem::{Expected, Fallback, Found, Problem, ProblemKind, Suggestion};
 pub use schema::{DEFAULT_INTERACTIVE_AFTER_SECS, MAX_TIMEOUT_SECS, MIN_OUTPUT_BYTES, keys};
