@@ -147,6 +147,8 @@ pub enum Command {
     /// Does a command exist here (your shell, the directory, PATH)? If not, near matches.
     #[command(name = "resolve-command")]
     Resolve(cmd::resolve_command::ResolveCommandArgs),
+    /// Check tmux, your shell's integration, the master, the config file, the language and each agent CLI, and say how to fix what fails.
+    Doctor(cmd::doctor::DoctorArgs),
     /// Print a shell completion script (bash, zsh, fish); ids complete from the running server.
     Completions(cmd::completions::CompletionsArgs),
     /// Print the manual page (roff) for every command: `wta man > ~/.local/share/man/man1/wta.1`.

@@ -4,6 +4,9 @@ pub mod agent_pane;
 pub mod completions;
 pub mod connect;
 pub mod delegate;
+pub mod doctor;
+mod doctor_agents;
+mod doctor_checks;
 pub mod fix;
 pub mod hook;
 pub mod hooks;
@@ -75,6 +78,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::ProposeTerminalActions(args) => Ok(propose::run(&args)),
         Command::Resolve(args) => resolve_command::run(ctx, &args),
         Command::Completions(args) => completions::run(&args),
+        Command::Doctor(args) => doctor::run(ctx, &args),
         Command::Man => man::run(),
     }
 }
