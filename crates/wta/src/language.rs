@@ -2,12 +2,12 @@
 //! `language`, else the environment (`wta_i18n::resolve`). Set once, at
 //! start, for every role; machine output never changes with it.
 
-/// The `language = "…"` of the user's config file, when it sets one.
+/// The `language = "…"` of the user's config file, when it sets one WTA
+/// speaks (the config validator's; one it does not speak is ignored, and
+/// the agent pane and `wta doctor` say so).
 fn configured() -> Option<String> {
     let paths = wta_agent::RegistryPaths::from_env().ok()?;
-    let text = std::fs::read_to_string(&paths.config_file).ok()?;
-    let table: toml::Table = toml::from_str(&text).ok()?;
-    table.get("language")?.as_str().map(str::to_owned)
+    wta_agent::config::load(&paths.config_file).config.language
 }
 
 /// Picks and sets the language (`flag` is `--language`).
