@@ -20,6 +20,7 @@ use super::command::Command;
 use super::{Link, Machine, Out};
 use crate::autofix::AutofixMode;
 use crate::autofix::prompt::FixTurn;
+use crate::autofix::request::{FixAnswer, ReplyToken};
 
 /// Exit of a command the user interrupted (Ctrl+C): not a failure.
 const INTERRUPTED: i32 = 130;
@@ -92,30 +93,67 @@ impl Machine {
         }
     }
 
-    /// `wta fix [-t PANE] [--hint TEXT]`: as `/fix`, for the failure in `pane`.
+    /// `wta fix [-t PANE] [--hint TEXT]`: as `/fix`, for the failure in
+    /// `pane`; what became of it goes back under `reply`.
     pub(super) fn fix_requested(
+        &mut self,
+        pane: Option<PaneId>,
+        hint: Option<String>,
+        reply: Option<ReplyToken>,
+        now: std::time::Instant,
+        out: &mut Out,
+    ) {
+        let answer = self.fix_for(pane, hint, now, out);
+        if let Some(reply) = reply {
+            out.cmd(Command::AnswerFix { reply, answer });
+        }
+    }
+
+    fn fix_for(
         &mut self,
         pane: Option<PaneId>,
         hint: Option<String>,
         now: std::time::Instant,
         out: &mut Out,
-    ) {
+    ) -> FixAnswer {
         let failure = self.pane.autofix.failure.as_ref();
         if let (Some(wanted), Some(failure)) = (&pane, failure)
             && *wanted != failure.pane
         {
-            return out.error(wta_i18n::tr!(
+            out.error(wta_i18n::tr!(
                 "helper.fix.other_pane",
                 wanted = wanted,
                 last = failure.pane
             ));
+            return FixAnswer::OtherPane {
+                last: failure.pane.clone(),
+            };
         }
+        let about = failure.map(|f| f.pane.clone());
         let text = match hint {
             Some(hint) => format!("/fix {hint}"),
             None => "/fix".to_owned(),
         };
         self.settle_now(out, now);
+        let (before, busy) = (
+            self.pane.autofix.fix_turn,
+            self.app.transcript.turn_running(),
+        );
         self.app_event(Event::Script(Scripted::Submit(text)), now, out);
+        // The app decided (it says why in the pane); the answer tells the
+        // caller the same, from the same state.
+        let started = self
+            .pane
+            .autofix
+            .fix_turn
+            .is_some_and(|g| before != Some(g));
+        match about {
+            Some(pane) if started => FixAnswer::Started { pane },
+            _ if self.pane.link != Link::Up => FixAnswer::NoMaster,
+            None => FixAnswer::NothingToFix,
+            Some(_) if busy => FixAnswer::TurnRunning,
+            Some(_) => FixAnswer::NotReady,
+        }
     }
 
     /// The app opened the fix turn for `generation`.

@@ -45,6 +45,10 @@ pub enum Command {
     StartMaster,
     /// Find out why the master went away.
     ExplainMasterGone,
+    /// Say `Input::MasterAnnounced` once a master answers on the pane's
+    /// socket: when one announces itself, or at once if one answers `now`
+    /// (a hidden pane links again on its own).
+    AwaitMaster { now: bool },
     /// `session/new`; `fresh_agent` for `/restart`. The reply is labelled `label`.
     OpenSession {
         agent: Option<String>,
@@ -84,6 +88,17 @@ pub enum Command {
     ScanTab,
     /// Say `text` in the user's tmux client (this pane is not seen).
     Notify { text: String },
+    /// Answer the `wta fix` waiting under `reply`.
+    AnswerFix {
+        reply: crate::autofix::request::ReplyToken,
+        answer: crate::autofix::request::FixAnswer,
+    },
+    /// Show (`Some`) or clear the owner tab's "a card waits" indicator.
+    CardWaiting {
+        kind: Option<super::hidden_card::CardKind>,
+    },
+    /// Ring the bell in the tab (a card arrived where nobody sees it).
+    Bell,
     /// Send the fix turn's prompt: origin autofix, the failed command's
     /// record in the context, its one `send` bound to the failing pane.
     FixPrompt {

@@ -23,9 +23,10 @@ impl Machine {
             | Input::TabScanDue
             | Input::CommandFinished { .. }
             | Input::FixRequested { .. } => {}
+            Input::MasterAnnounced => self.master_announced(out),
             Input::Linked(result) => self.linked(*result, out),
             Input::MasterClosed => self.master_closed(out),
-            Input::MasterExplained { why } => out.event(DomainEvent::MasterGone { why }),
+            Input::MasterExplained { why } => self.master_explained(why, out),
             Input::MasterStarted(result) => self.master_started(result, out),
             Input::SessionOpened { agent, result } => self.session_opened(agent, *result, out),
             Input::Update(n) => {
@@ -266,8 +267,12 @@ impl Machine {
             self.pane.quit = true;
             return;
         }
+        let went_unseen = self.pane.visible && !probe.visible;
         self.pane.visible = probe.visible;
         self.pane.probe_saw_it |= probe.visible;
+        if went_unseen {
+            self.went_unseen(out);
+        }
         let hidden = !probe.visible && self.pane.probe_saw_it;
         if hidden != self.app.pane_hidden {
             // The app is told: a hidden pane's cards are not visible, and one

@@ -73,10 +73,12 @@ pub enum Input {
         pane: wta_protocol::PaneId,
         finished: Box<wta_shell::Finished>,
     },
-    /// `wta fix`: fix the last failure (in `pane`, if given).
+    /// `wta fix`: fix the last failure (in `pane`, if given); answered
+    /// under `reply` when given.
     FixRequested {
         pane: Option<wta_protocol::PaneId>,
         hint: Option<String>,
+        reply: Option<crate::autofix::request::ReplyToken>,
     },
     /// A connection attempt ended.
     Linked(Box<Result<Linked, ConnectionError>>),
@@ -86,6 +88,9 @@ pub enum Input {
     MasterExplained { why: String },
     /// The master starter answered the user's reconnect.
     MasterStarted(Result<(), String>),
+    /// A master answers on the pane's socket (after `Command::AwaitMaster`:
+    /// one announced itself, or one ran already).
+    MasterAnnounced,
     /// `session/new` answered (for `agent`).
     SessionOpened {
         agent: String,

@@ -2,7 +2,17 @@
 //! cannot be reached) ends the link, the session and the turn, and reports
 //! `MasterGone` with what the I/O layer can tell about it; the pane stays.
 //! Only `Effect::Reconnect` (the user's Enter) asks the master starter for a
-//! master, links again and opens a new session; never on its own.
+//! master; nothing starts one on its own.
+//!
+//! A pane nobody sees (stashed, pre-warmed: the status probe last found it
+//! off screen) cannot be given that Enter, so while its link is down it
+//! waits for a master to be announced (`Command::AwaitMaster`, answered by
+//! `Input::MasterAnnounced`) and links again on its own, as Enter would
+//! after the start: a new session (or its own, loaded), under the
+//! reconnected divider. A seen pane ignores the announcement; it waits for
+//! the user. After a failed attempt the wait is for the next announcement
+//! only (`now: false`), so a master that keeps refusing costs one attempt
+//! per start, not a loop.
 
 use wta_state::DomainEvent;
 
@@ -74,6 +84,7 @@ impl Machine {
                     other => other.to_string(),
                 };
                 out.event(DomainEvent::MasterGone { why });
+                self.await_master_unseen(false, out);
             }
             Err(err) => {
                 self.pane.link = Link::Down;
@@ -116,6 +127,14 @@ impl Machine {
         self.reset_session_yolo(out);
     }
 
+    /// The I/O layer said why the master went away: the pane says it, and
+    /// (not seen) waits for a master from then on, so a link made again
+    /// never precedes the news of the old one's end.
+    pub(super) fn master_explained(&mut self, why: String, out: &mut Out) {
+        out.event(DomainEvent::MasterGone { why });
+        self.await_master_unseen(true, out);
+    }
+
     /// `Effect::Reconnect`: start a master if none runs, then link.
     pub(super) fn reconnect(&mut self, out: &mut Out) {
         if self.pane.link != Link::Down {
@@ -137,7 +156,28 @@ impl Machine {
                 out.event(DomainEvent::MasterGone {
                     why: wta_i18n::tr!("helper.master.cannot_start", why = why),
                 });
+                self.await_master_unseen(false, out);
             }
+        }
+    }
+
+    /// A master answers on the socket: a pane nobody sees links again.
+    pub(super) fn master_announced(&mut self, out: &mut Out) {
+        if self.pane.link == Link::Down && !self.pane.visible {
+            self.connect(self.pane.known_agent.clone(), true, out);
+        }
+    }
+
+    /// The status probe found the pane off screen (it was seen): with the
+    /// link down, it now waits for a master (one may run already).
+    pub(super) fn went_unseen(&mut self, out: &mut Out) {
+        self.await_master_unseen(true, out);
+    }
+
+    /// With the link down and the pane not seen, wait for a master.
+    fn await_master_unseen(&self, now: bool, out: &mut Out) {
+        if self.pane.link == Link::Down && !self.pane.visible {
+            out.cmd(Command::AwaitMaster { now });
         }
     }
 }

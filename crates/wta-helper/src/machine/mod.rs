@@ -33,12 +33,14 @@
 //! command answers), `link` (the master going and coming back), [`yolo`],
 //! [`acp_map`] (typed ACP → app events), [`status`] (probe facts, the
 //! sessions table), [`pane_facts`] (what the shell panes are doing, for the
-//! cards), `proposal_row` (a proposal CLI call as what it proposes).
+//! cards), `proposal_row` (a proposal CLI call as what it proposes),
+//! [`hidden_card`] (a card nobody sees: the tab's indicator and the bell).
 
 pub mod acp_map;
 pub mod autofix;
 pub mod command;
 mod effects;
+pub mod hidden_card;
 mod inbound;
 pub mod input;
 mod link;
@@ -175,6 +177,8 @@ pub struct Pane {
     pub resume: Option<SessionId>,
     /// A `session/load` is in flight: if it fails, a new session opens.
     pub loading: bool,
+    /// What the tab's "a card waits" indicator says (`hidden_card.rs`).
+    pub hidden_card: hidden_card::Indicator,
 }
 
 /// The whole pane: the chat app and its session side.
@@ -243,6 +247,7 @@ impl Machine {
                 loads_sessions: false,
                 resume: None,
                 loading: false,
+                hidden_card: hidden_card::Indicator::default(),
             },
         }
     }
@@ -269,10 +274,14 @@ impl Machine {
         self.pane.quit
     }
 
-    /// Whether the status line is worth refreshing (seen, with a host and a
-    /// target). Any terminal input makes the pane seen again.
+    /// Whether the status line is worth refreshing (seen, or not seen with
+    /// a card waiting, so that showing the pane clears the tab's indicator;
+    /// with a host and a target). Any terminal input makes the pane seen
+    /// again.
     pub fn wants_status(&self) -> bool {
-        self.pane.visible && self.pane.config.has_host && self.pane.config.target_pane.is_some()
+        (self.pane.visible || self.pane.hidden_card.shown())
+            && self.pane.config.has_host
+            && self.pane.config.target_pane.is_some()
     }
 
     /// The status timer fired.
@@ -344,10 +353,14 @@ pub fn step(machine: &mut Machine, input: Input, now: Instant) -> Vec<Command> {
         Input::CommandFinished { pane, finished } => {
             machine.command_finished(pane, *finished, now, &mut out);
         }
-        Input::FixRequested { pane, hint } => machine.fix_requested(pane, hint, now, &mut out),
+        Input::FixRequested { pane, hint, reply } => {
+            machine.fix_requested(pane, hint, reply, now, &mut out);
+        }
         other => machine.inbound(other, &mut out),
     }
-    machine.settle(out, now)
+    let mut commands = machine.settle(out, now);
+    machine.card_news(&mut commands);
+    commands
 }
 
 #[cfg(test)]

@@ -40,6 +40,10 @@ impl Runtime {
                     Some(Input::MasterExplained { why })
                 });
             }
+            Command::AwaitMaster { now } => self.await_master(now),
+            Command::AnswerFix { reply, answer } => self.answer_fix(reply, answer),
+            Command::CardWaiting { kind } => self.card_waiting(kind),
+            Command::Bell => self.bell(),
             Command::OpenSession {
                 agent,
                 fresh_agent,

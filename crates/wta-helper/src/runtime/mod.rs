@@ -19,6 +19,8 @@
 //! - [`agents`]: the agents a pane may switch to, with install lines.
 //! - [`MasterStarter`]: starts a master when the user reconnects and none runs.
 //! - `card_decisions.rs`: confirmed cards on the executor; pane watchers.
+//! - `hidden.rs`: a pane nobody sees: the tab's card indicator, the bell,
+//!   the answer to `wta fix`.
 //!
 //! The front ends that drive it: the TUI loop in the `wta` binary and the
 //! headless driver ([`crate::driver`]).
@@ -27,6 +29,7 @@ pub mod agents;
 mod card_decisions;
 pub mod client_fs;
 mod execute;
+mod hidden;
 mod intake;
 mod master;
 mod session_tools;
@@ -158,6 +161,8 @@ pub struct Runtime {
     terminals: std::sync::Arc<crate::terminals::Terminals>,
     /// Shell panes of the tab followed for autofix.
     followed: tab_watch::Followed,
+    /// A pane nobody sees: its master wait and card indicator.
+    unseen: hidden::Unseen,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -212,6 +217,7 @@ impl Runtime {
             cards: card_decisions::Cards::default(),
             terminals,
             followed: tab_watch::Followed::default(),
+            unseen: hidden::Unseen::default(),
         }
     }
 

@@ -171,6 +171,7 @@ impl Runtime {
                     let input = Input::FixRequested {
                         pane: request.pane,
                         hint: request.hint,
+                        reply: request.reply,
                     };
                     if inputs.send(input).is_err() {
                         return;

@@ -146,6 +146,7 @@ fn wta_fix_for_another_pane_than_the_failure_says_so() {
     let elsewhere = Input::FixRequested {
         pane: Some(wta_protocol::PaneId::parse("%9").unwrap()),
         hint: None,
+        reply: None,
     };
     assert!(step(&mut m, elsewhere, t0()).is_empty());
     assert!(
@@ -156,6 +157,7 @@ fn wta_fix_for_another_pane_than_the_failure_says_so() {
     let here = Input::FixRequested {
         pane: Some(wta_protocol::PaneId::parse("%5").unwrap()),
         hint: Some("try again".into()),
+        reply: None,
     };
     let commands = step(&mut m, here, t0());
     assert!(

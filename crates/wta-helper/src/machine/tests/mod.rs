@@ -173,6 +173,9 @@ fn link_inputs() -> Vec<(&'static str, MakeInput)> {
         ("start failed", || {
             Input::MasterStarted(Err("no tmux".into()))
         }),
+        // Seen (as here), a pane ignores it: only Enter links again
+        // (`hidden.rs` has the unseen pane).
+        ("announced", || Input::MasterAnnounced),
     ]
 }
 
@@ -620,6 +623,7 @@ fn the_preflight_hears_the_server_the_master_gave_this_session_only() {
 
 mod autofix;
 mod first_prompt;
+mod hidden;
 mod pane_facts;
 mod reveal;
 mod session_tools;
