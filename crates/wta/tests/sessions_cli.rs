@@ -1,7 +1,8 @@
 //! `wta sessions list` against real masters: it follows the server flags like
 //! every other command, prints snake_case JSON (golden), and fails at once
 //! when no master runs, at its 1.5 s answer deadline when the master does
-//! not answer (SIGSTOP).
+//! not answer (SIGSTOP). `wta sessions all` with a stopped master answers
+//! within 2 s with what tmux shows and names what is missing.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -113,4 +114,60 @@ fn a_stopped_master_fails_at_the_answer_deadline_naming_its_pid() {
     // Resumed, it answers again.
     let again = l.wta(&["sessions", "list", "--json"]);
     assert!(again.status.success(), "{}", stderr(&again));
+}
+
+/// The bound the issue sets for `wta sessions all` with a stopped master
+/// (issue 26): its answer, partial, within 2 s.
+const ALL_ANSWERS_WITHIN: Duration = Duration::from_secs(2);
+
+#[test]
+fn sessions_all_answers_within_2s_with_a_stopped_master_and_names_what_is_missing() {
+    let mut l = Launch::new();
+    let (_, shell, agent) = l.up_ready("custom:test");
+    let window = l.tmux.display(&agent, "#{window_id}");
+    let pid = l.master_pid();
+    kill(Pid::from_raw(pid), Signal::SIGSTOP).unwrap();
+    let started = Instant::now();
+    let json = l.wta(&["--json", "sessions", "all"]);
+    let took = started.elapsed();
+    let text = l.wta(&["sessions", "all"]);
+    kill(Pid::from_raw(pid), Signal::SIGCONT).unwrap();
+    assert!(took < ALL_ANSWERS_WITHIN, "took {took:?}");
+    // What it could list, and what is missing, with the reason.
+    assert_eq!(json.status.code(), Some(1), "{}", stderr(&json));
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let missing = v["missing"].as_array().unwrap();
+    assert_eq!(missing.len(), 1, "{v}");
+    assert_eq!(missing[0]["part"], "master");
+    assert!(
+        missing[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("the wta master (pid {pid})")),
+        "{v}"
+    );
+    let rows = v["sessions"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    assert_eq!(rows[0]["key"], format!("tmux:{agent}"));
+    assert_eq!(rows[0]["status"], "unknown");
+    assert_eq!(rows[0]["agent"], "custom:test");
+    assert_eq!(rows[0]["pane"], shell.as_str());
+    assert_eq!(rows[0]["tab"], window.as_str());
+    assert_eq!(text.status.code(), Some(1));
+    let err = stderr(&text);
+    assert!(
+        err.contains("did not answer within 1.2 s")
+            && err.contains("Listed only the agent panes tmux shows")
+            && err.contains("ended sessions"),
+        "{err}"
+    );
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("unknown"),
+        "{text:?}"
+    );
+    // Resumed, the master answers it whole.
+    let again = l.wta(&["--json", "sessions", "all"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let v: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(v["missing"], serde_json::json!([]), "{v}");
 }

@@ -7,8 +7,11 @@
 //! It refuses a dead pane up front (naming its exit status), and it does not
 //! wait silently on a shell without WTA integration: once a command ran there
 //! without marks ([`super::listen_verdict`], or the watcher's own verdict) it
-//! says how to add the integration and exits 1. Whatever ends it, the pane's
-//! pipe is detached before it returns.
+//! says how to add the integration and exits 1. Whatever ends it (Ctrl+C,
+//! SIGTERM, SIGHUP, SIGPIPE, the pane's death, a closed stdout), the pane's
+//! pipe is detached before it returns, so its `pipe-pane` and sink go too.
+//! A signal ends it as Ctrl+C does (exit 0), except SIGPIPE: its reader is
+//! gone, so it exits 141 without a word, as `ls | head` ends.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -77,6 +80,7 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
     ));
     match listened {
         Ok(Ended::Stopped) => Ok(ExitCode::SUCCESS),
+        Ok(Ended::ReaderGone) => Ok(ExitCode::from(output::BROKEN_PIPE_STATUS)),
         Ok(Ended::NoIntegration) => no_integration(&pane, ctx.json, true),
         // The pane died between the check above and the attach.
         Err(_) if host.pane(&pane).is_ok_and(|p| p.dead) => Err(dead_pane(&host, &pane)),
@@ -116,8 +120,10 @@ fn no_integration(pane: &PaneId, as_json: bool, seen_now: bool) -> anyhow::Resul
 
 /// How a listen that attached ended.
 enum Ended {
-    /// Ctrl+C, or the pane died or was taken over.
+    /// Ctrl+C, SIGTERM or SIGHUP, or the pane died or was taken over.
     Stopped,
+    /// SIGPIPE: whoever read stdout went away.
+    ReaderGone,
     /// A command ran without marks.
     NoIntegration,
 }
@@ -151,9 +157,34 @@ async fn listen(
         Probe::Start
     };
     // Errors (a closed stdout) end the loop too: the pipe is detached first.
-    let ended = follow(&mut watcher, pane, as_json, probe, grace).await;
+    let ended = match Signals::new() {
+        Ok(mut signals) => follow(&mut watcher, pane, as_json, probe, grace, &mut signals).await,
+        Err(err) => Err(err),
+    };
     watcher.stop().await;
     ended
+}
+
+/// The signals that end a listen besides Ctrl+C. Handled rather than
+/// left to kill the process, so the pipe is detached first; SIGPIPE is
+/// ignored by Rust's runtime until then (a write to a closed stdout fails
+/// with `BrokenPipe` either way).
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    pipe: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> anyhow::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let on = |kind: SignalKind| signal(kind).context(tr!("cli.no_async_runtime"));
+        Ok(Self {
+            term: on(SignalKind::terminate())?,
+            hup: on(SignalKind::hangup())?,
+            pipe: on(SignalKind::pipe())?,
+        })
+    }
 }
 
 async fn follow(
@@ -162,6 +193,7 @@ async fn follow(
     as_json: bool,
     mut probe: Probe,
     grace_ms: u64,
+    signals: &mut Signals,
 ) -> anyhow::Result<Ended> {
     let mut looks = tokio::time::interval(LOOK_EVERY);
     looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -170,6 +202,9 @@ async fn follow(
         let event = tokio::select! {
             ev = watcher.next_event() => ev,
             _ = tokio::signal::ctrl_c() => None,
+            _ = signals.term.recv() => None,
+            _ = signals.hup.recv() => None,
+            _ = signals.pipe.recv() => return Ok(Ended::ReaderGone),
             _ = looks.tick(), if probing => {
                 probe = look_again(watcher, pane, probe, grace_ms).await;
                 if probe == Probe::Absent {

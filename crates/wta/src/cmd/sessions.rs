@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use wta_helper::connection::{ConnectOptions, MasterConnection};
@@ -185,15 +185,54 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Why the master gave no answer.
+#[derive(Debug)]
+pub(super) enum Unanswered {
+    /// It listens but did not answer in time (stopped, stuck): the
+    /// message names its pid and how to resume it.
+    Silent(anyhow::Error),
+    /// None listens, it cannot be reached, or it answered with an error.
+    Failed(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Unanswered {
+    fn from(err: anyhow::Error) -> Self {
+        Self::Failed(err)
+    }
+}
+
+impl Unanswered {
+    pub(super) fn into_error(self) -> anyhow::Error {
+        match self {
+            Self::Silent(err) | Self::Failed(err) => err,
+        }
+    }
+}
+
 /// Connects to the master (of `explicit`, else of the tmux server the flags
-/// name) as a CLI client and runs `call`, within [`ANSWER_WITHIN`]; fails
-/// at once when none listens, and names its pid when it does not answer.
+/// name) as a CLI client and runs `call`, within `within`; fails at once
+/// when none listens, and names its pid when it does not answer.
 pub(super) fn ask_master<T, F, Fut>(
     ctx: &Ctx,
     explicit: Option<&Path>,
     within: Duration,
     call: F,
 ) -> anyhow::Result<T>
+where
+    F: FnOnce(MasterConnection) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<T>>,
+{
+    try_ask_master(ctx, explicit, within, call).map_err(Unanswered::into_error)
+}
+
+/// [`ask_master`], telling a master that did not answer in time
+/// ([`Unanswered::Silent`]) from every other failure.
+pub(super) fn try_ask_master<T, F, Fut>(
+    ctx: &Ctx,
+    explicit: Option<&Path>,
+    within: Duration,
+    call: F,
+) -> Result<T, Unanswered>
 where
     F: FnOnce(MasterConnection) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<T>>,
@@ -205,38 +244,44 @@ where
     // One look first: a CLI does not wait for a master to appear.
     match UnixStream::connect(&socket) {
         Ok(_) => {}
-        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => bail!(
-            wta_i18n::tr!("cli.sessions.no_master", socket = socket.display())
-        ),
-        Err(e) => bail!(wta_i18n::tr!(
-            "cli.sessions.cannot_reach",
-            socket = socket.display(),
-            error = e
-        )),
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
+            return Err(Unanswered::Failed(anyhow::anyhow!(wta_i18n::tr!(
+                "cli.sessions.no_master",
+                socket = socket.display()
+            ))));
+        }
+        Err(e) => {
+            return Err(Unanswered::Failed(anyhow::anyhow!(wta_i18n::tr!(
+                "cli.sessions.cannot_reach",
+                socket = socket.display(),
+                error = e
+            ))));
+        }
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .with_context(|| wta_i18n::tr!("cli.no_async_runtime"))?;
+        .with_context(|| wta_i18n::tr!("cli.no_async_runtime"))
+        .map_err(Unanswered::Failed)?;
     let asked = runtime.block_on(async {
         tokio::time::timeout(within, async { call(connect(&socket).await?).await }).await
     });
     // Its tasks may still wait on a master that stopped answering: do not wait for them.
     runtime.shutdown_background();
     match asked {
-        Ok(answer) => answer,
+        Ok(answer) => answer.map_err(Unanswered::Failed),
         Err(_) => {
             let who = match master_pid(&socket) {
                 Some(pid) => format!("the wta master (pid {pid})"),
                 None => "the wta master".to_owned(),
             };
-            bail!(
+            Err(Unanswered::Silent(anyhow::anyhow!(
                 "{who} at {} did not answer within {:.1} s: it may be stopped (SIGSTOP; \
                  `kill -CONT <pid>` resumes it) or stuck; its log is {}",
                 socket.display(),
                 within.as_secs_f64(),
                 wta_env::dirs::state_dir().join("master.log").display()
-            )
+            )))
         }
     }
 }

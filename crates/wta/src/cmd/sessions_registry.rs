@@ -2,6 +2,12 @@
 //! session the master tracks (agent panes, agent CLIs in shell panes, ended
 //! ones), searched, and one of them gone to, resumed or closed
 //! ([`super::sessions_actions`]).
+//!
+//! `sessions all` answers within 2 s whatever the master does: it waits
+//! [`LIST_WITHIN`] for it (the master bounds the agents' history to 0.8 s),
+//! and when the master listens but does not answer (stopped, stuck) it
+//! lists the agent panes tmux shows instead, their state `unknown`, says
+//! on stderr what is missing (and in the JSON's `missing`), and exits 1.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,12 +19,14 @@ use serde::Serialize;
 use wta_protocol::agent_sessions::{AgentSessionRow, AgentSessionsResponse, SessionSource};
 
 use super::Ctx;
-use super::sessions::ask_master;
+use super::sessions::{Unanswered, ask_master, try_ask_master};
 use super::sessions_actions as actions;
 use crate::output::{self, Table};
 
-/// How long the master may take to list (it asks agents for their history).
-const LIST_WITHIN: Duration = Duration::from_secs(5);
+/// How long the master may take to list (connect, initialize, and its own
+/// 0.8 s for the agents' history), leaving room inside the 2 s for the
+/// process to start and tmux to be asked when the master stays silent.
+pub const LIST_WITHIN: Duration = Duration::from_millis(1200);
 
 #[derive(Debug, Args)]
 pub struct AllArgs {
@@ -67,10 +75,21 @@ pub fn matches(row: &AgentSessionRow, text: &str) -> bool {
     .any(|field| field.to_lowercase().contains(&text))
 }
 
-/// `sessions all --json`: the rows, snake_case.
+/// `sessions all --json`: the rows, snake_case, and the parts that could
+/// not be listed (empty when the master answered).
 #[derive(Debug, Serialize)]
 struct AllView<'a> {
     sessions: Vec<RowView<'a>>,
+    missing: Vec<Missing>,
+}
+
+/// A part of the listing that is not there, and why.
+#[derive(Debug, Serialize)]
+struct Missing {
+    /// `master`: everything the master keeps (live states, agent CLIs in
+    /// shell panes, ended sessions, the agents' history).
+    part: &'static str,
+    reason: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -110,20 +129,62 @@ fn view(row: &AgentSessionRow) -> RowView<'_> {
 }
 
 pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
-    let rows: Vec<AgentSessionRow> = rows(ctx, args.master_socket.as_deref())?
+    let listed = try_ask_master(
+        ctx,
+        args.master_socket.as_deref(),
+        LIST_WITHIN,
+        |conn| async move {
+            conn.agent_sessions()
+                .await
+                .with_context(|| wta_i18n::tr!("cli.sessions.not_listed"))
+        },
+    );
+    let (rows, missing) = match listed {
+        Ok(listed) => (listed.sessions, None),
+        Err(Unanswered::Silent(why)) => (seen_in_tmux(ctx), Some(why)),
+        Err(Unanswered::Failed(err)) => return Err(err),
+    };
+    let rows: Vec<AgentSessionRow> = rows
         .into_iter()
-        .filter(|r| !args.live || r.status.is_live())
+        .filter(|r| !args.live || r.status.is_live() || missing.is_some())
         .filter(|r| args.search.as_deref().is_none_or(|t| matches(r, t)))
         .collect();
+    let status = match &missing {
+        Some(_) => ExitCode::FAILURE,
+        None => ExitCode::SUCCESS,
+    };
     if ctx.json {
+        let sessions = rows
+            .iter()
+            .map(|r| match missing {
+                Some(_) => RowView {
+                    status: UNKNOWN,
+                    ..view(r)
+                },
+                None => view(r),
+            })
+            .collect();
         output::json(&AllView {
-            sessions: rows.iter().map(view).collect(),
+            sessions,
+            missing: missing
+                .iter()
+                .map(|why| Missing {
+                    part: "master",
+                    reason: format!("{why:#}"),
+                })
+                .collect(),
         })?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(status);
+    }
+    if let Some(why) = &missing {
+        eprintln!(
+            "wta: {}",
+            wta_i18n::tr!("cli.sessions.partial", why = format!("{why:#}"))
+        );
     }
     if rows.is_empty() {
         output::line("no sessions")?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(status);
     }
     let mut table = Table::localized(&[
         "cli.col.key",
@@ -140,6 +201,7 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
             (None, _) => "-".into(),
         };
         let status = match (&r.current_tool, r.resumable) {
+            _ if missing.is_some() => UNKNOWN.to_owned(),
             (Some(tool), _) => format!("{} ({tool})", r.status.as_str()),
             (None, true) => format!("{} (resumable)", r.status.as_str()),
             (None, false) => r.status.as_str().to_owned(),
@@ -154,7 +216,52 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
         ]);
     }
     table.print()?;
-    Ok(ExitCode::SUCCESS)
+    Ok(status)
+}
+
+/// The status of a row the master did not vouch for.
+const UNKNOWN: &str = "unknown";
+
+/// The agent panes tmux shows (shown or stashed), as rows without what
+/// only the master knows: for a listing when the master does not answer.
+/// Keyed `tmux:%N` (the agent pane): focus, resume and close need the
+/// master's keys.
+fn seen_in_tmux(ctx: &Ctx) -> Vec<AgentSessionRow> {
+    use wta_host::TerminalHost;
+    use wta_protocol::agent_sessions::AgentStatus;
+    let Ok(host) = ctx.host() else {
+        return Vec::new();
+    };
+    let Ok(windows) = host.list_windows(None) else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for window in windows {
+        let Ok(Some((agent, _shown))) = crate::launch::agent_pane::find(&host, &window.id) else {
+            continue;
+        };
+        let option = |name: &str| {
+            host.option(&agent.id, name)
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        };
+        rows.push(AgentSessionRow {
+            key: format!("tmux:{}", agent.id),
+            source: SessionSource::AgentPane,
+            agent: option(wta_agent::PANE_AGENT_OPTION).unwrap_or_else(|| "?".into()),
+            session_id: None,
+            pane: option("@wta_target").and_then(|p| wta_protocol::PaneId::parse(p.trim()).ok()),
+            tab: Some(window.id.clone()),
+            cwd: Some(agent.cwd.to_string_lossy().into_owned()),
+            title: None,
+            // Not shown (the row says `unknown`): nothing vouches for it.
+            status: AgentStatus::Idle,
+            last_activity_ms: None,
+            current_tool: None,
+            resumable: false,
+        });
+    }
+    rows
 }
 
 fn find(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<AgentSessionRow> {
