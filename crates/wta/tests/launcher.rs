@@ -440,3 +440,41 @@ fn up_refuses_a_bad_agent_id_before_creating_anything() {
         );
     }
 }
+
+/// Issue 26 item 1: an `up` that fails after creating its session (here the
+/// agent pane's split: the terminal is 2x2) removes that session, so no
+/// shell is left waiting at its gate and the next `up` builds a whole one
+/// instead of reusing a broken one.
+#[test]
+fn a_failing_up_leaves_no_session_behind() {
+    let mut l = Launch::new();
+    let out = l
+        .env
+        .command()
+        .envs(user_env(&l.env))
+        .env("COLUMNS", "2")
+        .env("LINES", "2")
+        .arg("-L")
+        .arg(l.tmux.name())
+        .args(["up", "--detach", "--json", "--agent", "custom:test"])
+        .args(["--session", "tiny"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no space for new pane"), "{stderr}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert!(
+        l.tmux.try_tmux(&["has-session", "-t", "=tiny"]).is_none(),
+        "the half-built session was removed: {}",
+        l.tmux.tmux(&["list-sessions"])
+    );
+    assert_eq!(
+        l.tmux
+            .tmux(&["list-sessions", "-F", "#{session_name}"])
+            .trim(),
+        "main"
+    );
+    let again = l.up(&["--agent", "custom:test", "--session", "tiny"]);
+    assert_eq!(again["created"], true, "{again}");
+}

@@ -2,6 +2,11 @@
 //! integration loaded, started behind a readiness gate that the agent pane's
 //! helper releases once it follows the shell) and the agent pane beside it;
 //! the master is started on demand; then attach (or switch, inside tmux).
+//!
+//! A session `up` created is whole or gone: when a step after its creation
+//! fails (the agent pane cannot be opened, its marks cannot be set, …) the
+//! session is killed before the error is reported, so no shell is left
+//! waiting at its gate and a second `up` never reuses a half-built one.
 
 use std::io::IsTerminal;
 use std::os::unix::process::CommandExt;
@@ -12,7 +17,7 @@ use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
 use wta_host::{HostError, NewSession, PaneInfo, PaneSize, ServerLocation, TerminalHost, TmuxHost};
-use wta_protocol::PaneId;
+use wta_protocol::{PaneId, TmuxSessionId};
 
 use super::Ctx;
 use super::agent_pane::OpenArgs;
@@ -76,8 +81,62 @@ fn terminal_size() -> (u16, u16) {
 /// readiness gate before releasing it itself.
 const GATE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// What [`build`] made: the shell, its session and the agent pane beside
+/// it (`reused`: the tab already had that agent pane).
+struct Built {
+    shell: PaneInfo,
+    session: TmuxSessionId,
+    agent_pane: PaneId,
+    reused: bool,
+}
+
+/// Everything after `session` exists: the master, the agent pane beside
+/// `shell` (released from its `gate`, if it waits on one), the prewarmed
+/// panes.
+fn build(
+    host: &TmuxHost,
+    shell: PaneInfo,
+    session: TmuxSessionId,
+    gate: Option<String>,
+    spec: &OpenSpec,
+) -> anyhow::Result<Built> {
+    // Only once the shell exists: an `up` that fails before this starts no
+    // master (one started here follows its tmux server, which ends with the
+    // removed session when that was its last).
+    master::ensure(&spec.master, &host.location().socket_path())?;
+    let outcome = agent_pane::open(host, &shell, spec);
+    if let Some(gate) = &gate {
+        // The helper's watcher releases the shell; never leave it waiting.
+        let taken = match &outcome {
+            Ok(_) => shell::wait_gate_taken(host, &shell.id, gate, GATE_TIMEOUT)?,
+            Err(_) => shell::wait_gate_taken(host, &shell.id, gate, Duration::ZERO)?,
+        };
+        // (When the agent pane failed, its error says enough.)
+        if !taken && outcome.is_ok() {
+            eprintln!("wta: {}", tr!("cli.up.gate_not_taken", pane = shell.id));
+        }
+    }
+    let outcome = outcome?;
+    super::agent_pane::prewarm_if_enabled(host, &session, spec);
+    let (agent_pane, reused) = match &outcome {
+        agent_pane::Outcome::Opened(p) => (p.clone(), false),
+        agent_pane::Outcome::Focused(p) | agent_pane::Outcome::Restored(p) => (p.clone(), true),
+        other => anyhow::bail!(tr!(
+            "cli.up.unexpected_outcome",
+            outcome = format!("{other:?}")
+        )),
+    };
+    Ok(Built {
+        shell,
+        session,
+        agent_pane,
+        reused,
+    })
+}
+
 /// Creates the session; its shell waits on a readiness gate (named in the
 /// pane's `@wta_gate`) for the helper's watcher, so its first prompt is seen.
+/// A session whose gate cannot be marked is removed again.
 fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<(PaneInfo, Option<String>)> {
     let launch = shell::gated_user_shell()?;
     let (cols, rows) = terminal_size();
@@ -89,8 +148,11 @@ fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<(PaneInfo, Opti
         argv: launch.argv,
     };
     let pane = host.new_session(&spec)?;
-    if let Some(gate) = &launch.gate {
-        shell::mark_gated(host, &pane.id, gate)?;
+    if let Some(gate) = &launch.gate
+        && let Err(e) = shell::mark_gated(host, &pane.id, gate)
+    {
+        let _ = host.kill_session(&pane.session);
+        return Err(e);
     }
     Ok((pane, launch.gate))
 }
@@ -115,21 +177,6 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
     };
     let existing = host.session_named(&args.session)?;
     let created = existing.is_none();
-    let mut gate = None;
-    let (shell, session) = match existing {
-        None => {
-            let (pane, name) = create_session(&host, &args.session)?;
-            gate = name;
-            let session = pane.session.clone();
-            (pane, session)
-        }
-        Some(session) => {
-            let window = host.active_window(&session.id)?;
-            (agent_pane::shell_pane_of(&host, &window.id)?, session.id)
-        }
-    };
-    // Only once the shell exists: a failed `up` leaves no master behind.
-    master::ensure(&master_socket, &host.location().socket_path())?;
     let spec = OpenSpec {
         agent: Some(agent.clone()),
         side: args.open.side(),
@@ -139,26 +186,27 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         first_prompt: None,
         load_session: None,
     };
-    let outcome = agent_pane::open(&host, &shell, &spec);
-    if let Some(gate) = &gate {
-        // The helper's watcher releases the shell; never leave it waiting.
-        let taken = match &outcome {
-            Ok(_) => shell::wait_gate_taken(&host, &shell.id, gate, GATE_TIMEOUT)?,
-            Err(_) => shell::wait_gate_taken(&host, &shell.id, gate, Duration::ZERO)?,
-        };
-        if !taken {
-            eprintln!("wta: {}", tr!("cli.up.gate_not_taken", pane = shell.id));
+    let Built {
+        shell,
+        session,
+        agent_pane,
+        reused,
+    } = match existing {
+        None => {
+            let (pane, gate) = create_session(&host, &args.session)?;
+            let session = pane.session.clone();
+            build(&host, pane, session.clone(), gate, &spec).inspect_err(|_| {
+                // Whole or gone (see the module docs).
+                if let Err(e) = host.kill_session(&session) {
+                    tracing::warn!("cannot remove the half-built session {session}: {e}");
+                }
+            })?
         }
-    }
-    let outcome = outcome?;
-    super::agent_pane::prewarm_if_enabled(&host, &session, &spec);
-    let (agent_pane, reused) = match &outcome {
-        agent_pane::Outcome::Opened(p) => (p.clone(), false),
-        agent_pane::Outcome::Focused(p) | agent_pane::Outcome::Restored(p) => (p.clone(), true),
-        other => anyhow::bail!(tr!(
-            "cli.up.unexpected_outcome",
-            outcome = format!("{other:?}")
-        )),
+        Some(session) => {
+            let window = host.active_window(&session.id)?;
+            let shell = agent_pane::shell_pane_of(&host, &window.id)?;
+            build(&host, shell, session.id, None, &spec)?
+        }
     };
     // A reused agent pane keeps its agent: report that one, and say how to
     // switch when another was asked for.
