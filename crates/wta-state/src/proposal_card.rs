@@ -224,6 +224,13 @@ impl ProposalCard {
     /// What Enter does on this card at `now`, its pane's facts being
     /// `facts` (the footer says it; [`ProposalQueue::confirm`] does it).
     pub fn enter_action(&self, now: Instant, facts: &PaneFacts) -> ProposalEnter {
+        self.enter_action_read(now, facts, self.read_in_full())
+    }
+
+    /// [`ProposalCard::enter_action`] with `read` for whether every action
+    /// row has been on screen: the view asks it for the frame it is drawing,
+    /// which counts as seen once reported (before any key can arrive).
+    pub fn enter_action_read(&self, now: Instant, facts: &PaneFacts, read: bool) -> ProposalEnter {
         if self.staleness(now).is_some() {
             return if self.stale.is_some() {
                 ProposalEnter::Dismiss
@@ -234,7 +241,7 @@ impl ProposalCard {
         if self.selected_choice().is_none() {
             return ProposalEnter::Nothing;
         }
-        if !self.read_in_full() {
+        if !read {
             return if self.full_view.is_some() {
                 ProposalEnter::ReadOn
             } else {

@@ -2,13 +2,15 @@
 //! title, its command or path, every option the agent offered, and the keys.
 //! A compact three-row form is used when the pane is short. Until the card
 //! on top is armed (`wta_state::guard`), its keys line says to read it
-//! first ([`guard_hint`], shared by every card).
+//! first ([`guard_hint`], shared by every card); once armed, the keys
+//! (`card_keys.rs`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use unicode_width::UnicodeWidthStr;
 use wta_state::permission::PendingPermission;
 use wta_state::{AppState, PermissionOptionKind};
 
@@ -95,14 +97,6 @@ pub(crate) fn guard_hint(state: &AppState) -> Option<Span<'static>> {
     Some(Span::styled(tr!("card.read_first"), style))
 }
 
-/// The bottom title of a bordered card: `keys`, or the guard's hint.
-pub(crate) fn keys_title(state: &AppState, keys: &str) -> Line<'static> {
-    match guard_hint(state) {
-        Some(hint) => Line::from(vec![Span::raw(" "), hint, Span::raw(" ")]),
-        None => Line::from(Span::styled(format!(" {keys} "), theme::dim())),
-    }
-}
-
 /// Rows the card wants at this width (full form).
 pub fn card_height(state: &AppState, width: usize) -> usize {
     state
@@ -138,7 +132,8 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
             .right_aligned(),
         );
     }
-    block = block.title_bottom(keys_title(state, &tr!("card.permission_keys")));
+    let keys = crate::card_keys::permission(state, p);
+    block = block.title_bottom(crate::card_keys::title(state, &keys, area.width));
     let inner_width = area.width.saturating_sub(4) as usize;
     let lines = body(state, p, inner_width);
     let inner = block.inner(area);
@@ -166,7 +161,7 @@ fn compact(state: &AppState, p: &PendingPermission, frame: &mut Frame, area: Rec
             kind_glyph(p.request.kind),
             p.request.title
         ),
-        width.saturating_sub(more.len() + 2),
+        width.saturating_sub(more.width() + 2),
     );
     let mut lines = vec![Line::from(vec![
         Span::styled("◆ ", theme::attention()),

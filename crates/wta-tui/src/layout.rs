@@ -96,7 +96,7 @@ impl View {
             None if state.master_lost.is_some() => {
                 master_lost::height(state, width, room.saturating_sub(1) as usize)
             }
-            None => popup::popup_height(state),
+            None => popup::popup_height(state, width),
         } as u16;
         // Keep at least one transcript row; the card falls back to compact.
         let overlay_rows = overlay_want.min(room.saturating_sub(1));

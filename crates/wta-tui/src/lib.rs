@@ -8,7 +8,9 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod card;
+mod card_keys;
 mod debug;
+mod fit;
 mod input;
 pub mod items;
 pub mod keymap;

@@ -512,20 +512,8 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
         0..0
     };
     let unread = unread(card, text_cols, total, showing.clone());
-    let keys: Vec<String> = if card.stale.is_some() {
-        vec![format!(" {} ", tr!("proposal.keys_stale"))]
-    } else if unread > 0 {
-        vec![
-            format!(" {} ", tr!("proposal.keys_unread")),
-            format!(" {} ", tr!("proposal.keys_unread_short")),
-            " v ".to_owned(),
-        ]
-    } else {
-        vec![format!(" {} ", tr!("proposal.keys"))]
-    };
-    let keys = fitting(&keys, (area.width as usize).saturating_sub(2))
-        .unwrap_or_else(|| keys.last().cloned().unwrap_or_default());
-    block = block.title_bottom(crate::card::keys_title(state, keys.trim()));
+    let keys = crate::card_keys::proposal(state, card, unread);
+    block = block.title_bottom(crate::card_keys::title(state, &keys, area.width));
     frame.render_widget(block, area);
     let mut lines: Vec<Line<'static>> = shown.lines.drain(start..end).collect();
     if cut && room > 0 {

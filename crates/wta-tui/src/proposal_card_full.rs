@@ -151,27 +151,16 @@ fn footer(
     }
     if unread > 0 {
         let arrow = if more_below { "↓" } else { "↑" };
-        let hints = [
-            format!("{arrow} {}", tr!("proposal.full_unread", n = unread)),
-            format!("{arrow} {}", tr!("proposal.full_unread_short", n = unread)),
-            format!("{arrow} {}", tr!("proposal.unread", n = unread)),
-            arrow.to_owned(),
-        ];
-        return Line::from(Span::styled(
-            fitting(&hints, width).unwrap_or_default(),
-            theme::attention(),
-        ));
+        let parts = crate::card_keys::full_unread(state, arrow, unread);
+        return Line::from(crate::card_keys::line(&parts, width));
     }
     let mut line = buttons_line(state, card, width, 0);
     // The buttons' own hint gives way to the keys of this view.
     let hint = insert_hint();
     line.spans.retain(|s| s.content != hint.as_str());
-    let keys = [
-        format!(" {}", tr!("proposal.full_keys")),
-        " Enter · Esc".to_owned(),
-    ];
-    if let Some(k) = fitting(&keys, width.saturating_sub(line.width())) {
-        line.spans.push(Span::styled(k, theme::dim()));
-    }
+    let parts = crate::card_keys::full_read(state);
+    let room = width.saturating_sub(line.width() + 1);
+    line.spans.push(Span::raw(" "));
+    line.spans.extend(crate::card_keys::line(&parts, room));
     line
 }

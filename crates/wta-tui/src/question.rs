@@ -81,17 +81,13 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         format!(" {} ", tr!("question.title")),
         theme::attention().add_modifier(Modifier::BOLD),
     ));
-    let keys = if q.request.choices.is_empty() {
-        tr!("question.keys_free")
-    } else {
-        tr!("question.keys")
-    };
+    let keys = crate::card_keys::question(state, q);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
         .border_style(theme::attention())
         .title(title)
-        .title_bottom(card::keys_title(state, &keys));
+        .title_bottom(crate::card_keys::title(state, &keys, area.width));
     let lines = body(q, area.width.saturating_sub(4) as usize);
     let inner = block.inner(area);
     frame.render_widget(block, area);

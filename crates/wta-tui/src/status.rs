@@ -2,7 +2,8 @@
 //! with spinner and elapsed time; the user, with what to answer), agent and
 //! model on the left;
 //! scroll state, yolo, target pane and cwd, and usage/cost on the right,
-//! dropped from the far right first when the pane is narrow.
+//! dropped from the far right first when the pane is narrow; on the left
+//! the model goes, then the agent, never the activity (`fit.rs`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -13,12 +14,13 @@ use wta_state::{Activity, AppState, Scroll, Usage, UserWait};
 
 use wta_i18n::tr;
 
+use crate::fit::{Part, fit};
 use crate::theme;
 use crate::wrap::spans_width;
 
 pub(crate) const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-fn left(state: &AppState) -> Vec<Span<'static>> {
+fn left(state: &AppState, width: usize) -> Vec<Span<'static>> {
     if state.quit_armed() {
         return vec![Span::styled(
             format!(" {}", tr!("status.quit_armed")),
@@ -29,7 +31,7 @@ fn left(state: &AppState) -> Vec<Span<'static>> {
     // What the pane waits for: the agent and the connection with the
     // time they have taken, the user with what to answer.
     let elapsed = |secs: u64| Span::styled(format!(" {secs}s"), theme::dim());
-    let mut spans = match state.activity() {
+    let spans = match state.activity() {
         Activity::MasterLost => vec![Span::styled(
             format!(" ✗ {}", tr!("status.master_gone")),
             theme::error(),
@@ -74,13 +76,17 @@ fn left(state: &AppState) -> Vec<Span<'static>> {
             theme::attention(),
         )],
     };
-    spans.push(Span::styled(" · ", theme::dim()));
-    spans.push(Span::styled(state.agent.clone(), theme::bold()));
+    // When narrow, the model goes first, then the agent; the activity is
+    // kept (cut only when nothing else is left).
+    let mut parts = vec![Part::spans(9, vec![spans]).kept().flexible()];
+    parts.push(Part::spans(
+        1,
+        vec![vec![Span::styled(state.agent.clone(), theme::bold())]],
+    ));
     if let Some(model) = &state.model {
-        spans.push(Span::styled(" · ", theme::dim()));
-        spans.push(Span::raw(model.clone()));
+        parts.push(Part::spans(0, vec![vec![Span::raw(model.clone())]]));
     }
-    spans
+    fit(&parts, &Span::styled(" · ", theme::dim()), width)
 }
 
 fn usage_text(usage: &Usage) -> String {
@@ -195,8 +201,9 @@ fn shorten_path(path: &str, max: usize) -> String {
 }
 
 pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
-    let left = left(state);
     let width = area.width as usize;
+    // One column stays free at the right edge.
+    let left = left(state, width.saturating_sub(1));
     let mut used = spans_width(&left) + 1;
     let mut right_spans: Vec<Span<'static>> = Vec::new();
     let mut chosen: Vec<Vec<Span<'static>>> = Vec::new();
