@@ -76,11 +76,27 @@ where
     W: futures::AsyncWrite + Send + 'static,
     R: futures::AsyncRead + Send + 'static,
 {
-    crate::scripted::serve(Demo, outgoing, incoming).await
+    let cli_path = std::env::var_os("WTA_CLI_PATH").is_some_and(|v| !v.is_empty());
+    crate::scripted::serve(Demo { cli_path }, outgoing, incoming).await
+}
+
+/// [`serve`] as if started by WTA's master (`WTA_CLI_PATH` set), whatever
+/// this process's environment: for in-process tests.
+#[cfg(test)]
+pub(crate) async fn serve_under_wta<W, R>(outgoing: W, incoming: R) -> Result<(), Error>
+where
+    W: futures::AsyncWrite + Send + 'static,
+    R: futures::AsyncRead + Send + 'static,
+{
+    crate::scripted::serve(Demo { cli_path: true }, outgoing, incoming).await
 }
 
 /// The demo as a scripted agent: no session state, any session id welcome.
-struct Demo;
+/// `cli_path`: whether it was started with `WTA_CLI_PATH` (the master sets
+/// it); without it a proposal could not run, and the demo says so.
+struct Demo {
+    cli_path: bool,
+}
 
 impl ScriptedAgent for Demo {
     type Session = ();
@@ -102,6 +118,20 @@ impl ScriptedAgent for Demo {
 
     fn prompt(&self, prompt: &Prompt, _sessions: &Sessions<()>) -> Result<Vec<Step>, Error> {
         let reply = reply(&prompt.text, &prompt.context);
+        let proposes = match &reply {
+            DemoReply::Propose(_) => true,
+            DemoReply::Fix(turn) => matches!(fix::decide(turn), FixReply::Correct(_)),
+            _ => false,
+        };
+        if proposes && !self.cli_path {
+            // Like any agent, the demo runs the invocation as given: without
+            // the variable it would run `""`. It says so instead of papering
+            // over it.
+            return Ok(vec![
+                Step::say(INTRO),
+                Step::say(propose::missing_cli_path()),
+            ]);
+        }
         Ok(steps(reply, &prompt.context))
     }
 }

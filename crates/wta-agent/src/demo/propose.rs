@@ -81,12 +81,6 @@ fn propose_on(
     payload: &str,
     mut then: Vec<String>,
 ) -> Vec<Step> {
-    if std::env::var_os("WTA_CLI_PATH").is_none_or(|v| v.is_empty()) {
-        // Like any agent, the demo runs the invocation as given: without
-        // the variable it would run `""`. Say so instead of papering over
-        // it (the master sets it for agents and their terminals).
-        return vec![Step::say(missing_cli_path())];
-    }
     let invocation = build_invocation(&channel, payload);
     // Tool call ids are unique within a session: one per proposal.
     static PROPOSALS: AtomicU64 = AtomicU64::new(1);

@@ -10,7 +10,7 @@ const ID: &str = "0123456789abcdef0123456789abcdef";
 
 /// One prompt in a fresh session: (session id, answer, log after `session/new`).
 async fn turn(text: &str, rule: Arc<Rule>) -> (String, Value, Vec<Value>) {
-    let ((session, answer), log) = probe(serve, rule, async |cx| {
+    let ((session, answer), log) = probe(serve_under_wta, rule, async |cx| {
         let session = open(&cx).await?;
         let answer = prompt(&cx, &session, text).await;
         Ok((session, answer))
