@@ -81,12 +81,21 @@ pub fn run(ctx: &Ctx, args: &DelegateArgs) -> anyhow::Result<ExitCode> {
             None => None,
         },
     };
+    // Outside tmux, with no pane to start from: the session attached last.
+    let session = match &source {
+        None => Some(super::target::outside_tmux(
+            &host,
+            super::target::NameIt::PaneFlag,
+        )?),
+        Some(_) => None,
+    };
     let request = DelegateRequest {
         task,
         agent: args.agent.clone(),
         cwd: args.cwd.clone(),
         place: if args.panel { Place::Panel } else { Place::Tab },
         source,
+        session,
         acp: args.acp,
     };
     let done = delegate::launch(&host, &request)?;

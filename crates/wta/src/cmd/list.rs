@@ -196,7 +196,15 @@ fn print_panes(panes: &[PaneInfo]) -> anyhow::Result<()> {
 }
 
 pub fn active_pane(ctx: &Ctx) -> anyhow::Result<ExitCode> {
-    let p = ctx.host()?.active_pane()?;
+    let host = ctx.host()?;
+    let p = match host.caller_pane() {
+        Some(_) => host.active_pane()?,
+        // Outside tmux: the session attached last, said on stderr.
+        None => host.active_pane_of(&super::target::outside_tmux(
+            &host,
+            super::target::NameIt::Inside,
+        )?)?,
+    };
     if ctx.json {
         output::json(&p)?;
     } else {

@@ -25,6 +25,7 @@ pub mod sessions_actions;
 pub mod sessions_pick;
 pub mod sessions_registry;
 pub mod shell_integration;
+mod target;
 pub mod terminal_exec;
 pub mod tmux_config;
 pub mod up;

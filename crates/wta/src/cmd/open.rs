@@ -79,7 +79,7 @@ pub struct NewTabArgs {
     #[arg(short = 'n', long = "title", value_name = "TITLE")]
     pub title: Option<String>,
     /// Window (tmux session) to open the tab in: `$N` or its name, as for
-    /// `list-tabs -w`. Default: the caller's.
+    /// `list-tabs -w`. Default: the caller's; outside tmux, the one attached last.
     #[arg(short = 'w', long = "window", value_name = "SESSION",
           add = clap_complete::ArgValueCandidates::new(super::completions::windows))]
     pub session: Option<String>,
@@ -139,9 +139,14 @@ fn print_opened(ctx: &Ctx, pane: PaneInfo) -> anyhow::Result<ExitCode> {
 
 pub fn new_tab(ctx: &Ctx, args: &NewTabArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
-    let session = match &args.session {
-        Some(given) => Some(super::list::resolve_session(&host, given)?),
-        None => None,
+    let session = match (&args.session, host.caller_pane()) {
+        (Some(given), _) => Some(super::list::resolve_session(&host, given)?),
+        (None, Some(_)) => None,
+        // Outside tmux: the session attached last, said on stderr.
+        (None, None) => Some(super::target::outside_tmux(
+            &host,
+            super::target::NameIt::WindowFlag,
+        )?),
     };
     let (command, GatedShell { env, gate, .. }) = command_for(args.command.as_ref())?;
     let spec = NewTab {

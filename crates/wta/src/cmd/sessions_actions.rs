@@ -99,6 +99,7 @@ pub fn resume(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
                 cwd,
                 place: Place::Tab,
                 source,
+                session: None,
                 acp: true,
             };
             delegate::open_agent_tab(host, &request, None, Some(session.clone()))?.pane

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::Serialize;
 use wta_agent::delegate::{self, DelegateChoice};
 use wta_host::{NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost, TmuxHost};
-use wta_protocol::{PaneId, WindowId};
+use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use super::agent_pane::{self, OpenSpec, Side};
 use super::{master, shell};
@@ -42,6 +42,9 @@ pub struct DelegateRequest {
     /// The pane it was started from: its context goes with the task, and
     /// the new tab or panel opens beside it.
     pub source: Option<PaneInfo>,
+    /// Without a source: the session the new tab opens in (the host picks
+    /// the one attached last when this is `None` too).
+    pub session: Option<TmuxSessionId>,
     /// A WTA agent pane instead of the agent CLI.
     pub acp: bool,
 }
@@ -147,7 +150,10 @@ fn open(
             anyhow::bail!(tr!("cli.delegate.panel_needs_pane"))
         }
         (Place::Tab, source) => Ok(host.new_tab(&NewTab {
-            session: source.as_ref().map(|s| s.session.clone()),
+            session: source
+                .as_ref()
+                .map(|s| s.session.clone())
+                .or_else(|| request.session.clone()),
             command: Some(command),
             cwd,
             title: Some("delegate".into()),
