@@ -11,7 +11,7 @@
 //!   is named for a random id the master never learns, so a socket is
 //!   judged by whether it answers; one made in the last
 //!   [`FRESH_SOCKET`] may be a helper between `bind` and `listen`, and is
-//!   left for next time).
+//!   looked at again once that much has passed).
 //!
 //! A helper that only disconnected (its pid still runs after [`DYING`])
 //! keeps everything. A helper that exits normally has cleaned up already;
@@ -46,8 +46,16 @@ pub(crate) fn watch_dir(runtime_dir: &Path, pid: u32) -> PathBuf {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Reaped {
     pub pipes: usize,
-    pub sockets: usize,
+    pub sockets: Sweep,
     pub indicator: bool,
+}
+
+/// What a sweep of proposal sockets did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sweep {
+    pub removed: usize,
+    /// Dead but too young to be sure: to be looked at again.
+    pub fresh: usize,
 }
 
 /// Reaps what the dead helper `pid` left: its pipes (on the tmux server at
@@ -96,12 +104,13 @@ fn owned_by(owner: &str, dir: &Path) -> bool {
 }
 
 /// Removes `proposal-*.sock` files in `dir` that refuse connections and are
-/// older than [`FRESH_SOCKET`] at `now`; returns how many went.
-pub(crate) fn remove_dead_proposal_sockets(dir: &Path, now: SystemTime) -> usize {
+/// older than [`FRESH_SOCKET`] at `now`; says how many went, and how many
+/// dead ones were too young.
+pub(crate) fn remove_dead_proposal_sockets(dir: &Path, now: SystemTime) -> Sweep {
+    let mut sweep = Sweep::default();
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
+        return sweep;
     };
-    let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
@@ -116,11 +125,16 @@ pub(crate) fn remove_dead_proposal_sockets(dir: &Path, now: SystemTime) -> usize
                 now.duration_since(made)
                     .is_ok_and(|age| age >= FRESH_SOCKET)
             });
-        if old && refuses(&path) && std::fs::remove_file(&path).is_ok() {
-            removed += 1;
+        if !refuses(&path) {
+            continue;
+        }
+        if !old {
+            sweep.fresh += 1;
+        } else if std::fs::remove_file(&path).is_ok() {
+            sweep.removed += 1;
         }
     }
-    removed
+    sweep
 }
 
 /// Nobody listens on `socket`: a connection is refused (a socket file whose
@@ -163,16 +177,31 @@ pub(crate) fn after_helper(
             )
         })
         .await;
-        match reaped {
-            Ok(reaped) if reaped != Reaped::default() => tracing::info!(
-                pid,
-                pipes = reaped.pipes,
-                sockets = reaped.sockets,
-                indicator = reaped.indicator,
-                "reaped what a dead helper left"
-            ),
-            Ok(_) => {}
-            Err(err) => tracing::warn!(pid, "reaping a dead helper's leftovers failed: {err}"),
+        let fresh = match reaped {
+            Ok(reaped) => {
+                if reaped != Reaped::default() {
+                    tracing::info!(
+                        pid,
+                        pipes = reaped.pipes,
+                        sockets = reaped.sockets.removed,
+                        indicator = reaped.indicator,
+                        "reaped what a dead helper left"
+                    );
+                }
+                reaped.sockets.fresh
+            }
+            Err(err) => {
+                tracing::warn!(pid, "reaping a dead helper's leftovers failed: {err}");
+                0
+            }
+        };
+        if fresh > 0 {
+            // A helper killed within FRESH_SOCKET of its start.
+            tokio::time::sleep(FRESH_SOCKET).await;
+            let _ = tokio::task::spawn_blocking(|| {
+                remove_dead_proposal_sockets(&wta_env::dirs::runtime_dir(), SystemTime::now())
+            })
+            .await;
         }
     });
 }
@@ -222,11 +251,25 @@ mod tests {
         drop(std::os::unix::net::UnixListener::bind(&other).unwrap());
         let _listening = std::os::unix::net::UnixListener::bind(&live).unwrap();
         let now = SystemTime::now();
-        // Just made: left for next time, whatever it answers.
-        assert_eq!(remove_dead_proposal_sockets(dir.path(), now), 0);
+        // Just made: left for next time (said), even when dead.
+        let first = remove_dead_proposal_sockets(dir.path(), now);
+        assert_eq!(
+            first,
+            Sweep {
+                removed: 0,
+                fresh: 1
+            }
+        );
         assert!(dead.exists());
         let later = now + FRESH_SOCKET + Duration::from_secs(1);
-        assert_eq!(remove_dead_proposal_sockets(dir.path(), later), 1);
+        let second = remove_dead_proposal_sockets(dir.path(), later);
+        assert_eq!(
+            second,
+            Sweep {
+                removed: 1,
+                fresh: 0
+            }
+        );
         assert!(!dead.exists(), "the dead one went");
         assert!(live.exists(), "one that listens stays");
         assert!(other.exists(), "only proposal sockets are looked at");

@@ -18,7 +18,6 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use launch_common::Launch;
-use launch_common::card::Card;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use wta_testkit::{TmuxServer, wait_for_value, wait_until};
@@ -74,7 +73,6 @@ fn a_killed_helpers_pipes_sockets_and_indicator_are_reaped_by_the_master() {
     assert_eq!(proposal_sockets(&runtime).len(), 1, "{runtime:?}");
     // A card up where nobody looks (no client is attached): the tab says so.
     l.say(&agent, "permission");
-    l.wait_card(&agent, &Card::Permission);
     wait_until("the tab's indicator", T, || {
         option(&l.tmux, "-w", &window, "@wta_card_waiting") == "permission"
     })
@@ -90,7 +88,7 @@ fn a_killed_helpers_pipes_sockets_and_indicator_are_reaped_by_the_master() {
     wait_until("the proposal socket to go", T, || {
         proposal_sockets(&runtime).is_empty()
     })
-    .unwrap();
+    .unwrap_or_else(|e| panic!("{e}: {:?}", proposal_sockets(&runtime)));
     wait_until("the indicator to go", T, || {
         option(&l.tmux, "-w", &window, "@wta_card_waiting").is_empty()
     })
