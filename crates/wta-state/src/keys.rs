@@ -3,7 +3,8 @@
 //! one (a permission card, else the agent's question, else the proposal
 //! card: `guard.rs`; a card's keys do nothing until it is armed; it owns
 //! Enter and Esc whatever the draft holds: `card_enter.rs`) → picker →
-//! slash popup → setup list → fold selection → scrolling → the editor.
+//! slash popup → setup list → fold selection → scrolling (the F12 panel
+//! while it is open, else the transcript) → the editor.
 
 use std::time::Instant;
 
@@ -22,7 +23,7 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
         return ctrl_c(state, now, fx);
     }
     if key.code == KeyCode::F(12) {
-        state.debug.visible = !state.debug.visible;
+        state.debug.toggle();
         return;
     }
     if key == Key::ctrl('f') && state.failure.is_some() {
@@ -287,7 +288,21 @@ fn fold_key(state: &mut AppState, key: Key) -> bool {
     true
 }
 
+/// PageUp/PageDown and Ctrl+Home/End scroll the transcript, or the F12
+/// panel while it is open (which takes plain Home/End too while the
+/// editor is empty: with a draft they move in it).
 fn scroll_key(state: &mut AppState, key: Key) -> bool {
+    if state.debug.visible {
+        let debug = &mut state.debug;
+        match (key.code, key.mods.ctrl) {
+            (KeyCode::PageUp, _) => debug.scroll_up(debug.page()),
+            (KeyCode::PageDown, _) => debug.scroll_down(debug.page()),
+            (KeyCode::Home, ctrl) if ctrl || state.input.is_empty() => debug.to_start(),
+            (KeyCode::End, ctrl) if ctrl || state.input.is_empty() => debug.to_end(),
+            _ => return false,
+        }
+        return true;
+    }
     match (key.code, key.mods.ctrl) {
         (KeyCode::PageUp, _) => scroll_up(state, page_size(state)),
         (KeyCode::PageDown, _) => scroll_down(state, page_size(state)),

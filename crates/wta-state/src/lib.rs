@@ -46,7 +46,7 @@ pub mod state;
 pub mod transcript;
 
 pub use card_enter::{CardEnter, ProposalEnter, QuestionEnter};
-pub use debug::{DebugLine, DebugLog, Direction};
+pub use debug::{DebugLine, DebugLog, Direction, TrafficArea};
 pub use domain::*;
 pub use effects::{Effect, SessionVerb};
 pub use events::{DomainEvent, Event, Key, KeyCode, Mods, Mouse, Scripted};

@@ -29,6 +29,10 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
         Event::Mouse(Mouse::WheelDown) if state.proposals.full_view_open() => {
             state.proposals.scroll_full_view(WHEEL_LINES as isize);
         }
+        Event::Mouse(Mouse::WheelUp) if state.debug.visible => state.debug.scroll_up(WHEEL_LINES),
+        Event::Mouse(Mouse::WheelDown) if state.debug.visible => {
+            state.debug.scroll_down(WHEEL_LINES);
+        }
         Event::Mouse(Mouse::WheelUp) => scroll_up(state, WHEEL_LINES),
         Event::Mouse(Mouse::WheelDown) => scroll_down(state, WHEEL_LINES),
         Event::Mouse(Mouse::Down { col, row }) => selection::on_down(state, col, row, now),
@@ -39,6 +43,7 @@ pub fn update(state: &mut AppState, event: Event, now: Instant) -> Vec<Effect> {
             // selected one) no longer points at the same text, so return to
             // following and drop the selection.
             state.scroll = Scroll::Follow;
+            state.debug.scroll = Scroll::Follow;
             state.selection = None;
             // The card re-wraps too: it confirms nothing until the next
             // frame reports what it shows at the new size, and its guard

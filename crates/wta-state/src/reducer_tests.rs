@@ -295,6 +295,58 @@ fn f12_toggles_debug_and_paste_inserts_verbatim() {
     assert_eq!(p.state.input.text(), "line1\nline2");
 }
 
+/// While F12 is open, PageUp/PageDown, the wheel and Home/End scroll the
+/// traffic panel, never the transcript behind it; closed, they are the
+/// transcript's again.
+#[test]
+fn the_open_traffic_panel_takes_the_scroll_keys() {
+    let mut p = Pane::ready();
+    // A transcript long enough to scroll, as the view measured it.
+    p.state.viewport.set(Viewport {
+        total_lines: 100,
+        rows: 10,
+    });
+    p.key(Key::plain(KeyCode::F(12)));
+    for i in 0..133 {
+        p.domain(DomainEvent::Traffic {
+            direction: Direction::In,
+            line: format!("{{\"id\":{i}}}"),
+        });
+    }
+    // What the panel drew: 16 rows of 133.
+    p.state.debug.area.set(TrafficArea {
+        width: 40,
+        rows: 16,
+        total_rows: 133,
+    });
+    p.code(KeyCode::PageUp);
+    assert_eq!(p.state.debug.scroll, Scroll::Pinned { top: 103 });
+    assert_eq!(p.state.scroll, Scroll::Follow, "the transcript stays");
+    p.send(Event::Mouse(Mouse::WheelUp));
+    assert_eq!(p.state.debug.scroll, Scroll::Pinned { top: 100 });
+    p.code(KeyCode::Home);
+    assert_eq!(p.state.debug.scroll, Scroll::Pinned { top: 0 });
+    p.send(Event::Mouse(Mouse::WheelDown));
+    assert_eq!(p.state.debug.scroll, Scroll::Pinned { top: 3 });
+    p.code(KeyCode::PageDown);
+    assert_eq!(p.state.debug.scroll, Scroll::Pinned { top: 17 });
+    p.code(KeyCode::End);
+    assert_eq!(p.state.debug.scroll, Scroll::Follow);
+    // With a draft, plain Home/End move in it; Ctrl+Home still scrolls.
+    p.typed("ab");
+    p.code(KeyCode::Home);
+    assert_eq!(p.state.debug.scroll, Scroll::Follow);
+    assert_eq!(p.state.input.cursor(), 0);
+    p.key(Key::new(KeyCode::Home, Mods::CTRL));
+    assert_eq!(p.state.debug.scroll, Scroll::Pinned { top: 0 });
+    // Closed (and opened again at the newest rows): the transcript's keys.
+    p.key(Key::plain(KeyCode::F(12)));
+    p.code(KeyCode::PageUp);
+    assert_eq!(p.state.scroll, Scroll::Pinned { top: 82 });
+    p.key(Key::plain(KeyCode::F(12)));
+    assert_eq!(p.state.debug.scroll, Scroll::Follow);
+}
+
 #[test]
 fn a_scripted_front_end_takes_the_same_paths_as_the_keys() {
     let mut p = Pane::ready();

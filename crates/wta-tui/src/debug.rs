@@ -1,39 +1,50 @@
-//! F12 panel: the newest JSON-RPC lines of this pane as they crossed the
-//! master socket, `→` for what we sent and `←` for what we received. A line
-//! wraps over up to [`ROWS_PER_LINE`] rows (the method name of a request
-//! comes after its id), the rest cut with `…`.
+//! F12 panel: this pane's JSON-RPC lines as they crossed the master socket,
+//! `→` for what we sent and `←` for what we received, each line whole and
+//! wrapped (`wta_state::debug::rows_of`: after commas where it can), the
+//! newest at the bottom. It scrolls (PageUp/PageDown, the wheel, Home/End
+//! while it is open); the title says which rows are in view once they do
+//! not all fit. After drawing it writes back its width and rows
+//! ([`wta_state::TrafficArea`]), which scrolling counts in.
+//!
+//! The title gives way when narrow, first listed first to go: the scroll
+//! keys, how many lines were dropped, which rows are in view, `F12 close`
+//! down to `F12` (never gone); then the title is cut.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders};
 use wta_i18n::tr;
-use wta_state::{AppState, Direction};
+use wta_state::debug::rows_of;
+use wta_state::{AppState, Direction, Scroll, TrafficArea};
 
+use crate::fit::{Part, fit};
 use crate::theme;
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use crate::wrap::truncate;
-
-/// Rows one traffic line may take.
-pub const ROWS_PER_LINE: usize = 3;
+/// Columns before a line's text: ` → ` (its continuation rows: blank).
+const GUTTER: u16 = 3;
 
 pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     let log = &state.debug;
-    let dropped = log.total.saturating_sub(log.len() as u64);
-    let mut title = format!(" {}", tr!("debug.title", lines = log.len()));
-    if dropped > 0 {
-        title.push_str(&format!(" ({})", tr!("debug.dropped", n = dropped)));
-    }
-    title.push_str(" · F12 ");
     let block = Block::default()
         .borders(Borders::LEFT | Borders::TOP)
-        .border_style(theme::dim())
-        .title(Span::styled(title, theme::dim()));
+        .border_style(theme::dim());
     let inner = block.inner(area);
-    frame.render_widget(block, area);
     let rows = inner.height as usize;
-    let width = inner.width.saturating_sub(3) as usize;
+    let width = inner.width.saturating_sub(GUTTER) as usize;
+    // Every kept line's rows (byte ranges), oldest first.
+    let laid: Vec<_> = log.lines().map(|l| (l, rows_of(&l.text, width))).collect();
+    let total_rows: usize = laid.iter().map(|(_, r)| r.len()).sum();
+    let measured = TrafficArea {
+        width,
+        rows,
+        total_rows,
+    };
+    log.area.set(measured);
+    let top = measured.top(log.scroll);
+    let end = (top + rows).min(total_rows);
+    let block = block.title(title(state, top, end, total_rows, area.width));
+    frame.render_widget(block, area);
     let buf = frame.buffer_mut();
     if log.is_empty() {
         let line = Line::from(Span::styled(
@@ -43,103 +54,67 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
         buf.set_line(inner.x, inner.y, &line, inner.width);
         return;
     }
-    // Newest at the bottom: lay out lines from the newest back until the
-    // panel is full (a newest line taller than the panel shows its start).
-    let mut shown: Vec<Line<'static>> = Vec::new();
-    for entry in log.lines().rev() {
-        if shown.len() >= rows {
-            break;
+    let mut row = 0;
+    let mut y = inner.y;
+    for (line, ranges) in &laid {
+        if row + ranges.len() <= top {
+            row += ranges.len();
+            continue;
         }
-        let (arrow, style) = match entry.direction {
+        let (arrow, style) = match line.direction {
             Direction::Out => (" → ", theme::ok()),
             Direction::In => (" ← ", theme::accent()),
         };
-        let cap = if shown.is_empty() {
-            ROWS_PER_LINE.min(rows)
-        } else {
-            ROWS_PER_LINE
-        };
-        let rows_of = pack(&entry.text, width.max(1), cap);
-        let lines = rows_of.into_iter().enumerate().map(|(i, text)| {
-            let head = if i == 0 {
-                Span::styled(arrow, style)
-            } else {
-                Span::raw("   ")
-            };
-            Line::from(vec![head, Span::styled(text, theme::dim())])
-        });
-        shown.splice(0..0, lines);
-    }
-    let skip = shown.len().saturating_sub(rows);
-    for (y, line) in shown.iter().skip(skip).enumerate() {
-        buf.set_line(inner.x, inner.y + y as u16, line, inner.width);
-    }
-}
-
-/// `text` in rows of at most `width` columns, broken after commas where it
-/// can (JSON keeps `"method":"session/prompt"` whole), at most `max_rows`
-/// rows, the last cut with `…` when text is left over.
-pub fn pack(text: &str, width: usize, max_rows: usize) -> Vec<String> {
-    let mut rows: Vec<String> = Vec::new();
-    let mut row = String::new();
-    let mut used = 0;
-    for piece in text.split_inclusive(',') {
-        let w = piece.width();
-        if used + w > width && used > 0 {
-            rows.push(std::mem::take(&mut row));
-            used = 0;
-        }
-        if w <= width {
-            row.push_str(piece);
-            used += w;
-            continue;
-        }
-        // A piece wider than a row: between characters.
-        for c in piece.chars() {
-            let cw = c.width().unwrap_or(0);
-            if used + cw > width {
-                rows.push(std::mem::take(&mut row));
-                used = 0;
+        for (i, range) in ranges.iter().enumerate() {
+            if row >= end {
+                return;
             }
-            row.push(c);
-            used += cw;
+            if row >= top {
+                let head = if i == 0 {
+                    Span::styled(arrow, style)
+                } else {
+                    Span::raw("   ")
+                };
+                let text = Span::styled(line.text[range.clone()].to_owned(), theme::dim());
+                buf.set_line(inner.x, y, &Line::from(vec![head, text]), inner.width);
+                y += 1;
+            }
+            row += 1;
         }
     }
-    if !row.is_empty() || rows.is_empty() {
-        rows.push(row);
-    }
-    if rows.len() > max_rows {
-        let rest: String = rows[max_rows - 1..].concat();
-        rows.truncate(max_rows - 1);
-        rows.push(truncate(&format!("{rest}…"), width));
-    }
-    rows
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_lines_break_after_commas_and_are_capped() {
-        let line = r#"{"jsonrpc":"2.0","id":"14e80807-0c70-4b84-a461-947e3acece52","method":"session/prompt","params":{}}"#;
-        let rows = pack(line, 50, 3);
-        assert!(rows.iter().all(|r| r.width() <= 50), "{rows:?}");
-        assert!(
-            rows.iter()
-                .any(|r| r.contains(r#""method":"session/prompt""#)),
-            "{rows:?}"
-        );
-        assert_eq!(rows.concat(), line);
-        let long = "x,".repeat(200);
-        let rows = pack(&long, 10, 3);
-        assert_eq!(rows.len(), 3);
-        assert!(rows[2].ends_with('…') && rows[2].width() <= 10, "{rows:?}");
-        let unbroken = "y".repeat(25);
-        assert_eq!(
-            pack(&unbroken, 10, 3),
-            ["y".repeat(10), "y".repeat(10), "y".repeat(5)]
-        );
-        assert_eq!(pack("", 10, 3), [""]);
+/// The top border's title: what the panel is, how many lines, which rows
+/// are in view (once they do not all fit), the keys.
+fn title(state: &AppState, top: usize, end: usize, total: usize, cols: u16) -> Line<'static> {
+    let log = &state.debug;
+    let dropped = log.total.saturating_sub(log.len() as u64);
+    let dim = theme::dim();
+    let mut parts = vec![
+        Part::new(9, dim, &[tr!("debug.title", lines = log.len())])
+            .kept()
+            .flexible(),
+    ];
+    if dropped > 0 {
+        parts.push(Part::new(1, dim, &[tr!("debug.dropped", n = dropped)]));
     }
+    if total > end - top {
+        let style = match log.scroll {
+            Scroll::Pinned { .. } => theme::accent(),
+            Scroll::Follow => dim,
+        };
+        parts.push(Part::new(
+            2,
+            style,
+            &[tr!("debug.rows", from = top + 1, to = end, total = total)],
+        ));
+        parts.push(Part::new(0, dim, &[tr!("debug.scroll")]));
+    }
+    parts.push(Part::new(3, dim, &[tr!("debug.close"), "F12".to_owned()]).kept());
+    // The border's corner, and a space each side.
+    let room = usize::from(cols).saturating_sub(3);
+    let mut spans = vec![Span::raw(" ")];
+    spans.extend(fit(&parts, &Span::styled(" · ", dim), room));
+    spans.push(Span::raw(" "));
+    Line::from(spans)
 }
