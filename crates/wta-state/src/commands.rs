@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+use unicode_width::UnicodeWidthStr;
 use wta_i18n::tr;
 
 use super::domain::{ConnectionState, PermissionAnswer, StopReason};
@@ -259,7 +260,9 @@ fn help_text() -> String {
         } else {
             format!("/{} {}", spec.name, spec.args)
         };
-        text.push_str(&format!("\n  {name:<18} {}", spec.help_text()));
+        // Padded by display width: the descriptions line up in any language.
+        let pad = " ".repeat(18usize.saturating_sub(name.width()));
+        text.push_str(&format!("\n  {name}{pad} {}", spec.help_text()));
     }
     text.push('\n');
     text.push_str(&tr("chat.help.keys", &[]));

@@ -1,7 +1,8 @@
 //! One line from parts that each know how to give way: when the line is
-//! narrower than all of them, parts take their shorter forms or go, in the
-//! order their call site writes down (each part's `rank`: the lowest goes
-//! first, and gives way completely before the next one starts). A part
+//! narrower than all of them, parts take their shorter forms or go, one
+//! step at a time in the order their call site writes down (each step's
+//! rank: a part's `rank`, or per step with `then`; the lowest goes first,
+//! among equal ranks the rightmost part). A part
 //! that is `kept` (the way to cancel, what Enter does) never goes: it only
 //! takes its shortest form. When even that is too wide, the `flexible`
 //! part (a title; else the first part shown) is cut with `…`: call sites
@@ -18,6 +19,8 @@ use crate::wrap::{spans_width, truncate};
 pub(crate) struct Part {
     forms: Vec<Vec<Span<'static>>>,
     rank: u8,
+    /// Ranks of the steps after the first, when they differ (`then`).
+    later: Vec<u8>,
     kept: bool,
     flexible: bool,
 }
@@ -31,6 +34,7 @@ impl Part {
                 .map(|f| vec![Span::styled(f.clone(), style)])
                 .collect(),
             rank,
+            later: Vec::new(),
             kept: false,
             flexible: false,
         }
@@ -41,8 +45,24 @@ impl Part {
         Part {
             forms,
             rank,
+            later: Vec::new(),
             kept: false,
             flexible: false,
+        }
+    }
+
+    /// Its later steps (to the third form, to the fourth, …, to gone) give
+    /// way at these ranks instead: a part can shorten early and go late.
+    pub(crate) fn then(mut self, ranks: &[u8]) -> Self {
+        self.later = ranks.to_vec();
+        self
+    }
+
+    /// The rank of step `n` (from form `n` to the next, or to gone).
+    fn step_rank(&self, n: usize) -> u8 {
+        match n.checked_sub(1) {
+            None => self.rank,
+            Some(i) => self.later.get(i).copied().unwrap_or(self.rank),
         }
     }
 
@@ -91,20 +111,25 @@ pub(crate) fn fit(parts: &[Part], sep: &Span<'static>, width: usize) -> Vec<Span
         }
         used
     };
-    // Lowest rank first; among equal ranks, the rightmost first.
-    let mut order: Vec<usize> = (0..parts.len()).collect();
-    order.sort_by_key(|&i| (parts[i].rank, std::cmp::Reverse(i)));
-    for i in order {
-        while total(&shown) > width {
-            let Shown::Form(n) = shown[i] else { break };
-            shown[i] = if n + 1 < parts[i].forms.len() {
-                Shown::Form(n + 1)
-            } else if parts[i].kept {
-                break;
-            } else {
-                Shown::Gone
-            };
-        }
+    // One step at a time, the lowest-ranked step any part can still take
+    // (among equal ranks, the rightmost part's).
+    while total(&shown) > width {
+        let next = (0..parts.len())
+            .rev()
+            .filter_map(|i| {
+                let Shown::Form(n) = shown[i] else {
+                    return None;
+                };
+                let can = n + 1 < parts[i].forms.len() || !parts[i].kept;
+                can.then(|| (parts[i].step_rank(n), i, n))
+            })
+            .min_by_key(|(rank, _, _)| *rank);
+        let Some((_, i, n)) = next else { break };
+        shown[i] = if n + 1 < parts[i].forms.len() {
+            Shown::Form(n + 1)
+        } else {
+            Shown::Gone
+        };
     }
     let mut out: Vec<Span<'static>> = Vec::new();
     let over = total(&shown).saturating_sub(width);
@@ -189,6 +214,33 @@ mod tests {
         for w in 0..80 {
             assert!(spans_width(&fit(&parts(), &sep, w)) <= w, "{w}");
         }
+    }
+
+    #[test]
+    fn a_part_can_shorten_early_and_give_way_late() {
+        let s = Style::new();
+        let line = [
+            Part::new(
+                1,
+                s,
+                &[
+                    "Enter go or resume".into(),
+                    "Enter go".into(),
+                    "Enter".into(),
+                ],
+            )
+            .then(&[3])
+            .kept(),
+            Part::new(2, s, &["Ctrl+D close".into()]),
+            Part::new(4, s, &["Esc cancel".into(), "Esc".into()]).kept(),
+        ];
+        let sep = Span::raw(" · ");
+        let at = |w| text(&fit(&line, &sep, w));
+        assert_eq!(at(46), "Enter go or resume · Ctrl+D close · Esc cancel");
+        assert_eq!(at(45), "Enter go · Ctrl+D close · Esc cancel");
+        assert_eq!(at(35), "Enter go · Esc cancel");
+        assert_eq!(at(20), "Enter · Esc cancel");
+        assert_eq!(at(12), "Enter · Esc");
     }
 
     #[test]

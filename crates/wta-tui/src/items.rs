@@ -274,11 +274,38 @@ fn system<S: Sink>(level: SystemLevel, text: &str, width: usize, out: &mut S) {
         ),
     };
     out.line(blank);
-    let rest = [Span::raw("  ")];
-    let mark = [Span::styled(mark, mark_style)];
     for (i, row) in text.split('\n').enumerate() {
-        let first = if i == 0 { &mark } else { &rest };
-        wrap_into(&[Span::styled(row, text_style)], width, first, &rest, out);
+        let (indent, hang) = hanging(row, width);
+        let body = &row[indent..];
+        let lead = if i == 0 {
+            vec![
+                Span::styled(mark, mark_style),
+                Span::raw(" ".repeat(indent)),
+            ]
+        } else {
+            vec![Span::raw(" ".repeat(2 + indent))]
+        };
+        let rest = [Span::raw(" ".repeat(2 + hang))];
+        wrap_into(&[Span::styled(body, text_style)], width, &lead, &rest, out);
+    }
+}
+
+/// How a row of a system line wraps: its leading spaces (`indent`, kept on
+/// its first line) and the column its later lines start at (`hang`), both
+/// after the line's mark. Later lines keep the row's indent; a row laid out
+/// in two columns (`  /help    show commands`: two or more spaces after its
+/// first words) hangs them under its second column, while that leaves a
+/// third of the width for the text.
+fn hanging(row: &str, width: usize) -> (usize, usize) {
+    let indent = row.len() - row.trim_start_matches(' ').len();
+    let body = &row[indent..];
+    let column = body.find("  ").and_then(|gap| {
+        let text = gap + body[gap..].len() - body[gap..].trim_start_matches(' ').len();
+        (text < body.len()).then(|| indent + body[..text].width())
+    });
+    match column {
+        Some(column) if width.saturating_sub(2 + column) >= width / 3 => (indent, column),
+        _ => (indent, indent),
     }
 }
 

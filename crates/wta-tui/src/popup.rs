@@ -69,9 +69,10 @@ pub fn popup_height(state: &AppState, width: usize) -> usize {
 }
 
 /// The picker's title and keys. When narrow, parts give way in this order
-/// (first listed, first to go): `↑↓ choose`, `Ctrl+D close`, Enter's
-/// words (down to `Enter`), `Esc cancel` (down to `Esc`, never gone);
-/// only then is the title cut.
+/// (first listed, first to go): `↑↓ choose`; the sessions picker's Enter
+/// words shorten (`Enter go/resume`), then `Ctrl+D close` goes, then Enter
+/// shortens to `Enter`; `Esc cancel` shortens to `Esc` (never gone); only
+/// then is the title cut.
 fn header(title: &str, kind: Option<&PickerKind>, width: usize) -> Line<'static> {
     let sessions = kind == Some(&PickerKind::Sessions);
     let mut parts = vec![
@@ -81,16 +82,21 @@ fn header(title: &str, kind: Option<&PickerKind>, width: usize) -> Line<'static>
         Part::new(0, theme::dim(), &[tr!("keys.choose"), "↑↓".to_owned()]),
     ];
     if sessions {
-        parts.push(Part::new(
-            2,
-            theme::dim(),
-            &[
-                tr!("keys.sessions_enter"),
-                tr!("keys.sessions_enter_short"),
-                tr!("keys.enter"),
-            ],
-        ));
-        parts.push(Part::new(1, theme::dim(), &[tr!("keys.sessions_close")]));
+        // Enter's words shorten before Ctrl+D goes, and down to `Enter` after.
+        parts.push(
+            Part::new(
+                1,
+                theme::dim(),
+                &[
+                    tr!("keys.sessions_enter"),
+                    tr!("keys.sessions_enter_short"),
+                    tr!("keys.enter"),
+                ],
+            )
+            .then(&[3])
+            .kept(),
+        );
+        parts.push(Part::new(2, theme::dim(), &[tr!("keys.sessions_close")]));
     } else {
         parts.push(
             Part::new(
@@ -101,7 +107,7 @@ fn header(title: &str, kind: Option<&PickerKind>, width: usize) -> Line<'static>
             .kept(),
         );
     }
-    parts.push(Part::new(3, theme::dim(), &[tr!("keys.esc_cancel"), tr!("keys.esc")]).kept());
+    parts.push(Part::new(4, theme::dim(), &[tr!("keys.esc_cancel"), tr!("keys.esc")]).kept());
     let mut spans = vec![Span::raw(" ")];
     spans.extend(fit(
         &parts,
@@ -114,8 +120,9 @@ fn header(title: &str, kind: Option<&PickerKind>, width: usize) -> Line<'static>
 /// One entry's lines: the mark, the label padded to `label_width` display
 /// columns, then the detail. A picker's detail (`whole`) is wrapped, never
 /// cut (an install line must be copyable): its later rows hang under the
-/// detail column while that leaves a third of the width, else the detail
-/// goes on rows of its own under the label. A completion's detail (a
+/// detail column while that leaves a third of the width and its longest
+/// word, else the detail goes on rows of its own, under the label's mark.
+/// A completion's detail (a
 /// command's description) is cut to its row.
 fn row_lines(
     row: &Row,
@@ -151,12 +158,14 @@ fn row_lines(
         return vec![Line::from(line)];
     }
     let detail = [Span::styled(row.detail.clone(), theme::dim())];
-    if column + row.detail.width() <= width || width.saturating_sub(column) >= width / 3 {
+    let room = width.saturating_sub(column);
+    let longest = row.detail.split(' ').map(str::width).max().unwrap_or(0);
+    if column + row.detail.width() <= width || (room >= width / 3 && longest <= room) {
         let mut first = head;
         first.push(Span::raw("  "));
         return wrap(&detail, width, &first, &[Span::raw(" ".repeat(column))]);
     }
-    let indent = [Span::raw(" ".repeat(5))];
+    let indent = [Span::raw(" ".repeat(3))];
     let mut lines = vec![Line::from(head)];
     lines.extend(wrap(&detail, width, &indent, &indent));
     lines
