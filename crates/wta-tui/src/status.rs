@@ -189,14 +189,17 @@ fn shorten_path(path: &str, max: usize) -> String {
     if path.width() <= max {
         return path.to_owned();
     }
-    let tail: String = path
-        .chars()
-        .rev()
-        .take(max.saturating_sub(1))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    // The longest end of the path that fits beside `…`, by display width.
+    let mut used = 0;
+    let mut start = path.len();
+    for (i, c) in path.char_indices().rev() {
+        used += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used > max.saturating_sub(1) {
+            break;
+        }
+        start = i;
+    }
+    let tail = &path[start..];
     format!("…{tail}")
 }
 
@@ -229,5 +232,21 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     let rw = spans_width(&right_spans) as u16;
     if rw < area.width {
         buf.set_line(area.right() - rw, area.y, &Line::from(right_spans), rw);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_path_keeps_its_end_within_the_width() {
+        assert_eq!(shorten_path("/home/ada/src/wta", 28), "/home/ada/src/wta");
+        assert_eq!(shorten_path("/home/ada/src/wta", 8), "…src/wta");
+        // Wide characters take two columns each.
+        let wide = "/home/ada/作業/プロジェクト";
+        let short = shorten_path(wide, 12);
+        assert_eq!(short, "…ロジェクト");
+        assert!(short.width() <= 12, "{short}");
     }
 }
