@@ -5,7 +5,8 @@
 //! A card is a bordered box (`╭ title ─╮`, `│ … │` rows, `╰ keys ─╯`). Until
 //! the guard arms it (`wta_state::guard`) its bottom border says "read the
 //! card first" instead of its keys; the view drops the hint only once the
-//! card takes keys, so a box whose bottom shows its keys is an armed card.
+//! card takes keys, so a box whose bottom shows its keys (they always keep
+//! `Esc`) is an armed card.
 //! A proposal card is found by its button row (`[ Run ]`, `[ Insert ]`,
 //! `[ Open ]`, the last row inside the box), never by a bare label: the
 //! transcript row of a proposal reads "Propose: Run …" too.
@@ -78,21 +79,6 @@ impl Card {
             Self::Question => b.top.contains(&en("question.title")),
         }
     }
-
-    /// The keys lines this card shows once armed.
-    fn keys(&self) -> Vec<String> {
-        let keys: &[&str] = match self {
-            Self::Proposal(_) => &[
-                "proposal.keys",
-                "proposal.keys_unread",
-                "proposal.keys_unread_short",
-                "proposal.keys_stale",
-            ],
-            Self::Permission => &["card.permission_keys"],
-            Self::Question => &["question.keys", "question.keys_free"],
-        };
-        keys.iter().map(|k| en(k)).collect()
-    }
 }
 
 /// One bordered box of a screen.
@@ -150,11 +136,13 @@ pub enum Seen {
 /// Whether `card` is on `screen`, and armed.
 pub fn seen(screen: &str, card: &Card) -> Seen {
     let hint = en("card.read_first");
-    let keys = card.keys();
+    // Every armed card's keys line keeps the way to cancel (it is the last
+    // part to give way), and no armed card says to read it first.
+    let esc = en("keys.esc");
     let Some(b) = boxes(screen).into_iter().find(|b| card.is(b)) else {
         return Seen::Absent;
     };
-    if !b.bottom.contains(&hint) && keys.iter().any(|k| b.bottom.contains(k.as_str())) {
+    if !b.bottom.contains(&hint) && b.bottom.contains(&esc) {
         Seen::Armed(b.text())
     } else {
         Seen::Unarmed
