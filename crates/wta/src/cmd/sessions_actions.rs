@@ -90,6 +90,13 @@ pub fn resume(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
         ));
     }
     let source = host.caller_pane().map(|p| host.pane(&p)).transpose()?;
+    // Outside tmux: back in the tmux session of the tab the session lived
+    // in, while that tab is there.
+    let home = row
+        .tab
+        .as_ref()
+        .and_then(|tab| host.window_panes(tab).ok())
+        .and_then(|panes| panes.first().map(|p| p.session.clone()));
     let cwd = row.cwd.clone().map(PathBuf::from).filter(|d| d.is_dir());
     let pane = match row.source {
         SessionSource::AgentPane => {
@@ -99,7 +106,7 @@ pub fn resume(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
                 cwd,
                 place: Place::Tab,
                 source,
-                session: None,
+                session: home,
                 acp: true,
             };
             delegate::open_agent_tab(host, &request, None, Some(session.clone()))?.pane
@@ -112,7 +119,7 @@ pub fn resume(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
                 bail!(tr("sessions.err.no_resume_flag", &[("agent", agent)]));
             };
             let tab = host.new_tab(&NewTab {
-                session: source.as_ref().map(|s| s.session.clone()),
+                session: source.as_ref().map(|s| s.session.clone()).or(home),
                 command: Some(PaneCommand::Argv(vec![
                     cli.program.to_owned(),
                     flag.to_owned(),
