@@ -526,6 +526,7 @@ mod tests {
         assert_eq!(split.window, first.window);
         let tab = host
             .new_tab(&NewTab {
+                after: None,
                 title: Some("build".into()),
                 ..NewTab::default()
             })

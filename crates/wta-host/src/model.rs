@@ -204,6 +204,10 @@ pub enum PaneCommand {
 pub struct NewTab {
     /// Session to open the tab in; `None` = the caller's session.
     pub session: Option<TmuxSessionId>,
+    /// Open it right after this pane's tab (when no `session` is named);
+    /// `None`: after the caller's. An agent pane names the shell it works
+    /// on, since its own window may be the hidden stash.
+    pub after: Option<PaneId>,
     /// `None` = the user's default shell.
     pub command: Option<PaneCommand>,
     pub cwd: Option<PathBuf>,

@@ -103,6 +103,7 @@ fn round_trips(r: &Rig, name: &str, n: usize) -> Result<(), TestCaseError> {
     let tab = r
         .host
         .new_tab(&NewTab {
+            after: None,
             title: Some(name.to_owned()),
             cwd: Some(dir.clone()),
             command: sleep(),
@@ -176,6 +177,7 @@ fn a_trailing_semicolon_and_a_leading_dash_survive() {
         let tab = r
             .host
             .new_tab(&NewTab {
+                after: None,
                 title: Some(name.into()),
                 command: Some(wta_host::PaneCommand::Argv(vec![
                     "sleep".into(),
@@ -195,6 +197,7 @@ fn names_that_would_not_read_back_are_refused_with_a_reason() {
     let r = rig();
     let bad = |e: HostError| e.to_string();
     let tab = r.host.new_tab(&NewTab {
+        after: None,
         title: Some("tab\there".into()),
         ..NewTab::default()
     });

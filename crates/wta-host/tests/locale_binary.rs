@@ -140,6 +140,7 @@ fn every_exchange_reads_back_under_any_locale() {
         std::fs::create_dir(dir.path().join(format!("{i}"))).unwrap();
         let tab = host
             .new_tab(&NewTab {
+                after: None,
                 session: Some(first.session.clone()),
                 title: Some(format!("tåb {i}")),
                 command: Some(PaneCommand::Argv(vec![

@@ -30,6 +30,7 @@ fn a_live_server_is_driven_without_the_binary() {
     );
     let tab = host
         .new_tab(&NewTab {
+            after: None,
             title: Some("ünï #(x) ;".into()),
             command: Some(PaneCommand::Argv(vec!["cat".into()])),
             ..NewTab::default()

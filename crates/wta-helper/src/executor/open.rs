@@ -218,6 +218,9 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
         let result = match open.place {
             OpenTarget::Tab => {
                 let spec = NewTab {
+                    // After the shell's tab: this pane's own window may be
+                    // the hidden stash.
+                    after: Some(target.clone()),
                     session: None,
                     command,
                     cwd,

@@ -331,6 +331,7 @@ impl Runtime {
             return;
         };
         let spec = NewTab {
+            after: None,
             command: Some(PaneCommand::Argv(command)),
             cwd: Some(self.config.cwd.clone()),
             title: Some(format!("{agent} sign-in")),

@@ -211,6 +211,7 @@ impl Made {
         let info = match split {
             Some(info) => info,
             None => self.host.new_tab(&NewTab {
+                after: None,
                 // The target's session: never the stash a hidden agent pane is in.
                 session: target.map(|t| t.session),
                 command,

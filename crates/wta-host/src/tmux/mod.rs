@@ -344,9 +344,9 @@ impl TerminalHost for TmuxHost {
         if !spec.focus {
             cmd = cmd.flag("-d");
         }
-        match (&spec.session, &self.caller) {
+        match (&spec.session, spec.after.as_ref().or(self.caller.as_ref())) {
             (Some(s), _) => cmd = cmd.opt("-t", &format!("{s}:")),
-            // Right after the caller's tab (new-window takes no pane target).
+            // Right after that pane's tab (new-window takes no pane target).
             (None, Some(p)) => {
                 let window = self.pane(p)?.window;
                 cmd = cmd.flag("-a").opt("-t", window.as_str());

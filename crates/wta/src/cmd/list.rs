@@ -303,6 +303,7 @@ mod tests {
         let host = FakeHost::new();
         let tab = host
             .new_tab(&NewTab {
+                after: None,
                 title: Some("build".into()),
                 ..NewTab::default()
             })
@@ -319,6 +320,7 @@ mod tests {
             }
         }
         host.new_tab(&NewTab {
+            after: None,
             title: Some("build".into()),
             ..NewTab::default()
         })

@@ -150,6 +150,7 @@ pub fn new_tab(ctx: &Ctx, args: &NewTabArgs) -> anyhow::Result<ExitCode> {
     };
     let (command, GatedShell { env, gate, .. }) = command_for(args.command.as_ref())?;
     let spec = NewTab {
+        after: None,
         session,
         command,
         cwd: args.cwd.clone(),

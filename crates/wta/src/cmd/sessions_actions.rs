@@ -119,6 +119,7 @@ pub fn resume(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
                 bail!(tr("sessions.err.no_resume_flag", &[("agent", agent)]));
             };
             let tab = host.new_tab(&NewTab {
+                after: None,
                 session: source.as_ref().map(|s| s.session.clone()).or(home),
                 command: Some(PaneCommand::Argv(vec![
                     cli.program.to_owned(),

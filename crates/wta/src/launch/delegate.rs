@@ -150,6 +150,7 @@ fn open(
             anyhow::bail!(tr!("cli.delegate.panel_needs_pane"))
         }
         (Place::Tab, source) => Ok(host.new_tab(&NewTab {
+            after: None,
             session: source
                 .as_ref()
                 .map(|s| s.session.clone())
