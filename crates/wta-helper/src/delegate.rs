@@ -29,7 +29,7 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
     };
     let out = std::process::Command::new(exe)
         .args(["--language", &wta_i18n::language(), "--json", "delegate"])
-        .args(["--pane", source.as_str(), "--", task])
+        .args(["-t", source.as_str(), "--", task])
         .stdin(std::process::Stdio::null())
         .output();
     let out = match out {

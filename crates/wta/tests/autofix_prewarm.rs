@@ -95,7 +95,7 @@ fn a_tab_created_later_is_prewarmed_and_its_failure_is_told_while_hidden() {
     .unwrap_or_else(|e| panic!("{e}:\n{}", viewer.capture(&client)));
 
     // Shown: the pill is there, and Ctrl+F asks for the fix.
-    let opened = l.pane(&["open", "--pane", &shell]);
+    let opened = l.pane(&["open", "-t", &shell]);
     assert_eq!(opened["action"], "restored", "{opened}");
     assert_eq!(opened["pane"], warm.as_str());
     let pill = squeezed(&format!("✗ exit 1 in {shell} · Ctrl+F fix"));
@@ -130,7 +130,7 @@ fn prewarm_reports_each_tab_and_is_idempotent() {
         .trim()
         .to_owned();
     let out = l.wta(&[
-        "--json", "pane", "prewarm", "--all", "--pane", &shell, "--agent", "demo",
+        "--json", "pane", "prewarm", "--all", "-t", &shell, "--agent", "demo",
     ]);
     assert!(out.status.success(), "{out:?}");
     let tabs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -144,7 +144,7 @@ fn prewarm_reports_each_tab_and_is_idempotent() {
     assert_eq!(l.tmux.display(&warm, "#{session_name}"), "_wta_stash");
 
     // Again: nothing new.
-    let again = l.wta(&["pane", "prewarm", "--window", &second]);
+    let again = l.wta(&["pane", "prewarm", "--tab", &second]);
     assert!(again.status.success(), "{again:?}");
     let text = String::from_utf8_lossy(&again.stdout);
     assert!(

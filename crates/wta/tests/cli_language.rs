@@ -274,7 +274,7 @@ fn other_crates_errors_speak_the_language_too() {
         .args([
             "pane",
             "open",
-            "--pane",
+            "-t",
             server.first_pane(),
             "--agent",
             "nope!",

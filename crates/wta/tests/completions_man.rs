@@ -154,7 +154,7 @@ fn completion_queries_return_the_live_ids_of_the_named_server() {
     }
     assert_eq!(query(&format!("wta -L {name} new-tab -w"), "ma"), ["main"]);
     assert_eq!(
-        query(&format!("wta -L {name} pane toggle --pane"), ""),
+        query(&format!("wta -L {name} pane toggle -t"), ""),
         panes
     );
 

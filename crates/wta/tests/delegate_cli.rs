@@ -83,7 +83,7 @@ fn each_delegate_cli_gets_the_task_and_the_context_its_way() {
     l.tmux.wait_for_text(&source, "context-line-42", T);
     let task = "fix \"it\"; then\nrun #(touch /tmp/never) $(id) `x`";
     for name in CLIS {
-        let out = delegate(&l, &path, &["--agent", name, "--pane", &source, "--", task]);
+        let out = delegate(&l, &path, &["--agent", name, "-t", &source, "--", task]);
         assert!(out.status.success(), "{name}: {out:?}");
         let done: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(done["agent"], name);
@@ -141,7 +141,7 @@ fn a_task_that_looks_like_an_option_never_becomes_one() {
         fake.display()
     ));
     let source = l.tmux.first_pane().to_owned();
-    let out = delegate(&l, &path, &["--pane", &source, "--", injected]);
+    let out = delegate(&l, &path, &["-t", &source, "--", injected]);
     assert!(out.status.success(), "{out:?}");
     let argv = recorded(dir.path(), "claude");
     assert_eq!(argv[..2], ["--print", "--"], "{argv:?}");
@@ -154,7 +154,7 @@ fn a_task_that_looks_like_an_option_never_becomes_one() {
         fake.display()
     ));
     let source = l.tmux.first_pane().to_owned();
-    let out = delegate(&l, &path, &["--pane", &source, "--", injected]);
+    let out = delegate(&l, &path, &["-t", &source, "--", injected]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -177,7 +177,7 @@ fn a_panel_opens_beside_the_source_and_a_missing_cli_says_how_to_install_it() {
     let out = delegate(
         &l,
         &path,
-        &["--agent", "codex", "--panel", "--pane", &source, "explain"],
+        &["--agent", "codex", "--panel", "-t", &source, "explain"],
     );
     assert!(out.status.success(), "{out:?}");
     let done: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -192,7 +192,7 @@ fn a_panel_opens_beside_the_source_and_a_missing_cli_says_how_to_install_it() {
     let out = delegate(
         &l,
         &bare,
-        &["--agent", "gemini", "--pane", &source, "explain"],
+        &["--agent", "gemini", "-t", &source, "explain"],
     );
     assert!(out.status.success(), "{out:?}");
     let done: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -204,14 +204,14 @@ fn a_panel_opens_beside_the_source_and_a_missing_cli_says_how_to_install_it() {
         "{screen}"
     );
 
-    let out = delegate(&l, &path, &["--agent", "claud", "--pane", &source, "x"]);
+    let out = delegate(&l, &path, &["--agent", "claud", "-t", &source, "x"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("claude, copilot, codex, gemini, opencode"),
         "{err}"
     );
-    let out = delegate(&l, &path, &["--pane", &source, "  "]);
+    let out = delegate(&l, &path, &["-t", &source, "  "]);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("the task is empty"),
         "{out:?}"
@@ -260,7 +260,7 @@ fn acp_delegates_open_an_agent_pane_whose_first_prompt_is_the_task() {
         "--acp",
         "--agent",
         "custom:test",
-        "--pane",
+        "-t",
         &shell,
         "echo from-the-delegate",
     ]);

@@ -132,7 +132,7 @@ fn ending_the_helper_releases_the_shell(end: impl FnOnce(&Launch, &str, &str, i3
 #[test]
 fn pane_close_stops_the_watcher_on_the_shell_pane() {
     ending_the_helper_releases_the_shell(|l, shell, _, _| {
-        l.pane(&["close", "--pane", shell]);
+        l.pane(&["close", "-t", shell]);
     });
 }
 
@@ -178,7 +178,7 @@ fn closing_while_a_confirmed_command_runs_stops_the_watcher() {
         l.tmux.display(&shell, "#{pane_current_command}") == "sleep"
     })
     .unwrap_or_else(|e| panic!("{e}:\n{}", l.tmux.capture(&agent)));
-    l.pane(&["close", "--pane", &shell]);
+    l.pane(&["close", "-t", &shell]);
     assert_released(&l, &shell, &watch);
     assert_eq!(
         l.tmux.display(&shell, "#{pane_current_command}"),
@@ -212,7 +212,7 @@ fn closing_while_an_opened_panel_runs_its_command_stops_that_watcher() {
     })
     .unwrap_or_else(|e| panic!("{e}:\n{}", l.tmux.capture(&agent)));
     let panel_watch = followed(&l, &panel);
-    l.pane(&["close", "--pane", &shell]);
+    l.pane(&["close", "-t", &shell]);
     assert_released(&l, &shell, &watch);
     assert_released(&l, &panel, &panel_watch);
 }

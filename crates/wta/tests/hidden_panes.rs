@@ -86,7 +86,7 @@ fn a_hidden_pane_links_to_a_new_master_and_its_fix_card_is_told_until_shown() {
     let (viewer, client) = attach(&l, &session);
 
     // prefix a: hidden.
-    let hidden = l.pane(&["toggle", "--pane", &shell]);
+    let hidden = l.pane(&["toggle", "-t", &shell]);
     assert_eq!(hidden["action"], "stashed", "{hidden}");
     let helper = l.pane_pid(&agent);
 
@@ -121,7 +121,7 @@ fn a_hidden_pane_links_to_a_new_master_and_its_fix_card_is_told_until_shown() {
     assert_eq!(l.pane_pid(&agent), helper, "the same helper");
     assert_eq!(l.tmux.display(&agent, "#{session_name}"), "_wta_stash");
 
-    // A failure in the tab, and `prefix f` (`wta fix`) while the pane is hidden.
+    // A failure in the tab, and `prefix F` (`wta fix`) while the pane is hidden.
     l.tmux.type_line(&shell, "false");
     let pill = squeezed(&format!("✗ exit 1 in {shell} · Ctrl+F fix"));
     wait_until("the pill in the hidden pane", T, || {
@@ -165,7 +165,7 @@ fn a_hidden_pane_links_to_a_new_master_and_its_fix_card_is_told_until_shown() {
     assert!(!l.tmux.capture(&shell).contains("fixed-42"), "unconfirmed");
 
     // prefix a: shown; the mark goes without a key reaching the pane.
-    let shown = l.pane(&["toggle", "--pane", &shell]);
+    let shown = l.pane(&["toggle", "-t", &shell]);
     assert_eq!(shown["action"], "restored", "{shown}");
     wait_until("the indicator to go", T, || {
         card_option(&l, &window).is_empty()

@@ -157,7 +157,7 @@ fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
     let width = l.tmux.display(&agent, "#{pane_width}");
     let window = l.tmux.display(&shell, "#{window_id}");
 
-    let hidden = l.pane(&["toggle", "--pane", &shell]);
+    let hidden = l.pane(&["toggle", "-t", &shell]);
     assert_eq!(
         hidden,
         serde_json::json!({"action": "stashed", "pane": agent})
@@ -170,7 +170,7 @@ fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
     assert_eq!(l.tmux.display(&shell, "#{window_panes}"), "1");
     assert!(alive(helper), "the helper keeps running while hidden");
 
-    let shown = l.pane(&["toggle", "--pane", &shell]);
+    let shown = l.pane(&["toggle", "-t", &shell]);
     assert_eq!(
         shown,
         serde_json::json!({"action": "restored", "pane": agent})
@@ -181,7 +181,7 @@ fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
     assert_ne!(l.tmux.display(&agent, "#{pane_left}"), "0", "same side");
     l.tmux.wait_for_text(&agent, "remember this line", T);
     // A second open focuses the existing pane instead of adding one.
-    let again = l.pane(&["open", "--pane", &shell]);
+    let again = l.pane(&["open", "-t", &shell]);
     assert_eq!(again["action"], "focused");
     assert_eq!(l.tmux.display(&shell, "#{window_panes}"), "2");
 }
@@ -192,7 +192,7 @@ fn close_leaves_no_helper_or_agent_process() {
     let (_, shell, agent) = l.up_ready("custom:test");
     let helper = l.pane_pid(&agent);
     let agent_pid = agent_pid(&l, &agent);
-    let closed = l.pane(&["close", "--pane", &shell]);
+    let closed = l.pane(&["close", "-t", &shell]);
     assert_eq!(
         closed,
         serde_json::json!({"action": "closed", "pane": agent})
@@ -201,7 +201,7 @@ fn close_leaves_no_helper_or_agent_process() {
     wait_until("agent process gone", T, || !alive(agent_pid)).unwrap();
     assert!(alive(l.master_pid()), "the master stays for other panes");
     assert_eq!(
-        l.pane(&["close", "--pane", &shell]),
+        l.pane(&["close", "-t", &shell]),
         serde_json::json!({"action": "nothing_to_close"})
     );
 }
@@ -225,7 +225,7 @@ fn two_tabs_get_two_independent_agent_panes_on_one_master() {
         ])
         .trim()
         .to_owned();
-    let opened = l.pane(&["open", "--pane", &other_shell, "--agent", "custom:test"]);
+    let opened = l.pane(&["open", "-t", &other_shell, "--agent", "custom:test"]);
     assert_eq!(opened["action"], "opened");
     let second = opened["pane"].as_str().unwrap().to_owned();
     assert_ne!(first, second);

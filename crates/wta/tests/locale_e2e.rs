@@ -236,7 +236,7 @@ fn everything_works_in(lang: Option<&'static str>) {
     let opened = s.json(&[
         "pane",
         "open",
-        "--pane",
+        "-t",
         &tab_pane,
         "--agent",
         "custom:test",

@@ -143,7 +143,7 @@ fn with_several_sessions_none_ever_attached_each_command_asks_for_its_flag() {
     let before = l.tmux.tmux(&["list-windows", "-a"]).lines().count();
     for (out, flag) in [
         (l.wta(&["new-tab"]), "-w SESSION"),
-        (delegate(&l, "explain"), "--pane %N"),
+        (delegate(&l, "explain"), "-t %N"),
         (l.wta(&["active-pane"]), "run it in a tmux pane"),
     ] {
         assert_eq!(out.status.code(), Some(1), "{out:?}");

@@ -29,7 +29,7 @@ fn a_stashed_pane_is_unlisted_and_ends_with_its_tab() {
     let (_, shell, agent) = l.up_ready("demo");
     let helper = l.pane_pid(&agent);
     let window = l.tmux.display(&shell, "#{window_id}");
-    let stashed = l.pane(&["toggle", "--pane", &shell]);
+    let stashed = l.pane(&["toggle", "-t", &shell]);
     assert_eq!(stashed["action"], "stashed", "{stashed}");
     assert_eq!(l.tmux.display(&agent, "#{session_name}"), "_wta_stash");
 

@@ -39,8 +39,10 @@ pub enum PaneAction {
 pub struct PrewarmCmd {
     #[command(flatten)]
     pub at: WhereArgs,
-    /// The tab to prewarm (default: the one of --pane or the caller's pane).
-    #[arg(long, value_name = "WINDOW", conflicts_with = "all")]
+    /// The tab to prewarm (default: the one of -t or the caller's pane).
+    // `--window` is the old name, kept as a hidden alias for scripts and tmux hooks.
+    #[arg(long = "tab", alias = "window", value_name = "TAB", conflicts_with = "all",
+          add = clap_complete::ArgValueCandidates::new(super::completions::tabs))]
     pub window: Option<WindowId>,
     /// Every tab of the session, and tabs created in it later.
     #[arg(long)]
@@ -55,7 +57,9 @@ pub struct PrewarmCmd {
 #[derive(Debug, Args)]
 pub struct WhereArgs {
     /// Act for this pane instead of the caller's (key bindings pass `#{pane_id}`).
-    #[arg(long = "pane", value_name = "PANE", add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
+    // `--pane` is the old name, kept as a hidden alias for scripts and bindings.
+    #[arg(short = 't', long = "target", alias = "pane", value_name = "PANE",
+          add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
     pub pane: Option<PaneId>,
 }
 

@@ -51,7 +51,9 @@ pub struct DelegateArgs {
     #[arg(long, conflicts_with = "panel")]
     pub acp: bool,
     /// Start from this pane instead of the caller's (key bindings pass `#{pane_id}`).
-    #[arg(long, value_name = "PANE", add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
+    // `--pane` is the old name, kept as a hidden alias for scripts and bindings.
+    #[arg(short = 't', long = "target", alias = "pane", value_name = "PANE",
+          add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
     pub pane: Option<PaneId>,
     /// Take the task from this tmux paste buffer and delete it (the prompt binding's way).
     #[arg(long, value_name = "NAME", hide = true, conflicts_with = "task")]

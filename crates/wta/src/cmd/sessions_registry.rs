@@ -46,6 +46,7 @@ pub struct KeyArgs {
     /// The session's key (the KEY column of `wta sessions all`).
     #[arg(value_name = "KEY")]
     pub key: String,
+    /// The master's socket (default: the one of the tmux server the flags name).
     #[arg(long, value_name = "PATH")]
     pub master_socket: Option<PathBuf>,
 }

@@ -1,5 +1,5 @@
 //! The session a command works in when it runs outside tmux and names none
-//! (`new-tab` without `-w`, `delegate` without `--pane`, `active-pane`):
+//! (`new-tab` without `-w`, `delegate` without `-t`, `active-pane`):
 //! the one attached last, never WTA's own stash
 //! (`TmuxHost::recent_session`). Which one is said on stderr, so `--json`
 //! output stays the same; when wta cannot tell, the error says how to name
@@ -14,7 +14,7 @@ use wta_protocol::TmuxSessionId;
 pub(super) enum NameIt {
     /// `-w SESSION` (`new-tab`).
     WindowFlag,
-    /// `--pane %N`: the tab opens in that pane's session (`delegate`).
+    /// `-t %N`: the tab opens in that pane's session (`delegate`).
     PaneFlag,
     /// No flag: run it in a pane (`active-pane`).
     Inside,

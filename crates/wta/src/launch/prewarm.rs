@@ -74,7 +74,7 @@ pub fn prewarm_session(
         .collect()
 }
 
-/// `after-new-window` runs `wta pane prewarm --window <new tab>` with the
+/// `after-new-window` runs `wta pane prewarm --tab <new tab>` with the
 /// same agent, side and size.
 fn install_hook(host: &TmuxHost, session: &TmuxSessionId, spec: &OpenSpec) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context(wta_i18n::tr!("cli.no_binary"))?;
@@ -85,7 +85,7 @@ fn install_hook(host: &TmuxHost, session: &TmuxSessionId, spec: &OpenSpec) -> an
         HookWord::Format("#{socket_path}"),
         text("pane"),
         text("prewarm"),
-        text("--window"),
+        text("--tab"),
         HookWord::Format("#{window_id}"),
         text("--size"),
         text(&spec.size.to_string()),
