@@ -74,9 +74,10 @@ pub enum State {
 }
 
 /// Whether the pane's shell emits integration marks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Integration {
+    #[default]
     Unknown,
     Present,
     Absent,

@@ -29,7 +29,9 @@ use crate::launch::GATE_OPTION;
 use crate::pane_state::{announced_for, publish};
 use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
 use crate::submit::{SubmitRefusal, decide_submit};
-use crate::tracker::{Effect, Event, Millis, Run, State, Tracker, TrackerConfig, step};
+use crate::tracker::{
+    Effect, Event, Integration, Millis, Run, State, Tracker, TrackerConfig, step,
+};
 
 #[path = "watcher_follow.rs"]
 mod follow;
@@ -82,6 +84,9 @@ pub struct ShellFacts {
     pub full_screen: bool,
     pub typed_text: bool,
     pub hand_off: bool,
+    /// Whether the shell's integration marks were seen (`Present`), proven
+    /// missing (`Absent`), or neither yet.
+    pub integration: Integration,
 }
 
 impl ShellFacts {
@@ -94,12 +99,14 @@ impl ShellFacts {
             _ => None,
         };
         ShellFacts {
-            // A watcher that has seen no mark of the shell yet knows nothing.
-            known: tracker.state != State::Unknown,
+            // A watcher that has seen no mark of the shell yet knows nothing
+            // (but that it has none, once proven).
+            known: tracker.state != State::Unknown || tracker.integration != Integration::Unknown,
             running,
             full_screen: tracker.alt_screen,
             typed_text: tracker.typed_text,
             hand_off,
+            integration: tracker.integration,
         }
     }
 }

@@ -321,6 +321,10 @@ pub struct PaneFacts {
     pub typed_text: bool,
     /// How a confirmed command reaches the pane's prompt.
     pub keys: KeyPath,
+    /// The pane's shell (its name, `bash`…) has no WTA integration: a
+    /// command typed there runs, but WTA cannot see it end, so no exit
+    /// status or output comes back and autofix cannot follow it.
+    pub untracked: Option<String>,
 }
 
 /// What holds a pane whose prompt is not there.
@@ -376,7 +380,12 @@ impl PaneFacts {
                 command: shown_command(&command),
             },
         });
-        Self { busy, ..self }
+        let untracked = self.untracked.map(|shell| shown_command(&shell));
+        Self {
+            busy,
+            untracked,
+            ..self
+        }
     }
 }
 

@@ -206,6 +206,7 @@ fn a_full_screen_program_blocks_like_a_command() {
             }),
             typed_text: true,
             keys: KeyPath::TypedKeys,
+            untracked: None,
         },
     );
     let notes = f.notes();
@@ -317,6 +318,7 @@ fn text_typed_at_the_prompt_is_kept_or_replaced_and_typed_keys_say_so() {
             typed_text: true,
             keys: KeyPath::TypedKeys,
             busy: None,
+            untracked: None,
         },
     );
     assert_eq!(f.notes().typed, Some(TypedText::Replaced));
@@ -414,4 +416,86 @@ fn commands_are_shown_printable_and_bounded() {
     assert_eq!(command.chars().count(), crate::PANE_COMMAND_CHARS);
     assert!(command.ends_with('…'));
     assert!(!command.chars().any(char::is_control));
+}
+
+fn warnings(state: &AppState) -> Vec<String> {
+    state
+        .transcript
+        .entries()
+        .iter()
+        .filter_map(|e| match &e.item {
+            crate::transcript::Item::System {
+                level: crate::SystemLevel::Warn,
+                text,
+            } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn untracked(shell: &str) -> PaneFacts {
+    PaneFacts {
+        keys: KeyPath::TypedKeys,
+        untracked: Some(shell.into()),
+        ..PaneFacts::default()
+    }
+}
+
+#[test]
+fn a_target_shell_without_integration_is_told_once_with_its_exact_line() {
+    let mut f = F::send_then_open();
+    assert!(warnings(&f.state).is_empty());
+    f.facts("%3", untracked("bash"));
+    let said = warnings(&f.state);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("%3") && said[0].contains("bash"),
+        "{}",
+        said[0]
+    );
+    assert!(
+        said[0].contains(r#"eval "$(wta shell-integration bash)""#),
+        "the exact line for bash: {}",
+        said[0]
+    );
+    // The same fact again, or another change of the same pane: said once.
+    f.facts("%3", untracked("bash"));
+    f.facts(
+        "%3",
+        PaneFacts {
+            typed_text: true,
+            ..untracked("bash")
+        },
+    );
+    assert_eq!(warnings(&f.state).len(), 1);
+    // The card says so before it is confirmed, and still runs.
+    let notes = f.notes();
+    assert_eq!(notes.untracked.as_deref(), Some("bash"));
+    assert!(f.card().enabled(f.state.facts_of("%3"), ConfirmMode::Run));
+    // Integration found later: the card stops saying it.
+    f.facts("%3", idle());
+    assert_eq!(f.notes().untracked, None);
+}
+
+#[test]
+fn each_shell_gets_its_own_line_and_a_shell_without_one_is_named() {
+    for (shell, line) in [
+        ("zsh", r#"eval "$(wta shell-integration zsh)""#),
+        ("fish", "wta shell-integration fish | source"),
+    ] {
+        let mut f = F::send_then_open();
+        f.facts("%3", untracked(shell));
+        assert!(warnings(&f.state)[0].contains(line), "{shell}");
+    }
+    let mut f = F::send_then_open();
+    f.facts("%3", untracked("dash"));
+    let said = &warnings(&f.state)[0];
+    assert!(
+        said.contains("dash") && said.contains("bash, zsh and fish"),
+        "{said}"
+    );
+    // Not the target pane (a card's other pane): no notice in the transcript.
+    let mut f = F::send_then_open();
+    f.facts("%9", untracked("bash"));
+    assert!(warnings(&f.state).is_empty());
 }

@@ -14,6 +14,10 @@
 //!   (the shell's WTA binding hands the command off), or replaced (typed
 //!   as keys over a cleared line).
 //! - No WTA key binding: the command is typed as keystrokes.
+//! - No WTA shell integration at all: the card says, before it is
+//!   confirmed, that the command's end and exit status will not come back
+//!   (and the transcript said how to add it when the pane was first seen
+//!   so: [`on_facts`]).
 //! - No fact yet about a pane: nothing is said, nothing is disabled.
 //!
 //! Invariants: `pane_facts` holds only the target pane's and the queued
@@ -26,6 +30,7 @@ use wta_protocol::{Action, Choice};
 
 use super::super::domain::{Busy, KeyPath, PaneFacts};
 use super::super::state::AppState;
+use super::super::transcript::SystemLevel;
 use super::{ConfirmMode, ProposalCard};
 
 /// What a confirmed command does to text typed at the pane's prompt.
@@ -50,6 +55,9 @@ pub struct PaneNotes {
     pub typed: Option<TypedText>,
     /// The command is typed into the pane as keystrokes.
     pub as_keys: bool,
+    /// The pane's shell (named) has no WTA integration: the command runs
+    /// but its end, exit status and output cannot come back.
+    pub untracked: Option<String>,
     /// Enter was pressed on a disabled button: the reason stands out.
     pub stand_out: bool,
 }
@@ -57,7 +65,7 @@ pub struct PaneNotes {
 impl PaneNotes {
     /// Nothing to say.
     pub fn is_empty(&self) -> bool {
-        self.busy.is_none() && self.typed.is_none() && !self.as_keys
+        self.busy.is_none() && self.typed.is_none() && !self.as_keys && self.untracked.is_none()
     }
 }
 
@@ -99,6 +107,7 @@ impl ProposalCard {
             pane,
             typed,
             as_keys,
+            untracked: facts.untracked.clone(),
             ..PaneNotes::default()
         }
     }
@@ -134,6 +143,13 @@ pub(crate) fn on_facts(state: &mut AppState, pane: String, facts: PaneFacts) {
         target.as_deref() == Some(p) || queue.iter().any(|c| c.proposal.target_pane == p)
     };
     let changed = *state.facts_of(&pane) != facts;
+    let newly_untracked = facts.untracked.is_some() && state.facts_of(&pane).untracked.is_none();
+    if newly_untracked && target.as_deref() == Some(pane.as_str()) {
+        let shell = facts.untracked.as_deref().unwrap_or_default();
+        state
+            .transcript
+            .push_system(SystemLevel::Warn, &untracked_notice(&pane, shell));
+    }
     let queue = &state.proposals;
     state.pane_facts.retain(|p, _| wanted(p, queue));
     if !wanted(&pane, &state.proposals) {
@@ -147,4 +163,32 @@ pub(crate) fn on_facts(state: &mut AppState, pane: String, facts: PaneFacts) {
         }
     }
     state.pane_facts.insert(pane, facts);
+}
+
+/// What the transcript says when the target pane's shell turns out to have
+/// no integration: what is lost, and the exact line that adds it for that
+/// shell (or which shells have one).
+pub fn untracked_notice(pane: &str, shell: &str) -> String {
+    let line = match shell {
+        "bash" => Some(r#"eval "$(wta shell-integration bash)"   # in ~/.bashrc"#),
+        "zsh" => Some(r#"eval "$(wta shell-integration zsh)"   # in ~/.zshrc"#),
+        "fish" => Some("wta shell-integration fish | source   # in ~/.config/fish/config.fish"),
+        "pwsh" => {
+            Some("wta shell-integration pwsh | Out-String | Invoke-Expression   # in $PROFILE")
+        }
+        _ => None,
+    };
+    match line {
+        Some(line) => wta_i18n::tr!(
+            "proposal.untracked_notice",
+            pane = pane,
+            shell = shell,
+            line = line
+        ),
+        None => wta_i18n::tr!(
+            "proposal.untracked_notice_other",
+            pane = pane,
+            shell = shell
+        ),
+    }
 }

@@ -341,6 +341,7 @@ impl AppState {
             busy: None,
             typed_text: false,
             keys: KeyPath::Handoff,
+            untracked: None,
         };
         self.pane_facts.get(pane).unwrap_or(&UNKNOWN)
     }

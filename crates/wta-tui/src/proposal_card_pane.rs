@@ -1,7 +1,8 @@
 //! What the card says about the pane its highlighted choice types into
 //! (`wta_state::PaneNotes`, from the helper's pane watcher): why Run and
 //! Insert wait for a busy pane, what becomes of text typed at its prompt,
-//! and that the command is typed as keystrokes. Shared by the card, its
+//! that the command is typed as keystrokes, and that nothing will come back
+//! from a shell without integration. Shared by the card, its
 //! compact form and the full view; the notes sit right above the buttons.
 //!
 //! Each note has a long form and a short one (both wrapped), and a single
@@ -66,7 +67,15 @@ fn all(notes: &PaneNotes, card: &ProposalCard) -> Vec<Note> {
             short: fact,
         });
     }
-    if notes.as_keys {
+    if notes.untracked.is_some() {
+        // Typed as keystrokes too, but what matters is that nothing comes back.
+        out.push(Note {
+            mark: "! ",
+            style: theme::attention(),
+            long: tr!("proposal.untracked", pane = pane),
+            short: tr!("proposal.untracked_short", pane = pane),
+        });
+    } else if notes.as_keys {
         out.push(Note {
             mark: "! ",
             style: theme::attention(),

@@ -225,6 +225,7 @@ fn a_full_screen_program() {
         }),
         typed_text: false,
         keys: KeyPath::Handoff,
+        untracked: None,
     };
     let mut pane = Pane::new(40, 16, Some(facts));
     insta::assert_snapshot!("pane_full_screen_40", pane.draw());
@@ -254,6 +255,7 @@ fn typed_as_keys_over_typed_text() {
         typed_text: true,
         keys: KeyPath::TypedKeys,
         busy: None,
+        untracked: None,
     };
     for cols in [80, 40] {
         let mut pane = Pane::new(cols, 18, Some(facts.clone()));
@@ -265,6 +267,29 @@ fn typed_as_keys_over_typed_text() {
     };
     let mut pane = Pane::new(40, 16, Some(keys_only));
     insta::assert_snapshot!("pane_keys_only_40", pane.draw());
+}
+
+/// A shell without WTA's integration: the card says before Run that no
+/// exit status will come back (instead of the keystrokes note it implies),
+/// and Run still works.
+#[test]
+fn a_shell_without_integration_says_nothing_comes_back() {
+    let facts = PaneFacts {
+        keys: KeyPath::TypedKeys,
+        untracked: Some("bash".into()),
+        ..PaneFacts::default()
+    };
+    for cols in [80, 40] {
+        let mut pane = Pane::new(cols, 16, Some(facts.clone()));
+        let screen = pane.draw();
+        assert!(!screen.contains("keystrokes"), "{screen}");
+        insta::assert_snapshot!(format!("pane_untracked_{cols}"), screen);
+        assert_eq!(
+            confirmed(&pane.press(KeyCode::Enter)),
+            Some((1, ConfirmMode::Run)),
+            "the note disables nothing"
+        );
+    }
 }
 
 #[test]

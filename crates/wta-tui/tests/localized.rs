@@ -148,6 +148,7 @@ fn screens() -> Vec<(&'static str, Fixture, u16)> {
         busy: None,
         typed_text: true,
         keys: KeyPath::TypedKeys,
+        untracked: None,
     });
     vec![
         ("chat", chat, 12),

@@ -3,7 +3,8 @@
 //! each command that finishes there becomes an [`Input::CommandFinished`].
 //! The cards' eyes too: each change of a followed pane's facts (a command
 //! running, a full-screen program, text typed at the prompt, how commands
-//! reach its shell) becomes an [`Input::PaneFacts`].
+//! reach its shell, and whether it has WTA's integration at all) becomes an
+//! [`Input::PaneFacts`].
 //! Panes are looked for on the machine's `ScanTab` (a slow timer), so a
 //! split made later is followed too; a pane another WTA watcher follows
 //! (`wta listen`, another helper) is left alone.
@@ -59,7 +60,14 @@ impl Runtime {
                     }
                 };
                 if let Some(facts) = executor.pane_facts(&new).await {
-                    tokio::spawn(report_facts(new.clone(), facts, inputs.clone()));
+                    let untracked = untracked_at_start(&host, &pane).await;
+                    let shell = pane.command.clone();
+                    tokio::spawn(report_facts(
+                        new.clone(),
+                        facts,
+                        Untracked::new(shell, untracked),
+                        inputs.clone(),
+                    ));
                 }
                 let Some(mut runs) = runs else {
                     // Not ours to follow: never asked again for this pane.
@@ -93,19 +101,65 @@ impl Runtime {
     }
 }
 
+/// Whether a shell pane, when first followed, has no WTA integration: no
+/// valid announcement of it (`@wta_integration` naming its shell), and not
+/// a shell `wta up` started with integration that has not announced yet.
+async fn untracked_at_start(host: &wta_host::TmuxHost, pane: &wta_host::PaneInfo) -> bool {
+    if pane.integration.state == "present" {
+        return false;
+    }
+    let (host, id) = (host.clone(), pane.id.clone());
+    let expected = tokio::task::spawn_blocking(move || {
+        host.option(&id, wta_shell::INTEGRATION_EXPECTED_OPTION)
+    })
+    .await;
+    !matches!(expected, Ok(Ok(v)) if v == "1")
+}
+
+/// Whether a followed shell is known to have no integration: decided when
+/// it is first followed, then by the watcher's verdicts (marks seen: it
+/// has; a command sent without marks coming back: it has not).
+#[derive(Debug, Clone)]
+struct Untracked {
+    shell: String,
+    now: bool,
+}
+
+impl Untracked {
+    fn new(shell: String, now: bool) -> Self {
+        Self { shell, now }
+    }
+
+    /// The verdict after the watcher's `facts`: the shell's name when it
+    /// has no integration.
+    fn step(&mut self, facts: &wta_shell::ShellFacts) -> Option<String> {
+        match facts.integration {
+            wta_shell::Integration::Present => self.now = false,
+            wta_shell::Integration::Absent => self.now = true,
+            wta_shell::Integration::Unknown => self.now &= !facts.hand_off,
+        }
+        self.now.then(|| self.shell.clone())
+    }
+}
+
 /// Sends `pane`'s facts to the machine now and at each change, until the
 /// watcher or the runtime ends.
 async fn report_facts(
     pane: PaneId,
     mut facts: tokio::sync::watch::Receiver<wta_shell::ShellFacts>,
+    mut untracked: Untracked,
     inputs: tokio::sync::mpsc::UnboundedSender<Input>,
 ) {
     loop {
         let now = facts.borrow_and_update().clone();
-        if now.known {
+        let shell_untracked = untracked.step(&now);
+        if now.known || shell_untracked.is_some() {
             let input = Input::PaneFacts {
                 pane: pane.clone(),
-                facts: card_facts(&now),
+                facts: wta_state::PaneFacts {
+                    untracked: shell_untracked,
+                    ..card_facts(&now)
+                },
             };
             if inputs.send(input).is_err() {
                 return;
@@ -137,6 +191,7 @@ fn card_facts(shell: &wta_shell::ShellFacts) -> wta_state::PaneFacts {
         } else {
             KeyPath::TypedKeys
         },
+        untracked: None,
     }
 }
 
