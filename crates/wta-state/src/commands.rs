@@ -87,6 +87,13 @@ fn send_prompt(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Ef
         state.setup_notice = Some(notice);
         return;
     }
+    if state.waits_for_connection() && state.master_lost.is_none() {
+        // Sent once the session is open (a second message joins the first);
+        // a failed connection puts it back in the editor.
+        state.input.submit();
+        queue(state, text);
+        return;
+    }
     if state.connection != ConnectionState::Ready {
         return warn(state, &tr("chat.not_connected", &[]));
     }
@@ -98,13 +105,28 @@ fn send_prompt(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Ef
     state.input.submit();
     if state.transcript.turn_running() {
         // Sent when the turn ends; a second message joins the first.
-        state.queued = Some(match state.queued.take() {
-            Some(earlier) => format!("{earlier}\n\n{text}"),
-            None => text,
-        });
+        queue(state, text);
         return;
     }
     start_turn(state, text, now, fx);
+}
+
+/// Holds `text` for later, after the message already held.
+fn queue(state: &mut AppState, text: String) {
+    state.queued = Some(match state.queued.take() {
+        Some(earlier) => format!("{earlier}\n\n{text}"),
+        None => text,
+    });
+}
+
+/// The session is open: a message typed while it connected goes out now.
+pub(crate) fn connected(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
+    if state.transcript.turn_running() {
+        return;
+    }
+    if let Some(queued) = state.queued.take() {
+        start_turn(state, queued, now, fx);
+    }
 }
 
 /// Why a message typed on the setup screen was not sent, and what to do.

@@ -40,6 +40,7 @@ pub(crate) fn on_domain(
             state.setup_notice = None;
             state.connection = ConnectionState::Ready;
             lifecycle::session_started(state, session);
+            commands::connected(state, now, fx);
         }
         DomainEvent::ModelChanged(model) => {
             state

@@ -91,10 +91,38 @@ fn a_cancelled_turn_gives_the_queued_message_back_and_esc_takes_it_back() {
 }
 
 #[test]
-fn prompts_are_refused_before_connecting() {
+fn prompts_typed_while_connecting_are_queued_and_sent_once_the_session_opens() {
     let mut fresh = Pane::ready();
     fresh.state.connection = ConnectionState::Connecting;
     fresh.typed("x");
+    assert!(fresh.code(KeyCode::Enter).is_empty(), "not sent yet");
+    fresh.typed("y");
+    assert!(fresh.code(KeyCode::Enter).is_empty());
+    assert_eq!(fresh.state.queued.as_deref(), Some("x\n\ny"));
+    assert!(fresh.state.input.is_empty(), "the editor is free");
+    assert!(!fresh.state.transcript.turn_running());
+    let effects = fresh.domain(DomainEvent::SessionStarted {
+        session: "s1".into(),
+        agent: "demo".into(),
+        model: None,
+    });
+    assert_eq!(effects, [Effect::SendPrompt("x\n\ny".into())]);
+    assert!(fresh.state.transcript.turn_running());
+    assert_eq!(fresh.state.queued, None);
+}
+
+#[test]
+fn a_failed_connection_gives_the_queued_message_back_and_refuses_new_ones() {
+    let mut fresh = Pane::ready();
+    fresh.state.connection = ConnectionState::Connecting;
+    fresh.typed("x");
+    assert!(fresh.code(KeyCode::Enter).is_empty());
+    fresh.domain(DomainEvent::Connection(ConnectionState::Failed(
+        "no agent".into(),
+    )));
+    assert_eq!(fresh.state.queued, None);
+    assert_eq!(fresh.state.input.text(), "x", "back in the editor");
+    // Not connecting any more: refused, the draft kept.
     assert!(fresh.code(KeyCode::Enter).is_empty());
     assert_eq!(fresh.last_system().map(|s| s.0), Some(SystemLevel::Warn));
     assert_eq!(fresh.state.input.text(), "x", "draft kept");

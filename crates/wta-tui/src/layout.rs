@@ -186,12 +186,13 @@ fn rule(state: &AppState, width: usize) -> Line<'static> {
         |hint: &str| width.saturating_sub(label_width + hint.width() + more.width() + 1);
     // The longest hint that still leaves the message some room.
     let want = first.trim().width().min(16);
+    let sent = if state.waits_for_connection() {
+        tr!("layout.queued_connected")
+    } else {
+        tr!("layout.queued_sent")
+    };
     let hints = [
-        format!(
-            " · {} · {} ",
-            tr!("layout.queued_sent"),
-            tr!("layout.queued_back")
-        ),
+        format!(" · {sent} · {} ", tr!("layout.queued_back")),
         format!(" · {} ", tr!("layout.queued_back")),
     ];
     let hint = hints

@@ -149,3 +149,31 @@ fn a_refused_model_never_reaches_the_status_line() {
     assert!(status.contains("demo-1"), "{status}");
     assert!(!status.contains("gpt-5"), "{status}");
 }
+
+/// A message typed while the agent connects is not refused: it waits above
+/// the prompt, saying it goes once connected, while the status line counts
+/// the wait; the session opening sends it.
+#[test]
+fn a_message_typed_while_connecting_waits_and_goes_once_connected() {
+    let mut f = Fixture::connecting();
+    f.at(0).send(Event::Tick);
+    f.at(3_200);
+    f.typed("hello there");
+    assert!(f.enter().is_empty(), "not sent yet");
+    let screen = f.render(80, 10);
+    let status = screen.lines().last().unwrap();
+    assert!(
+        status.contains("Connecting") && status.contains("3s"),
+        "{status}"
+    );
+    assert!(screen.contains("queued: hello there"), "{screen}");
+    assert!(screen.contains("sent once connected"), "{screen}");
+    assert!(!screen.contains("Not connected"), "{screen}");
+    let sent = f.domain(DomainEvent::SessionStarted {
+        session: "s1".into(),
+        agent: "demo".into(),
+        model: None,
+    });
+    assert_eq!(sent, [Effect::SendPrompt("hello there".into())]);
+    assert!(!f.render(80, 10).contains("queued:"));
+}

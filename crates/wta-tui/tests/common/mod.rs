@@ -40,6 +40,22 @@ impl Fixture {
         f
     }
 
+    /// Agent `demo` still connecting (no session yet), commands going to
+    /// pane `%3`.
+    pub fn connecting() -> Self {
+        let t0 = Instant::now();
+        let mut f = Fixture {
+            state: AppState::new("demo"),
+            t0,
+            now: t0,
+        };
+        f.domain(DomainEvent::TargetPane {
+            pane: "%3".into(),
+            cwd: Some("/home/ada/src/wta".into()),
+        });
+        f
+    }
+
     /// Later events happen `ms` after the fixture was made.
     pub fn at(&mut self, ms: u64) -> &mut Self {
         self.now = self.t0 + Duration::from_millis(ms);
