@@ -9,10 +9,14 @@
 //! - [`launch`]: argv/env of a shell that loads the integration on start.
 //! - [`submit`]: the pure decision whether a command may be sent to a pane.
 //! - [`watcher`]: follows one pane through the host's async face ([`wta_host::AsyncHost`]).
+//! - [`fanout`], [`fanout_wire`]: one watcher per pane, many listeners (its
+//!   command events on a private socket, and how a reader joins a pane).
 //! - [`sink`], [`sink_wire`]: the pipe-pane sink and its framing (output and gaps).
 //! - [`resolve`]: does a command exist (shell, cwd, `PATH`), and near matches if not.
 
 pub mod error;
+pub mod fanout;
+pub mod fanout_wire;
 pub mod handoff;
 pub mod last_command;
 pub mod launch;
@@ -29,6 +33,8 @@ pub mod trust;
 pub mod watcher;
 
 pub use error::ShellError;
+pub use fanout::{Following, LISTENERS_OPTION, Subscription, follow};
+pub use fanout_wire::{Fate, Hello, NoteIntegration, PaneNote};
 pub use last_command::{Finished, LAST_COMMAND_OPTION, LastCommand, read_last_command};
 pub use launch::{
     GATE_OPTION, ScriptSource, ShellLaunch, gated_argv, integrated, new_gate_name, user_shell,

@@ -6,36 +6,39 @@
 //! publishes effects. After pipe EOF it re-arms while the pane lives and
 //! reports pane death with its exit status. Integration verdicts go to the
 //! pane ([`crate::pane_state`]). It also submits commands (see [`submit`]).
-//! A pane whose shell waits on a readiness gate named in [`GATE_OPTION`] is
+//! A pane whose shell waits on a readiness gate named in [`crate::GATE_OPTION`] is
 //! released once the pipe is attached. The background half (stream, re-arm,
-//! death) lives in `watcher_follow.rs`.
+//! death) lives in `watcher_follow.rs`. Every watcher also serves the pane's
+//! command events to listeners ([`crate::fanout`]); one started by
+//! [`PaneWatcher::attach_yielding`] (`wta listen`) hands the pipe over to a
+//! watcher started by [`PaneWatcher::attach`] (an agent pane's, which types
+//! cards' commands and so must own the tracker) and goes on as its listener.
 //!
 //! Every host operation goes through [`AsyncHost`]: tmux in production, the
 //! in-memory fake in unit tests (a test plays tmux by connecting to the
 //! socket named last in the recorded sink argv).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::net::UnixListener;
 use tokio::sync::{Mutex, mpsc};
 use wta_host::{AsyncHost, Key, PrivateKey, Typing};
 use wta_protocol::PaneId;
 
 use crate::error::ShellError;
-use crate::launch::GATE_OPTION;
-use crate::pane_state::{announced_for, publish};
-use crate::scripts::{INTEGRATION_OPTION, IntegrationMark};
+use crate::fanout::LISTENERS_OPTION;
+use crate::fanout_wire::PaneNote;
+use crate::pane_state::publish;
 use crate::submit::{SubmitRefusal, decide_submit};
 use crate::tracker::{
     Effect, Event, Integration, Millis, Run, State, Tracker, TrackerConfig, step,
 };
 
+#[path = "watcher_attach.rs"]
+mod attach;
 #[path = "watcher_follow.rs"]
 mod follow;
-use follow::Follow;
 
 /// How long a silent stream waits before checking that the pane is alive.
 const LIVENESS_POLL: Duration = Duration::from_millis(500);
@@ -129,10 +132,21 @@ async fn inbox_of(host: &Host, pane: &PaneId, tracker: &Tracker) -> Option<PathB
 }
 
 /// The watcher events for `fx`, just stepped into `t`: each effect, and
-/// after each finished run its snapshot.
-fn announce(t: &Tracker, fx: &[Effect], out: &mut Vec<WatchEvent>) {
+/// after each finished run its snapshot. The command line of each started
+/// run goes to `cmdlines`, in order (for the listeners' notes: a later
+/// event of the batch may end the run before they are made).
+fn announce(
+    t: &Tracker,
+    fx: &[Effect],
+    out: &mut Vec<WatchEvent>,
+    cmdlines: &mut std::collections::VecDeque<Option<String>>,
+) {
     for effect in fx {
         out.push(WatchEvent::Effect(effect.clone()));
+        if let Effect::RunStarted { id } = effect {
+            let run = t.current.iter().chain(t.last.iter()).find(|r| r.id == *id);
+            cmdlines.push_back(run.and_then(|r| r.cmdline.clone()));
+        }
         if let Effect::RunFinished { id } = effect
             && let Some(run) = t.finished(*id)
         {
@@ -157,6 +171,12 @@ pub struct PaneWatcher {
     socket: PathBuf,
     finished: tokio::sync::broadcast::Sender<crate::last_command::Finished>,
     facts: tokio::sync::watch::Sender<ShellFacts>,
+    /// What listeners are told ([`crate::fanout`]).
+    notes: tokio::sync::broadcast::Sender<PaneNote>,
+    /// The listeners socket's accept loop, and its path.
+    serve: tokio::task::JoinHandle<()>,
+    listeners: PathBuf,
+    yields: bool,
 }
 
 impl std::fmt::Debug for PaneWatcher {
@@ -171,109 +191,10 @@ fn now_ms(started: Instant) -> Millis {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// Options a watcher reads when it attaches, in [`wta_host::PaneProbe::option`] order.
-const ATTACH_OPTIONS: [&str; 3] = [PIPE_OWNER_OPTION, GATE_OPTION, INTEGRATION_OPTION];
-
-/// Checks that nobody else owns the pane's pipe. A pipe recorded as ours by
-/// a WTA watcher whose socket no longer answers is stale and may be replaced.
-async fn check_pipe_free(pane: &PaneId, pipe_open: bool, owner: &str) -> Result<(), ShellError> {
-    if !pipe_open {
-        return Ok(());
-    }
-    if owner.is_empty() {
-        return Err(ShellError::ForeignPipe {
-            pane: pane.to_string(),
-        });
-    }
-    if tokio::net::UnixStream::connect(owner).await.is_err() {
-        return Ok(()); // a dead WTA watcher's pipe
-    }
-    Err(ShellError::FollowedByWta {
-        pane: pane.to_string(),
-    })
-}
-
 /// Finished commands a slow subscriber may fall behind by.
 pub const FINISHED_QUEUE: usize = 16;
 
 impl PaneWatcher {
-    /// Attaches to `pane` and starts following it.
-    pub async fn attach(host: Host, pane: &PaneId, opts: WatchOptions) -> Result<Self, ShellError> {
-        let probe = host.probe(pane, &ATTACH_OPTIONS).await?;
-        check_pipe_free(pane, probe.pipe_open, probe.option(0)).await?;
-        let gate = Some(probe.option(1).to_owned()).filter(|g| !g.is_empty());
-        let announced =
-            IntegrationMark::parse(probe.option(2)).is_some_and(|m| announced_for(&m, probe.pid));
-
-        // Created 0700, and refused if someone else made it first or loosened it.
-        wta_env::private_dir::ensure_private_dir(&opts.runtime_dir)?;
-        let socket = opts.runtime_dir.join(format!(
-            "pipe-{}-{:x}{:x}.sock",
-            pane.as_str().trim_start_matches('%'),
-            std::process::id(),
-            now_nanos()
-        ));
-        let _ = std::fs::remove_file(&socket);
-        let listener = UnixListener::bind(&socket).map_err(|source| ShellError::Socket {
-            path: socket.clone(),
-            source,
-        })?;
-        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).map_err(
-            |source| ShellError::Socket {
-                path: socket.clone(),
-                source,
-            },
-        )?;
-
-        let mut tracker = Tracker::new(probe.width, opts.config);
-        if announced {
-            tracker = step(tracker, Event::IntegrationAnnounced, 0).0;
-        }
-        let tracker = Arc::new(Mutex::new(tracker));
-        let (tx, events) = mpsc::channel(1024);
-        let timer_tx = tx.downgrade();
-        let started = Instant::now();
-        let mut sink = opts.sink_argv.clone();
-        sink.push(socket.to_string_lossy().into_owned());
-        let (finished, _) = tokio::sync::broadcast::channel(FINISHED_QUEUE);
-        let (facts, _) = tokio::sync::watch::channel(ShellFacts::default());
-        let follow = Follow {
-            host: host.clone(),
-            pane: pane.clone(),
-            tracker: tracker.clone(),
-            tx,
-            started,
-            sink,
-            socket: socket.clone(),
-            finished: finished.clone(),
-            facts: facts.clone(),
-            hand_off: Mutex::new(None),
-        };
-        follow.arm().await?;
-        let task = tokio::spawn(follow.run(listener));
-        let watcher = PaneWatcher {
-            pane: pane.clone(),
-            host,
-            tracker,
-            events,
-            timer_tx,
-            started,
-            task,
-            socket,
-            finished,
-            facts,
-        };
-        if let Some(gate) = gate {
-            // The pane's shell waits for a watcher: ours is attached now.
-            let _ = watcher.host.unset_option(pane, GATE_OPTION).await;
-            if let Err(e) = watcher.release_gate(&gate).await {
-                watcher.stop().await;
-                return Err(e);
-            }
-        }
-        Ok(watcher)
-    }
-
     /// Every command that finishes in the pane from now on (a subscriber
     /// that falls [`FINISHED_QUEUE`] behind loses the oldest).
     pub fn finished_commands(
@@ -483,6 +404,7 @@ impl PaneWatcher {
             pane: self.pane.clone(),
             started: self.started,
             tx: self.timer_tx.clone(),
+            notes: self.notes.downgrade(),
         }
     }
 
@@ -490,14 +412,26 @@ impl PaneWatcher {
         snapshot(&self.host, &self.pane).await
     }
 
-    /// Stops following: detaches our pipe (if it is still ours) and ends the task.
+    /// Stops following: detaches our pipe (if it is still ours) and ends the
+    /// task, then closes the listeners socket. In that order: a listener
+    /// that sees its connection end finds the pipe free to take over.
     pub async fn stop(self) {
         self.task.abort();
-        let owner = self.host.probe(&self.pane, &[PIPE_OWNER_OPTION]).await;
-        if owner.is_ok_and(|p| p.option(0) == self.socket.to_string_lossy()) {
-            let _ = self.host.close_pipe(&self.pane, PIPE_OWNER_OPTION).await;
+        let owner = self
+            .host
+            .probe(&self.pane, &[PIPE_OWNER_OPTION, LISTENERS_OPTION])
+            .await;
+        if let Ok(probe) = owner {
+            if probe.option(0) == self.socket.to_string_lossy() {
+                let _ = self.host.close_pipe(&self.pane, PIPE_OWNER_OPTION).await;
+            }
+            if probe.option(1) == self.listeners.to_string_lossy() {
+                let _ = self.host.unset_option(&self.pane, LISTENERS_OPTION).await;
+            }
         }
         let _ = std::fs::remove_file(&self.socket);
+        self.serve.abort();
+        let _ = std::fs::remove_file(&self.listeners);
     }
 }
 
@@ -508,6 +442,7 @@ struct Timer {
     pane: PaneId,
     started: Instant,
     tx: mpsc::WeakSender<WatchEvent>,
+    notes: tokio::sync::broadcast::WeakSender<PaneNote>,
 }
 
 impl Timer {
@@ -516,17 +451,24 @@ impl Timer {
     /// never started), unless the watcher is gone.
     async fn conclude(self, event: Event) {
         let mut out = Vec::new();
+        let mut cmdlines = std::collections::VecDeque::new();
         let fx = {
             let mut t = self.tracker.lock().await;
             let (next, fx) = step(take(&mut t), event, now_ms(self.started));
             *t = next;
-            announce(&t, &fx, &mut out);
+            announce(&t, &fx, &mut out, &mut cmdlines);
             fx
         };
         publish_changes(&self.host, &self.pane, &fx).await;
+        let (notes, _) = crate::fanout::notes_for(&self.pane, &out, cmdlines);
         if let Some(tx) = self.tx.upgrade() {
             for event in out {
                 let _ = tx.try_send(event);
+            }
+        }
+        if let Some(tx) = self.notes.upgrade() {
+            for note in notes {
+                let _ = tx.send(note);
             }
         }
     }

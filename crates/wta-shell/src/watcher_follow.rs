@@ -1,9 +1,10 @@
 //! The background half of a [`super::PaneWatcher`]: arms the pane's pipe,
 //! accepts the sink (peer uid checked), decodes its frames into parser
 //! tokens and [`Event::OutputLost`] gaps, steps the tracker, publishes
-//! effects (the reader first; recording a finished run on the pane comes
-//! after, off the path), re-arms after pipe EOF while the pane lives and
-//! reports the pane's death. It never types into the pane.
+//! effects (the reader first, then the listeners' notes; recording a
+//! finished run on the pane comes after, off the path), re-arms after pipe
+//! EOF while the pane lives and reports the pane's death, with its
+//! [`Fate`], to the reader and the listeners. It never types into the pane.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,11 +18,12 @@ use wta_protocol::PaneId;
 
 use super::Host;
 use super::{
-    FinishedRun, LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, announce, now_ms, publish_changes,
-    take,
+    LIVENESS_POLL, PIPE_OWNER_OPTION, WatchEvent, announce, now_ms, publish_changes, take,
 };
 use crate::error::ShellError;
-use crate::last_command::{Finished, LAST_COMMAND_OPTION, LastCommand};
+use crate::fanout::LISTENERS_OPTION;
+use crate::fanout_wire::{Fate, PaneNote};
+use crate::last_command::{Finished, LAST_COMMAND_OPTION};
 use crate::parser::{Parser, Token};
 use crate::sink::EXIT_STATUS_OPTION;
 use crate::sink_wire::{Frame, FrameDecoder};
@@ -44,6 +46,10 @@ pub(super) struct Follow {
     pub(super) facts: tokio::sync::watch::Sender<super::ShellFacts>,
     /// Whether the shell (pid, nonce) takes commands by hand-off, as last asked.
     pub(super) hand_off: Mutex<Option<HandOffSeen>>,
+    /// Where the listeners' notes go ([`crate::fanout`]), and the socket
+    /// they connect to (named on the pane before each arm).
+    pub(super) notes: tokio::sync::broadcast::Sender<PaneNote>,
+    pub(super) listeners: PathBuf,
 }
 
 /// The shell a hand-off answer is for (pid and nonce), and the answer.
@@ -54,6 +60,11 @@ const EOF_OPTIONS: [&str; 2] = [PIPE_OWNER_OPTION, EXIT_STATUS_OPTION];
 
 impl Follow {
     pub(super) async fn arm(&self) -> Result<(), ShellError> {
+        // Named before the pipe: whoever sees our pipe finds our listeners.
+        let listeners = self.listeners.to_string_lossy();
+        self.host
+            .set_option(&self.pane, LISTENERS_OPTION, &listeners)
+            .await?;
         let owner = self.socket.to_string_lossy();
         self.host
             .open_pipe(&self.pane, &self.sink, (PIPE_OWNER_OPTION, &owner))
@@ -68,6 +79,7 @@ impl Follow {
     async fn feed(&self, events: Vec<Event>) {
         let mut effects = Vec::new();
         let mut out = Vec::new();
+        let mut cmdlines = std::collections::VecDeque::new();
         let mut events = events.into_iter();
         let mut learned = None;
         loop {
@@ -87,7 +99,7 @@ impl Follow {
                     cur = next;
                     // Snapshot now: a later event of this batch may end
                     // another run and push this one out of the tracker.
-                    announce(&cur, &fx, &mut out);
+                    announce(&cur, &fx, &mut out, &mut cmdlines);
                     effects.extend(fx);
                 }
                 *t = cur;
@@ -104,16 +116,15 @@ impl Follow {
             // A stage mark for the execution-latency bench.
             tracing::trace!(target: "wta::latency", "tracker: run finished");
         }
-        let finished: Vec<Arc<FinishedRun>> = out
-            .iter()
-            .filter_map(|e| match e {
-                WatchEvent::Finished(f) => Some(f.clone()),
-                _ => None,
-            })
-            .collect();
+        let batch: Vec<WatchEvent> = out.clone();
         for event in out {
             // A slow consumer loses events, never stalls the pane stream.
             let _ = self.tx.try_send(event);
+        }
+        let (notes, finished) = crate::fanout::notes_for(&self.pane, &batch, cmdlines);
+        for note in notes {
+            // No listener is fine; a slow one loses the oldest.
+            let _ = self.notes.send(note);
         }
         // After the reader has the effects: none of this is on its path.
         publish_changes(&self.host, &self.pane, &effects).await;
@@ -126,7 +137,7 @@ impl Follow {
                 tracing::debug!(pane = %self.pane, "restore key: {err}");
             }
         }
-        self.record(&finished);
+        self.record(finished);
         for effect in &effects {
             if let Effect::RunStarted { id } = effect {
                 self.refresh_width(*id);
@@ -175,17 +186,12 @@ impl Follow {
     /// Announces each finished run to the subscribers and stores the last
     /// one in `@wta_last_command` for `capture-pane --last-command`, in the
     /// background (the pane may be gone by then).
-    fn record(&self, finished: &[Arc<FinishedRun>]) {
+    fn record(&self, finished: Vec<Finished>) {
         let mut last = None;
         for f in finished {
-            let record = LastCommand::from_run(&self.pane, &f.run);
+            last = Some(f.record.clone());
             // No subscriber is fine: nobody asked.
-            let _ = self.finished.send(Finished {
-                record: record.clone(),
-                dispatched: f.run.submitted.is_some(),
-                cwd: f.cwd.clone(),
-            });
-            last = Some(record);
+            let _ = self.finished.send(f);
         }
         let Some(Ok(json)) = last.map(|r| serde_json::to_string(&r)) else {
             return;
@@ -221,12 +227,13 @@ impl Follow {
     }
 
     pub(super) async fn run(self, listener: UnixListener) {
-        let reason = self.follow(listener).await;
+        let (reason, fate) = self.follow(listener).await;
         let _ = std::fs::remove_file(&self.socket);
+        let _ = self.notes.send(crate::fanout::ended(&reason, fate));
         let _ = self.tx.send(WatchEvent::Ended { reason }).await;
     }
 
-    async fn follow(&self, listener: UnixListener) -> String {
+    async fn follow(&self, listener: UnixListener) -> (String, Fate) {
         let uid = current_uid(&self.socket);
         let mut parser = Parser::new();
         let mut buf = vec![0u8; 64 * 1024];
@@ -279,7 +286,7 @@ impl Follow {
                         self.feed(events).await;
                     }
                 }
-                Ok(Err(e)) => return format!("watcher socket failed: {e}"),
+                Ok(Err(e)) => return (format!("watcher socket failed: {e}"), Fate::Failed),
                 Err(_) => {} // no sink yet: check the pane below
             }
             // Pipe EOF (or no sink): is the pane still there, and whose pipe is it?
@@ -289,9 +296,12 @@ impl Follow {
                         fate: PaneFate::Gone,
                     }])
                     .await;
-                    return format!("pane {} is gone", self.pane);
+                    let reason = Fate::Gone.reason(&self.pane).unwrap_or_default();
+                    return (reason, Fate::Gone);
                 }
-                Err(e) => return e.to_string(),
+                // The server went, and every pane with it.
+                Err(e) if e.is_no_server() => return (e.to_string(), Fate::Gone),
+                Err(e) => return (e.to_string(), Fate::Failed),
                 Ok(probe) => probe,
             };
             if probe.dead {
@@ -300,18 +310,20 @@ impl Follow {
                     fate: PaneFate::Dead { status },
                 }])
                 .await;
-                let shown = status.map_or("unknown".to_owned(), |s: i32| s.to_string());
-                return format!("pane {} died (status {shown})", self.pane);
+                let fate = Fate::Died { status };
+                let reason = fate.reason(&self.pane).unwrap_or_default();
+                return (reason, fate);
             }
             let ours = probe.option(0) == self.socket.to_string_lossy();
             if probe.pipe_open && !ours {
                 self.feed(vec![Event::Detached]).await;
-                return format!("another program took over the pipe of pane {}", self.pane);
+                let reason = format!("another program took over the pipe of pane {}", self.pane);
+                return (reason, Fate::TakenOver);
             }
             if !probe.pipe_open
                 && let Err(e) = self.arm().await
             {
-                return e.to_string();
+                return (e.to_string(), Fate::Failed);
             }
         }
     }
