@@ -283,7 +283,7 @@ fn acp_delegates_open_an_agent_pane_whose_first_prompt_is_the_task() {
     assert_eq!(l.tmux.display(pane, "#{@wta_target}"), tab_shell);
 }
 
-/// `prefix D` from `wta tmux-config`, pressed in a real client: the prompt
+/// `prefix T` from `wta tmux-config`, pressed in a real client: the prompt
 /// asks for the task, which reaches the delegate as typed (through a tmux
 /// buffer, never a shell).
 #[test]
@@ -309,7 +309,7 @@ fn the_prompt_binding_delegates_what_was_typed() {
             .is_some_and(|c| !c.trim().is_empty())
     })
     .unwrap();
-    viewer.tmux(&["send-keys", "-t", &client, "C-b", "D"]);
+    viewer.tmux(&["send-keys", "-t", &client, "C-b", "T"]);
     wait_until("the prompt", T, || {
         viewer.capture(&client).contains("delegate:")
     })

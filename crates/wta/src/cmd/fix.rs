@@ -1,6 +1,6 @@
 //! `wta fix [-t PANE] [--hint TEXT]`: asks the agent pane of PANE's tab to
 //! fix the last command that failed there, as its `/fix` would (what the
-//! `prefix f` binding of `wta tmux-config` runs). The agent pane may be
+//! `prefix F` binding of `wta tmux-config` runs). The agent pane may be
 //! hidden (stashed): its helper still answers, and the card waits there
 //! with the tab's indicator up. The request is a pane option on the agent
 //! pane and a tmux channel that wakes its helper; the helper's answer comes

@@ -1,6 +1,13 @@
 //! `wta tmux-config`: key bindings to paste into `~/.tmux.conf`, and the
 //! status-line marks of a card waiting in an agent pane nobody sees (the
 //! helper sets [`CARD_WAITING_OPTION`] on its tab while one waits).
+//!
+//! Invariant: every key in [`BINDINGS`] is one tmux leaves free in its
+//! default key tables, so pasting the lines takes nothing away from tmux
+//! (`tests/tmux_config_keys.rs` holds this against the installed tmux's own
+//! defaults). Older versions bound `f` and `D`, replacing tmux's
+//! find-window and choose-client; the output says so, for those who pasted
+//! them.
 
 use std::process::ExitCode;
 
@@ -14,6 +21,59 @@ use crate::output;
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
+
+/// One WTA key in tmux's prefix table.
+pub struct Binding {
+    /// The key after the prefix, as tmux names it (`a`, `F`).
+    pub key: &'static str,
+    /// What it does, as the comment above it and `wta man` say it.
+    pub does: &'static str,
+    /// The `bind-key` line's command for the wta binary at the (quoted) path.
+    command: fn(&str) -> String,
+}
+
+/// WTA's keys, in the order they are printed.
+pub const BINDINGS: [Binding; 5] = [
+    Binding {
+        key: "a",
+        does: "show or hide the agent pane of this tab (it keeps running while hidden)",
+        command: |w| {
+            format!(
+                "run-shell -b \"{w} -S '#{{socket_path}}' pane toggle -t '#{{pane_id}}' >/dev/null\""
+            )
+        },
+    },
+    Binding {
+        key: "A",
+        does: "close the agent pane of this tab",
+        command: |w| {
+            format!(
+                "run-shell -b \"{w} -S '#{{socket_path}}' pane close -t '#{{pane_id}}' >/dev/null\""
+            )
+        },
+    },
+    Binding {
+        key: "F",
+        does: "ask the agent pane to fix the last command that failed in this pane",
+        command: |w| {
+            format!("run-shell -b \"{w} -S '#{{socket_path}}' fix -t '#{{pane_id}}' >/dev/null\"")
+        },
+    },
+    Binding {
+        key: "T",
+        does: "hand a task to a delegate agent in a new tab (asks for the task)",
+        command: |w| {
+            format!(
+                "command-prompt -p 'delegate:' \"set-buffer -b wta-delegate -- \\\"%%%\\\" ; run-shell -b \\\"{w} -S '#{{socket_path}}' delegate -t '#{{pane_id}}' --task-buffer wta-delegate >/dev/null\\\"\""
+            )
+        },
+    },
+    Binding {
+        key: "S",
+        does: "every agent session of this server: type to search, Enter goes to or resumes one, Ctrl+D closes one",
+        command: |w| format!("display-popup -E -w 90% -h 60% \"{w} sessions pick\""),
+    },
+];
 
 /// The window-list marks: appended to the tab's entry in the status line
 /// (the current tab's names the key that shows the pane), never cut like a
@@ -31,21 +91,23 @@ fn card_marks() -> String {
 /// The bindings text for the wta binary at `wta`.
 pub fn bindings(wta: &str) -> String {
     let w = quote(wta);
-    let marks = card_marks();
-    format!(
+    let mut text = String::from(
         "# WTA key bindings (paste into ~/.tmux.conf, then `tmux source ~/.tmux.conf`).\n\
-         # prefix + a : show or hide the agent pane of this tab (it keeps running while hidden)\n\
-         bind-key a run-shell -b \"{w} -S '#{{socket_path}}' pane toggle --pane '#{{pane_id}}' >/dev/null\"\n\
-         # prefix + A : close the agent pane of this tab\n\
-         bind-key A run-shell -b \"{w} -S '#{{socket_path}}' pane close --pane '#{{pane_id}}' >/dev/null\"\n\
-         # prefix + f : ask the agent pane to fix the last command that failed in this pane\n\
-         bind-key f run-shell -b \"{w} -S '#{{socket_path}}' fix -t '#{{pane_id}}' >/dev/null\"\n\
-         # prefix + D : hand a task to a delegate agent in a new tab (asks for the task)\n\
-         bind-key D command-prompt -p 'delegate:' \"set-buffer -b wta-delegate -- \\\"%%%\\\" ; run-shell -b \\\"{w} -S '#{{socket_path}}' delegate --pane '#{{pane_id}}' --task-buffer wta-delegate >/dev/null\\\"\"\n\
-         # prefix + S : every agent session of this server: type to search, Enter goes to or resumes one, Ctrl+D closes one\n\
-         bind-key S display-popup -E -w 90% -h 60% \"{w} sessions pick\"\n\
-         {marks}"
-    )
+         # Only keys tmux leaves free by default: tmux's own prefix + f (find-window) and\n\
+         # prefix + D (choose-client) stay as they are. Older WTA versions bound f and D:\n\
+         # delete those two bind-key lines from ~/.tmux.conf to get tmux's back.\n",
+    );
+    for b in &BINDINGS {
+        text.push_str(&format!(
+            "# prefix + {} : {}\nbind-key {} {}\n",
+            b.key,
+            b.does,
+            b.key,
+            (b.command)(&w)
+        ));
+    }
+    text.push_str(&card_marks());
+    text
 }
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<ExitCode> {
@@ -68,22 +130,31 @@ mod tests {
         let text = bindings("/opt/my wta/it's/wta");
         assert!(
             text.contains(
-                r"'/opt/my wta/it'\''s/wta' -S '#{socket_path}' pane toggle --pane '#{pane_id}'"
+                r"'/opt/my wta/it'\''s/wta' -S '#{socket_path}' pane toggle -t '#{pane_id}'"
             ),
             "{text}"
         );
         assert!(
-            text.contains(r"fix -t '#{pane_id}'"),
-            "prefix f fixes the pane it is pressed in: {text}"
+            text.contains(r"bind-key F run-shell -b") && text.contains(r"fix -t '#{pane_id}'"),
+            "prefix F fixes the pane it is pressed in: {text}"
         );
         assert!(
-            text.contains("--task-buffer wta-delegate"),
-            "the task goes through a buffer, never a shell: {text}"
+            text.contains("bind-key T command-prompt")
+                && text.contains("--task-buffer wta-delegate"),
+            "prefix T asks for the task, which goes through a buffer, never a shell: {text}"
         );
-        assert_eq!(
-            text.lines().filter(|l| l.starts_with("bind-key")).count(),
-            5
-        );
+        let keys: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("bind-key "))
+            .filter_map(|l| l.split(' ').next())
+            .collect();
+        assert_eq!(keys, ["a", "A", "F", "T", "S"]);
+        for b in &BINDINGS {
+            assert!(
+                text.contains(&format!("# prefix + {} : {}\n", b.key, b.does)),
+                "{text}"
+            );
+        }
         let marks: Vec<&str> = text
             .lines()
             .filter(|l| l.starts_with("set-option -ga window-status"))
