@@ -151,8 +151,8 @@ pub enum Command {
     Doctor(cmd::doctor::DoctorArgs),
     /// Print a shell completion script (bash, zsh, fish); ids complete from the running server.
     Completions(cmd::completions::CompletionsArgs),
-    /// Print the manual page (roff) for every command: `wta man > ~/.local/share/man/man1/wta.1`.
-    Man,
+    /// Print the manual (roff), or write one page per command into a directory: `wta man --dir ~/.local/share/man/man1`.
+    Man(cmd::man::ManArgs),
 }
 
 /// Parses arguments, runs the command and maps errors to exit statuses:

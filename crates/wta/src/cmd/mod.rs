@@ -80,7 +80,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Resolve(args) => resolve_command::run(ctx, &args),
         Command::Completions(args) => completions::run(&args),
         Command::Doctor(args) => doctor::run(ctx, &args),
-        Command::Man => man::run(),
+        Command::Man(args) => man::run(ctx, &args),
     }
 }
 
