@@ -189,11 +189,7 @@ fn a_panel_opens_beside_the_source_and_a_missing_cli_says_how_to_install_it() {
     );
 
     let bare = path_with(&dir.path().join("nothing-here"));
-    let out = delegate(
-        &l,
-        &bare,
-        &["--agent", "gemini", "-t", &source, "explain"],
-    );
+    let out = delegate(&l, &bare, &["--agent", "gemini", "-t", &source, "explain"]);
     assert!(out.status.success(), "{out:?}");
     let done: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(done["installed"], false);
@@ -267,7 +263,7 @@ fn acp_delegates_open_an_agent_pane_whose_first_prompt_is_the_task() {
     assert!(out.status.success(), "{out:?}");
     let done: Value = serde_json::from_slice(&out.stdout).unwrap();
     let pane = done["pane"].as_str().unwrap();
-    let tab_shell = done["shell"].as_str().unwrap();
+    let tab_shell = done["shell_pane"].as_str().unwrap();
     assert_eq!(
         l.tmux.display(pane, "#{window_id}"),
         l.tmux.display(tab_shell, "#{window_id}")
@@ -333,4 +329,48 @@ fn the_prompt_binding_delegates_what_was_typed() {
             .is_none(),
         "the buffer is gone"
     );
+}
+
+/// A delegate CLI that ends leaves its tab: its output, and a footer with
+/// its exit status, stay until the user presses Enter there (it used to
+/// vanish with everything the delegate said).
+#[test]
+fn an_ended_delegate_keeps_its_output_and_exit_status() {
+    let l = Launch::new();
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let codex = bin.join("codex");
+    // Exits right after printing: what it printed must still be there.
+    std::fs::write(&codex, "#!/bin/sh\necho \"answer-$((40+2))\"\nexit 3\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&codex, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let source = l.tmux.first_pane().to_owned();
+    let out = delegate(
+        &l,
+        &path_with(&bin),
+        &["--agent", "codex", "-t", &source, "it's $(id) done?"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pane = done["pane"].as_str().unwrap().to_owned();
+    let screen = l.tmux.wait_for_text(&pane, "exit status 3", T);
+    assert!(screen.contains("answer-42"), "{screen}");
+    assert!(
+        squeezed(&screen).contains(&squeezed(
+            "codex ended with exit status 3; its output stays here. Press Enter to close this pane"
+        )),
+        "{screen}"
+    );
+    assert_eq!(l.tmux.display(&pane, "#{@wta_exit_status}"), "3");
+    // It waits for the user, however long.
+    assert_eq!(l.tmux.display(&pane, "#{pane_dead}"), "0");
+    l.tmux.tmux(&["send-keys", "-t", &pane, "Enter"]);
+    wait_until("Enter closes the pane", T, || {
+        !l.tmux
+            .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .any(|p| p == pane)
+    })
+    .unwrap();
 }

@@ -89,17 +89,24 @@ pub fn launch(host: &TmuxHost, request: &DelegateRequest) -> anyhow::Result<Dele
     }
     let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
     let choice = delegate::choose(&registry, request.agent.as_deref())?;
-    let (argv, session_id, installed) = match delegate::plan(&choice, &task)? {
-        Some(plan) => (plan.argv, plan.session_id, true),
+    let (command, session_id, installed) = match delegate::plan(&choice, &task)? {
+        Some(plan) => (kept_command(choice.name(), &plan.argv), plan.session_id, true),
         None => {
             let notice = match &choice {
                 DelegateChoice::Missing { cli } => delegate::missing_notice(cli),
-                other => format!("wta: cannot start {}", other.name()),
+                other => format!(
+                    "wta: {}",
+                    tr!("cli.delegate.cannot_start", agent = other.name())
+                ),
             };
-            (notice_argv(&notice), None, false)
+            (PaneCommand::Argv(notice_argv(&notice)), None, false)
         }
     };
-    let pane = open(host, request, PaneCommand::Argv(argv), Vec::new())?;
+    let pane = open(host, request, command, Vec::new())?;
+    if installed {
+        // The footer waits for Enter; then the pane goes with its program.
+        host.keep_when_dead(&pane.id, false)?;
+    }
     Ok(Delegated {
         window: pane.window.clone(),
         pane: pane.id,
@@ -108,6 +115,41 @@ pub fn launch(host: &TmuxHost, request: &DelegateRequest) -> anyhow::Result<Dele
         installed,
         shell: None,
     })
+}
+
+/// Stands in for the exit status in the footer's text while it is split
+/// around it (a translation puts the status anywhere in its sentence).
+const STATUS_SLOT: &str = "\u{1}status\u{1}";
+
+/// The delegate CLI, then a one-line footer with its exit status; the pane
+/// stays, with the CLI's output and the footer, until the user presses
+/// Enter there (or closes it): a delegate that ended leaves its answer to
+/// read. The pane waits alive rather than dead (`remain-on-exit`): tmux
+/// 3.3 can drop what a program printed right before it exited.
+fn kept_command(agent: &str, argv: &[String]) -> PaneCommand {
+    PaneCommand::Shell(kept_line(agent, argv))
+}
+
+/// `argv…; s=$?; record s; printf footer; read; exit $s`, every word
+/// quoted for `sh`.
+fn kept_line(agent: &str, argv: &[String]) -> String {
+    let run = argv
+        .iter()
+        .map(|word| wta_host::sh_quote(word))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let footer = tr!("cli.delegate.ended", agent = agent, status = STATUS_SLOT);
+    let (before, after) = footer.split_once(STATUS_SLOT).unwrap_or((&footer, ""));
+    format!(
+        concat!(
+            "{}; s=$?; ",
+            r#"tmux set-option -p -t "$TMUX_PANE" @wta_exit_status "$s" 2>/dev/null; "#,
+            r#"printf '\n\033[7m %s%s%s \033[0m' {} "$s" {}; read -r _; exit "$s""#
+        ),
+        run,
+        wta_host::sh_quote(before),
+        wta_host::sh_quote(after),
+    )
 }
 
 /// A pane that says `notice` and then is the user's shell, so the error
@@ -226,7 +268,13 @@ pub fn open_agent_tab(
         .ok()
         .filter(|a| !a.is_empty())
         .or_else(|| request.agent.clone())
-        .unwrap_or_else(|| "the default agent".to_owned());
+        .or_else(|| {
+            // The pane has not said yet: it starts the default agent.
+            let paths = wta_agent::RegistryPaths::from_env().ok()?;
+            let registry = wta_agent::Registry::load(paths).ok()?;
+            Some(registry.default_agent().as_str().to_owned())
+        })
+        .unwrap_or_else(|| wta_agent::registry::DEMO_ID.to_owned());
     Ok(Delegated {
         pane: agent_pane,
         window: shell_pane.window,
