@@ -145,7 +145,7 @@ fn listen_reports_commands_and_records_the_last_one() {
         "ls: cannot access '/nope': No such file or directory"
     );
 
-    // Pane death ends listen.
+    // Pane death ends listen, with 1 (the pane is no more).
     server.type_line(&pane, "exit 3");
     let ended = wait_for_value("ended event", T, || {
         while let Ok(v) = rx.try_recv() {
@@ -162,7 +162,7 @@ fn listen_reports_commands_and_records_the_last_one() {
         "{ended}"
     );
     let status = wait_for_value("listen exits", T, || child.try_wait().ok().flatten()).unwrap();
-    assert!(status.success());
+    assert_eq!(status.code(), Some(1), "{status:?}");
 }
 
 #[test]
@@ -179,7 +179,8 @@ fn listen_refuses_a_runtime_dir_that_is_not_private() {
         .args(["-S", &socket, "listen", "-t", server.first_pane()])
         .output()
         .unwrap();
-    assert!(!out.status.success(), "{out:?}");
+    // It cannot follow the pane: 3, not the 1 of a pane that died.
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("refusing to use") && err.contains("mode is 777"),
@@ -189,6 +190,37 @@ fn listen_refuses_a_runtime_dir_that_is_not_private() {
     assert_eq!(server.display(server.first_pane(), "#{pane_pipe}"), "0");
     let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o777);
+}
+
+/// A pipe another tool opened is not WTA's to share or replace: listen says
+/// so, exits 3 and leaves that pipe open.
+#[test]
+fn listen_refuses_a_pipe_another_tool_opened() {
+    let server = TmuxServer::start();
+    let pane = server.first_pane().to_owned();
+    server.tmux(&["pipe-pane", "-O", "-t", &pane, "exec cat > /dev/null"]);
+    let socket = server.socket().to_string_lossy().into_owned();
+    let out = wta()
+        .args(["-S", &socket, "--json", "listen", "-t", &pane])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "pane {pane} already has a pipe-pane that WTA did not open"
+        )) && err.contains("refusing to replace it"),
+        "{err}"
+    );
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["event"], "ended", "{line}");
+    assert!(
+        line["reason"]
+            .as_str()
+            .unwrap()
+            .contains("refusing to replace")
+    );
+    assert_eq!(server.display(&pane, "#{pane_pipe}"), "1");
 }
 
 #[test]
@@ -213,7 +245,8 @@ fn listen_on_a_dead_pane_says_it_is_dead_with_its_status() {
 
 /// A plain shell (no integration) followed by `wta listen`: once a command
 /// ran without marks, listen says so, points at `wta shell-integration
-/// --help`, records the verdict on the pane and exits 1, pipe detached.
+/// --help`, records the verdict on the pane and exits 3 (it cannot follow
+/// the pane), pipe detached.
 #[test]
 fn listen_on_a_shell_without_integration_says_so_once_a_command_ran() {
     let server = TmuxServer::start();
@@ -236,7 +269,7 @@ fn listen_on_a_shell_without_integration_says_so_once_a_command_ran() {
     let status = wait_for_value("listen gives up", T, || child.try_wait().ok().flatten()).unwrap();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
-    assert_eq!(status.code(), Some(1), "{rest}");
+    assert_eq!(status.code(), Some(3), "{rest}");
     assert!(
         rest.contains(&format!(
             "pane {pane}: the pane's shell shows no WTA shell integration"
@@ -250,7 +283,7 @@ fn listen_on_a_shell_without_integration_says_so_once_a_command_ran() {
         .args(["-S", &socket, "--json", "listen", "-t", &pane])
         .output()
         .unwrap();
-    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(again.status.code(), Some(3));
     let line: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(
         (line["event"].as_str(), line["integration"].as_str()),

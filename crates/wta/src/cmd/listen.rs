@@ -4,26 +4,37 @@
 //! never types into the pane. Each finished command is also recorded for
 //! `wta capture-pane --last-command`.
 //!
+//! One watcher per pane, many listeners ([`wta_shell::fanout`]): when a WTA
+//! watcher already owns the pane's pipe (an agent pane's, another listen's)
+//! it listens to that one; else it owns the pipe itself, serving later
+//! listens, and yields it to an agent pane's watcher that needs it. Either
+//! way it prints the same notes the same way. When its owner goes away while
+//! the pane lives (the agent pane closed, the other listen stopped), it joins
+//! the pane again, as owner or as a listener of the next one: the stream goes
+//! on (commands that ended in between are not seen).
+//!
 //! It refuses a dead pane up front (naming its exit status), and it does not
 //! wait silently on a shell without WTA integration: once a command ran there
 //! without marks ([`super::listen_verdict`], or the watcher's own verdict) it
-//! says how to add the integration and exits 1. Whatever ends it (Ctrl+C,
-//! SIGTERM, SIGHUP, SIGPIPE, the pane's death, a closed stdout), the pane's
-//! pipe is detached before it returns, so its `pipe-pane` and sink go too.
-//! A signal ends it as Ctrl+C does (exit 0), except SIGPIPE: its reader is
-//! gone, so it exits 141 without a word, as `ls | head` ends.
+//! says how to add the integration. Whatever ends it (Ctrl+C, SIGTERM,
+//! SIGHUP, SIGPIPE, the pane's death, a closed stdout), a pipe it owns is
+//! detached before it returns, so its `pipe-pane` and sink go too.
+//! Exit statuses ([`AFTER_HELP`]): 0 on a signal, 1 when the pane died or was
+//! closed, 3 when it cannot follow the pane, 141 (silently) on SIGPIPE.
 
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
 use serde_json::json;
 use wta_host::{HostError, PaneState, TerminalHost, TmuxHost};
 use wta_protocol::ids::PaneId;
+use wta_shell::fanout_wire::FinishedNote;
 use wta_shell::{
-    Effect, GATE_OPTION, Host, INTEGRATION_EXPECTED_OPTION, INTEGRATION_STATE_OPTION, Integration,
-    LastCommand, PaneWatcher, TrackerConfig, WatchEvent, WatchOptions,
+    EXIT_STATUS_OPTION, Fate, Following, GATE_OPTION, Host, INTEGRATION_EXPECTED_OPTION,
+    INTEGRATION_STATE_OPTION, Integration, LastCommand, NoteIntegration, PaneNote, ShellError,
+    TrackerConfig, WatchOptions,
 };
 
 use super::Ctx;
@@ -31,12 +42,26 @@ use super::listen_verdict::{self, Look, Probe};
 use crate::output;
 use wta_i18n::tr;
 
+/// What `wta listen --help` says after the options.
+pub const AFTER_HELP: &str = "\
+Another watcher of the pane (an agent pane beside it, another `wta listen`) is shared, not refused: every listen prints the same events, and one whose watcher goes away while the pane lives follows the pane on its own.
+
+Exit status: 0 when stopped (Ctrl+C, SIGTERM, SIGHUP), 1 when the pane died or was closed (before or while listening), 2 on a usage error or with no tmux server, 3 when it cannot follow the pane (its shell has no WTA integration, another tool's `pipe-pane` holds it, an unsafe runtime directory), 141 without a word when its reader goes away (SIGPIPE).";
+
 #[derive(Debug, Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct ListenArgs {
     /// Pane (`%N`). Default: the caller's pane.
     #[arg(short = 't', long = "target", value_name = "PANE", add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
     pub target: Option<PaneId>,
 }
+
+/// Exit status when the pane died or was closed.
+const PANE_ENDED: u8 = 1;
+
+/// Exit status when wta cannot follow the pane (no integration, another
+/// tool's pipe, an unsafe runtime dir, tmux failing).
+const CANNOT_FOLLOW: u8 = 3;
 
 /// How often a pane whose shell never announced itself is looked at, until
 /// its marks or their absence settle the question.
@@ -46,6 +71,10 @@ const LOOK_EVERY: Duration = Duration::from_millis(300);
 /// integration (a shell WTA started, whose rc file may still be loading).
 const EXPECTED_GRACE_MS: u64 = 5000;
 
+/// Pause before joining the pane again after its watcher went away: a
+/// watcher handing over is never waited on in a tight loop.
+const REJOIN_PAUSE: Duration = Duration::from_millis(50);
+
 pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
     let host = ctx.host()?;
     let pane = match &args.target {
@@ -53,7 +82,7 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
         None => host.caller_pane().ok_or(HostError::NoCallerPane)?,
     };
     // A typo names the pane as missing, a dead pane as dead (before any pipe
-    // is touched).
+    // is touched): both exit 1.
     let info = host.pane(&pane)?;
     if info.dead {
         return Err(dead_pane(&host, &pane));
@@ -62,6 +91,30 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
         // A watcher already saw a command run there without marks.
         return no_integration(&pane, ctx.json, false);
     }
+    match follow_pane(&host, &pane, ctx.json) {
+        Ok(Ended::Stopped) => Ok(ExitCode::SUCCESS),
+        Ok(Ended::PaneGone) => Ok(ExitCode::from(PANE_ENDED)),
+        Ok(Ended::ReaderGone) => Ok(ExitCode::from(output::BROKEN_PIPE_STATUS)),
+        Ok(Ended::NoIntegration) => no_integration(&pane, ctx.json, true),
+        // The pane died or went between the check above and the attach.
+        Err(_) if host.pane(&pane).is_ok_and(|p| p.dead) => Err(dead_pane(&host, &pane)),
+        Err(e) if pane_vanished(&e) => Err(e),
+        // No server (2) and a closed stdout (141) end as every command's do.
+        Err(e) if output::is_broken_pipe(&e) || super::exit_status(&e) != 1 => Err(e),
+        Err(e) => {
+            if ctx.json {
+                // The last line a script reads says why (in English, as all JSON).
+                let ended = json!({"event": "ended", "pane": pane, "reason": e.to_string()});
+                let _ = output::json_line(&ended);
+            }
+            eprintln!("wta: {}", output::user_message(&e));
+            Ok(ExitCode::from(CANNOT_FOLLOW))
+        }
+    }
+}
+
+/// Sets up (the sink, the private runtime dir, the runtime) and listens.
+fn follow_pane(host: &TmuxHost, pane: &PaneId, as_json: bool) -> anyhow::Result<Ended> {
     let exe = std::env::current_exe().context(tr!("cli.no_pipe_sink_binary"))?;
     let opts = WatchOptions {
         sink_argv: vec![exe.to_string_lossy().into_owned(), "pipe-sink".into()],
@@ -72,20 +125,23 @@ pub fn run(ctx: &Ctx, args: &ListenArgs) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let listened = rt.block_on(listen(
+    rt.block_on(listen(
         std::sync::Arc::new(host.clone()),
-        &pane,
+        pane,
         opts,
-        ctx.json,
-    ));
-    match listened {
-        Ok(Ended::Stopped) => Ok(ExitCode::SUCCESS),
-        Ok(Ended::ReaderGone) => Ok(ExitCode::from(output::BROKEN_PIPE_STATUS)),
-        Ok(Ended::NoIntegration) => no_integration(&pane, ctx.json, true),
-        // The pane died between the check above and the attach.
-        Err(_) if host.pane(&pane).is_ok_and(|p| p.dead) => Err(dead_pane(&host, &pane)),
-        Err(e) => Err(e),
-    }
+        as_json,
+    ))
+}
+
+/// True for an error that says the pane is not there (any more).
+fn pane_vanished(err: &anyhow::Error) -> bool {
+    matches!(
+        err.downcast_ref::<ShellError>(),
+        Some(ShellError::PaneGone { .. })
+    ) || matches!(
+        err.downcast_ref::<HostError>(),
+        Some(HostError::PaneNotFound(_))
+    )
 }
 
 /// "pane %N is dead (exit status N)", with the signal when that ended it.
@@ -97,7 +153,7 @@ fn dead_pane(host: &TmuxHost, pane: &PaneId) -> anyhow::Error {
     anyhow::anyhow!(tr!("cli.listen.dead_pane", pane = pane, how = how))
 }
 
-/// Says that the pane's shell has no integration and how to add it; exit 1.
+/// Says that the pane's shell has no integration and how to add it; exit 3.
 fn no_integration(pane: &PaneId, as_json: bool, seen_now: bool) -> anyhow::Result<ExitCode> {
     // The JSON event keeps its English reason: scripts read it.
     let reason = "the pane's shell shows no WTA shell integration";
@@ -115,17 +171,26 @@ fn no_integration(pane: &PaneId, as_json: bool, seen_now: bool) -> anyhow::Resul
         "wta: {}",
         tr!("cli.listen.no_integration", pane = pane, when = when)
     );
-    Ok(ExitCode::FAILURE)
+    Ok(ExitCode::from(CANNOT_FOLLOW))
 }
 
-/// How a listen that attached ended.
+/// How a listen ended.
 enum Ended {
-    /// Ctrl+C, SIGTERM or SIGHUP, or the pane died or was taken over.
+    /// Ctrl+C, SIGTERM or SIGHUP.
     Stopped,
+    /// The pane died or was closed (its `ended` event printed).
+    PaneGone,
     /// SIGPIPE: whoever read stdout went away.
     ReaderGone,
     /// A command ran without marks.
     NoIntegration,
+}
+
+/// What one stretch of following (as owner or listener) came to.
+enum Next {
+    End(Ended),
+    /// The pane's watcher went away (or gave the pipe to another): join again.
+    Rejoin,
 }
 
 async fn listen(
@@ -134,39 +199,73 @@ async fn listen(
     opts: WatchOptions,
     as_json: bool,
 ) -> anyhow::Result<Ended> {
-    // Gated: the watcher starts the shell and judges its first prompt itself.
-    let options = host
-        .probe(pane, &[GATE_OPTION, INTEGRATION_EXPECTED_OPTION])
-        .await?;
-    let gated = !options.option(0).is_empty();
-    let grace = if options.option(1).is_empty() {
-        opts.config.submit_timeout_ms
-    } else {
-        EXPECTED_GRACE_MS
-    };
-    let mut watcher = PaneWatcher::attach(host, pane, opts).await?;
-    if !as_json {
-        eprintln!("wta: {}", tr!("cli.listen.listening", pane = pane));
+    let mut signals = Signals::new()?;
+    let mut announced = false;
+    loop {
+        // A pane that died while nobody watched it still ends the listen.
+        if let Some(reason) = pane_end(&host, pane).await? {
+            print_ended(pane, &reason, as_json)?;
+            return Ok(Ended::PaneGone);
+        }
+        // Gated: the owner starts the shell and judges its first prompt itself.
+        let options = host
+            .probe(pane, &[GATE_OPTION, INTEGRATION_EXPECTED_OPTION])
+            .await?;
+        let gated = !options.option(0).is_empty();
+        let grace = if options.option(1).is_empty() {
+            opts.config.submit_timeout_ms
+        } else {
+            EXPECTED_GRACE_MS
+        };
+        let mut following = wta_shell::follow(host.clone(), pane, opts.clone()).await?;
+        tracing::debug!(owner = following.is_owner(), "listen joined pane {pane}");
+        if !announced && !as_json {
+            eprintln!("wta: {}", tr!("cli.listen.listening", pane = pane));
+        }
+        announced = true;
+        let stretch = Stretch {
+            host: &host,
+            pane,
+            as_json,
+            grace_ms: grace,
+            gated,
+        };
+        // Errors (a closed stdout) end the loop too: an owned pipe is detached first.
+        let next = stretch.follow(&mut following, &mut signals).await;
+        following.stop().await;
+        match next? {
+            Next::End(ended) => return Ok(ended),
+            Next::Rejoin => tokio::time::sleep(REJOIN_PAUSE).await,
+        }
     }
-    // Nothing to judge when the shell announced itself, or when the watcher
-    // judges a gated start itself.
-    let announced = watcher.tracker().lock().await.integration == Integration::Present;
-    let probe = if gated || announced {
-        Probe::Present
+}
+
+/// Why the pane is no more, in the watcher's words; `None` while it lives.
+async fn pane_end(host: &Host, pane: &PaneId) -> anyhow::Result<Option<String>> {
+    match host.probe(pane, &[EXIT_STATUS_OPTION]).await {
+        Err(HostError::PaneNotFound(_)) => Ok(Fate::Gone.reason(pane)),
+        Err(e) => Err(e.into()),
+        Ok(probe) if probe.dead => {
+            let status = probe.dead_status.or_else(|| probe.option(0).parse().ok());
+            Ok(Fate::Died { status }.reason(pane))
+        }
+        Ok(_) => Ok(None),
+    }
+}
+
+fn print_ended(pane: &PaneId, reason: &str, as_json: bool) -> anyhow::Result<()> {
+    if as_json {
+        output::json_line(&json!({"event": "ended", "pane": pane, "reason": reason}))
     } else {
-        Probe::Start
-    };
-    // Errors (a closed stdout) end the loop too: the pipe is detached first.
-    let ended = match Signals::new() {
-        Ok(mut signals) => follow(&mut watcher, pane, as_json, probe, grace, &mut signals).await,
-        Err(err) => Err(err),
-    };
-    watcher.stop().await;
-    ended
+        output::line(&format!(
+            "wta: {}",
+            tr!("cli.listen.stopped", reason = reason)
+        ))
+    }
 }
 
 /// The signals that end a listen besides Ctrl+C. Handled rather than
-/// left to kill the process, so the pipe is detached first; SIGPIPE is
+/// left to kill the process, so an owned pipe is detached first; SIGPIPE is
 /// ignored by Rust's runtime until then (a write to a closed stdout fails
 /// with `BrokenPipe` either way).
 struct Signals {
@@ -187,99 +286,108 @@ impl Signals {
     }
 }
 
-async fn follow(
-    watcher: &mut PaneWatcher,
-    pane: &PaneId,
+/// One stretch of following the pane, as owner or listener: the same
+/// notes, printed the same way.
+struct Stretch<'a> {
+    host: &'a Host,
+    pane: &'a PaneId,
     as_json: bool,
-    mut probe: Probe,
     grace_ms: u64,
-    signals: &mut Signals,
-) -> anyhow::Result<Ended> {
-    let mut looks = tokio::time::interval(LOOK_EVERY);
-    looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let probing = !matches!(probe, Probe::Present | Probe::Absent);
-        let event = tokio::select! {
-            ev = watcher.next_event() => ev,
-            _ = tokio::signal::ctrl_c() => None,
-            _ = signals.term.recv() => None,
-            _ = signals.hup.recv() => None,
-            _ = signals.pipe.recv() => return Ok(Ended::ReaderGone),
-            _ = looks.tick(), if probing => {
-                probe = look_again(watcher, pane, probe, grace_ms).await;
-                if probe == Probe::Absent {
-                    // Recorded like the watcher's verdicts, for list-panes and the agent pane.
-                    let _ = watcher.host().set_option(pane, INTEGRATION_STATE_OPTION, "absent").await;
-                    return Ok(Ended::NoIntegration);
-                }
-                continue;
-            }
+    gated: bool,
+}
+
+impl Stretch<'_> {
+    async fn follow(
+        &self,
+        following: &mut Following,
+        signals: &mut Signals,
+    ) -> anyhow::Result<Next> {
+        let started = Instant::now();
+        let mut integration: Integration = following.hello().integration.into();
+        // Nothing to judge when the shell announced itself, or when the
+        // watcher judges a gated start itself.
+        let mut probe = if self.gated || integration == Integration::Present {
+            Probe::Present
+        } else {
+            Probe::Start
         };
-        let Some(event) = event else {
-            return Ok(Ended::Stopped);
-        };
-        match event {
-            WatchEvent::Effect(Effect::IntegrationChanged {
-                integration: Integration::Absent,
-            }) => return Ok(Ended::NoIntegration),
-            WatchEvent::Effect(Effect::RunStarted { id }) => {
-                let t = watcher.tracker();
-                let t = t.lock().await;
-                // A fast command may already have finished: look in `last` too.
-                let cmdline = t
-                    .current
-                    .iter()
-                    .chain(t.last.iter())
-                    .find(|r| r.id == id)
-                    .and_then(|r| r.cmdline.clone());
-                drop(t);
-                if as_json {
-                    output::json_line(
-                        &json!({"event": "started", "pane": pane, "cmdline": cmdline}),
-                    )?;
-                } else {
-                    output::line(&format!("▶ {}", cmdline.unwrap_or_default()))?;
+        let mut looks = tokio::time::interval(LOOK_EVERY);
+        looks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let probing = !matches!(probe, Probe::Present | Probe::Absent);
+            let note = tokio::select! {
+                note = following.next() => note,
+                _ = tokio::signal::ctrl_c() => return Ok(Next::End(Ended::Stopped)),
+                _ = signals.term.recv() => return Ok(Next::End(Ended::Stopped)),
+                _ = signals.hup.recv() => return Ok(Next::End(Ended::Stopped)),
+                _ = signals.pipe.recv() => return Ok(Next::End(Ended::ReaderGone)),
+                _ = looks.tick(), if probing => {
+                    let at = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    probe = self.look_again(probe, at, integration).await;
+                    if probe == Probe::Absent {
+                        // Recorded like the watcher's verdicts, for list-panes and the agent pane.
+                        let _ = self.host.set_option(self.pane, INTEGRATION_STATE_OPTION, "absent").await;
+                        return Ok(Next::End(Ended::NoIntegration));
+                    }
+                    continue;
                 }
-            }
-            WatchEvent::Finished(finished) => {
-                let record = LastCommand::from_run(pane, &finished.run);
-                if as_json {
-                    let mut v = serde_json::to_value(&record)?;
-                    v["event"] = json!("finished");
-                    output::json_line(&v)?;
-                } else {
-                    output::line(&finished_text(&record))?;
+            };
+            let Some(note) = note else {
+                return Ok(Next::Rejoin);
+            };
+            match note {
+                PaneNote::Hello(_) => {}
+                PaneNote::Started(started) => {
+                    if self.as_json {
+                        let line = json!({"event": "started", "pane": self.pane, "cmdline": started.cmdline});
+                        output::json_line(&line)?;
+                    } else {
+                        output::line(&format!("▶ {}", started.cmdline.unwrap_or_default()))?;
+                    }
                 }
-            }
-            WatchEvent::Effect(_) => {}
-            WatchEvent::Ended { reason } => {
-                if as_json {
-                    output::json_line(&json!({"event": "ended", "pane": pane, "reason": reason}))?;
-                } else {
-                    output::line(&format!(
-                        "wta: {}",
-                        tr!("cli.listen.stopped", reason = reason)
-                    ))?;
+                PaneNote::Finished(FinishedNote { record, .. }) => {
+                    if self.as_json {
+                        let mut v = serde_json::to_value(&record)?;
+                        v["event"] = json!("finished");
+                        output::json_line(&v)?;
+                    } else {
+                        output::line(&finished_text(&record))?;
+                    }
                 }
-                return Ok(Ended::Stopped);
+                PaneNote::Integration(note) => {
+                    integration = note.integration.into();
+                    if note.integration == NoteIntegration::Absent {
+                        return Ok(Next::End(Ended::NoIntegration));
+                    }
+                }
+                PaneNote::Ended(ended) if ended.fate.pane_ended() => {
+                    print_ended(self.pane, &ended.reason, self.as_json)?;
+                    return Ok(Next::End(Ended::PaneGone));
+                }
+                // Taken over or failed while the pane lives: join it again.
+                PaneNote::Ended(ended) => {
+                    tracing::debug!("pane {}: {}", self.pane, ended.reason);
+                    return Ok(Next::Rejoin);
+                }
             }
         }
     }
-}
 
-/// One look at the pane for [`listen_verdict::step`]; a failed look changes nothing
-/// (the pane's death reaches us as the watcher's `Ended`).
-async fn look_again(watcher: &PaneWatcher, pane: &PaneId, probe: Probe, grace_ms: u64) -> Probe {
-    let host = watcher.host();
-    let (Ok(facts), Ok(screen)) = (host.probe(pane, &[]).await, host.screen(pane).await) else {
-        return probe;
-    };
-    let integration = watcher.tracker().lock().await.integration;
-    let look = Look {
-        foreground: facts.command,
-        screen,
-    };
-    listen_verdict::step(probe, watcher.now(), look, integration, grace_ms)
+    /// One look at the pane for [`listen_verdict::step`]; a failed look
+    /// changes nothing (the pane's death reaches us as the watcher's end).
+    async fn look_again(&self, probe: Probe, at: u64, integration: Integration) -> Probe {
+        let (Ok(facts), Ok(screen)) = (
+            self.host.probe(self.pane, &[]).await,
+            self.host.screen(self.pane).await,
+        ) else {
+            return probe;
+        };
+        let look = Look {
+            foreground: facts.command,
+            screen,
+        };
+        listen_verdict::step(probe, at, look, integration, self.grace_ms)
+    }
 }
 
 /// A finished command for people: `■ <command line> → exit <code> in <ms> ms`,
