@@ -2,7 +2,8 @@
 //! page per command, each valid roff that renders without a warning, every
 //! page a page refers to (`wta-up(1)`) is in DIR, every option's value is
 //! named in SYNOPSIS, and `wta.1` has FILES, ENVIRONMENT (every `WTA_*`
-//! variable the sources read) and KEYS.
+//! variable the sources read) and KEYS. Pages in Japanese and Chinese
+//! render without a warning too.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -423,4 +424,35 @@ fn a_dir_that_cannot_be_made_is_an_error_naming_it() {
         "{stderr}"
     );
     assert!(out.stdout.is_empty());
+}
+
+/// Japanese and Chinese have no spaces: the pages mark where their lines
+/// may break and fill them ragged-right, so groff warns of nothing there
+/// either.
+#[test]
+fn the_pages_in_cjk_languages_render_without_a_warning() {
+    for language in ["ja", "zh-CN", "zh-TW"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("man1");
+        let out = wta(&[
+            "--language",
+            language,
+            "man",
+            "--dir",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let top = std::fs::read_to_string(dir.join("wta.1")).unwrap();
+        assert!(top.contains("\\:"), "{language}: no break points");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let lint = groff(&["-man", "-Tutf8", "-ww", "-z"], &path);
+            assert!(
+                lint.status.success() && lint.stderr.is_empty(),
+                "{language} {}: {}",
+                path.display(),
+                String::from_utf8_lossy(&lint.stderr)
+            );
+        }
+    }
 }

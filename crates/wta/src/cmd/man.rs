@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Arg, ArgAction, Command};
 use clap_mangen::roff::{Inline, Roff, bold, italic, roman};
+use unicode_width::UnicodeWidthChar;
 
 use super::Ctx;
 
@@ -114,6 +115,7 @@ fn page(cmd: &Command, parent: Option<&str>) -> std::io::Result<Page> {
         .manual("WTA Manual");
     let mut doc = Doc::default();
     doc.add(|w| man.render_title(w))?;
+    let after_title = doc.text.len();
     doc.add(|w| man.render_name_section(w))?;
     doc.add(|w| synopsis(cmd).to_writer(w))?;
     doc.add(|w| man.render_description_section(w))?;
@@ -135,9 +137,15 @@ fn page(cmd: &Command, parent: Option<&str>) -> std::io::Result<Page> {
     if cmd.get_version().is_some() || cmd.get_long_version().is_some() {
         doc.add(|w| man.render_version_section(w))?;
     }
+    let mut text = doc.text;
+    if text.chars().any(|c| c.width() == Some(2)) {
+        // Lines of CJK text have no spaces to stretch: filled ragged-right
+        // (groff warns "cannot adjust line" on each otherwise).
+        text.insert_str(after_title, ".ad l\n");
+    }
     Ok(Page {
         name,
-        roff: ascii(&doc.text),
+        roff: ascii(&text),
     })
 }
 
@@ -302,6 +310,9 @@ fn see_also(name: &str, parent: Option<&str>) -> Option<Roff> {
 }
 
 /// `text` with every non-ASCII character as a groff escape (`…` → `\[u2026]`).
+/// After a wide (CJK) character comes `\:`, a place the line may break:
+/// Japanese and Chinese have no spaces, and without it groff cannot fill
+/// or break their lines.
 fn ascii(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -309,6 +320,9 @@ fn ascii(text: &str) -> String {
             out.push(c);
         } else {
             out.push_str(&format!("\\[u{:04X}]", u32::from(c)));
+            if c.width() == Some(2) {
+                out.push_str("\\:");
+            }
         }
     }
     out
@@ -356,7 +370,8 @@ mod tests {
     #[test]
     fn non_ascii_becomes_groff_escapes() {
         assert_eq!(ascii("a…b – ü"), "a\\[u2026]b \\[u2013] \\[u00FC]");
-        assert_eq!(ascii("\u{1F680}"), "\\[u1F680]");
+        assert_eq!(ascii("\u{1F680}"), "\\[u1F680]\\:");
+        assert_eq!(ascii("表示a"), "\\[u8868]\\:\\[u793A]\\:a");
     }
 
     #[test]
