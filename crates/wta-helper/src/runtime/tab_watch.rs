@@ -6,8 +6,9 @@
 //! reach its shell, and whether it has WTA's integration at all) becomes an
 //! [`Input::PaneFacts`].
 //! Panes are looked for on the machine's `ScanTab` (a slow timer), so a
-//! split made later is followed too; a pane another WTA watcher follows
-//! (`wta listen`, another helper) is left alone.
+//! split made later is followed too; a pane another helper's watcher
+//! follows is left alone, and one a `wta listen` follows is taken over (the
+//! listen goes on as a listener of ours, [`wta_shell::fanout`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
