@@ -82,9 +82,10 @@ impl Table {
         for row in &self.rows {
             let mut line = String::new();
             for (c, cell) in row.iter().enumerate() {
-                line.push_str(cell);
                 if c + 1 < row.len() {
-                    line.push_str(&" ".repeat(widths[c] - cell.width() + 2));
+                    line.push_str(&pad(cell, widths[c] + 2));
+                } else {
+                    line.push_str(cell);
                 }
             }
             out.push_str(line.trim_end());
@@ -101,15 +102,32 @@ impl Table {
     }
 }
 
+/// `text` followed by spaces up to `width` terminal columns (display width:
+/// a CJK character takes two, a combining mark none); as it is when wider.
+/// Every column the CLI aligns goes through here: `format!("{:<N}")` pads by
+/// characters, which misaligns CJK text.
+pub fn pad(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + width);
+    out.push_str(text);
+    out.push_str(&" ".repeat(width.saturating_sub(text.width())));
+    out
+}
+
 /// Key/value lines for a single object, keys aligned.
 pub fn pairs(rows: &[(&str, String)]) -> anyhow::Result<()> {
-    let width = rows.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
     let mut out = std::io::stdout().lock();
-    for (k, v) in rows {
-        writeln!(out, "{k:width$}  {v}")?;
-    }
+    out.write_all(render_pairs(rows).as_bytes())?;
     out.flush()?;
     Ok(())
+}
+
+/// [`pairs`]' text: each key padded to the widest (by display width), two
+/// spaces, the value.
+pub fn render_pairs(rows: &[(&str, String)]) -> String {
+    let width = rows.iter().map(|(k, _)| k.width()).max().unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{}  {v}\n", pad(k, width)))
+        .collect()
 }
 
 /// Prints one plain line.
@@ -219,5 +237,23 @@ mod tests {
         t.row(vec!["%1".into(), "ünï🚀".into(), "a".into()]);
         t.row(vec!["%10".into(), "b".into(), "".into()]);
         assert_eq!(t.render(), "ID   NAME   X\n%1   ünï🚀  a\n%10  b\n");
+    }
+
+    #[test]
+    fn pads_by_display_width() {
+        assert_eq!(pad("ab", 4), "ab  ");
+        assert_eq!(pad("セッション", 12), "セッション  ");
+        assert_eq!(pad("toolong", 3), "toolong");
+        assert_eq!(
+            pad("e\u{301}", 2),
+            "e\u{301} ",
+            "a combining mark takes no column"
+        );
+        let text = render_pairs(&[("セッション", "wta".into()), ("tmux", "3.3".into())]);
+        let columns: Vec<usize> = text
+            .lines()
+            .map(|l| l.find(['w', '3']).map(|i| l[..i].width()).unwrap())
+            .collect();
+        assert_eq!(columns, [12, 12], "{text}");
     }
 }

@@ -177,11 +177,10 @@ fn render(checks: &[Check]) -> String {
     let indent = " ".repeat(width + 4);
     let mut out = String::new();
     for c in checks {
-        let pad = " ".repeat(width - c.label.width());
         out.push_str(&format!(
-            "{} {}{pad}  {}\n",
+            "{} {}  {}\n",
             mark(c.status),
-            c.label,
+            crate::output::pad(&c.label, width),
             c.summary
         ));
         for line in &c.details {

@@ -137,7 +137,7 @@ fn render(r: &Resolution) -> String {
             }
             Source::Path { lookup } => ("PATH", describe(lookup, &tr!("cli.resolve.not_found"))),
         };
-        out.push_str(&format!("  {label:<5}  {text}\n"));
+        out.push_str(&format!("  {}  {text}\n", crate::output::pad(label, 5)));
     }
     if r.verdict != Verdict::Exists && !r.near_matches.is_empty() {
         let names: Vec<&str> = r.near_matches.iter().map(|m| m.name.as_str()).collect();
