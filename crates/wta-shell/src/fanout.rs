@@ -43,6 +43,9 @@ pub const NOTE_QUEUE: usize = 256;
 /// Listeners one watcher serves at a time; more are closed at once.
 pub const MAX_LISTENERS: usize = 32;
 
+/// How long the last notes may take to reach listeners after the end.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// How long a listener waits for the owner to answer its connection.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -121,8 +124,10 @@ impl Serve {
         }
         drop(listener);
         let _ = std::fs::remove_file(&self.socket);
-        // Let each connection write the end it has queued, then close.
-        while connections.join_next().await.is_some() {}
+        // Let each connection write the end it has queued, then close; one
+        // whose reader stopped reading is not waited on for long.
+        let drained = async { while connections.join_next().await.is_some() {} };
+        let _ = tokio::time::timeout(DRAIN_TIMEOUT, drained).await;
     }
 }
 

@@ -217,7 +217,11 @@ async fn listen(
         } else {
             EXPECTED_GRACE_MS
         };
-        let mut following = wta_shell::follow(host.clone(), pane, opts.clone()).await?;
+        // A signal while it joins (an owner stopping takes a moment) ends it too.
+        let mut following = tokio::select! {
+            joined = wta_shell::follow(host.clone(), pane, opts.clone()) => joined?,
+            ended = signals.next() => return Ok(ended),
+        };
         tracing::debug!(owner = following.is_owner(), "listen joined pane {pane}");
         if !announced && !as_json {
             eprintln!("wta: {}", tr!("cli.listen.listening", pane = pane));
@@ -264,11 +268,12 @@ fn print_ended(pane: &PaneId, reason: &str, as_json: bool) -> anyhow::Result<()>
     }
 }
 
-/// The signals that end a listen besides Ctrl+C. Handled rather than
-/// left to kill the process, so an owned pipe is detached first; SIGPIPE is
+/// The signals that end a listen, handled from the start rather than left
+/// to kill the process, so an owned pipe is detached first; SIGPIPE is
 /// ignored by Rust's runtime until then (a write to a closed stdout fails
 /// with `BrokenPipe` either way).
 struct Signals {
+    int: tokio::signal::unix::Signal,
     term: tokio::signal::unix::Signal,
     hup: tokio::signal::unix::Signal,
     pipe: tokio::signal::unix::Signal,
@@ -279,10 +284,22 @@ impl Signals {
         use tokio::signal::unix::{SignalKind, signal};
         let on = |kind: SignalKind| signal(kind).context(tr!("cli.no_async_runtime"));
         Ok(Self {
+            int: on(SignalKind::interrupt())?,
             term: on(SignalKind::terminate())?,
             hup: on(SignalKind::hangup())?,
             pipe: on(SignalKind::pipe())?,
         })
+    }
+
+    /// How the next signal ends the listen: SIGPIPE as its reader gone, the
+    /// others (Ctrl+C, SIGTERM, SIGHUP) as a stop.
+    async fn next(&mut self) -> Ended {
+        tokio::select! {
+            _ = self.int.recv() => Ended::Stopped,
+            _ = self.term.recv() => Ended::Stopped,
+            _ = self.hup.recv() => Ended::Stopped,
+            _ = self.pipe.recv() => Ended::ReaderGone,
+        }
     }
 }
 
@@ -317,10 +334,7 @@ impl Stretch<'_> {
             let probing = !matches!(probe, Probe::Present | Probe::Absent);
             let note = tokio::select! {
                 note = following.next() => note,
-                _ = tokio::signal::ctrl_c() => return Ok(Next::End(Ended::Stopped)),
-                _ = signals.term.recv() => return Ok(Next::End(Ended::Stopped)),
-                _ = signals.hup.recv() => return Ok(Next::End(Ended::Stopped)),
-                _ = signals.pipe.recv() => return Ok(Next::End(Ended::ReaderGone)),
+                ended = signals.next() => return Ok(Next::End(ended)),
                 _ = looks.tick(), if probing => {
                     let at = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
                     probe = self.look_again(probe, at, integration).await;
