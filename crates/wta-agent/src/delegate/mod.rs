@@ -207,14 +207,13 @@ pub fn plan(choice: &DelegateChoice, task: &str) -> Result<Option<DelegatePlan>,
     }
 }
 
-/// What a tab shows when the agent CLI is missing.
+/// What a tab shows when the agent CLI is missing, in the user's language.
 pub fn missing_notice(cli: &DelegateCli) -> String {
-    format!(
-        "wta: {program} is not installed; install it with `{install}`, or name another agent CLI \
-         in the [delegate] table (argv = [...]) of the wta config file.",
-        program = cli.program,
-        install = cli.install,
-    )
+    let text = wta_i18n::tr(
+        "agent.delegate_missing",
+        &[("program", cli.program), ("install", cli.install)],
+    );
+    format!("wta: {text}")
 }
 
 /// A random UUID v4 (RFC 9562: version nibble 4, variant bits 10), lower-case hyphenated.

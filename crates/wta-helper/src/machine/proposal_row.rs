@@ -1,8 +1,11 @@
 //! How a tool call that runs the proposal CLI reads in the transcript: what
 //! it proposes instead of the raw invocation (a channel id and a JSON payload
-//! over several lines), and its answer lines as words instead of JSON. Pure.
+//! over several lines), and its answer lines as words instead of JSON, in
+//! the user's language (the statuses and reasons inside stay the CLI's own
+//! words). Pure.
 
 use serde_json::Value;
+use wta_i18n::tr;
 use wta_protocol::invocation::looks_like_proposal;
 use wta_protocol::{Invocation, classify_invocation};
 
@@ -26,10 +29,10 @@ pub fn title(command: &str) -> Option<String> {
             });
     Some(match canonical {
         Some(c) => match choice_titles(&c.payload) {
-            Some(titles) => format!("Propose: {}", cut(&titles, MAX_TITLE_CHARS)),
-            None => "Propose terminal actions".to_owned(),
+            Some(titles) => tr!("helper.row.propose", what = cut(&titles, MAX_TITLE_CHARS)),
+            None => tr!("helper.row.propose_actions"),
         },
-        None => "Proposal command not in the canonical form (refused)".to_owned(),
+        None => tr!("helper.row.not_canonical"),
     })
 }
 
@@ -45,26 +48,25 @@ pub fn session_tool_title(name: &str, input: Option<&Value>) -> Option<String> {
             .and_then(Value::as_str)
             .map(|s| s.lines().next().unwrap_or_default().to_owned())
     };
-    let quoted = |text: Option<String>| text.map(|t| format!(" `{}`", cut(&t, MAX_TITLE_CHARS)));
+    let cut_arg = |key: &str| arg(key).map(|t| cut(&t, MAX_TITLE_CHARS));
     Some(match tool {
-        t::TOOL_RUN_COMMAND => {
-            format!("Propose: Run{}", quoted(arg("command")).unwrap_or_default())
-        }
+        t::TOOL_RUN_COMMAND => match cut_arg("command") {
+            Some(command) => tr!("helper.row.propose_run", command = command),
+            None => tr!("helper.row.propose_run_any"),
+        },
         t::TOOL_CREATE_WORKSPACE => match arg("target").as_deref() {
-            Some("panel") => "Propose: open a new panel".to_owned(),
-            _ => "Propose: open a new tab".to_owned(),
+            Some("panel") => tr!("helper.row.propose_panel"),
+            _ => tr!("helper.row.propose_tab"),
         },
-        t::TOOL_DELEGATE_TASK => {
-            format!(
-                "Propose: delegate{}",
-                quoted(arg("task")).unwrap_or_default()
-            )
-        }
-        t::TOOL_USER_INPUT => match arg("question") {
-            Some(q) => format!("Ask you: {}", cut(&q, MAX_TITLE_CHARS)),
-            None => "Ask you a question".to_owned(),
+        t::TOOL_DELEGATE_TASK => match cut_arg("task") {
+            Some(task) => tr!("helper.row.propose_delegate", task = task),
+            None => tr!("helper.row.propose_delegate_any"),
         },
-        _ => "Check what became of a proposal".to_owned(),
+        t::TOOL_USER_INPUT => match cut_arg("question") {
+            Some(q) => tr!("helper.row.ask", question = q),
+            None => tr!("helper.row.ask_any"),
+        },
+        _ => tr!("helper.row.check_result"),
     })
 }
 
@@ -103,23 +105,27 @@ pub fn output(output: &str) -> Option<String> {
 fn line_words(line: &str) -> Option<String> {
     let v: Value = serde_json::from_str(line).ok()?;
     let status = v.get("status")?.as_str()?.replace('_', " ");
-    let reason = v
-        .get("reason")
-        .and_then(Value::as_str)
-        .map(|r| format!(": {r}"))
-        .unwrap_or_default();
+    let reason = v.get("reason").and_then(Value::as_str);
+    let with_reason = |text: String| match reason {
+        Some(r) => tr!("helper.row.with_reason", text = text, reason = r),
+        None => text,
+    };
     Some(match v.get("phase")?.as_str()? {
-        "validation" if status == "accepted" => "accepted: the card is on screen".to_owned(),
-        "validation" => format!("refused ({status}){reason}"),
-        "final" => format!("the user's decision: {status}{reason}"),
+        "validation" if status == "accepted" => tr!("helper.row.accepted"),
+        "validation" => with_reason(tr!("helper.row.refused", status = status)),
+        "final" => with_reason(tr!("helper.row.decision", status = status)),
         "execution" => {
             let action = v.get("action").and_then(Value::as_u64).unwrap_or(1);
-            let exit = v
-                .get("exit_code")
-                .and_then(Value::as_i64)
-                .map(|c| format!(", exit {c}"))
-                .unwrap_or_default();
-            format!("action {action}: {status}{exit}{reason}")
+            let text = match v.get("exit_code").and_then(Value::as_i64) {
+                Some(code) => tr!(
+                    "helper.row.action_exit",
+                    action = action,
+                    status = status,
+                    code = code
+                ),
+                None => tr!("helper.row.action", action = action, status = status),
+            };
+            with_reason(text)
         }
         _ => return None,
     })
@@ -217,7 +223,7 @@ mod tests {
         );
         assert_eq!(
             session_tool_title(&name("run_command_in_current_shell"), None).as_deref(),
-            Some("Propose: Run")
+            Some("Propose: Run a command")
         );
     }
 }
