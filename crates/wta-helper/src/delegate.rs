@@ -12,7 +12,7 @@ use wta_state::DomainEvent;
 #[derive(Debug, Deserialize)]
 struct Delegated {
     pane: String,
-    window: String,
+    tab: String,
     agent: String,
     #[serde(default)]
     session_id: Option<String>,
@@ -52,7 +52,7 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
             DomainEvent::Notice(wta_i18n::tr!(
                 "helper.delegate.done",
                 agent = d.agent,
-                window = d.window,
+                window = d.tab,
                 pane = d.pane,
                 pinned = pinned
             ))
@@ -60,7 +60,7 @@ pub fn run(task: &str, source: &PaneId) -> DomainEvent {
         Ok(d) => DomainEvent::Error(wta_i18n::tr!(
             "helper.delegate.not_installed",
             agent = d.agent,
-            window = d.window
+            window = d.tab
         )),
         Err(err) => DomainEvent::Error(wta_i18n::tr!("helper.delegate.unreadable", err = err)),
     }

@@ -1,7 +1,8 @@
-//! Host-neutral model of terminal objects and the stable JSON the CLI prints.
-//!
-//! Field names here are a public contract (`wta … --json`, golden-tested):
-//! add fields, never rename or remove them.
+//! Host-neutral model of terminal objects. `wta … --json` prints
+//! [`PaneStatus`] and [`Integration`] as they are (their field names are
+//! part of the CLI's JSON vocabulary, `crates/wta/src/json`: never rename
+//! them), the others through that vocabulary's views (`tab` for a window
+//! id, …), which name every field: a field added here is named there too.
 
 use std::path::PathBuf;
 

@@ -155,9 +155,9 @@ impl SessionState {
 }
 
 /// One row of `_wta/sessions`. On the wire it is camelCase like every ACP and
-/// `_wta/` message; `wta sessions list --json` prints the same fields in
-/// snake_case like every CLI command (its own view type, which lists each
-/// field by name, so a field added here must be added there).
+/// `_wta/` message; `wta sessions list --json` prints the same facts in the
+/// CLI's JSON vocabulary (`agent`, `tab`, `pane`: its own view type, which
+/// lists each field by name, so a field added here must be added there).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WtaSessionInfo {

@@ -49,11 +49,11 @@ fn check_listing(server: &TmuxServer, wta_bin: &str) {
         .unwrap();
     assert!(out.status.success(), "wta list-panes: {out:?}");
     let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut ids: Vec<String> = listed
+    let mut ids: Vec<String> = listed["panes"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|pane| pane["id"].as_str().unwrap().to_owned())
+        .map(|pane| pane["pane"].as_str().unwrap().to_owned())
         .collect();
     let mut expected: Vec<String> = server
         .tmux(&["list-panes", "-a", "-F", "#{pane_id}"])

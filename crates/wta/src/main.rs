@@ -3,6 +3,7 @@
 mod cli;
 mod cli_help;
 mod cmd;
+mod json;
 mod language;
 mod launch;
 mod output;

@@ -48,6 +48,9 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table whose header cells are `header` as they are (tests; the
+    /// CLI's headers are [`Table::localized`]).
+    #[cfg(test)]
     pub fn new(header: &[&str]) -> Self {
         Self {
             rows: vec![header.iter().map(|h| (*h).to_owned()).collect()],
@@ -175,6 +178,11 @@ impl Said {
     /// The text for people.
     pub fn shown(&self) -> &str {
         &self.shown
+    }
+
+    /// The text for scripts (`--json`): English.
+    pub fn english(&self) -> &str {
+        &self.english
     }
 }
 

@@ -241,9 +241,9 @@ fn sessions_list_reports_live_sessions_with_owner() {
             .iter()
             .find(|r| r["session_id"] == h.session.as_str())
             .expect("row for helper");
-        assert_eq!(row["agent_id"], agent);
-        assert_eq!(row["owner_tab"], "@1");
-        assert_eq!(row["target_pane"], "%2");
+        assert_eq!(row["agent"], agent);
+        assert_eq!(row["tab"], "@1");
+        assert_eq!(row["pane"], "%2");
         assert_eq!(row["helper_pid"], h.proc.pid());
         assert_eq!(row["state"], "active");
     }

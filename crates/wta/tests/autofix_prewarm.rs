@@ -37,7 +37,7 @@ fn squeezed_screen(tmux: &TmuxServer, pane: &str) -> String {
 fn a_tab_created_later_is_prewarmed_and_its_failure_is_told_while_hidden() {
     let mut l = Launch::with_config("[autofix]\nprewarm = true\n");
     let (up, _, _) = l.up_ready("demo");
-    let session = up["session"].as_str().unwrap().to_owned();
+    let session = up["session_name"].as_str().unwrap().to_owned();
 
     // A new tab, created as the user would (the hook does the rest).
     let command = integrated_bash(&l);
@@ -134,12 +134,12 @@ fn prewarm_reports_each_tab_and_is_idempotent() {
     ]);
     assert!(out.status.success(), "{out:?}");
     let tabs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let tabs = tabs.as_array().unwrap();
+    let tabs = tabs["tabs"].as_array().unwrap();
     assert_eq!(tabs.len(), 2, "{tabs:?}");
     let first = tabs.iter().find(|t| t["action"] == "present").unwrap();
     assert_eq!(first["pane"], agent.as_str());
     let started = tabs.iter().find(|t| t["action"] == "started").unwrap();
-    assert_eq!(started["window"], second.as_str());
+    assert_eq!(started["tab"], second.as_str());
     let warm = started["pane"].as_str().unwrap().to_owned();
     assert_eq!(l.tmux.display(&warm, "#{session_name}"), "_wta_stash");
 

@@ -190,8 +190,8 @@ fn tabs_and_windows_are_named_by_id_or_name_and_bad_ones_say_what_is_accepted() 
     ]);
     // list-panes -t: a tab's name as well as @N and %N.
     let by_name = ok_json(wta_named(&server, &["lsp", "-t", "logs", "--json"]));
-    assert_eq!(by_name.as_array().unwrap().len(), 1, "{by_name}");
-    assert_eq!(by_name[0]["window_name"], "logs");
+    assert_eq!(by_name["panes"].as_array().unwrap().len(), 1, "{by_name}");
+    assert_eq!(by_name["panes"][0]["tab_name"], "logs");
     let bad = wta_named(&server, &["list-panes", "-t", "foo"]);
     assert_eq!(bad.status.code(), Some(1));
     let err = stderr(&bad);
@@ -207,7 +207,7 @@ fn tabs_and_windows_are_named_by_id_or_name_and_bad_ones_say_what_is_accepted() 
     let other_id = server.tmux(&["display", "-p", "-t", "other:", "#{session_id}"]);
     assert_eq!(opened["session"], other_id.trim(), "{opened}");
     let tabs = ok_json(wta_named(&server, &["lst", "-w", "other", "--json"]));
-    assert_eq!(tabs.as_array().unwrap().len(), 2, "{tabs}");
+    assert_eq!(tabs["tabs"].as_array().unwrap().len(), 2, "{tabs}");
     let missing = wta_named(&server, &["new-tab", "-w", "nosuch", "-c", "true"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(

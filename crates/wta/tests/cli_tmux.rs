@@ -14,11 +14,11 @@ use wta_testkit::{TmuxServer, wait_until};
 const LONG: Duration = Duration::from_secs(10);
 
 fn ids(panes: &Value) -> Vec<String> {
-    panes
+    panes["panes"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| p["id"].as_str().unwrap().to_owned())
+        .map(|p| p["pane"].as_str().unwrap().to_owned())
         .collect()
 }
 
@@ -96,7 +96,7 @@ fn linked_windows_list_each_pane_once() {
     assert_eq!(got.len(), ids(&all).len(), "duplicate pane ids in {all}");
     assert_eq!(got.len(), 2);
     let tabs = ok_json(wta_named(&server, &["lst", "-w", "other", "--json"]));
-    assert_eq!(tabs.as_array().unwrap().len(), 2, "{tabs}");
+    assert_eq!(tabs["tabs"].as_array().unwrap().len(), 2, "{tabs}");
 }
 
 #[test]
@@ -316,11 +316,11 @@ fn info_and_active_pane_inside_tmux_name_the_caller() {
     let other = server.new_window("bash --norc");
     let info = ok_json(wta_in_pane(&server, &other, &["info", "--json"]));
     assert_eq!(info["pane"], other.as_str());
-    assert_eq!(info["window"], "@1");
+    assert_eq!(info["tab"], "@1");
     assert_eq!(info["session"], "$0");
     assert_eq!(info["socket"], server.socket().to_str().unwrap());
     let active = ok_json(wta_in_pane(&server, &other, &["active-pane", "--json"]));
-    assert_eq!(active["id"], other.as_str());
+    assert_eq!(active["pane"], other.as_str());
     let outside = ok_json(wta_named(&server, &["info", "--json"]));
     assert_eq!(outside["pane"], Value::Null);
 }
@@ -374,7 +374,7 @@ fn a_cwd_holding_record_separators_does_not_break_the_listing() {
         .to_owned();
     let all = ok_json(wta_named(&server, &["lsp", "-a", "--json"]));
     assert_eq!(ids(&all), [server.first_pane().to_owned(), pane.clone()]);
-    assert_eq!(all[1]["cwd"], hostile.to_str().unwrap());
+    assert_eq!(all["panes"][1]["cwd"], hostile.to_str().unwrap());
 }
 
 /// `wta new-tab` / `wta split-pane` without `-c` open the user's shell with

@@ -75,7 +75,7 @@ fn attach(l: &Launch, session: &str) -> (TmuxServer, String) {
 fn a_hidden_pane_links_to_a_new_master_and_its_fix_card_is_told_until_shown() {
     let mut l = Launch::new();
     let (up, shell, agent) = l.up_ready("custom:test");
-    let session = up["session"].as_str().unwrap().to_owned();
+    let session = up["session_name"].as_str().unwrap().to_owned();
     let window = l.tmux.display(&shell, "#{window_id}");
     // The user's tmux.conf has WTA's lines.
     let conf = l.wta(&["tmux-config"]);

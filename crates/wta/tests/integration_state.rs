@@ -105,11 +105,11 @@ fn active_integration(w: &Watched) -> Value {
 
 fn listed_state(w: &Watched) -> Value {
     let panes = ok_json(wta_named(&w.server, &["list-panes", "--json"]));
-    panes
+    panes["panes"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["id"] == w.pane.as_str())
+        .find(|p| p["pane"] == w.pane.as_str())
         .map(|p| p["integration"]["state"].clone())
         .unwrap()
 }

@@ -50,7 +50,7 @@ fn up_opens_an_integrated_shell_and_a_working_agent_pane() {
     let mut l = Launch::new();
     let up = l.up(&["--agent", "custom:test", "--session", "work"]);
     assert_eq!(up["created"], true);
-    assert_eq!(up["session"], "work");
+    assert_eq!(up["session_name"], "work");
     let (shell, agent) = (
         up["shell_pane"].as_str().unwrap(),
         up["agent_pane"].as_str().unwrap(),
@@ -160,7 +160,7 @@ fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
     let hidden = l.pane(&["toggle", "-t", &shell]);
     assert_eq!(
         hidden,
-        serde_json::json!({"action": "stashed", "pane": agent})
+        serde_json::json!({"schema_version": 2, "action": "stashed", "pane": agent})
     );
     assert_ne!(
         l.tmux.display(&agent, "#{window_id}"),
@@ -173,7 +173,7 @@ fn toggle_hides_and_restores_the_same_helper_with_its_transcript() {
     let shown = l.pane(&["toggle", "-t", &shell]);
     assert_eq!(
         shown,
-        serde_json::json!({"action": "restored", "pane": agent})
+        serde_json::json!({"schema_version": 2, "action": "restored", "pane": agent})
     );
     assert_eq!(l.tmux.display(&agent, "#{window_id}"), window);
     assert_eq!(l.pane_pid(&agent), helper, "same helper process");
@@ -195,14 +195,14 @@ fn close_leaves_no_helper_or_agent_process() {
     let closed = l.pane(&["close", "-t", &shell]);
     assert_eq!(
         closed,
-        serde_json::json!({"action": "closed", "pane": agent})
+        serde_json::json!({"schema_version": 2, "action": "closed", "pane": agent})
     );
     wait_until("helper gone", T, || !alive(helper)).unwrap();
     wait_until("agent process gone", T, || !alive(agent_pid)).unwrap();
     assert!(alive(l.master_pid()), "the master stays for other panes");
     assert_eq!(
         l.pane(&["close", "-t", &shell]),
-        serde_json::json!({"action": "nothing_to_close"})
+        serde_json::json!({"schema_version": 2, "action": "nothing_to_close", "pane": null})
     );
 }
 

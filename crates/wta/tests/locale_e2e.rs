@@ -195,11 +195,11 @@ fn armed_card(screen: &str, button: &str, hint: &str) -> Option<String> {
 }
 
 fn ids(panes: &Value) -> Vec<&str> {
-    panes
+    panes["panes"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| p["id"].as_str().unwrap())
+        .map(|p| p["pane"].as_str().unwrap())
         .collect()
 }
 
@@ -251,14 +251,14 @@ fn everything_works_in(lang: Option<&'static str>) {
     for pane in [&shell, &agent, &tab_pane, &tab_agent] {
         assert!(listed.contains(&pane.as_str()), "{pane} in {listed:?}");
     }
-    for p in panes.as_array().unwrap() {
+    for p in panes["panes"].as_array().unwrap() {
         assert_eq!(p["session_name"], "wta", "{p}");
     }
-    let shell_info = panes
+    let shell_info = panes["panes"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["id"] == shell.as_str())
+        .find(|p| p["pane"] == shell.as_str())
         .unwrap();
     assert_eq!(shell_info["cwd"], s.cwd.to_str().unwrap(), "{shell_info}");
 }

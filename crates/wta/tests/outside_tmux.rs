@@ -109,7 +109,7 @@ fn new_tabs_and_the_active_pane_are_the_session_attached_last_never_the_stash() 
     keys.sort();
     assert_eq!(
         keys,
-        ["pane", "session", "window"],
+        ["pane", "schema_version", "session", "tab"],
         "the choice is said on stderr, not in the JSON"
     );
     let said = stderr(&out);
@@ -122,7 +122,7 @@ fn new_tabs_and_the_active_pane_are_the_session_attached_last_never_the_stash() 
     let out = delegate(&l, "explain the build");
     let done = json(&out);
     assert_eq!(
-        session_of(&l, done["window"].as_str().unwrap()),
+        session_of(&l, done["tab"].as_str().unwrap()),
         "main",
         "{done}"
     );

@@ -56,7 +56,7 @@ fn sessions_list_follows_the_server_flags_and_is_snake_case() {
     .unwrap();
     assert!(v["sessions"][0]["helper_pid"].as_i64().is_some(), "{v}");
     assert_eq!(
-        v["sessions"][0]["owner_tab"],
+        v["sessions"][0]["tab"],
         l.tmux.display(&agent, "#{window_id}"),
         "{v}"
     );
@@ -149,7 +149,7 @@ fn sessions_all_answers_within_2s_with_a_stopped_master_and_names_what_is_missin
     let rows = v["sessions"].as_array().unwrap();
     assert_eq!(rows.len(), 1, "{v}");
     assert_eq!(rows[0]["key"], format!("tmux:{agent}"));
-    assert_eq!(rows[0]["status"], "unknown");
+    assert_eq!(rows[0]["state"], "unknown");
     assert_eq!(rows[0]["agent"], "custom:test");
     assert_eq!(rows[0]["pane"], shell.as_str());
     assert_eq!(rows[0]["tab"], window.as_str());

@@ -44,7 +44,7 @@ fn an_ended_agent_pane_session_is_resumed_into_a_new_pane() {
     // registry: wait for the row to settle to idle.
     let live = wait_for_value("the live session listed idle", T, || {
         all(&l).into_iter().find(|r| {
-            r["source"] == "agent_pane" && r["agent"] == "custom:loads" && r["status"] == "idle"
+            r["source"] == "agent_pane" && r["agent"] == "custom:loads" && r["state"] == "idle"
         })
     })
     .unwrap();
@@ -58,7 +58,7 @@ fn an_ended_agent_pane_session_is_resumed_into_a_new_pane() {
     l.say(&pane, "/new");
     let ended = wait_for_value("the ended session", T, || {
         row(&all(&l), &key)
-            .filter(|r| r["status"] == "ended")
+            .filter(|r| r["state"] == "ended")
             .cloned()
     })
     .unwrap();
@@ -111,7 +111,7 @@ fn an_agent_cli_in_a_shell_pane_is_tracked_from_its_hooks() {
     let rows = all(&l);
     let tracked = row(&rows, "claude:abc-123").expect("the CLI's session");
     assert_eq!(tracked["source"], "shell_pane");
-    assert_eq!(tracked["status"], "working");
+    assert_eq!(tracked["state"], "working");
     assert_eq!(tracked["current_tool"], "Bash");
     assert_eq!(tracked["pane"], shell.as_str());
     assert_eq!(
@@ -130,7 +130,7 @@ fn an_agent_cli_in_a_shell_pane_is_tracked_from_its_hooks() {
         json!({"message": "Claude needs your permission"}),
     );
     assert_eq!(
-        row(&all(&l), "claude:abc-123").unwrap()["status"],
+        row(&all(&l), "claude:abc-123").unwrap()["state"],
         "attention"
     );
     // Searching finds it by its directory.
@@ -152,14 +152,14 @@ fn an_agent_cli_in_a_shell_pane_is_tracked_from_its_hooks() {
     let done = r#"{"type":"assistant","sessionId":"abc-123","message":{"role":"assistant","stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}}"#;
     wait_until("the log to say the CLI is idle", T, || {
         append(done);
-        row(&all(&l), "claude:abc-123").is_some_and(|r| r["status"] == "idle")
+        row(&all(&l), "claude:abc-123").is_some_and(|r| r["state"] == "idle")
     })
     .unwrap();
 
     // Its pane closes without an end hook: it ends, resumable by its CLI.
     l.tmux.tmux(&["kill-pane", "-t", &shell]);
     wait_until("the closed pane's session to end", T, || {
-        row(&all(&l), "claude:abc-123").is_some_and(|r| r["status"] == "ended")
+        row(&all(&l), "claude:abc-123").is_some_and(|r| r["state"] == "ended")
     })
     .unwrap();
     assert_eq!(row(&all(&l), "claude:abc-123").unwrap()["resumable"], true);
@@ -177,7 +177,7 @@ fn close_ends_a_live_agent_pane_then_forgets_its_history() {
     let live = wait_for_value("the live session listed", T, || {
         all(&l)
             .into_iter()
-            .find(|r| r["source"] == "agent_pane" && r["status"] == "idle")
+            .find(|r| r["source"] == "agent_pane" && r["state"] == "idle")
     })
     .unwrap();
     let key = live["key"].as_str().unwrap().to_owned();
@@ -198,7 +198,7 @@ fn close_ends_a_live_agent_pane_then_forgets_its_history() {
     wait_until("the agent pane to close and its session to end", T, || {
         let panes = l.tmux.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
         !panes.lines().any(|p| p == pane)
-            && row(&all(&l), &key).is_some_and(|r| r["status"] == "ended")
+            && row(&all(&l), &key).is_some_and(|r| r["state"] == "ended")
     })
     .unwrap();
     let panes = l.tmux.tmux(&["list-panes", "-a", "-F", "#{pane_id}"]);
@@ -275,7 +275,7 @@ fn ctrl_d_in_the_sessions_picker_closes_a_session() {
     wait_until("its session to end", T, || {
         all(&l)
             .iter()
-            .any(|r| r["source"] == "agent_pane" && r["status"] == "ended")
+            .any(|r| r["source"] == "agent_pane" && r["state"] == "ended")
     })
     .unwrap();
 }

@@ -35,24 +35,29 @@ fn a_stashed_pane_is_unlisted_and_ends_with_its_tab() {
 
     let sessions = json(&l, &["list-windows"]);
     assert!(
-        sessions
+        sessions["sessions"]
             .as_array()
             .unwrap()
             .iter()
-            .all(|s| s["name"] != "_wta_stash"),
+            .all(|s| s["session_name"] != "_wta_stash"),
         "{sessions}"
     );
     let tabs = json(&l, &["list-tabs", "-a"]);
     assert!(
-        tabs.as_array()
+        tabs["tabs"]
+            .as_array()
             .unwrap()
             .iter()
-            .all(|t| t["name"] != "wta-stash" && t["name"] != "keep"),
+            .all(|t| t["tab_name"] != "wta-stash" && t["tab_name"] != "keep"),
         "{tabs}"
     );
     let panes = json(&l, &["list-panes", "-a"]);
     assert!(
-        panes.as_array().unwrap().iter().all(|p| p["id"] != agent),
+        panes["panes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["pane"] != agent),
         "{panes}"
     );
 

@@ -60,10 +60,7 @@ fn the_hidden_pane_alias_still_names_the_pane() {
     let pane = server.first_pane();
     // The same pane whichever flag names it: no agent pane there to close.
     for flag in ["-t", "--target", "--pane"] {
-        let out = ok_json(wta_named(
-            &server,
-            &["--json", "pane", "close", flag, pane],
-        ));
+        let out = ok_json(wta_named(&server, &["--json", "pane", "close", flag, pane]));
         assert_eq!(out["action"], "nothing_to_close", "{flag}: {out}");
     }
     // The value reaches the command: a pane that does not exist is named.

@@ -152,7 +152,7 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
         PaneAction::Close(_) => agent_pane::close(&host, &caller)?,
     };
     if ctx.json {
-        output::json(&outcome)?;
+        output::json(&crate::json::agents::PaneAction::new(&outcome))?;
     } else {
         output::line(&match &outcome {
             Outcome::Opened(p) => tr!("cli.pane.opened", pane = p),
@@ -210,7 +210,7 @@ fn run_prewarm(
         (None, false) => vec![prewarm::prewarm_tab(host, &caller()?.window, &spec)?],
     };
     if ctx.json {
-        output::json(&done)?;
+        output::json(&crate::json::agents::Prewarms::new(&done))?;
         return Ok(ExitCode::SUCCESS);
     }
     for tab in &done {

@@ -102,7 +102,7 @@ pub fn run(ctx: &Ctx, args: &DelegateArgs) -> anyhow::Result<ExitCode> {
     };
     let done = delegate::launch(&host, &request)?;
     if ctx.json {
-        output::json(&done)?;
+        output::json(&crate::json::agents::Delegate::new(&done))?;
     } else {
         output::line(&delegate::describe(&done))?;
     }

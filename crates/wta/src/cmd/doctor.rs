@@ -125,7 +125,6 @@ impl Check {
 /// `wta doctor --json`.
 #[derive(Debug, Serialize)]
 struct Report<'a> {
-    schema_version: u32,
     /// No check failed.
     ok: bool,
     checks: &'a [Check],
@@ -147,7 +146,6 @@ pub fn run(ctx: &Ctx, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let ok = checks.iter().all(|c| c.status != Status::Fail);
     if ctx.json {
         output::json(&Report {
-            schema_version: 1,
             ok,
             checks: &checks,
         })?;

@@ -8,6 +8,7 @@ use wta_host::{HostError, PaneInfo, TerminalHost, WindowInfo};
 use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use super::Ctx;
+use crate::json::tmux as json;
 use crate::output::{self, Table, yes};
 use wta_i18n::tr;
 
@@ -36,7 +37,7 @@ pub struct ListPanesArgs {
 pub fn list_windows(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let sessions = ctx.host()?.list_sessions()?;
     if ctx.json {
-        output::json(&sessions)?;
+        output::json(&json::Sessions::new(&sessions))?;
     } else {
         let mut t = Table::localized(&[
             "cli.col.id",
@@ -84,11 +85,11 @@ pub fn list_tabs(ctx: &Ctx, args: &ListTabsArgs) -> anyhow::Result<ExitCode> {
     };
     let windows = host.list_windows(session.as_ref())?;
     if ctx.json {
-        output::json(&windows)?;
+        output::json(&json::Tabs::new(&windows))?;
     } else {
         let mut t = Table::localized(&[
             "cli.col.id",
-            "cli.col.window",
+            "cli.col.session",
             "cli.col.index",
             "cli.col.name",
             "cli.col.panes",
@@ -157,7 +158,7 @@ pub fn list_panes(ctx: &Ctx, args: &ListPanesArgs) -> anyhow::Result<ExitCode> {
         (None, false, None) => host.list_panes()?,
     };
     if ctx.json {
-        output::json(&panes)?;
+        output::json(&json::Panes::new(&panes))?;
     } else {
         print_panes(&panes)?;
     }
@@ -168,7 +169,7 @@ fn print_panes(panes: &[PaneInfo]) -> anyhow::Result<()> {
     let mut t = Table::localized(&[
         "cli.col.id",
         "cli.col.tab",
-        "cli.col.window",
+        "cli.col.session",
         "cli.col.size",
         "cli.col.active",
         "cli.col.command",
@@ -206,7 +207,7 @@ pub fn active_pane(ctx: &Ctx) -> anyhow::Result<ExitCode> {
         )?)?,
     };
     if ctx.json {
-        output::json(&p)?;
+        output::json(&json::PaneRow::new(&p))?;
     } else {
         let integration = match (&p.integration.shell, p.integration.pid) {
             (Some(shell), Some(pid)) => format!("{} ({shell} {pid})", p.integration.state),
@@ -215,7 +216,7 @@ pub fn active_pane(ctx: &Ctx) -> anyhow::Result<ExitCode> {
         let l = labels(&[
             "pane",
             "tab",
-            "window",
+            "session",
             "size",
             "pid",
             "command",
@@ -239,10 +240,10 @@ pub fn active_pane(ctx: &Ctx) -> anyhow::Result<ExitCode> {
 pub fn info(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     let info = ctx.host()?.server_info()?;
     if ctx.json {
-        output::json(&info)?;
+        output::json(&json::Server::new(&info))?;
     } else {
         let opt = |v: Option<String>| v.unwrap_or_else(|| tr!("cli.list.not_inside"));
-        let l = labels(&["socket", "tmux", "pane", "tab", "window"]);
+        let l = labels(&["socket", "tmux", "pane", "tab", "session"]);
         output::pairs(&[
             (l[0].as_str(), info.socket.display().to_string()),
             (l[1].as_str(), info.tmux_version.clone()),

@@ -11,9 +11,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use serde::Serialize;
 use wta_host::{HostError, NewTab, PaneCommand, PaneInfo, Split, SplitDirection, TerminalHost};
-use wta_protocol::{PaneId, TmuxSessionId, WindowId};
+use wta_protocol::PaneId;
 
 use super::Ctx;
 use crate::launch::shell::{self, GatedShell};
@@ -116,21 +115,9 @@ pub struct SplitPaneArgs {
     pub focus: bool,
 }
 
-/// What `new-tab --json` and `split-pane --json` print.
-#[derive(Debug, Serialize)]
-pub struct Opened {
-    pub pane: PaneId,
-    pub window: WindowId,
-    pub session: TmuxSessionId,
-}
-
 fn print_opened(ctx: &Ctx, pane: PaneInfo) -> anyhow::Result<ExitCode> {
     if ctx.json {
-        output::json(&Opened {
-            pane: pane.id,
-            window: pane.window,
-            session: pane.session,
-        })?;
+        output::json(&crate::json::tmux::Opened::new(&pane))?;
     } else {
         output::line(pane.id.as_str())?;
     }

@@ -5,7 +5,8 @@
 //! [`ANSWER_WITHIN`] or the command fails saying so (naming its pid from the
 //! lock file next to the socket); nothing listening fails at once, saying how
 //! a master starts. The JSON is snake_case like every CLI command
-//! ([`SessionsView`]); the `_wta/sessions` wire message keeps ACP's camelCase.
+//! ([`crate::json::agents::LiveSessions`]); the `_wta/sessions` wire message
+//! keeps ACP's camelCase.
 
 use std::io::ErrorKind;
 use std::os::unix::net::UnixStream;
@@ -15,13 +16,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use serde::Serialize;
 use wta_helper::connection::{ConnectOptions, MasterConnection};
-use wta_protocol::helper_master::{
-    ClientKind, SESSIONS_TABLE_HEADER, SessionState, SessionsListResponse, WtaSessionInfo,
-    YoloReport,
-};
-use wta_protocol::{PaneId, WindowId};
+use wta_protocol::helper_master::{ClientKind, SESSIONS_TABLE_HEADER};
 
 use super::Ctx;
 use crate::output::{self, Table};
@@ -65,74 +61,6 @@ pub struct ListArgs {
     pub master_socket: Option<PathBuf>,
 }
 
-/// `sessions list --json`.
-#[derive(Debug, Serialize)]
-pub struct SessionsView<'a> {
-    pub sessions: Vec<SessionView<'a>>,
-}
-
-/// One session, snake_case.
-#[derive(Debug, Serialize)]
-pub struct SessionView<'a> {
-    pub session_id: &'a str,
-    pub agent_id: &'a str,
-    pub helper: u64,
-    pub helper_pid: Option<i32>,
-    pub owner_tab: Option<&'a WindowId>,
-    pub target_pane: Option<&'a PaneId>,
-    pub state: SessionState,
-    pub yolo: Option<YoloView>,
-}
-
-/// A session's yolo, snake_case.
-#[derive(Debug, Serialize)]
-pub struct YoloView {
-    pub on: bool,
-    pub blocked_by_policy: bool,
-}
-
-impl<'a> SessionsView<'a> {
-    pub fn new(list: &'a SessionsListResponse) -> Self {
-        Self {
-            sessions: list.sessions.iter().map(SessionView::new).collect(),
-        }
-    }
-}
-
-impl<'a> SessionView<'a> {
-    fn new(info: &'a WtaSessionInfo) -> Self {
-        // No `..`: a field added to the wire type must be added here too.
-        let WtaSessionInfo {
-            session_id,
-            agent_id,
-            helper,
-            helper_pid,
-            owner_tab,
-            target_pane,
-            state,
-            yolo,
-        } = info;
-        Self {
-            session_id,
-            agent_id,
-            helper: *helper,
-            helper_pid: *helper_pid,
-            owner_tab: owner_tab.as_ref(),
-            target_pane: target_pane.as_ref(),
-            state: *state,
-            yolo: yolo.map(
-                |YoloReport {
-                     on,
-                     blocked_by_policy,
-                 }| YoloView {
-                    on,
-                    blocked_by_policy,
-                },
-            ),
-        }
-    }
-}
-
 /// The master socket of the tmux server the flags or `$TMUX` name.
 fn master_socket(ctx: &Ctx) -> anyhow::Result<PathBuf> {
     let host = ctx.host()?;
@@ -170,7 +98,7 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     if ctx.json {
-        output::json(&SessionsView::new(&sessions))?;
+        output::json(&crate::json::agents::LiveSessions::new(&sessions))?;
         return Ok(ExitCode::SUCCESS);
     }
     if sessions.sessions.is_empty() {
@@ -300,61 +228,4 @@ async fn connect(socket: &Path) -> anyhow::Result<MasterConnection> {
             "{e} (a master starts with the first agent pane: `wta up` or `wta pane open`)"
         )
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn the_cli_view_is_snake_case_with_every_wire_field() {
-        let list = SessionsListResponse {
-            sessions: vec![WtaSessionInfo {
-                session_id: "s1".into(),
-                agent_id: "copilot".into(),
-                helper: 2,
-                helper_pid: Some(42),
-                owner_tab: Some(WindowId::parse("@1").unwrap()),
-                target_pane: Some(PaneId::parse("%2").unwrap()),
-                state: SessionState::Active,
-                yolo: Some(YoloReport {
-                    on: true,
-                    blocked_by_policy: false,
-                }),
-            }],
-        };
-        let view = serde_json::to_value(SessionsView::new(&list)).unwrap();
-        assert_eq!(
-            view,
-            json!({"sessions": [{"session_id": "s1", "agent_id": "copilot", "helper": 2,
-                "helper_pid": 42, "owner_tab": "@1", "target_pane": "%2", "state": "active",
-                "yolo": {"on": true, "blocked_by_policy": false}}]})
-        );
-        // The same fields as the wire, spelled the CLI's way.
-        let wire = serde_json::to_value(&list.sessions[0]).unwrap();
-        let snake = |k: &str| {
-            k.chars().fold(String::new(), |mut s, c| {
-                if c.is_ascii_uppercase() {
-                    s.push('_');
-                }
-                s.push(c.to_ascii_lowercase());
-                s
-            })
-        };
-        let mut wire_keys: Vec<String> =
-            wire.as_object().unwrap().keys().map(|k| snake(k)).collect();
-        let mut view_keys: Vec<String> = view["sessions"][0]
-            .as_object()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect();
-        wire_keys.sort();
-        view_keys.sort();
-        assert_eq!(wire_keys, view_keys);
-    }
 }

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use serde_json::{Value, json};
 use wta_host::{NewTab, PaneCommand, TerminalHost, TmuxHost};
 use wta_i18n::tr;
 use wta_protocol::agent_sessions::{AgentSessionRow, AgentStatus, SessionSource};
@@ -18,6 +17,7 @@ use super::Ctx;
 use super::sessions::ask_master;
 use crate::launch::agent_pane;
 use crate::launch::delegate::{self, DelegateRequest, Place};
+use crate::json::agents::SessionAction;
 use crate::output;
 
 /// How long the master may take to drop a row.
@@ -27,7 +27,7 @@ const FORGET_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 #[derive(Debug, Clone, PartialEq)]
 pub struct Done {
     /// The `--json` answer.
-    pub json: Value,
+    pub json: SessionAction,
     /// The line for people.
     pub line: String,
 }
@@ -65,7 +65,13 @@ pub fn focus(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
     let info = host.pane(pane)?;
     host.focus(pane)?;
     Ok(Done {
-        json: json!({"key": row.key, "action": "focused", "pane": pane, "tab": info.window}),
+        json: SessionAction {
+            key: row.key.clone(),
+            action: "focused",
+            pane: Some(pane.clone()),
+            tab: Some(info.window.clone()),
+            session_id: None,
+        },
         line: tr(
             "sessions.focused",
             &[("pane", pane.as_str()), ("tab", info.window.as_str())],
@@ -135,7 +141,13 @@ pub fn resume(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
         }
     };
     Ok(Done {
-        json: json!({"key": row.key, "action": "resumed", "session_id": session, "pane": pane}),
+        json: SessionAction {
+            key: row.key.clone(),
+            action: "resumed",
+            pane: Some(pane.clone()),
+            tab: None,
+            session_id: Some(session.clone()),
+        },
         line: tr(
             "sessions.resumed",
             &[
@@ -169,7 +181,13 @@ pub fn close(ctx: &Ctx, socket: Option<&Path>, row: &AgentSessionRow) -> anyhow:
                 bail!(tr("sessions.err.already_forgotten", &[("key", key)]));
             }
             Ok(Done {
-                json: json!({"key": key, "action": "forgot", "pane": null}),
+                json: SessionAction {
+                    key: key.to_owned(),
+                    action: "forgot",
+                    pane: None,
+                    tab: None,
+                    session_id: row.session_id.clone(),
+                },
                 line: tr("sessions.forgot", &[("key", key)]),
             })
         }
@@ -187,7 +205,13 @@ pub fn close(ctx: &Ctx, socket: Option<&Path>, row: &AgentSessionRow) -> anyhow:
             let host = ctx.host()?;
             match agent_pane::close_in(&host, tab)? {
                 agent_pane::Outcome::Closed(pane) => Ok(Done {
-                    json: json!({"key": key, "action": "closed", "pane": pane}),
+                    json: SessionAction {
+                        key: key.to_owned(),
+                        action: "closed",
+                        pane: Some(pane.clone()),
+                        tab: Some(tab.clone()),
+                        session_id: row.session_id.clone(),
+                    },
                     line: tr(
                         "sessions.closed",
                         &[("agent", agent), ("pane", pane.as_str()), ("key", key)],

@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use serde::Serialize;
 use wta_protocol::agent_sessions::{AgentSessionRow, AgentSessionsResponse, SessionSource};
 
 use super::Ctx;
 use super::sessions::{Unanswered, ask_master, try_ask_master};
 use super::sessions_actions as actions;
+use crate::json::agents as json;
 use crate::output::{self, Table};
 
 /// How long the master may take to list (connect, initialize, and its own
@@ -76,59 +76,6 @@ pub fn matches(row: &AgentSessionRow, text: &str) -> bool {
     .any(|field| field.to_lowercase().contains(&text))
 }
 
-/// `sessions all --json`: the rows, snake_case, and the parts that could
-/// not be listed (empty when the master answered).
-#[derive(Debug, Serialize)]
-struct AllView<'a> {
-    sessions: Vec<RowView<'a>>,
-    missing: Vec<Missing>,
-}
-
-/// A part of the listing that is not there, and why.
-#[derive(Debug, Serialize)]
-struct Missing {
-    /// `master`: everything the master keeps (live states, agent CLIs in
-    /// shell panes, ended sessions, the agents' history).
-    part: &'static str,
-    reason: String,
-}
-
-#[derive(Debug, Serialize)]
-struct RowView<'a> {
-    key: &'a str,
-    source: &'a str,
-    agent: &'a str,
-    status: &'a str,
-    session_id: Option<&'a str>,
-    pane: Option<&'a str>,
-    tab: Option<&'a str>,
-    cwd: Option<&'a str>,
-    title: Option<&'a str>,
-    current_tool: Option<&'a str>,
-    last_activity_ms: Option<u64>,
-    resumable: bool,
-}
-
-fn view(row: &AgentSessionRow) -> RowView<'_> {
-    RowView {
-        key: &row.key,
-        source: match row.source {
-            SessionSource::AgentPane => "agent_pane",
-            SessionSource::ShellPane => "shell_pane",
-        },
-        agent: &row.agent,
-        status: row.status.as_str(),
-        session_id: row.session_id.as_deref(),
-        pane: row.pane.as_ref().map(|p| p.as_str()),
-        tab: row.tab.as_ref().map(|t| t.as_str()),
-        cwd: row.cwd.as_deref(),
-        title: row.title.as_deref(),
-        current_tool: row.current_tool.as_deref(),
-        last_activity_ms: row.last_activity_ms,
-        resumable: row.resumable,
-    }
-}
-
 pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
     let listed = try_ask_master(
         ctx,
@@ -155,21 +102,15 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
         None => ExitCode::SUCCESS,
     };
     if ctx.json {
-        let sessions = rows
-            .iter()
-            .map(|r| match missing {
-                Some(_) => RowView {
-                    status: UNKNOWN,
-                    ..view(r)
-                },
-                None => view(r),
-            })
-            .collect();
-        output::json(&AllView {
-            sessions,
+        let unknown = missing.as_ref().map(|_| UNKNOWN);
+        output::json(&json::AllSessions {
+            sessions: rows
+                .iter()
+                .map(|r| json::SessionRow::new(r, unknown))
+                .collect(),
             missing: missing
                 .iter()
-                .map(|why| Missing {
+                .map(|why| json::Missing {
                     part: "master",
                     reason: format!("{why:#}"),
                 })
@@ -190,7 +131,7 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
     let mut table = Table::localized(&[
         "cli.col.key",
         "cli.col.agent",
-        "cli.col.status",
+        "cli.col.state",
         "cli.col.where",
         "cli.col.directory",
         "cli.col.title",

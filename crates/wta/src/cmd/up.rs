@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use serde::Serialize;
 use wta_host::{HostError, NewSession, PaneInfo, PaneSize, ServerLocation, TerminalHost, TmuxHost};
 use wta_protocol::{PaneId, TmuxSessionId};
 
@@ -36,18 +35,6 @@ pub struct UpArgs {
     pub detach: bool,
     #[command(flatten)]
     pub open: OpenArgs,
-}
-
-/// What `wta up --json` prints.
-#[derive(Debug, Serialize)]
-struct Up {
-    session: String,
-    shell_pane: PaneId,
-    agent_pane: PaneId,
-    agent: String,
-    master_socket: String,
-    tmux_socket: String,
-    created: bool,
 }
 
 /// Flags, else `$TMUX`, else tmux's default server (which may not run yet).
@@ -231,11 +218,13 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         }
         _ => agent,
     };
-    let summary = Up {
-        session: args.session.clone(),
-        shell_pane: shell.id.clone(),
-        agent_pane,
-        agent,
+    let summary = crate::json::tmux::Up {
+        session: &session,
+        session_name: &args.session,
+        tab: &shell.window,
+        shell_pane: &shell.id,
+        agent_pane: &agent_pane,
+        agent: &agent,
         master_socket: master_socket.to_string_lossy().into_owned(),
         tmux_socket: host.location().socket_path().to_string_lossy().into_owned(),
         created,
@@ -262,7 +251,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             tr!("cli.up.attach_with"),
         ];
         output::pairs(&[
-            (labels[0].as_str(), format!("{} ({how})", summary.session)),
+            (labels[0].as_str(), format!("{} ({how})", summary.session_name)),
             (labels[1].as_str(), summary.shell_pane.to_string()),
             (
                 labels[2].as_str(),
@@ -272,7 +261,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
                 labels[3].as_str(),
                 format!(
                     "tmux {flag} {value} attach -t {}",
-                    attach_target(&summary.session)
+                    attach_target(summary.session_name)
                 ),
             ),
         ])?;

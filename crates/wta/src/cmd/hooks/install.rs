@@ -16,7 +16,7 @@ use wta_protocol::agent_sessions::HookCli;
 
 use super::run_cli::{display_argv, run_cli};
 use super::status::{bundle_state, is_wta_file, opencode_target};
-use super::{CliArg, SCHEMA_VERSION, Target, targets};
+use super::{CliArg, Target, targets};
 use crate::cmd::Ctx;
 use crate::output::{self, Said, Table};
 
@@ -49,7 +49,6 @@ impl Outcome {
 
 #[derive(Debug, Serialize)]
 struct ActionReport {
-    schema_version: u32,
     action: Action,
     clis: Vec<CliResult>,
 }
@@ -300,7 +299,6 @@ pub(super) fn act(ctx: &Ctx, arg: &CliArg, action: Action) -> anyhow::Result<Exi
         c.outcome == Outcome::Failed || (c.outcome == Outcome::NotFound && arg.cli.is_some())
     });
     let report = ActionReport {
-        schema_version: SCHEMA_VERSION,
         action,
         clis,
     };

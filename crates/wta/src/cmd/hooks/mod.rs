@@ -7,7 +7,8 @@
 //!
 //! Every CLI command runs with stdin closed, in its own process group, for at
 //! most [`CLI_TIMEOUT`] (then the group is killed); its stderr is reported
-//! when it fails. Reports are stable snake_case JSON with `--json`.
+//! when it fails. Reports are stable snake_case JSON with `--json`
+//! (`schema_version` first, as every command's: [`crate::json`]).
 //!
 //! `run_cli.rs` runs one CLI command, `status.rs` reports what is installed,
 //! `install.rs` installs and uninstalls.
@@ -33,8 +34,6 @@ use super::Ctx;
 
 /// The longest any CLI command may run.
 pub const CLI_TIMEOUT: Duration = Duration::from_secs(5);
-/// The `schema_version` of every `--json` report.
-pub const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, Args)]
 #[command(after_long_help = data::HELP)]

@@ -11,13 +11,12 @@ use wta_agent::hooks::{self as data, OPENCODE_MARKER, OPENCODE_PLUGIN_FILE, bund
 use wta_protocol::agent_sessions::HookCli;
 
 use super::run_cli::run_cli;
-use super::{CliArg, SCHEMA_VERSION, Target, targets};
+use super::{CliArg, Target, targets};
 use crate::cmd::Ctx;
 use crate::output::{self, Said, Table};
 
 #[derive(Debug, Serialize)]
 struct StatusReport {
-    schema_version: u32,
     bundle_version: &'static str,
     clis: Vec<CliStatus>,
 }
@@ -125,7 +124,6 @@ pub(super) fn status(ctx: &Ctx, arg: &CliArg) -> anyhow::Result<ExitCode> {
             .collect()
     });
     let report = StatusReport {
-        schema_version: SCHEMA_VERSION,
         bundle_version: data::BUNDLE_VERSION,
         clis,
     };
