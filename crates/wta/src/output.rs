@@ -1,4 +1,5 @@
-//! Printing: aligned tables for people, pretty stable JSON for scripts.
+//! Printing: aligned tables for people, pretty stable JSON for scripts (in
+//! the vocabulary of [`crate::json`], each object versioned).
 //!
 //! Every write returns its `io::Error`; a reader that went away (`wta … |
 //! head`) surfaces as [`std::io::ErrorKind::BrokenPipe`], which the caller
@@ -9,6 +10,8 @@ use std::io::Write;
 
 use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
+
+use crate::json::Versioned;
 
 /// The exit status when stdout closed before everything was written: what a
 /// shell reports for a program ended by SIGPIPE (128 + 13), as for `ls | head`.
@@ -22,21 +25,26 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// Prints `value` as pretty JSON followed by a newline.
+/// Prints `value` (a struct or a map: see [`crate::json`]) as pretty JSON,
+/// `schema_version` first, followed by a newline.
 pub fn json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    // Encoded first: a value that cannot carry its version prints nothing.
+    let text = serde_json::to_vec_pretty(&Versioned::new(value))?;
     let mut out = std::io::stdout().lock();
-    // As an io::Error, so a closed stdout is recognised by `is_broken_pipe`.
-    serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?;
+    // A closed stdout fails as an io::Error, which `is_broken_pipe` knows.
+    out.write_all(&text)?;
     writeln!(out)?;
     out.flush()?;
     Ok(())
 }
 
-/// Prints `value` as one compact JSON line (a stream, unlike one-shot `--json`).
+/// Prints `value` as one compact JSON line, `schema_version` first (a
+/// stream, unlike one-shot `--json`).
 pub fn json_line<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let mut text = serde_json::to_vec(&Versioned::new(value))?;
+    text.push(b'\n');
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, value).map_err(std::io::Error::from)?;
-    out.write_all(b"\n")?;
+    out.write_all(&text)?;
     out.flush()?;
     Ok(())
 }
