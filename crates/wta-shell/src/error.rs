@@ -14,8 +14,9 @@ pub enum ShellError {
     )]
     ForeignPipe { pane: String },
     #[error(
-        "pane {pane} is already followed by another WTA watcher (an agent pane beside it, or a \
-         `wta listen`); one watcher follows a pane at a time. Stop that one first (e.g. `wta pane close`)"
+        "pane {pane} is already followed by another agent pane's watcher (or an older WTA's): \
+         `wta listen` can join it, but only one agent pane types cards' commands into a pane. \
+         Close the other one first (`wta pane close`)"
     )]
     FollowedByWta { pane: String },
     #[error("pane {pane} does not exist (any more)")]
