@@ -153,10 +153,7 @@ fn completion_queries_return_the_live_ids_of_the_named_server() {
         assert!(tabs.iter().any(|t| t == want), "{want} not in {tabs:?}");
     }
     assert_eq!(query(&format!("wta -L {name} new-tab -w"), "ma"), ["main"]);
-    assert_eq!(
-        query(&format!("wta -L {name} pane toggle -t"), ""),
-        panes
-    );
+    assert_eq!(query(&format!("wta -L {name} pane toggle -t"), ""), panes);
 
     // fish: its own completion engine, through the loaded script.
     let fish = Shell::new("fish");

@@ -15,9 +15,9 @@ use wta_protocol::agent_sessions::{AgentSessionRow, AgentStatus, SessionSource};
 
 use super::Ctx;
 use super::sessions::ask_master;
+use crate::json::agents::SessionAction;
 use crate::launch::agent_pane;
 use crate::launch::delegate::{self, DelegateRequest, Place};
-use crate::json::agents::SessionAction;
 use crate::output;
 
 /// How long the master may take to drop a row.

@@ -298,10 +298,7 @@ pub(super) fn act(ctx: &Ctx, arg: &CliArg, action: Action) -> anyhow::Result<Exi
     let failed = clis.iter().any(|c| {
         c.outcome == Outcome::Failed || (c.outcome == Outcome::NotFound && arg.cli.is_some())
     });
-    let report = ActionReport {
-        action,
-        clis,
-    };
+    let report = ActionReport { action, clis };
     if ctx.json {
         output::json(&report)?;
     } else {
