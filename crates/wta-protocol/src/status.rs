@@ -106,6 +106,18 @@ impl FinalStatus {
         Self::TimedOut,
         Self::Unavailable,
     ];
+
+    /// The status as the wire spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Confirmed => "confirmed",
+            Self::Cancelled => "cancelled",
+            Self::Superseded => "superseded",
+            Self::SessionReplaced => "session_replaced",
+            Self::TimedOut => "timed_out",
+            Self::Unavailable => "unavailable",
+        }
+    }
 }
 
 /// How one dispatched action ended (DESIGN §4.4).
@@ -143,6 +155,19 @@ impl ExecutionStatus {
         Self::CompletionUnavailable,
     ];
 
+    /// The status as the wire spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::TimedOut => "timed_out",
+            Self::Cancelled => "cancelled",
+            Self::Unavailable => "unavailable",
+            Self::Inserted => "inserted",
+            Self::CompletionUnavailable => "completion_unavailable",
+        }
+    }
+
     /// `completed` for 0, `failed` for anything else.
     pub const fn from_exit_code(code: i32) -> Self {
         if code == 0 {
@@ -158,8 +183,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn validation_names_match_the_wire() {
+    fn names_match_the_wire() {
         for status in ValidationStatus::ALL {
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(json, format!("\"{}\"", status.as_str()));
+        }
+        for status in FinalStatus::ALL {
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(json, format!("\"{}\"", status.as_str()));
+        }
+        for status in ExecutionStatus::ALL {
             let json = serde_json::to_string(&status).unwrap();
             assert_eq!(json, format!("\"{}\"", status.as_str()));
         }
