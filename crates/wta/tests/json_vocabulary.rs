@@ -238,6 +238,11 @@ fn every_tmux_command_speaks_the_vocabulary() {
         &run(&["resolve-command", "ls", "--json"]),
     );
     check_ok("tmux-config", &run(&["tmux-config", "--json"]));
+    let pages = user.path("man1");
+    check_ok(
+        "man --dir",
+        &run(&["man", "--dir", pages.to_str().unwrap(), "--json"]),
+    );
     check_ok("hooks status", &run(&["hooks", "status", "--json"]));
     check_ok("hooks install", &run(&["hooks", "install", "--json"]));
     check_ok("hooks uninstall", &run(&["hooks", "uninstall", "--json"]));
