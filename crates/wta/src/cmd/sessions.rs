@@ -17,10 +17,10 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use wta_helper::connection::{ConnectOptions, MasterConnection};
-use wta_protocol::helper_master::{ClientKind, SESSIONS_TABLE_HEADER};
+use wta_protocol::helper_master::{ClientKind, SessionState, SessionsListResponse};
 
 use super::Ctx;
-use crate::output::{self, Table};
+use crate::output::{self, Said, Table};
 
 /// How long the master may take to answer (connect, initialize, list).
 pub const ANSWER_WITHIN: Duration = Duration::from_millis(1500);
@@ -102,23 +102,57 @@ pub fn run(ctx: &Ctx, args: &SessionsArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if sessions.sessions.is_empty() {
-        output::line("no live sessions")?;
+        output::line(&wta_i18n::tr!("cli.sessions.none_live"))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut table = Table::new(&SESSIONS_TABLE_HEADER);
-    for s in &sessions.sessions {
-        table.row(s.table_cells().to_vec());
-    }
-    table.print()?;
+    table(&sessions).print()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `sessions list`'s table for people, headers and words in their language.
+fn table(sessions: &SessionsListResponse) -> Table {
+    let mut table = Table::localized(&[
+        "cli.col.agent",
+        "cli.col.agent_session",
+        "cli.col.helper",
+        "cli.col.pid",
+        "cli.col.tab",
+        "cli.col.pane",
+        "cli.col.yolo",
+        "cli.col.state",
+    ]);
+    let dash = || "-".to_owned();
+    for s in &sessions.sessions {
+        let yolo = match s.yolo {
+            Some(y) if y.blocked_by_policy => wta_i18n::tr!("cli.sessions.yolo_blocked"),
+            Some(y) if y.on => wta_i18n::tr!("cli.sessions.yolo_on"),
+            Some(_) => wta_i18n::tr!("cli.sessions.yolo_off"),
+            None => dash(),
+        };
+        let state = match s.state {
+            SessionState::Active => wta_i18n::tr!("cli.sessions.state_active"),
+            SessionState::AgentExited => wta_i18n::tr!("cli.sessions.state_agent_exited"),
+        };
+        table.row(vec![
+            s.agent_id.clone(),
+            s.session_id.clone(),
+            s.helper.to_string(),
+            s.helper_pid.map_or_else(dash, |p| p.to_string()),
+            s.owner_tab.as_ref().map_or_else(dash, |t| t.to_string()),
+            s.target_pane.as_ref().map_or_else(dash, |p| p.to_string()),
+            yolo,
+            state,
+        ]);
+    }
+    table
 }
 
 /// Why the master gave no answer.
 #[derive(Debug)]
 pub(super) enum Unanswered {
     /// It listens but did not answer in time (stopped, stuck): the
-    /// message names its pid and how to resume it.
-    Silent(anyhow::Error),
+    /// message names its pid and how to resume it (in English for JSON).
+    Silent(Said),
     /// None listens, it cannot be reached, or it answered with an error.
     Failed(anyhow::Error),
 }
@@ -132,7 +166,8 @@ impl From<anyhow::Error> for Unanswered {
 impl Unanswered {
     pub(super) fn into_error(self) -> anyhow::Error {
         match self {
-            Self::Silent(err) | Self::Failed(err) => err,
+            Self::Silent(said) => anyhow::anyhow!(said.shown().to_owned()),
+            Self::Failed(err) => err,
         }
     }
 }
@@ -199,17 +234,24 @@ where
     match asked {
         Ok(answer) => answer.map_err(Unanswered::Failed),
         Err(_) => {
-            let who = match master_pid(&socket) {
-                Some(pid) => format!("the wta master (pid {pid})"),
-                None => "the wta master".to_owned(),
+            let pid = master_pid(&socket).map(|p| p.to_string());
+            let socket = socket.display().to_string();
+            let secs = format!("{:.1}", within.as_secs_f64());
+            let log = wta_env::dirs::state_dir().join("master.log");
+            let log = log.display().to_string();
+            let mut args = vec![
+                ("socket", socket.as_str()),
+                ("secs", secs.as_str()),
+                ("log", log.as_str()),
+            ];
+            let key = match &pid {
+                Some(pid) => {
+                    args.push(("pid", pid));
+                    "cli.sessions.silent_pid"
+                }
+                None => "cli.sessions.silent",
             };
-            Err(Unanswered::Silent(anyhow::anyhow!(
-                "{who} at {} did not answer within {:.1} s: it may be stopped (SIGSTOP; \
-                 `kill -CONT <pid>` resumes it) or stuck; its log is {}",
-                socket.display(),
-                within.as_secs_f64(),
-                wta_env::dirs::state_dir().join("master.log").display()
-            )))
+            Err(Unanswered::Silent(Said::new(key, &args)))
         }
     }
 }
@@ -224,8 +266,7 @@ async fn connect(socket: &Path) -> anyhow::Result<MasterConnection> {
     };
     // The error already names the socket and its cause: said once.
     MasterConnection::connect(options, tx).await.map_err(|e| {
-        anyhow::anyhow!(
-            "{e} (a master starts with the first agent pane: `wta up` or `wta pane open`)"
-        )
+        let error = output::user_message(&anyhow::Error::from(e));
+        anyhow::anyhow!(wta_i18n::tr!("cli.sessions.cannot_connect", error = error))
     })
 }

@@ -15,7 +15,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use wta_protocol::agent_sessions::{AgentSessionRow, AgentSessionsResponse, SessionSource};
+use wta_protocol::agent_sessions::{
+    AgentSessionRow, AgentSessionsResponse, AgentStatus, SessionSource,
+};
 
 use super::Ctx;
 use super::sessions::{Unanswered, ask_master, try_ask_master};
@@ -112,7 +114,7 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|why| json::Missing {
                     part: "master",
-                    reason: format!("{why:#}"),
+                    reason: why.english().to_owned(),
                 })
                 .collect(),
         })?;
@@ -121,11 +123,11 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
     if let Some(why) = &missing {
         eprintln!(
             "wta: {}",
-            wta_i18n::tr!("cli.sessions.partial", why = format!("{why:#}"))
+            wta_i18n::tr!("cli.sessions.partial", why = why.shown())
         );
     }
     if rows.is_empty() {
-        output::line("no sessions")?;
+        output::line(&wta_i18n::tr!("sessions.none"))?;
         return Ok(status);
     }
     let mut table = Table::localized(&[
@@ -137,22 +139,15 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
         "cli.col.title",
     ]);
     for r in &rows {
-        let place = match (&r.pane, r.source) {
-            (Some(p), SessionSource::ShellPane) => format!("shell {p}"),
-            (Some(p), SessionSource::AgentPane) => format!("pane for {p}"),
-            (None, _) => "-".into(),
-        };
-        let status = match (&r.current_tool, r.resumable) {
-            _ if missing.is_some() => UNKNOWN.to_owned(),
-            (Some(tool), _) => format!("{} ({tool})", r.status.as_str()),
-            (None, true) => format!("{} (resumable)", r.status.as_str()),
-            (None, false) => r.status.as_str().to_owned(),
+        let status = match missing {
+            Some(_) => wta_i18n::tr!("sessions.status.unknown"),
+            None => status_text(r),
         };
         table.row(vec![
             r.key.clone(),
             r.agent.clone(),
             status,
-            place,
+            place_text(r).unwrap_or_else(|| "-".into()),
             r.cwd.clone().unwrap_or_else(|| "-".into()),
             r.title.clone().unwrap_or_else(|| "-".into()),
         ]);
@@ -161,8 +156,44 @@ pub fn all(ctx: &Ctx, args: &AllArgs) -> anyhow::Result<ExitCode> {
     Ok(status)
 }
 
-/// The status of a row the master did not vouch for.
+/// The status of a row the master did not vouch for (`--json`).
 const UNKNOWN: &str = "unknown";
+
+/// A status in the user's language.
+pub fn status_word(status: AgentStatus) -> String {
+    wta_i18n::tr(
+        match status {
+            AgentStatus::Idle => "sessions.status.idle",
+            AgentStatus::Working => "sessions.status.working",
+            AgentStatus::Attention => "sessions.status.attention",
+            AgentStatus::Error => "sessions.status.error",
+            AgentStatus::Ended => "sessions.status.ended",
+            AgentStatus::Historical => "sessions.status.historical",
+        },
+        &[],
+    )
+}
+
+/// A row's status for people: with the tool it runs, or that it can be
+/// resumed (`sessions all`, `sessions pick`).
+pub fn status_text(row: &AgentSessionRow) -> String {
+    let status = status_word(row.status);
+    match (&row.current_tool, row.resumable) {
+        (Some(tool), _) => wta_i18n::tr!("sessions.pick.with_tool", status = status, tool = tool),
+        (None, true) => wta_i18n::tr!("sessions.pick.resumable", status = status),
+        (None, false) => status,
+    }
+}
+
+/// Where a row's session runs, for people: an agent CLI in a shell pane,
+/// or the agent pane for its shell; `None` without a pane.
+pub fn place_text(row: &AgentSessionRow) -> Option<String> {
+    let pane = row.pane.as_ref()?;
+    Some(match row.source {
+        SessionSource::ShellPane => wta_i18n::tr!("sessions.pick.in_shell", pane = pane),
+        SessionSource::AgentPane => wta_i18n::tr!("sessions.pick.for_pane", pane = pane),
+    })
+}
 
 /// The agent panes tmux shows (shown or stashed), as rows without what
 /// only the master knows: for a listing when the master does not answer.
@@ -170,7 +201,6 @@ const UNKNOWN: &str = "unknown";
 /// master's keys.
 fn seen_in_tmux(ctx: &Ctx) -> Vec<AgentSessionRow> {
     use wta_host::TerminalHost;
-    use wta_protocol::agent_sessions::AgentStatus;
     let Ok(host) = ctx.host() else {
         return Vec::new();
     };
@@ -210,10 +240,7 @@ fn find(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<AgentSessionRow> {
     let rows = rows(ctx, args.master_socket.as_deref())?;
     match rows.into_iter().find(|r| r.key == args.key) {
         Some(row) => Ok(row),
-        None => bail!(
-            "no session `{}` is known (see `wta sessions all` for the keys)",
-            args.key
-        ),
+        None => bail!(wta_i18n::tr!("sessions.err.unknown_key", key = args.key)),
     }
 }
 

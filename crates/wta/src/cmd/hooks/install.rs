@@ -37,13 +37,17 @@ enum Outcome {
 }
 
 impl Outcome {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Installed => "installed",
-            Self::Uninstalled => "uninstalled",
-            Self::NotFound => "not_found",
-            Self::Failed => "failed",
-        }
+    /// The outcome for people, in their language.
+    fn shown(self) -> String {
+        wta_i18n::tr(
+            match self {
+                Self::Installed => "cli.hooks.outcome.installed",
+                Self::Uninstalled => "cli.hooks.outcome.uninstalled",
+                Self::NotFound => "cli.hooks.outcome.not_found",
+                Self::Failed => "cli.hooks.outcome.failed",
+            },
+            &[],
+        )
     }
 }
 
@@ -306,7 +310,7 @@ pub(super) fn act(ctx: &Ctx, arg: &CliArg, action: Action) -> anyhow::Result<Exi
         for c in &report.clis {
             table.row(vec![
                 c.cli.as_str().to_owned(),
-                c.outcome.as_str().to_owned(),
+                c.outcome.shown(),
                 c.error
                     .as_ref()
                     .or_else(|| c.notes.first())

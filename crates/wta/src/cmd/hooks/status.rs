@@ -109,6 +109,15 @@ fn status_of(t: &Target) -> CliStatus {
     }
 }
 
+/// Yes, no or unknown for people, in their language.
+fn tri(t: Tri) -> String {
+    match t {
+        Tri::Yes => output::yes(true),
+        Tri::No => output::yes(false),
+        Tri::Unknown => wta_i18n::tr!("cli.hooks.unknown"),
+    }
+}
+
 pub(super) fn status(ctx: &Ctx, arg: &CliArg) -> anyhow::Result<ExitCode> {
     let targets = targets(arg);
     // The CLIs answer slowly (node start-up): ask them all at once.
@@ -143,7 +152,7 @@ pub(super) fn status(ctx: &Ctx, arg: &CliArg) -> anyhow::Result<ExitCode> {
         table.row(vec![
             c.cli.as_str().to_owned(),
             output::yes(c.found),
-            c.installed.as_str().to_owned(),
+            tri(c.installed),
             output::yes(c.up_to_date),
             c.bundle_version.clone().unwrap_or_else(|| "-".into()),
             c.detail

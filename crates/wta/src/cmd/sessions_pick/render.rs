@@ -7,32 +7,18 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 use wta_i18n::tr;
-use wta_protocol::agent_sessions::{AgentSessionRow, SessionSource};
+use wta_protocol::agent_sessions::AgentSessionRow;
 use wta_tui::theme;
 use wta_tui::wrap::truncate;
 
 use super::view::View;
+use crate::cmd::sessions_registry::{place_text, status_text};
 
 /// One session's text: agent, status (with its tool, or resumable), where,
 /// directory and title.
 fn describe(row: &AgentSessionRow) -> String {
-    let status = match (&row.current_tool, row.resumable) {
-        (Some(tool), _) => format!("{} ({tool})", row.status.as_str()),
-        (None, true) => tr(
-            "sessions.pick.resumable",
-            &[("status", row.status.as_str())],
-        ),
-        (None, false) => row.status.as_str().to_owned(),
-    };
-    let place = match (&row.pane, row.source) {
-        (Some(p), SessionSource::ShellPane) => {
-            tr("sessions.pick.in_shell", &[("pane", p.as_str())])
-        }
-        (Some(p), SessionSource::AgentPane) => {
-            tr("sessions.pick.for_pane", &[("pane", p.as_str())])
-        }
-        (None, _) => String::new(),
-    };
+    let status = status_text(row);
+    let place = place_text(row).unwrap_or_default();
     [
         Some(row.agent.as_str()),
         Some(status.as_str()),
@@ -145,7 +131,7 @@ mod tests {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use wta_protocol::PaneId;
-    use wta_protocol::agent_sessions::AgentStatus;
+    use wta_protocol::agent_sessions::{AgentStatus, SessionSource};
 
     use super::super::view::PickKey;
     use super::*;
