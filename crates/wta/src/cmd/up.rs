@@ -148,20 +148,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
     TmuxHost::check_session_name(&args.session).context("--session")?;
     let host = host_for_up(ctx)?;
     let master_socket = master::socket_for(&host.location().socket_path());
-    let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
-    let agent = match &args.open.agent {
-        Some(id) => {
-            agent_pane::check_agent(id)?;
-            id.clone()
-        }
-        None => {
-            let id = registry.default_agent();
-            if id.as_str() == wta_agent::registry::DEMO_ID {
-                eprintln!("wta: {}", tr!("cli.up.demo_agent"));
-            }
-            id.as_str().to_owned()
-        }
-    };
+    let (agent, missing) = choose_agent(args.open.agent.as_deref())?;
     let existing = host.session_named(&args.session)?;
     let created = existing.is_none();
     let spec = OpenSpec {
@@ -195,29 +182,25 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             build(&host, shell, session.id, None, &spec)?
         }
     };
-    // A reused agent pane keeps its agent: report that one, and say how to
-    // switch when another was asked for.
+    // A reused agent pane keeps its agent: report that one.
     let running = reused
         .then(|| host.option(&agent_pane, wta_agent::PANE_AGENT_OPTION).ok())
         .flatten()
         .filter(|a| !a.is_empty());
-    let agent = match running {
-        Some(running) if running != agent => {
-            if args.open.agent.is_some() {
-                eprintln!(
-                    "wta: {}",
-                    tr!(
-                        "cli.up.already_runs",
-                        pane = agent_pane,
-                        running = running,
-                        agent = agent
-                    )
-                );
-            }
-            running
-        }
-        _ => agent,
-    };
+    let said = started_what(
+        &Started {
+            asked: args.open.agent.as_deref(),
+            missing: missing.as_ref(),
+            agent: &agent,
+            reused,
+            running: running.as_deref(),
+        },
+        &agent_pane,
+    );
+    if let Some(said) = said {
+        eprintln!("wta: {said}");
+    }
+    let agent = running.unwrap_or(agent);
     let summary = crate::json::tmux::Up {
         session: &session,
         session_name: &args.session,
@@ -251,7 +234,10 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             tr!("cli.up.attach_with"),
         ];
         output::pairs(&[
-            (labels[0].as_str(), format!("{} ({how})", summary.session_name)),
+            (
+                labels[0].as_str(),
+                format!("{} ({how})", summary.session_name),
+            ),
             (labels[1].as_str(), summary.shell_pane.to_string()),
             (
                 labels[2].as_str(),
@@ -267,6 +253,100 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         ])?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// An agent asked for with `--agent` that is not installed, and how to
+/// install it (a built-in's install command, or a custom agent's config entry).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Missing {
+    asked: String,
+    how: String,
+}
+
+/// The agent a new agent pane starts: the one asked for when it is
+/// installed, else the default one (the first installed built-in, or the
+/// offline demo agent) with what is missing. An id that is unknown or not
+/// allowed fails.
+fn choose_agent(asked: Option<&str>) -> anyhow::Result<(String, Option<Missing>)> {
+    let paths = wta_agent::RegistryPaths::from_env()?;
+    let config = paths.config_file.clone();
+    let registry = wta_agent::Registry::load(paths)?;
+    let Some(asked) = asked else {
+        return Ok((registry.default_agent().as_str().to_owned(), None));
+    };
+    let id = wta_agent::AgentId::parse(asked)?;
+    match registry.resolve(&id) {
+        Ok(_) => Ok((asked.to_owned(), None)),
+        Err(wta_agent::AgentError::NotInstalled { .. }) => {
+            let how = match (
+                wta_agent::registry::install_command(asked),
+                id.custom_name(),
+            ) {
+                (Some(command), _) => tr!("cli.up.install_with", command = command),
+                (None, name) => tr!(
+                    "cli.up.fix_argv",
+                    name = name.unwrap_or(asked),
+                    config = config.display()
+                ),
+            };
+            let missing = Missing {
+                asked: asked.to_owned(),
+                how,
+            };
+            Ok((registry.default_agent().as_str().to_owned(), Some(missing)))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What `up` did about the agent, for [`started_what`].
+struct Started<'a> {
+    /// `--agent`.
+    asked: Option<&'a str>,
+    /// `asked`, when it is not installed.
+    missing: Option<&'a Missing>,
+    /// The agent a new pane starts ([`choose_agent`]).
+    agent: &'a str,
+    /// The tab already had its agent pane, which keeps its agent.
+    reused: bool,
+    /// A reused pane's agent, when it says.
+    running: Option<&'a str>,
+}
+
+/// The line `up` says on stderr about the agent pane: which agent it
+/// started when it is not the one asked for or the offline demo, or that it
+/// reused the pane that was there; `None` when the new pane runs what was
+/// asked for (the summary names it).
+fn started_what(s: &Started<'_>, pane: &PaneId) -> Option<String> {
+    let running = s.running.unwrap_or(s.agent);
+    Some(match (s.reused, s.missing) {
+        (false, Some(m)) => tr!(
+            "cli.up.not_installed",
+            asked = m.asked,
+            how = m.how,
+            agent = s.agent
+        ),
+        (true, Some(m)) => tr!(
+            "cli.up.not_installed_reused",
+            asked = m.asked,
+            how = m.how,
+            pane = pane,
+            running = running
+        ),
+        (false, None) if s.asked.is_none() && s.agent == wta_agent::registry::DEMO_ID => {
+            tr!("cli.up.demo_agent")
+        }
+        (false, None) => return None,
+        (true, None) => match s.asked {
+            Some(asked) if asked != running => tr!(
+                "cli.up.already_runs",
+                pane = pane,
+                running = running,
+                agent = asked
+            ),
+            _ => tr!("cli.up.reused_pane", pane = pane, running = running),
+        },
+    })
 }
 
 /// How a user names the session in `tmux attach -t`: its exact name (`=`),
