@@ -26,14 +26,31 @@ pub enum CardKind {
     Question,
 }
 
+/// The owner tab's option with the mark's text, what waits in the user's
+/// language (`wta tmux-config`'s status format shows it while the
+/// indicator is set; a stale one is never shown).
+pub const CARD_WAITING_TEXT_OPTION: &str = "@wta_card_waiting_text";
+
 impl CardKind {
-    /// The indicator's value (English: text for tmux is never localised).
+    /// The indicator's value: a machine word, the same in every language.
     pub fn as_str(self) -> &'static str {
         match self {
             CardKind::Proposal => "proposal",
             CardKind::Permission => "permission",
             CardKind::Question => "question",
         }
+    }
+
+    /// The mark's text ([`CARD_WAITING_TEXT_OPTION`]) in the user's language.
+    pub fn shown(self) -> String {
+        wta_i18n::tr(
+            match self {
+                CardKind::Proposal => "helper.card_waiting.proposal",
+                CardKind::Permission => "helper.card_waiting.permission",
+                CardKind::Question => "helper.card_waiting.question",
+            },
+            &[],
+        )
     }
 }
 

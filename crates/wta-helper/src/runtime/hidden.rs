@@ -23,7 +23,7 @@ use wta_protocol::helper_master::CARD_WAITING_OPTION;
 
 use super::Runtime;
 use crate::autofix::request::{FixAnswer, ReplyToken};
-use crate::machine::hidden_card::CardKind;
+use crate::machine::hidden_card::{CARD_WAITING_TEXT_OPTION, CardKind};
 
 /// The I/O state of a pane nobody sees.
 #[derive(Debug, Default)]
@@ -45,8 +45,21 @@ impl Runtime {
         self.spawn_blocking(move || {
             let newest = lock(&wanted);
             let value = newest.map(CardKind::as_str);
-            if let Err(err) = host.set_tab_option(&tab, CARD_WAITING_OPTION, value) {
-                tracing::debug!("the card indicator on {tab}: {err}");
+            let text = newest.map(CardKind::shown);
+            // The mark shows while the indicator is set: its text goes
+            // first when it is set, and last when it is cleared.
+            let options = [
+                (CARD_WAITING_TEXT_OPTION, text.as_deref()),
+                (CARD_WAITING_OPTION, value),
+            ];
+            let ordered: Vec<_> = match value {
+                Some(_) => options.iter().collect(),
+                None => options.iter().rev().collect(),
+            };
+            for (name, value) in ordered {
+                if let Err(err) = host.set_tab_option(&tab, name, *value) {
+                    tracing::debug!("the card indicator {name} on {tab}: {err}");
+                }
             }
             drop(newest);
             None

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use wta_helper::machine::hidden_card::CARD_WAITING_TEXT_OPTION;
 use wta_protocol::helper_master::CARD_WAITING_OPTION;
 
 use super::Ctx;
@@ -77,14 +78,16 @@ pub const BINDINGS: [Binding; 5] = [
 
 /// The window-list marks: appended to the tab's entry in the status line
 /// (the current tab's names the key that shows the pane), never cut like a
-/// long `status-right`. The value is one of WTA's own words.
+/// long `status-right`. Shown while the indicator is set; the text is the
+/// helper's, what waits in the user's language.
 fn card_marks() -> String {
     let o = CARD_WAITING_OPTION;
+    let t = CARD_WAITING_TEXT_OPTION;
     format!(
         "# A card (proposal, permission, question) waiting in an agent pane nobody sees\n\
          # marks its tab in the status line until the pane is shown (prefix + a shows it)\n\
-         set-option -ga window-status-format '#{{?{o}, #[reverse] wta: #{{{o}}} waits #[noreverse],}}'\n\
-         set-option -ga window-status-current-format '#{{?{o}, #[reverse] wta: #{{{o}}} waits · prefix a #[noreverse],}}'\n"
+         set-option -ga window-status-format '#{{?{o}, #[reverse] wta: #{{{t}}} #[noreverse],}}'\n\
+         set-option -ga window-status-current-format '#{{?{o}, #[reverse] wta: #{{{t}}} · prefix a #[noreverse],}}'\n"
     )
 }
 
@@ -163,7 +166,8 @@ mod tests {
         assert!(
             marks
                 .iter()
-                .all(|l| l.contains("#{?@wta_card_waiting,") && l.contains("#{@wta_card_waiting}")),
+                .all(|l| l.contains("#{?@wta_card_waiting,")
+                    && l.contains("#{@wta_card_waiting_text}")),
             "{marks:?}"
         );
     }
