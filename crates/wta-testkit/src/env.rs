@@ -18,6 +18,18 @@
 //! Nothing named `WTA_*`, `TMUX*`, `LC_*` or `XDG_*` gets through unless the
 //! test sets it itself. This module must not read anything else of the
 //! runner's environment into a child.
+//!
+//! Which to use (the `spawns_scrubbed` test holds every test and bench to
+//! one of them):
+//! - [`clean`] for a tool that reads no HOME or XDG dir: `tmux` on a server
+//!   a test already runs, `groff`, `man`, `setsid`, `python3`, `sh`. It gets
+//!   [`base`] and nothing else.
+//! - [`Sandbox::command`] for a program that reads HOME or XDG dirs: `wta`
+//!   (its config, state and runtime dirs), the master, a helper; or a
+//!   fixture built on it (`TmuxServer::sandbox()`, wta's `Env::command()`,
+//!   `support::wta_clean`).
+//! - A test's own variables go on after either (`.env(…)` wins over the
+//!   scrub).
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -130,6 +142,16 @@ impl Sandbox {
     }
 }
 
+/// `program` with its environment replaced by [`base`] alone: no HOME and
+/// no XDG dirs, for a tool that reads neither (see the module docs; a
+/// program that reads them takes [`Sandbox::command`]). Set a test's own
+/// variables after this.
+pub fn clean(program: impl AsRef<OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.env_clear().envs(base());
+    cmd
+}
+
 /// What every test process gets besides its dirs (see the module docs).
 pub fn base() -> Vec<(&'static str, OsString)> {
     let mut vars = vec![
@@ -183,6 +205,29 @@ mod tests {
         .unwrap();
         let kept: Vec<PathBuf> = std::env::split_paths(&clean_path(Some(&joined))).collect();
         assert_eq!(kept, vec![plain.path().to_path_buf()]);
+    }
+
+    /// The names of the variables `cmd` running `env` prints, sorted.
+    fn names_seen(mut cmd: Command) -> (Vec<String>, String) {
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut names: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, _)| k.to_owned())
+            .collect();
+        names.sort_unstable();
+        (names, text)
+    }
+
+    #[test]
+    fn a_clean_command_sees_only_the_base() {
+        let (names, text) = names_seen(clean("env"));
+        let mut expected: Vec<String> = base().iter().map(|(k, _)| (*k).to_owned()).collect();
+        expected.sort_unstable();
+        assert_eq!(names, expected, "{text}");
+        assert!(!names.iter().any(|n| n == "HOME"), "{text}");
+        assert!(text.lines().any(|l| l == "LANG=C.UTF-8"), "{text}");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! - [`env`]: the one scrubbed environment every test process starts from
 //!   (no `WTA_*`, `TMUX*` or locale of the runner's; a private HOME and XDG
-//!   dirs, [`Sandbox`]).
+//!   dirs, [`Sandbox`]). Tests start processes only through it: [`clean`]
+//!   for a tool that reads no HOME, [`Sandbox::command`] for one that does.
 //! - [`TmuxServer`]: a private tmux server per test (`tmux -L <unique> -f /dev/null`),
 //!   in that environment, killed on drop. Tests never touch a server they did not start.
 //! - [`acp`]: the scripted ACP test agent (`wta-test-agent`) and [`acp::agent_path`].
@@ -25,7 +26,7 @@ mod screen;
 mod tmux;
 mod wait;
 
-pub use env::Sandbox;
+pub use env::{Sandbox, clean};
 pub use nobody::as_nobody;
 pub use screen::squeezed;
 pub use tmux::TmuxServer;

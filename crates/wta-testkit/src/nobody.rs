@@ -11,7 +11,7 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::process::Command;
 
-use crate::env::base;
+use crate::env::clean;
 
 /// A command that runs `program` as `nobody`, or `None` (with the reason
 /// and the fix printed) when this machine cannot, outside CI. Panics under
@@ -34,8 +34,8 @@ pub fn as_nobody(program: impl AsRef<OsStr>) -> Option<Command> {
             return None;
         }
     };
-    let mut cmd = Command::new("setpriv");
-    cmd.env_clear().envs(base()).envs([
+    let mut cmd = clean("setpriv");
+    cmd.envs([
         ("USER", "nobody"),
         ("LOGNAME", "nobody"),
         ("HOME", "/nonexistent"),

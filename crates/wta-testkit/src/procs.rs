@@ -71,7 +71,7 @@ mod tests {
 
     #[test]
     fn an_exited_unreaped_child_is_not_running() {
-        let mut child = std::process::Command::new("sh")
+        let mut child = crate::env::clean("sh")
             .args(["-c", "read _"])
             .stdin(std::process::Stdio::piped())
             .spawn()
