@@ -42,7 +42,7 @@ mod procs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -179,7 +179,7 @@ impl Peer {
 }
 
 fn direct_agent() -> (Proc, Peer) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
+    let mut child = wta_testkit::env::clean(std::env::current_exe().unwrap())
         .arg("--serve-test-agent")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -215,7 +215,8 @@ fn start_master(tmp: &Path, name: &str) -> (Proc, PathBuf) {
     )
     .unwrap();
     let socket = dir.join("run/master.sock");
-    let child = Command::new(&me)
+    let child = wta_testkit::Sandbox::in_dir(&dir)
+        .command(&me)
         .arg("--master")
         .arg(&socket)
         .env("HOME", dir.join("home"))

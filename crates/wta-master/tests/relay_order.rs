@@ -18,7 +18,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -123,7 +123,8 @@ impl MasterProc {
         )
         .unwrap();
         let socket = dir.join("run/master.sock");
-        let child = Command::new(&me)
+        let child = wta_testkit::Sandbox::in_dir(dir)
+            .command(&me)
             .arg("--master")
             .arg(&socket)
             .env("HOME", dir.join("home"))
