@@ -35,6 +35,7 @@ mod server;
 mod session_mcp;
 mod state;
 pub mod stats;
+mod wire;
 
 pub use error::MasterError;
 pub use server::{

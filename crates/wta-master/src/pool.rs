@@ -30,9 +30,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
+use agent_client_protocol::v1::schema::{InitializeResponse, SessionId};
 use agent_client_protocol::v1::{ConnectionTo, Dispatch};
-use agent_client_protocol::{Agent, Client, UntypedMessage};
-use serde_json::{Value, json};
+use agent_client_protocol::{Agent, Client};
 use tokio::sync::{OnceCell, oneshot};
 use wta_agent::registry::LaunchSpec;
 use wta_agent::spawn::{spawn_agent, stop_agent};
@@ -42,6 +42,7 @@ use wta_protocol::helper_master::{FailureKind, MasterFailure};
 
 use crate::relay::AgentRelay;
 use crate::state::Master;
+use crate::wire::{self, Capabilities};
 
 mod stderr;
 
@@ -142,7 +143,7 @@ pub(crate) struct AgentInstance {
     pub generation: u64,
     pub cx: ConnectionTo<Agent>,
     /// The agent's `initialize` result, replayed to every helper.
-    pub init: Value,
+    pub init: InitializeResponse,
     alive: Arc<AtomicBool>,
     stop: Mutex<Option<oneshot::Sender<()>>>,
     /// When [`Pool::get`] last handed this instance out (written under the pool lock).
@@ -160,19 +161,14 @@ impl AgentInstance {
 
     /// Whether the agent advertised `session/close`.
     pub fn can_close_sessions(&self) -> bool {
-        self.init
-            .pointer("/agentCapabilities/sessionCapabilities/close")
-            .is_some()
+        self.init.closes_sessions()
     }
 
     /// Tells the agent to stop `session`'s turn (`session/cancel`).
     pub fn cancel(&self, session: &str) {
-        if let Ok(cancel) = agent_client_protocol::UntypedMessage::new(
-            "session/cancel",
-            serde_json::json!({"sessionId": session}),
-        ) {
-            let _ = self.cx.send_notification(cancel);
-        }
+        let _ = self
+            .cx
+            .send_notification(wire::cancel(SessionId::new(session)));
     }
 
     /// Asks the lifecycle task to close stdin and stop the process group.
@@ -324,14 +320,6 @@ impl Pool {
     }
 }
 
-fn initialize_params() -> Value {
-    json!({
-        "protocolVersion": 1,
-        "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true},
-        "clientInfo": {"name": "wta", "version": env!("CARGO_PKG_VERSION")}
-    })
-}
-
 /// How `initialize` did not succeed, as the connection saw it.
 #[derive(Debug)]
 enum InitFailed {
@@ -342,7 +330,7 @@ enum InitFailed {
     Refused(String),
 }
 
-type Ready = Result<(ConnectionTo<Agent>, Value), InitFailed>;
+type Ready = Result<(ConnectionTo<Agent>, InitializeResponse), InitFailed>;
 
 async fn start(
     master: Weak<Master>,
@@ -403,8 +391,7 @@ async fn start(
             .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
                 let init = tokio::time::timeout(
                     timeout,
-                    cx.send_request(UntypedMessage::new("initialize", initialize_params())?)
-                        .block_task(),
+                    cx.send_request(wire::initialize_request()).block_task(),
                 )
                 .await;
                 match init {

@@ -7,8 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_client_protocol::{Error, UntypedMessage};
-use serde_json::{Value, json};
+use agent_client_protocol::Error;
+use agent_client_protocol::v1::schema::ListSessionsResponse;
+use serde_json::Value;
 use wta_protocol::agent_sessions::{
     AgentSessionRow, AgentSessionsResponse, AgentStatus, ForgetSessionParams,
     ForgetSessionResponse, HookEvent, SessionSource,
@@ -17,6 +18,7 @@ use wta_protocol::agent_sessions::{
 use crate::pool::AgentInstance;
 use crate::registry::now_ms;
 use crate::state::Master;
+use crate::wire::{self, Capabilities};
 
 /// How long the agents may take to list their sessions (asked together),
 /// well inside the CLI's wait for the whole answer (`wta sessions all`:
@@ -30,7 +32,7 @@ pub(crate) fn hook_event(master: &Master, params: Value) -> Result<Value, Error>
     let event: HookEvent = serde_json::from_value(params)
         .map_err(|e| Error::invalid_params().data(format!("_wta/hook_event: {e}")))?;
     master.registry.hook(&event, now_ms());
-    Ok(json!({}))
+    wire::to_result(wire::Done {})
 }
 
 /// `_wta/forget_session`.
@@ -85,7 +87,7 @@ pub(crate) async fn agent_sessions(master: &Arc<Master>) -> Value {
         .pool
         .all()
         .into_iter()
-        .filter(|i| i.is_alive() && lists_sessions(&i.init))
+        .filter(|i| i.is_alive() && i.init.lists_sessions())
         .collect();
     // All at once: the answer takes the slowest agent's time, at most
     // LIST_WITHIN, whatever the number of agents.
@@ -103,26 +105,12 @@ pub(crate) async fn agent_sessions(master: &Arc<Master>) -> Value {
     serde_json::to_value(AgentSessionsResponse { sessions: rows }).unwrap_or_default()
 }
 
-fn lists_sessions(init: &Value) -> bool {
-    init.pointer("/agentCapabilities/sessionCapabilities/list")
-        .is_some_and(|v| !v.is_null())
-}
-
-fn loads_sessions(init: &Value) -> bool {
-    init.pointer("/agentCapabilities/loadSession")
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-}
-
 /// One agent's `session/list`, as historical rows (nothing when it does
 /// not answer in time).
 async fn history(instance: &AgentInstance) -> Vec<AgentSessionRow> {
-    let Ok(request) = UntypedMessage::new("session/list", json!({})) else {
-        return Vec::new();
-    };
-    let answer = instance.cx.send_request(request).block_task();
+    let answer = instance.cx.send_request(wire::list_sessions()).block_task();
     let listed = match tokio::time::timeout(LIST_WITHIN, answer).await {
-        Ok(Ok(value)) => value,
+        Ok(Ok(listed)) => listed,
         Ok(Err(err)) => {
             tracing::debug!(agent = %instance.agent_id(), "session/list failed: {}", err.message);
             return Vec::new();
@@ -132,31 +120,33 @@ async fn history(instance: &AgentInstance) -> Vec<AgentSessionRow> {
             return Vec::new();
         }
     };
-    let loads = loads_sessions(&instance.init);
-    let agent = instance.agent_id().to_string();
+    history_rows(
+        listed,
+        instance.agent_id().as_str(),
+        instance.init.loads_sessions(),
+    )
+}
+
+/// An agent's `session/list` answer as historical rows of `agent`
+/// (resumable when it `loads` sessions).
+fn history_rows(listed: ListSessionsResponse, agent: &str, loads: bool) -> Vec<AgentSessionRow> {
     listed
-        .get("sessions")
-        .and_then(Value::as_array)
+        .sessions
         .into_iter()
-        .flatten()
         .take(MAX_LISTED)
-        .filter_map(|s| {
-            let id = s.get("sessionId")?.as_str()?.to_owned();
-            let text = |k: &str| s.get(k).and_then(Value::as_str).map(str::to_owned);
-            Some(AgentSessionRow {
-                key: format!("history:{agent}:{id}"),
-                source: SessionSource::AgentPane,
-                agent: agent.clone(),
-                session_id: Some(id),
-                pane: None,
-                tab: None,
-                cwd: text("cwd"),
-                title: text("title"),
-                status: AgentStatus::Historical,
-                last_activity_ms: text("updatedAt").and_then(|t| rfc3339_ms(&t)),
-                current_tool: None,
-                resumable: loads,
-            })
+        .map(|s| AgentSessionRow {
+            key: format!("history:{agent}:{}", s.session_id),
+            source: SessionSource::AgentPane,
+            agent: agent.to_owned(),
+            session_id: Some(s.session_id.to_string()),
+            pane: None,
+            tab: None,
+            cwd: Some(s.cwd.to_string_lossy().into_owned()),
+            title: s.title,
+            status: AgentStatus::Historical,
+            last_activity_ms: s.updated_at.as_deref().and_then(rfc3339_ms),
+            current_tool: None,
+            resumable: loads,
         })
         .collect()
 }
@@ -186,6 +176,29 @@ fn rfc3339_ms(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn listed_sessions_become_historical_rows() {
+        let listed: ListSessionsResponse = serde_json::from_value(serde_json::json!({
+            "sessions": [
+                {"sessionId": "s1", "cwd": "/w", "title": "fix it", "updatedAt": "1970-01-01T00:00:01Z"},
+                {"sessionId": "s2", "cwd": "/v"},
+                // Not a session (no cwd): skipped, the others kept.
+                {"sessionId": "s3"},
+            ]
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let rows = history_rows(listed, "copilot", true);
+        let keys: Vec<&str> = rows.iter().map(|r| r.key.as_str()).collect();
+        assert_eq!(keys, ["history:copilot:s1", "history:copilot:s2"]);
+        assert_eq!(rows[0].title.as_deref(), Some("fix it"));
+        assert_eq!(rows[0].cwd.as_deref(), Some("/w"));
+        assert_eq!(rows[0].last_activity_ms, Some(1000));
+        assert!(
+            rows.iter()
+                .all(|r| r.resumable && r.status == AgentStatus::Historical)
+        );
+    }
 
     #[test]
     fn listed_times_are_read() {

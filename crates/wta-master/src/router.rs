@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
 use agent_client_protocol::{Client, Error, UntypedMessage};
-use serde_json::{Value, json};
+use serde_json::Value;
 use wta_agent::{AgentError, AgentId};
 use wta_protocol::helper_master::{
     self, ClientKind, FailureKind, MasterFailure, SessionsListResponse, WtaMeta,
@@ -25,6 +25,7 @@ use wta_protocol::helper_master::{
 use crate::pool::AgentInstance;
 use crate::relay::{self, AgentRelay};
 use crate::state::{HelperHandle, Master};
+use crate::wire::{self, Capabilities};
 use crate::{registry_requests, session_mcp};
 use wta_protocol::agent_sessions::{self, AgentStatus};
 
@@ -182,7 +183,7 @@ fn helper_request(
                 )),
             );
         }
-        return helper.respond(responder, Ok(serde_json::json!({})));
+        return helper.respond(responder, wire::to_result(wire::Done {}));
     }
     match msg.method.as_str() {
         "initialize" => {
@@ -238,7 +239,7 @@ fn helper_request(
                     closed.cancel(session);
                     master.schedule_reap(closed.id);
                 }
-                return helper.respond(responder, Ok(serde_json::json!({})));
+                return helper.respond(responder, wire::to_result(wire::closed_locally()));
             }
             // A prompt in flight: the session is working until it is answered.
             let prompting = (msg.method == "session/prompt")
@@ -394,28 +395,13 @@ async fn initialize(
     let meta = parse_meta(params)?;
     *helper.meta.lock().unwrap_or_else(|p| p.into_inner()) = meta.clone();
     if meta.client == ClientKind::Cli {
-        return Ok(json!({
-            "protocolVersion": 1,
-            "agentCapabilities": {},
-            "authMethods": [],
-            "agentInfo": {"name": "wta-master", "version": env!("CARGO_PKG_VERSION")}
-        }));
+        return wire::to_result(wire::cli_initialize_response());
     }
     let instance = agent_for(master, meta.agent_id.as_deref(), 0).await?;
     tracing::info!(helper = helper.id, agent = %instance.agent_id(), pid = ?helper.pid, "helper initialized");
-    let mut result = instance.init.clone();
-    if let Some(obj) = result.as_object_mut() {
-        let reply = WtaMeta {
-            agent_id: Some(instance.agent_id().to_string()),
-            ..WtaMeta::default()
-        };
-        let meta = obj.entry("_meta").or_insert_with(|| json!({}));
-        if let Some(meta) = meta.as_object_mut() {
-            meta.extend(reply.to_meta());
-        }
-    }
+    let result = wire::helper_initialize_response(&instance.init, instance.agent_id().as_str());
     use_agent(master, helper, &instance);
-    Ok(result)
+    wire::to_result(result)
 }
 
 /// `session/new` or `session/load`: pick the agent, forward, bind the session id.
@@ -473,7 +459,7 @@ async fn open_session(
     // agent takes HTTP MCP servers: a grant of its own for this session.
     let wants_tools = lock_meta(helper).proposal_mcp.as_deref()
         == Some(helper_master::PROPOSAL_MCP_V1)
-        && session_mcp::takes_http_mcp(&instance.init);
+        && instance.init.takes_http_mcp();
     let grant = match master.mcp.get() {
         Some(mcp) if wants_tools => mcp.offer(instance.id),
         _ => None,
@@ -503,11 +489,7 @@ async fn open_session(
                 Ok(value) => {
                     if let Some(session) = session_id(value).map(str::to_owned).or(loading) {
                         master.bind(&helper, &bound_instance, &session);
-                        let loads = bound_instance
-                            .init
-                            .pointer("/agentCapabilities/loadSession")
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false);
+                        let loads = bound_instance.init.loads_sessions();
                         master
                             .registry
                             .opened(helper.id, &session, cwd.clone(), loads);
@@ -532,9 +514,14 @@ async fn open_session(
             }
             // The helper learns its session's server by name, to tell that
             // server's tool calls by identity in the permission preflight.
-            let result = result.map(|reply| match server_name {
-                Some(name) => session_mcp::name_server(reply, name),
-                None => reply,
+            // The master alone says what `_meta.wta` holds there.
+            let result = result.map(|mut reply| {
+                let named = server_name.map(|name| WtaMeta {
+                    mcp_server: Some(name),
+                    ..WtaMeta::default()
+                });
+                wire::stamp_wta_meta(&mut reply, named.as_ref());
+                reply
             });
             // Under the dispatch's ordering barrier: the relay copies this
             // session's next update only once this answer is queued.

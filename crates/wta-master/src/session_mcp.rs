@@ -51,33 +51,6 @@ pub(crate) fn add_server(params: &mut Value, server: Value) {
     }
 }
 
-/// A `session/new|load` reply for the helper, with `_meta.wta.mcpServer`
-/// naming the server its session was given (the bearer stays here).
-pub(crate) fn name_server(mut reply: Value, name: String) -> Value {
-    let Some(fields) = reply.as_object_mut() else {
-        return reply;
-    };
-    let meta = fields
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Default::default()));
-    if let Some(meta) = meta.as_object_mut() {
-        let wta = meta
-            .entry("wta")
-            .or_insert_with(|| Value::Object(Default::default()));
-        if let Some(wta) = wta.as_object_mut() {
-            wta.insert("mcpServer".into(), Value::String(name));
-        }
-    }
-    reply
-}
-
-/// Whether the agent's `initialize` result says it takes HTTP MCP servers.
-pub(crate) fn takes_http_mcp(init: &Value) -> bool {
-    init.pointer("/agentCapabilities/mcpCapabilities/http")
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-}
-
 /// Where a grant's key leads once its session is open.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Target {

@@ -18,12 +18,10 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::SessionId;
 use agent_client_protocol::{Client, Error, UntypedMessage};
-use serde_json::json;
 use wta_agent::{AgentId, Registry, RegistryPaths};
-use wta_protocol::helper_master::{
-    self, AgentExitedNotification, SessionState, WtaMeta, WtaSessionInfo, YoloReport,
-};
+use wta_protocol::helper_master::{SessionState, WtaMeta, WtaSessionInfo, YoloReport};
 
 use crate::outbound::{Outbound, fence_message};
 use crate::pool::{AgentInstance, Pool, Retire};
@@ -375,12 +373,7 @@ impl Master {
                 continue;
             };
             let Some(cx) = handle.cx.get() else { continue };
-            let note = AgentExitedNotification {
-                agent_id: agent_id.to_string(),
-                session_ids,
-                reason: reason.to_owned(),
-            };
-            if let Ok(msg) = UntypedMessage::new(helper_master::METHOD_AGENT_EXITED, note) {
+            if let Ok(msg) = crate::wire::agent_exited(agent_id.as_str(), session_ids, reason) {
                 handle.ordered(|| {
                     let _ = cx.send_notification(msg);
                 });
@@ -479,10 +472,7 @@ fn cancel_and_close(sessions: Vec<(String, Arc<AgentInstance>)>) {
         instance.cancel(&session);
         if instance.can_close_sessions() {
             tokio::spawn(async move {
-                let Ok(close) = UntypedMessage::new("session/close", json!({"sessionId": session}))
-                else {
-                    return;
-                };
+                let close = crate::wire::close(SessionId::new(session.as_str()));
                 let sent = instance.cx.send_request(close).block_task();
                 if let Ok(Err(err)) = tokio::time::timeout(CLOSE_TIMEOUT, sent).await {
                     tracing::debug!(session, "session/close failed: {}", err.message);
