@@ -170,7 +170,7 @@ impl Rig {
         let pane = self.target.as_str().to_owned();
         std::thread::spawn(move || {
             let tmux = |args: &[&str]| {
-                std::process::Command::new("tmux")
+                wta_testkit::env::clean("tmux")
                     .arg("-S")
                     .arg(&socket)
                     .args(args)

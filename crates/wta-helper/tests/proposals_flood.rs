@@ -20,7 +20,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use wta_helper::proposals::server::{MAX_UNPROVEN_CONNECTIONS, REQUEST_TIMEOUT};
@@ -98,7 +98,8 @@ struct ServerProcess {
 impl ServerProcess {
     fn start() -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let child = Command::new(std::env::current_exe().unwrap())
+        // The server role reads no HOME: the scrubbed base is all it gets.
+        let child = wta_testkit::env::clean(std::env::current_exe().unwrap())
             .arg(SERVE)
             .arg(dir.path())
             .stdin(Stdio::piped())
