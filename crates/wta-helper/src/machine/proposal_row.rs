@@ -2,12 +2,15 @@
 //! it proposes instead of the raw invocation (a channel id and a JSON payload
 //! over several lines), and its answer lines as words instead of JSON, in
 //! the user's language (the statuses and reasons inside stay the CLI's own
-//! words). Pure.
+//! words). Answer lines are decoded once into wta-protocol's typed
+//! [`ResponseLine`]s, every phase has words (`next` and `end` too), and a
+//! line that is not one is shown as it came (only a markdown fence around
+//! the answer is dropped): the row invents nothing. Pure.
 
 use serde_json::Value;
 use wta_i18n::tr;
 use wta_protocol::invocation::looks_like_proposal;
-use wta_protocol::{Invocation, classify_invocation};
+use wta_protocol::{Invocation, ResponseLine, ValidationStatus, classify_invocation};
 
 /// Longest title shown for a proposal row, in characters.
 const MAX_TITLE_CHARS: usize = 120;
@@ -91,139 +94,120 @@ fn cut(text: &str, max: usize) -> String {
     out
 }
 
-/// The CLI's answer lines in words, when every line of `output` is one of
-/// them (`{"phase":…}`); `None` leaves any other output as it is.
+/// The CLI's answer lines in words, each decoded once into the protocol's
+/// typed line ([`ResponseLine::from_frame`]); `None` when no line of
+/// `output` is one, which leaves any other tool's output as it is.
+///
+/// A line that is not a valid answer line (an error the CLI printed on
+/// stderr, a line the agent cut or added) stays as it is, so the row never
+/// hides what came back; a markdown fence an agent put around the output
+/// is dropped once the lines inside read as words.
 pub fn output(output: &str) -> Option<String> {
-    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
+    let lines: Vec<Line<'_>> = output
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(Line::read)
+        .collect();
+    if !lines.iter().any(|l| matches!(l, Line::Answer(_))) {
         return None;
     }
-    let words: Option<Vec<String>> = lines.iter().map(|l| line_words(l)).collect();
-    words.map(|w| w.join("\n"))
+    let words: Vec<String> = lines
+        .iter()
+        .filter_map(|line| match line {
+            Line::Answer(answer) => Some(answer_words(answer)),
+            Line::Other(text) if is_fence(text) => None,
+            Line::Other(text) => Some((*text).to_owned()),
+        })
+        .collect();
+    Some(words.join("\n"))
 }
 
-fn line_words(line: &str) -> Option<String> {
-    let v: Value = serde_json::from_str(line).ok()?;
-    let status = v.get("status")?.as_str()?.replace('_', " ");
-    let reason = v.get("reason").and_then(Value::as_str);
-    let with_reason = |text: String| match reason {
-        Some(r) => tr!("helper.row.with_reason", text = text, reason = r),
+/// One line of a tool call's output.
+enum Line<'a> {
+    Answer(ResponseLine),
+    Other(&'a str),
+}
+
+impl<'a> Line<'a> {
+    /// Every tool's output comes through here: a line that cannot be a
+    /// JSON object is not decoded at all.
+    fn read(text: &'a str) -> Self {
+        let frame = text.trim();
+        if !frame.starts_with('{') {
+            return Self::Other(text);
+        }
+        match ResponseLine::from_frame(frame.as_bytes()) {
+            Ok(answer) => Self::Answer(answer),
+            Err(_) => Self::Other(text),
+        }
+    }
+}
+
+/// A markdown code fence line: three backticks and at most a language word.
+fn is_fence(text: &str) -> bool {
+    text.trim()
+        .strip_prefix("```")
+        .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// An answer line in words. Statuses and reasons stay the CLI's own words
+/// (what the agent read), the rest is in the user's language.
+fn answer_words(answer: &ResponseLine) -> String {
+    let with_reason = |text: String, reason: Option<&str>| match reason {
+        Some(r) => tr!("helper.row.with_reason", text = text, reason = one_line(r)),
         None => text,
     };
-    Some(match v.get("phase")?.as_str()? {
-        "validation" if status == "accepted" => tr!("helper.row.accepted"),
-        "validation" => with_reason(tr!("helper.row.refused", status = status)),
-        "final" => with_reason(tr!("helper.row.decision", status = status)),
-        "execution" => {
-            let action = v.get("action").and_then(Value::as_u64).unwrap_or(1);
-            let text = match v.get("exit_code").and_then(Value::as_i64) {
+    let word = |wire: &str| wire.replace('_', " ");
+    match answer {
+        ResponseLine::Validation(v) if v.status == ValidationStatus::Accepted => {
+            tr!("helper.row.accepted")
+        }
+        ResponseLine::Validation(v) => with_reason(
+            tr!("helper.row.refused", status = word(v.status.as_str())),
+            v.reason.as_deref(),
+        ),
+        ResponseLine::Final(f) => {
+            let status = word(f.status.as_str());
+            let text = match f.choice {
+                Some(choice) => tr!(
+                    "helper.row.decision_choice",
+                    status = status,
+                    choice = choice
+                ),
+                None => tr!("helper.row.decision", status = status),
+            };
+            with_reason(text, f.reason.as_deref())
+        }
+        ResponseLine::Execution(e) => {
+            let status = word(e.status.as_str());
+            let text = match e.exit_code {
                 Some(code) => tr!(
                     "helper.row.action_exit",
-                    action = action,
+                    action = e.action,
                     status = status,
                     code = code
                 ),
-                None => tr!("helper.row.action", action = action, status = status),
+                None => tr!("helper.row.action", action = e.action, status = status),
             };
-            with_reason(text)
+            with_reason(text, e.reason.as_deref())
         }
-        _ => return None,
-    })
+        ResponseLine::Next(n) => tr!("helper.row.next", remaining = n.remaining),
+        ResponseLine::End(e) => tr!("helper.row.end", reason = one_line(&e.reason)),
+    }
+}
+
+/// A reason on the answer's one row line: line breaks and tabs as spaces,
+/// other controls (decoded from JSON escapes) as U+FFFD.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\t' => ' ',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 #[cfg(test)]
-mod tests {
-    use wta_protocol::{Channel, HelperId, TurnNonce, build_invocation};
-
-    use super::*;
-
-    const PAYLOAD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Run the tests","actions":[{"type":"send","input":"cargo test"}]},{"choice":2,"title":"Build it's release","actions":[{"type":"send","input":"cargo build"}]}]}"#;
-
-    fn invocation() -> String {
-        let channel = Channel::new(
-            HelperId::from_bytes([1; 16]),
-            TurnNonce::from_bytes([2; 16]),
-        );
-        build_invocation(&channel, PAYLOAD)
-    }
-
-    #[test]
-    fn a_canonical_invocation_reads_as_what_it_proposes() {
-        let command = invocation();
-        assert_eq!(
-            title(&command).as_deref(),
-            Some("Propose: Run the tests / Build it's release")
-        );
-        let wrapped = format!("/bin/bash -lc {command}");
-        assert_eq!(
-            title(&wrapped),
-            title(&command),
-            "codex wraps it in bash -lc"
-        );
-    }
-
-    #[test]
-    fn other_commands_keep_their_title_and_bent_ones_say_so() {
-        assert_eq!(title("cargo test"), None);
-        let piped = format!("{} | cat", invocation());
-        assert_eq!(
-            title(&piped).as_deref(),
-            Some("Proposal command not in the canonical form (refused)")
-        );
-    }
-
-    #[test]
-    fn answer_lines_read_as_words_and_other_output_is_left_alone() {
-        let lines = [
-            r#"{"phase":"validation","status":"accepted","proposal_id":"11111111111111111111111111111111","retryable":false}"#,
-            r#"{"phase":"final","status":"confirmed","proposal_id":"11111111111111111111111111111111","choice":1}"#,
-            r#"{"phase":"execution","status":"failed","proposal_id":"1","execution_id":"2","action":1,"exit_code":2,"output":"x"}"#,
-        ];
-        assert_eq!(
-            output(&lines.join("\n")).as_deref(),
-            Some(
-                "accepted: the card is on screen\nthe user's decision: confirmed\naction 1: failed, exit 2"
-            )
-        );
-        let refused = r#"{"phase":"validation","status":"invalid_schema","reason":"choices: 1 to 3","retryable":true}"#;
-        assert_eq!(
-            output(refused).as_deref(),
-            Some("refused (invalid schema): choices: 1 to 3")
-        );
-        assert_eq!(
-            output("hello\n{\"phase\":\"final\",\"status\":\"x\"}"),
-            None
-        );
-        assert_eq!(output(""), None);
-    }
-
-    #[test]
-    fn session_tool_calls_read_as_what_they_propose() {
-        let name = |tool: &str| format!("mcp__wta_0123456789abcdef0123__{tool}");
-        let args = serde_json::json!({"command": "cargo test\n--all", "target": "panel",
-            "task": "fix the build", "question": "Deploy where?"});
-        for (tool, title) in [
-            ("run_command_in_current_shell", "Propose: Run `cargo test`"),
-            ("create_workspace", "Propose: open a new panel"),
-            (
-                "delegate_task_in_new_workspace",
-                "Propose: delegate `fix the build`",
-            ),
-            ("request_user_input", "Ask you: Deploy where?"),
-            ("get_proposal_result", "Check what became of a proposal"),
-        ] {
-            assert_eq!(
-                session_tool_title(&name(tool), Some(&args)).as_deref(),
-                Some(title)
-            );
-        }
-        assert_eq!(
-            session_tool_title("mcp__github__create_workspace", Some(&args)),
-            None
-        );
-        assert_eq!(
-            session_tool_title(&name("run_command_in_current_shell"), None).as_deref(),
-            Some("Propose: Run a command")
-        );
-    }
-}
+#[path = "proposal_row_tests.rs"]
+mod tests;
