@@ -42,9 +42,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 /// wta's `list-panes -a --json` names the panes tmux lists.
 fn check_listing(server: &TmuxServer, wta_bin: &str) {
-    let out = Command::new(wta_bin)
+    let out = server
+        .sandbox()
+        .command(wta_bin)
         .args(["-L", server.name(), "list-panes", "-a", "--json"])
-        .env_remove("TMUX")
         .output()
         .unwrap();
     assert!(out.status.success(), "wta list-panes: {out:?}");
@@ -83,7 +84,7 @@ fn main() -> ExitCode {
     let mut startup = Vec::with_capacity(runs);
     let mut via_binary = Vec::with_capacity(runs);
     for _ in 0..runs {
-        tmux.push(time(Command::new("tmux").args([
+        tmux.push(time(server.sandbox().command("tmux").args([
             "-L",
             server.name(),
             "list-panes",
@@ -91,16 +92,19 @@ fn main() -> ExitCode {
             "-F",
             &format,
         ])));
-        wta.push(time(
-            Command::new(wta_bin)
-                .args(["-L", server.name(), "list-panes", "-a", "--json"])
-                .env_remove("TMUX"),
-        ));
-        startup.push(time(Command::new(wta_bin).arg("--version")));
+        wta.push(time(server.sandbox().command(wta_bin).args([
+            "-L",
+            server.name(),
+            "list-panes",
+            "-a",
+            "--json",
+        ])));
+        startup.push(time(server.sandbox().command(wta_bin).arg("--version")));
         via_binary.push(time(
-            Command::new(wta_bin)
+            server
+                .sandbox()
+                .command(wta_bin)
                 .args(["-L", server.name(), "list-panes", "-a", "--json"])
-                .env_remove("TMUX")
                 .env("WTA_TMUX_CLIENT", "binary"),
         ));
     }

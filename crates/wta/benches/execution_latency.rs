@@ -41,7 +41,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc as std_mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -290,12 +290,13 @@ async fn bench(stages: Stages, mut budgets: Budgets) -> ExitCode {
         let channel = service
             .issue_turn(TurnContext::agent_turn(Some(target.clone()), None))
             .unwrap();
-        let mut child = Command::new(wta)
+        let mut child = server
+            .sandbox()
+            .command(wta)
             .args(["propose-terminal-actions", "--channel"])
             .arg(channel.to_string())
             .args(["--payload-json", &payload(&marks)])
             .env("XDG_RUNTIME_DIR", xdg.path())
-            .env_remove("TMUX")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

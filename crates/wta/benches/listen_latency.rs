@@ -19,7 +19,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -49,10 +49,10 @@ fn main() -> ExitCode {
     let pane = integrated_bash_window(&server, dir.path(), gate);
     let socket = server.socket().to_string_lossy().into_owned();
 
-    let mut listen = Command::new(WTA)
+    let mut listen = server
+        .sandbox()
+        .command(WTA)
         .args(["-S", &socket, "listen", "-t", &pane, "--json"])
-        .env_remove("TMUX")
-        .env_remove("TMUX_PANE")
         .env("XDG_RUNTIME_DIR", dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -14,7 +14,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use wta_helper::proposals::{ProposalEvent, ProposalServer, ProposalService, TurnContext};
@@ -61,24 +61,27 @@ fn main() -> ExitCode {
         let _guard = rt.enter();
         ProposalServer::bind(service.clone(), &xdg.path().join("wta")).unwrap()
     };
+    // HOME and XDG dirs of the CLI's (its runtime dir is the server's, below).
+    let sandbox = wta_testkit::Sandbox::new();
     let mut samples = Vec::with_capacity(runs);
     for _ in 0..runs {
         let channel = service
             .issue_turn(TurnContext::agent_turn(Some(PaneId::from_number(1)), None))
             .unwrap();
+        // Built before the clock starts: the scrubbed environment is the
+        // test's cost, not the CLI's.
+        let mut cli = sandbox.command(env!("CARGO_BIN_EXE_wta"));
+        cli.args([
+            "propose-terminal-actions",
+            "--channel",
+            &channel.to_string(),
+        ])
+        .args(["--payload-json", PAYLOAD])
+        .env("XDG_RUNTIME_DIR", xdg.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
         let start = Instant::now();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wta"))
-            .args([
-                "propose-terminal-actions",
-                "--channel",
-                &channel.to_string(),
-            ])
-            .args(["--payload-json", PAYLOAD])
-            .env("XDG_RUNTIME_DIR", xdg.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = cli.spawn().unwrap();
         let mut out = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
