@@ -49,8 +49,9 @@ fn restart_and_respawn_through_the_pane_runtime() {
     let shared = other.agent_pid();
 
     let exe = std::env::current_exe().expect("test binary");
-    // The same env `wta` gets, for a copy of this test binary.
-    let mut child = std::process::Command::new(exe);
+    // The same env `wta` gets, for a copy of this test binary: the scrub,
+    // then every variable `Env::command` sets.
+    let mut child = wta_testkit::env::clean(exe);
     for (k, v) in env.command().get_envs() {
         match v {
             Some(v) => child.env(k, v),

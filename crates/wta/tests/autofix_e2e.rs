@@ -210,9 +210,10 @@ fn auto_mode_with_yolo_still_waits_for_the_card() {
 #[test]
 fn wta_fix_without_an_agent_pane_says_how_to_get_one() {
     let tmux = wta_testkit::TmuxServer::start();
-    let out = std::process::Command::new(WTA)
+    let out = tmux
+        .sandbox()
+        .command(WTA)
         .args(["-L", tmux.name(), "fix", "-t", tmux.first_pane()])
-        .env_remove("TMUX")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");

@@ -12,14 +12,16 @@ mod launch_common;
 
 use std::time::Duration;
 
-use launch_common::{Launch, WTA};
+use launch_common::Launch;
 use wta_testkit::{TmuxServer, squeezed, wait_for_value, wait_until};
 
 const T: Duration = Duration::from_secs(20);
 
 /// A bash with WTA's integration and a plain prompt, as a pane command.
 fn integrated_bash(l: &Launch) -> String {
-    let script = std::process::Command::new(WTA)
+    let script = l
+        .env
+        .command()
         .args(["shell-integration", "bash"])
         .output()
         .unwrap();

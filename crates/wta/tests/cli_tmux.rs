@@ -388,7 +388,9 @@ fn new_panes_start_integrated_behind_the_gate(shell: &str) {
     let server = TmuxServer::start_with_env("bash --norc --noprofile", &env);
     let first = server.first_pane().to_owned();
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(wta_bin())
+        let out = server
+            .sandbox()
+            .command(wta_bin())
             .env("TMUX", server.tmux_env())
             .env("TMUX_PANE", &first)
             .env("SHELL", shell)
@@ -460,9 +462,9 @@ fn a_closed_stdout_ends_quietly_like_ls_into_head() {
         // The read end is closed before wta starts: its first write fails.
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = std::process::Command::new(wta_bin())
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
+        let out = server
+            .sandbox()
+            .command(wta_bin())
             .arg("-L")
             .arg(server.name())
             .args(args)
@@ -489,9 +491,9 @@ fn wait_for_a_pane_killed_mid_wait_fails_naming_it() {
     let pane = ok(wta_named(&server, &["neww", "-c", "sleep 600"]))
         .trim()
         .to_owned();
-    let child = std::process::Command::new(wta_bin())
-        .env_remove("TMUX")
-        .env_remove("TMUX_PANE")
+    let child = server
+        .sandbox()
+        .command(wta_bin())
         .args(["-L", server.name(), "wait-for", "-t", &pane, "--json"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -8,7 +8,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use support::wta_bin;
 use wta_testkit::TmuxServer;
@@ -22,7 +22,8 @@ struct Shell {
 impl Shell {
     fn new(shell: &str) -> Self {
         let home = tempfile::tempdir().unwrap();
-        let out = Command::new(wta_bin())
+        let out = wta_testkit::Sandbox::in_dir(home.path())
+            .command(wta_bin())
             .args(["completions", shell])
             .output()
             .unwrap();
@@ -37,15 +38,13 @@ impl Shell {
     /// first on PATH (the scripts call `wta` by name).
     fn run(&self, program: &str, args: &[&str]) -> Output {
         let bin_dir = Path::new(wta_bin()).parent().unwrap();
-        Command::new(program)
+        wta_testkit::Sandbox::in_dir(self.home.path())
+            .command(program)
             .args(args)
             .env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.home.path().join("config"))
             .env("XDG_DATA_HOME", self.home.path().join("data"))
             .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
-            .env_remove("WTA_COMPLETE")
             .output()
             .unwrap()
     }
@@ -171,11 +170,12 @@ fn completion_queries_return_the_live_ids_of_the_named_server() {
     assert_eq!(got, panes, "{:?}", text(&out));
 
     // zsh: the request its script sends (index of the current word, words).
-    let out = Command::new(wta_bin())
+    let out = server
+        .sandbox()
+        .command(wta_bin())
         .env("WTA_COMPLETE", "zsh")
         .env("_CLAP_COMPLETE_INDEX", "5")
         .env("_CLAP_IFS", "\n")
-        .env_remove("TMUX")
         .args(["--", "wta", "-L", name, "listen", "-t", ""])
         .output()
         .unwrap();
@@ -190,7 +190,11 @@ fn completion_queries_return_the_live_ids_of_the_named_server() {
 
 /// The visible commands `wta --help` lists.
 fn commands() -> Vec<String> {
-    let help = Command::new(wta_bin()).arg("--help").output().unwrap();
+    let help = wta_testkit::Sandbox::new()
+        .command(wta_bin())
+        .arg("--help")
+        .output()
+        .unwrap();
     let help = String::from_utf8(help.stdout).unwrap();
     help.lines()
         .skip_while(|l| !l.starts_with("Commands:"))
@@ -205,7 +209,11 @@ fn commands() -> Vec<String> {
 
 #[test]
 fn the_manual_is_valid_roff_with_a_page_for_every_command() {
-    let out = Command::new(wta_bin()).arg("man").output().unwrap();
+    let out = wta_testkit::Sandbox::new()
+        .command(wta_bin())
+        .arg("man")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{out:?}");
     let roff = String::from_utf8(out.stdout).unwrap();
     assert!(roff.is_ascii());
@@ -223,7 +231,7 @@ fn the_manual_is_valid_roff_with_a_page_for_every_command() {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("wta.1");
     std::fs::write(&page, &roff).unwrap();
-    let lint = Command::new("groff")
+    let lint = wta_testkit::env::clean("groff")
         .args(["-man", "-Tutf8", "-ww", "-z"])
         .arg(&page)
         .output()
@@ -233,7 +241,7 @@ fn the_manual_is_valid_roff_with_a_page_for_every_command() {
         "{}",
         String::from_utf8_lossy(&lint.stderr)
     );
-    let shown = Command::new("groff")
+    let shown = wta_testkit::env::clean("groff")
         .args(["-man", "-Tutf8"])
         .arg(&page)
         .output()

@@ -135,7 +135,8 @@ fn a_pane_without_integration_is_reported_absent() {
 
 #[test]
 fn a_gated_integrated_shell_is_present_from_its_marks_and_its_announcement() {
-    let script = std::process::Command::new(wta_bin())
+    let script = wta_testkit::Sandbox::new()
+        .command(wta_bin())
         .args(["shell-integration", "bash"])
         .output()
         .unwrap()

@@ -356,9 +356,7 @@ struct DefaultServer {
 
 impl DefaultServer {
     fn tmux(&self, args: &[&str]) -> String {
-        let out = std::process::Command::new("tmux")
-            .env_clear()
-            .envs(wta_testkit::env::base())
+        let out = wta_testkit::env::clean("tmux")
             .arg("-S")
             .arg(&self.socket)
             .args(args)

@@ -26,12 +26,12 @@ struct Started<'a> {
 
 impl Drop for Started<'_> {
     fn drop(&mut self) {
-        let socket = std::process::Command::new("tmux")
+        let socket = wta_testkit::env::clean("tmux")
             .args(["-L", &self.inner, "display", "-p", "#{socket_path}"])
             .output()
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
             .unwrap_or_default();
-        let _ = std::process::Command::new("tmux")
+        let _ = wta_testkit::env::clean("tmux")
             .args(["-L", &self.inner, "kill-server"])
             .status();
         // tmux leaves the socket file behind; it is ours to remove.
@@ -78,7 +78,7 @@ fn up_in_a_terminal_attaches_to_the_new_session() {
         "wta up must hand the terminal to tmux:\n{screen}"
     );
     let attached = || {
-        std::process::Command::new("tmux")
+        wta_testkit::env::clean("tmux")
             .args(["-L", &inner, "list-clients", "-F", "#{client_session}"])
             .output()
             .map(|o| String::from_utf8_lossy(&o.stdout).contains("wta"))

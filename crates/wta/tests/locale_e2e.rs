@@ -18,7 +18,7 @@
 mod launch_common;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 use launch_common::{Env, stop_master, user_env};
@@ -55,9 +55,7 @@ impl Started {
 
     /// tmux's own client, from the test's usual environment.
     fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .env_clear()
-            .envs(wta_testkit::env::base())
+        let out = wta_testkit::env::clean("tmux")
             .env("TMUX_TMPDIR", self.tmpdir.path())
             .args(["-L", SERVER])
             .args(args)

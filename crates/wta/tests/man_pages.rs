@@ -11,7 +11,7 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use support::wta_bin;
 
@@ -22,7 +22,11 @@ fn wta(args: &[&str]) -> Output {
 
 /// The visible commands `wta --help` lists.
 fn commands() -> Vec<String> {
-    let help = Command::new(wta_bin()).arg("--help").output().unwrap();
+    let help = wta_testkit::Sandbox::new()
+        .command(wta_bin())
+        .arg("--help")
+        .output()
+        .unwrap();
     let help = String::from_utf8(help.stdout).unwrap();
     help.lines()
         .skip_while(|l| !l.starts_with("Commands:"))
@@ -94,7 +98,7 @@ fn overstruck(out: &[u8]) -> String {
 }
 
 fn groff(args: &[&str], page: &Path) -> Output {
-    Command::new("groff")
+    wta_testkit::env::clean("groff")
         .args(args)
         .arg(page)
         .output()
@@ -388,13 +392,13 @@ fn the_top_page_has_files_environment_and_keys() {
 #[test]
 fn man_finds_a_page_by_name_in_the_directory() {
     let manual = Manual::write();
-    let Ok(version) = Command::new("man").arg("--version").output() else {
+    let Ok(version) = wta_testkit::env::clean("man").arg("--version").output() else {
         eprintln!("man is not installed: groff alone checked the pages");
         return;
     };
     assert!(version.status.success());
     let manpath = manual.dir.parent().unwrap();
-    let out = Command::new("man")
+    let out = wta_testkit::env::clean("man")
         .arg("-M")
         .arg(manpath)
         .args(["-P", "cat", "wta-up"])

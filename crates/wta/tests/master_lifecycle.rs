@@ -57,11 +57,9 @@ fn closing_the_terminal_that_ran_up_changes_nothing() {
         out.display(),
         done.display()
     );
-    let mut terminal = std::process::Command::new("setsid")
+    let mut terminal = wta_testkit::env::clean("setsid")
         .args(["sh", "-c", &script, WTA])
         .envs(user_env(&l.env))
-        .env_remove("TMUX")
-        .env_remove("TMUX_PANE")
         .spawn()
         .unwrap();
     wait_until("wta up to finish", T, || done.exists()).unwrap();

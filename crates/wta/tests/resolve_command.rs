@@ -1,8 +1,9 @@
 //! `wta resolve-command` against real bash, zsh and fish: aliases and
 //! functions from rc files in a temp HOME, typos and their near matches,
 //! scripts in the directory, a shell that hangs in its rc file, the JSON
-//! shape and the exit statuses. Every run gets an explicit HOME, PATH and
-//! SHELL and nothing else from the environment.
+//! shape and the exit statuses. Every run starts from the testkit's
+//! scrubbed environment with an explicit HOME, PATH and SHELL (no SHELL at
+//! all where a test says so).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -87,16 +88,16 @@ impl Fixture {
     }
 
     fn command(&self, shell: Option<&Path>, args: &[&str]) -> Command {
-        let mut cmd = Command::new(wta_bin());
-        cmd.env_clear()
-            .env("HOME", self.home())
+        let mut cmd = wta_testkit::env::clean(wta_bin());
+        cmd.env("HOME", self.home())
             .env("PATH", self.bin())
             .current_dir(self.work())
             .args(["resolve-command"])
             .args(args);
-        if let Some(shell) = shell {
-            cmd.env("SHELL", shell);
-        }
+        match shell {
+            Some(shell) => cmd.env("SHELL", shell),
+            None => cmd.env_remove("SHELL"),
+        };
         cmd
     }
 

@@ -9,23 +9,27 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use support::integrated_bash_window;
-use wta_testkit::{TmuxServer, wait_for_value};
+use wta_testkit::{Sandbox, TmuxServer, wait_for_value};
 
 const T: Duration = Duration::from_secs(15);
 
-fn wta() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_wta"));
-    c.env_remove("TMUX").env_remove("TMUX_PANE");
-    c
+/// `wta` in `sandbox`'s scrubbed environment (a server's, for a run that
+/// follows its panes: the same HOME and runtime dir as its panes).
+fn wta(sandbox: &Sandbox) -> Command {
+    sandbox.command(env!("CARGO_BIN_EXE_wta"))
 }
 
 #[test]
 fn shell_integration_prints_scripts_and_help_gives_rc_lines() {
-    let out = wta().args(["shell-integration", "zsh"]).output().unwrap();
+    let sandbox = Sandbox::new();
+    let out = wta(&sandbox)
+        .args(["shell-integration", "zsh"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("@wta_integration") && text.contains("add-zsh-hook"));
-    let help = wta()
+    let help = wta(&sandbox)
         .args(["shell-integration", "--help"])
         .output()
         .unwrap();
@@ -38,7 +42,10 @@ fn shell_integration_prints_scripts_and_help_gives_rc_lines() {
         help.contains("wta shell-integration fish | source"),
         "{help}"
     );
-    let bad = wta().args(["shell-integration", "tcsh"]).output().unwrap();
+    let bad = wta(&sandbox)
+        .args(["shell-integration", "tcsh"])
+        .output()
+        .unwrap();
     assert!(!bad.status.success());
 }
 
@@ -50,7 +57,7 @@ fn listen_reports_commands_and_records_the_last_one() {
     let pane = integrated_bash_window(&server, dir.path(), gate);
     let socket = server.socket().to_string_lossy().into_owned();
 
-    let none = wta()
+    let none = wta(server.sandbox())
         .args(["-S", &socket, "capture-pane", "--last-command", "-t", &pane])
         .output()
         .unwrap();
@@ -60,7 +67,7 @@ fn listen_reports_commands_and_records_the_last_one() {
         "{none:?}"
     );
 
-    let mut child = wta()
+    let mut child = wta(server.sandbox())
         .args(["-S", &socket, "listen", "-t", &pane, "--json"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -103,7 +110,7 @@ fn listen_reports_commands_and_records_the_last_one() {
     );
 
     let rec = wait_for_value("recorded", T, || {
-        let out = wta()
+        let out = wta(server.sandbox())
             .args([
                 "-S",
                 &socket,
@@ -128,7 +135,7 @@ fn listen_reports_commands_and_records_the_last_one() {
     shape["pane"] = "%N".into();
     support::assert_golden("capture-pane-last-command", &shape);
     // The text form shows what its help promises: command line, exit code, output.
-    let text = wta()
+    let text = wta(server.sandbox())
         .args(["-S", &socket, "capture-pane", "--last-command", "-t", &pane])
         .output()
         .unwrap();
@@ -174,7 +181,7 @@ fn listen_refuses_a_runtime_dir_that_is_not_private() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
     let socket = server.socket().to_string_lossy().into_owned();
-    let out = wta()
+    let out = wta(server.sandbox())
         .env("XDG_RUNTIME_DIR", xdg.path())
         .args(["-S", &socket, "listen", "-t", server.first_pane()])
         .output()
@@ -200,7 +207,7 @@ fn listen_refuses_a_pipe_another_tool_opened() {
     let pane = server.first_pane().to_owned();
     server.tmux(&["pipe-pane", "-O", "-t", &pane, "exec cat > /dev/null"]);
     let socket = server.socket().to_string_lossy().into_owned();
-    let out = wta()
+    let out = wta(server.sandbox())
         .args(["-S", &socket, "--json", "listen", "-t", &pane])
         .output()
         .unwrap();
@@ -229,7 +236,7 @@ fn listen_on_a_dead_pane_says_it_is_dead_with_its_status() {
     let pane = server.new_window("exit 3");
     assert_eq!(server.wait_dead(&pane, T), "3");
     let socket = server.socket().to_string_lossy().into_owned();
-    let out = wta()
+    let out = wta(server.sandbox())
         .args(["-S", &socket, "listen", "-t", &pane])
         .output()
         .unwrap();
@@ -253,7 +260,7 @@ fn listen_on_a_shell_without_integration_says_so_once_a_command_ran() {
     let pane = server.new_window("PS1='$ ' bash --norc --noprofile");
     server.wait_for_text(&pane, "$", T);
     let socket = server.socket().to_string_lossy().into_owned();
-    let mut child = wta()
+    let mut child = wta(server.sandbox())
         .args(["-S", &socket, "listen", "-t", &pane])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -279,7 +286,7 @@ fn listen_on_a_shell_without_integration_says_so_once_a_command_ran() {
     assert_eq!(server.display(&pane, "#{pane_pipe}"), "0");
     assert_eq!(server.display(&pane, "#{@wta_integration_state}"), "absent");
     // A second listen knows at once, from the recorded verdict.
-    let again = wta()
+    let again = wta(server.sandbox())
         .args(["-S", &socket, "--json", "listen", "-t", &pane])
         .output()
         .unwrap();
@@ -302,7 +309,7 @@ fn listen_reports_every_command_typed_ahead() {
     let gate = "wta-listen-ahead-gate";
     let pane = integrated_bash_window(&server, dir.path(), gate);
     let socket = server.socket().to_string_lossy().into_owned();
-    let mut child = wta()
+    let mut child = wta(server.sandbox())
         .args(["-S", &socket, "listen", "-t", &pane, "--json"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -5,7 +5,7 @@
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::Child;
 use std::time::Duration;
 
 use wta_testkit::wait_for_value;
@@ -40,7 +40,7 @@ impl FakeModel {
         let script =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers/fake_anthropic.py");
         let portfile = dir.join("fake-model.port");
-        let child = Command::new("python3")
+        let child = wta_testkit::env::clean("python3")
             .arg(script)
             .arg(&portfile)
             .arg(command)
