@@ -69,6 +69,8 @@ fn the_runners_environment_never_reaches_a_pane_or_a_command() {
     let path =
         std::env::join_paths(std::iter::once(wta_dir).chain(std::env::split_paths(&inherited)))
             .unwrap();
+    // unscrubbed: the probe must start in the leaky environment it proves
+    // the scrub against (the variables set here over the runner's).
     let status = Command::new(std::env::current_exe().unwrap())
         .arg(PROBE)
         .arg(out.path())
