@@ -22,6 +22,7 @@
 
 pub mod daemon;
 mod error;
+mod inbound;
 mod leftovers;
 mod log_watch;
 mod outbound;

@@ -165,10 +165,8 @@ impl AgentInstance {
     }
 
     /// Tells the agent to stop `session`'s turn (`session/cancel`).
-    pub fn cancel(&self, session: &str) {
-        let _ = self
-            .cx
-            .send_notification(wire::cancel(SessionId::new(session)));
+    pub fn cancel(&self, session: &SessionId) {
+        let _ = self.cx.send_notification(wire::cancel(session.clone()));
     }
 
     /// Asks the lifecycle task to close stdin and stop the process group.

@@ -28,19 +28,18 @@ const LIST_WITHIN: Duration = Duration::from_millis(800);
 const MAX_LISTED: usize = 100;
 
 /// `_wta/hook_event`.
-pub(crate) fn hook_event(master: &Master, params: Value) -> Result<Value, Error> {
-    let event: HookEvent = serde_json::from_value(params)
-        .map_err(|e| Error::invalid_params().data(format!("_wta/hook_event: {e}")))?;
-    master.registry.hook(&event, now_ms());
+pub(crate) fn hook_event(master: &Master, event: &HookEvent) -> Result<Value, Error> {
+    master.registry.hook(event, now_ms());
     wire::to_result(wire::Done {})
 }
 
 /// `_wta/forget_session`.
-pub(crate) fn forget_session(master: &Master, params: Value) -> Result<Value, Error> {
-    let params: ForgetSessionParams = serde_json::from_value(params)
-        .map_err(|e| Error::invalid_params().data(format!("_wta/forget_session: {e}")))?;
+pub(crate) fn forget_session(
+    master: &Master,
+    params: &ForgetSessionParams,
+) -> Result<Value, Error> {
     let forgotten = master.registry.forget(&params.key);
-    Ok(serde_json::to_value(ForgetSessionResponse { forgotten })?)
+    wire::to_result(ForgetSessionResponse { forgotten })
 }
 
 /// Shell-pane sessions whose pane is gone ended (the CLI's end hook may

@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use agent_client_protocol::UntypedMessage;
+use agent_client_protocol::v1::schema::McpServer;
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use wta_mcp::{
     Backend, Endpoint, GrantGroup, Grants, Limits, McpError, McpSessionId, PendingGrant,
 };
@@ -36,19 +36,6 @@ use crate::state::Master;
 /// The grants of one agent instance.
 fn grant_group(instance: u64) -> GrantGroup {
     GrantGroup::new(instance.to_string())
-}
-
-/// Adds `server` to a `session/new|load`'s `mcpServers`.
-pub(crate) fn add_server(params: &mut Value, server: Value) {
-    let Some(params) = params.as_object_mut() else {
-        return;
-    };
-    match params.get_mut("mcpServers").and_then(Value::as_array_mut) {
-        Some(servers) => servers.push(server),
-        None => {
-            params.insert("mcpServers".into(), Value::Array(vec![server]));
-        }
-    }
 }
 
 /// Where a grant's key leads once its session is open.
@@ -103,6 +90,13 @@ pub(crate) struct Offered {
     grant: PendingGrant,
 }
 
+impl Offered {
+    /// The name of the server the grant opens (`wta_<20 hex>`).
+    pub fn server_name(&self) -> &str {
+        self.grant.server_name()
+    }
+}
+
 /// The master's endpoint and the grants it checks.
 #[derive(Debug)]
 pub(crate) struct SessionMcp {
@@ -134,7 +128,7 @@ impl SessionMcp {
     /// A grant for a session of `instance` being opened, and its
     /// `mcpServers` entry. It opens the endpoint at once (agents connect
     /// during `session/new`), its tools once the session is open.
-    pub fn offer(&self, instance: u64) -> Option<(Offered, Value)> {
+    pub fn offer(&self, instance: u64) -> Option<(Offered, McpServer)> {
         let grant = match self.grants.prepare() {
             Ok(grant) => grant,
             Err(err) => {
@@ -142,11 +136,19 @@ impl SessionMcp {
                 return None;
             }
         };
+        // The endpoint writes its server's entry; read once as the schema's.
+        let server = match McpServer::deserialize(&self.endpoint.mcp_server(&grant)) {
+            Ok(server) => server,
+            Err(err) => {
+                tracing::warn!("no session MCP grant: its server entry is unreadable: {err}");
+                self.grants.discard(grant);
+                return None;
+            }
+        };
         let n = self.next_key.fetch_add(1, Ordering::Relaxed);
         let key = McpSessionId::new(format!("g{n}"));
         self.keys.map().insert(key.clone(), None);
         self.grants.bind(&grant, key.clone(), grant_group(instance));
-        let server = self.endpoint.mcp_server(&grant);
         Some((Offered { key, grant }, server))
     }
 

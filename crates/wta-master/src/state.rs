@@ -178,7 +178,13 @@ impl Master {
     }
 
     /// Binds `session` of `instance` to `helper`.
-    pub fn bind(&self, helper: &Arc<HelperHandle>, instance: &Arc<AgentInstance>, session: &str) {
+    pub fn bind(
+        &self,
+        helper: &Arc<HelperHandle>,
+        instance: &Arc<AgentInstance>,
+        session: &SessionId,
+    ) {
+        let session: &str = &session.0;
         helper.routed.store(true, Ordering::Release);
         let mut routes = lock(&self.routes);
         routes.by_agent.entry(instance.id).or_default().insert(
@@ -229,7 +235,8 @@ impl Master {
         }
     }
 
-    pub fn unbind(&self, helper: u64, session: &str) -> Option<Arc<AgentInstance>> {
+    pub fn unbind(&self, helper: u64, session: &SessionId) -> Option<Arc<AgentInstance>> {
+        let session: &str = &session.0;
         if let Some(mcp) = self.mcp.get() {
             mcp.revoke(helper, session);
         }
@@ -292,11 +299,47 @@ impl Master {
     }
 
     /// The agent instance owning `session` for `helper` (only that helper's sessions).
-    pub fn session_agent(&self, helper: u64, session: &str) -> Option<Arc<AgentInstance>> {
+    pub fn session_agent(&self, helper: u64, session: &SessionId) -> Option<Arc<AgentInstance>> {
         lock(&self.routes)
             .by_helper
-            .get(&(helper, session.to_owned()))
+            .get(&(helper, session.0.to_string()))
             .cloned()
+    }
+
+    /// The agent `helper` selected last (at `initialize` or `session/new`).
+    pub fn current_agent(&self, helper: u64) -> Option<Arc<AgentInstance>> {
+        let handle = self.helper(helper)?;
+        lock(&handle.agent).clone()
+    }
+
+    /// Makes `instance` the current agent of `helper`; returns the one it
+    /// replaced, when another.
+    pub fn use_agent(
+        &self,
+        helper: u64,
+        instance: &Arc<AgentInstance>,
+    ) -> Option<Arc<AgentInstance>> {
+        let handle = self.helper(helper)?;
+        let previous = lock(&handle.agent).replace(instance.clone());
+        previous.filter(|p| p.id != instance.id)
+    }
+
+    /// `_meta.wta` of `helper`'s `initialize`.
+    pub fn helper_meta(&self, helper: u64) -> WtaMeta {
+        self.helper(helper)
+            .map(|h| lock(&h.meta).clone())
+            .unwrap_or_default()
+    }
+
+    pub fn set_helper_meta(&self, helper: u64, meta: WtaMeta) {
+        if let Some(handle) = self.helper(helper) {
+            *lock(&handle.meta) = meta;
+        }
+    }
+
+    /// The session MCP endpoint, once listening.
+    pub fn mcp(&self) -> Option<&crate::session_mcp::SessionMcp> {
+        self.mcp.get()
     }
 
     /// The helper that owns `session` of agent instance `instance` (the
@@ -469,13 +512,14 @@ fn cancel_and_close(sessions: Vec<(String, Arc<AgentInstance>)>) {
         if !instance.is_alive() {
             continue;
         }
+        let session = SessionId::new(session.as_str());
         instance.cancel(&session);
         if instance.can_close_sessions() {
             tokio::spawn(async move {
-                let close = crate::wire::close(SessionId::new(session.as_str()));
+                let close = crate::wire::close(session.clone());
                 let sent = instance.cx.send_request(close).block_task();
                 if let Ok(Err(err)) = tokio::time::timeout(CLOSE_TIMEOUT, sent).await {
-                    tracing::debug!(session, "session/close failed: {}", err.message);
+                    tracing::debug!(%session, "session/close failed: {}", err.message);
                 }
             });
         }

@@ -9,7 +9,7 @@
 //!   ([`helper_initialize_response`]), the answer to a `session/close` the
 //!   agent cannot do, `_meta.wta` on a `session/new|load` answer
 //!   ([`stamp_wta_meta`]), `_wta/agent_exited`, and the empty answers of
-//!   `_wta/*` requests.
+//!   `_wta/*` requests; and its own errors ([`failure`]).
 //!
 //! What the master only relays (an agent's `session/update`, its requests
 //! to a helper, answers it forwards) is never decoded and encoded again
@@ -26,7 +26,10 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::{Error, UntypedMessage};
 use serde::Serialize;
 use serde_json::Value;
-use wta_protocol::helper_master::{self, AgentExitedNotification, WtaMeta};
+use wta_agent::AgentId;
+use wta_protocol::helper_master::{
+    self, AgentExitedNotification, FailureKind, MasterFailure, WtaMeta,
+};
 
 /// The `_meta` key WTA's own fields live under.
 const WTA_META_KEY: &str = "wta";
@@ -102,6 +105,16 @@ pub(crate) fn agent_exited(
     UntypedMessage::new(helper_master::METHOD_AGENT_EXITED, note)
 }
 
+/// An error a helper gets from the master itself: `kind`'s code, the
+/// message in English, `data.wta` saying what failed (and for which agent).
+pub(crate) fn failure(
+    kind: FailureKind,
+    agent: Option<&AgentId>,
+    message: impl Into<String>,
+) -> Error {
+    Error::new(kind.code(), message).data(MasterFailure::data(kind, agent.map(AgentId::as_str)))
+}
+
 /// The answer of a `_wta/*` request that has nothing to say but "done".
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct Done {}
@@ -139,6 +152,14 @@ pub(crate) fn stamp_wta_meta(reply: &mut Value, wta: Option<&WtaMeta>) {
             }
         }
     }
+}
+
+/// Removes `_meta.wta` from a request's meta (agents never see it); `None`
+/// once nothing else is left.
+pub(crate) fn strip_wta_meta(meta: Option<Meta>) -> Option<Meta> {
+    let mut meta = meta?;
+    meta.remove(WTA_META_KEY);
+    (!meta.is_empty()).then_some(meta)
 }
 
 /// What the master reads of an agent's capabilities.

@@ -140,6 +140,17 @@ fn the_master_alone_writes_wta_meta_on_a_session_answer() {
 }
 
 #[test]
+fn wta_meta_is_stripped_from_what_an_agent_gets() {
+    let meta = |v: Value| v.as_object().cloned();
+    assert_eq!(strip_wta_meta(meta(json!({"wta": {"agentId": "x"}}))), None);
+    assert_eq!(
+        strip_wta_meta(meta(json!({"wta": {}, "k": 1}))),
+        meta(json!({"k": 1}))
+    );
+    assert_eq!(strip_wta_meta(None), None);
+}
+
+#[test]
 fn capabilities_are_read_as_the_schema_says() {
     let init = test_agent_init();
     assert!(init.closes_sessions() && init.takes_http_mcp());
