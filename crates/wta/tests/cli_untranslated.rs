@@ -177,7 +177,7 @@ fn sessions_hooks_up_and_delegate_texts_have_no_bare_english_in_the_pseudo_local
     let done: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(done["installed"], false, "{done}");
     let pane = done["pane"].as_str().unwrap();
-    let screen = l.tmux.wait_for_text(pane, "wta: [", T);
+    let screen = l.tmux.wait_for_text(pane, "wta: ", T);
     rendered.push(("the missing delegate's tab".into(), screen));
 
     // What they show: the values are there, and bracketed.
@@ -189,12 +189,12 @@ fn sessions_hooks_up_and_delegate_texts_have_no_bare_english_in_the_pseudo_local
         "{list}"
     );
     for (name, text) in &rendered {
-        assert!(text.contains('['), "{name}: nothing translated?\n{text}");
         let bare = bare_english(text);
         assert!(
             bare.is_empty(),
             "{name}: English outside the pseudo-locale's brackets: {bare:?}\n{text}"
         );
+        assert!(text.contains('['), "{name}: nothing translated?\n{text}");
     }
 }
 
