@@ -4,6 +4,31 @@
 use std::path::PathBuf;
 
 /// Everything that can go wrong choosing or starting an agent.
+/// What to do about an agent that is not installed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InstallHint {
+    /// A built-in agent: the command that installs it.
+    #[error("Install it with `{0}`.")]
+    Install(String),
+    /// A custom agent whose program is missing: its entry in the config.
+    #[error("Fix custom_agents.{name}.argv in {}.", config.display())]
+    FixArgv { name: String, config: PathBuf },
+}
+
+impl InstallHint {
+    /// The hint in the user's language.
+    pub fn localized(&self) -> String {
+        use wta_i18n::tr;
+        match self {
+            Self::Install(command) => tr("agent.install_hint", &[("command", command)]),
+            Self::FixArgv { name, config } => tr(
+                "agent.fix_argv_hint",
+                &[("name", name), ("config", &config.display().to_string())],
+            ),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     #[error(
@@ -20,7 +45,7 @@ pub enum AgentError {
     NotInstalled {
         id: String,
         tried: String,
-        hint: String,
+        hint: InstallHint,
     },
     #[error("cannot read {path}: {source}")]
     ReadConfig {
@@ -70,7 +95,7 @@ impl AgentError {
             }
             Self::NotInstalled { id, tried, hint } => tr(
                 "agent.not_installed",
-                &[("id", id), ("tried", tried), ("hint", hint)],
+                &[("id", id), ("tried", tried), ("hint", &hint.localized())],
             ),
             Self::ReadConfig { path, source } => tr(
                 "agent.read_config",
@@ -127,7 +152,7 @@ mod tests {
             AgentError::NotInstalled {
                 id: "claude".into(),
                 tried: "claude-code-acp".into(),
-                hint: "npm i".into(),
+                hint: InstallHint::Install("npm i".into()),
             },
             AgentError::ReadConfig {
                 path: "/c.toml".into(),
@@ -143,8 +168,29 @@ mod tests {
                 source: io(),
             },
             AgentError::CurrentExe(io()),
+            AgentError::NotInstalled {
+                id: "custom:x".into(),
+                tried: "`x`".into(),
+                hint: InstallHint::FixArgv {
+                    name: "x".into(),
+                    config: "/c.toml".into(),
+                },
+            },
         ] {
             assert_eq!(err.localized(), err.to_string());
+        }
+    }
+
+    #[test]
+    fn the_install_hint_has_words_in_every_locale() {
+        for locale in wta_i18n::LOCALES {
+            for key in ["agent.install_hint", "agent.fix_argv_hint"] {
+                let text = wta_i18n::tr_in(locale, key);
+                assert!(text.contains("%{"), "{locale} {key}: {text}");
+                if locale != "en" {
+                    assert_ne!(text, wta_i18n::tr_in("en", key), "{locale} {key}");
+                }
+            }
         }
     }
 }

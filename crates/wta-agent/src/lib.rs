@@ -36,7 +36,7 @@ pub mod session_logs;
 pub mod spawn;
 pub mod yolo;
 
-pub use error::AgentError;
+pub use error::{AgentError, InstallHint};
 
 /// Pane option on an agent pane naming the agent its current session runs
 /// (set by the helper whenever a session opens; read by `wta up`).

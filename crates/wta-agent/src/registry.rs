@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::AgentError;
 use crate::config::{CustomAgentTable, Problem, ProblemKind};
+use crate::{AgentError, InstallHint};
 
 /// A validated agent id: a built-in name, `demo`, or `custom:<name>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -377,10 +377,10 @@ impl Registry {
                 return Err(AgentError::NotInstalled {
                     id: id.to_string(),
                     tried: format!("`{}`", custom.argv[0]),
-                    hint: format!(
-                        "Fix custom_agents.{name}.argv in {}.",
-                        self.paths.config_file.display()
-                    ),
+                    hint: InstallHint::FixArgv {
+                        name: name.to_owned(),
+                        config: self.paths.config_file.clone(),
+                    },
                 });
             };
             let mut argv = custom.argv.clone();
@@ -412,7 +412,7 @@ impl Registry {
                 .map(|c| format!("`{}`", c[0]))
                 .collect::<Vec<_>>()
                 .join(", "),
-            hint: format!("Install it with `{}`.", built_in.install),
+            hint: InstallHint::Install(built_in.install.to_owned()),
         })
     }
 
