@@ -175,41 +175,6 @@ pub struct WtaSessionInfo {
     pub yolo: Option<YoloReport>,
 }
 
-/// The columns of a sessions table, for `wta sessions list` and the helper's
-/// `/sessions` alike; [`WtaSessionInfo::table_cells`] fills one row.
-pub const SESSIONS_TABLE_HEADER: [&str; 8] = [
-    "AGENT", "SESSION", "HELPER", "PID", "TAB", "PANE", "YOLO", "STATE",
-];
-
-impl WtaSessionInfo {
-    /// This session's cells under [`SESSIONS_TABLE_HEADER`]; `-` where unknown.
-    pub fn table_cells(&self) -> [String; 8] {
-        let dash = || "-".to_owned();
-        let yolo = match self.yolo {
-            Some(y) if y.blocked_by_policy => "blocked".to_owned(),
-            Some(y) if y.on => "on".to_owned(),
-            Some(_) => "off".to_owned(),
-            None => dash(),
-        };
-        [
-            self.agent_id.clone(),
-            self.session_id.clone(),
-            self.helper.to_string(),
-            self.helper_pid.map(|p| p.to_string()).unwrap_or_else(dash),
-            self.owner_tab
-                .as_ref()
-                .map(|t| t.to_string())
-                .unwrap_or_else(dash),
-            self.target_pane
-                .as_ref()
-                .map(|p| p.to_string())
-                .unwrap_or_else(dash),
-            yolo,
-            self.state.as_str().to_owned(),
-        ]
-    }
-}
-
 /// Yolo of one session, as its helper applies it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

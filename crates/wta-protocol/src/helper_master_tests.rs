@@ -164,36 +164,6 @@ fn session_state_text_is_its_wire_spelling() {
 }
 
 #[test]
-fn table_cells_fill_every_column() {
-    let mut info = WtaSessionInfo {
-        session_id: "s1".into(),
-        agent_id: "custom:test".into(),
-        helper: 4,
-        helper_pid: None,
-        owner_tab: None,
-        target_pane: None,
-        state: SessionState::AgentExited,
-        yolo: None,
-    };
-    let cells = info.table_cells();
-    assert_eq!(cells.len(), SESSIONS_TABLE_HEADER.len());
-    assert_eq!(
-        cells,
-        ["custom:test", "s1", "4", "-", "-", "-", "-", "agent_exited"]
-    );
-    info.yolo = Some(YoloReport {
-        on: true,
-        blocked_by_policy: true,
-    });
-    assert_eq!(info.table_cells()[6], "blocked");
-    info.yolo = Some(YoloReport {
-        on: true,
-        blocked_by_policy: false,
-    });
-    assert_eq!(info.table_cells()[6], "on");
-}
-
-#[test]
 fn fresh_agent_flag_is_optional_and_omitted_when_false() {
     let params = json!({"_meta": {"wta": {"agentId": "copilot", "freshAgent": true}}});
     let meta = WtaMeta::from_params(&params).unwrap().unwrap();
