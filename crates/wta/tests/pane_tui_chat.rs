@@ -6,7 +6,8 @@
 
 mod pane_tui_common;
 
-use pane_tui_common::{Card, EXITED, Env, Pane};
+use pane_tui_common::{Card, EXITED, Env, Pane, T};
+use wta_testkit::wait_until;
 
 #[test]
 fn a_prompt_typed_in_the_pane_gets_the_agents_reply() {
@@ -119,7 +120,37 @@ fn f12_shows_this_panes_acp_traffic() {
     pane.submit("echo traffic check");
     pane.wait_for("• traffic check");
     pane.keys(&["F12"]);
-    pane.wait_for_all(&["session/prompt", "agent_message_chunk"]);
+    pane.wait_for("ACP traffic");
+    // Long lines wrap whole, so the prompt's method name may sit above the
+    // rows in view: PgUp scrolls back (the title's row range moves each
+    // time) until each has been on screen.
+    let title = |screen: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains("ACP traffic"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        let screen = pane.screen();
+        seen.extend(
+            ["agent_message_chunk", "session/prompt"]
+                .into_iter()
+                .filter(|m| screen.contains(m)),
+        );
+        if seen.contains(&"agent_message_chunk") && seen.contains(&"session/prompt") {
+            return;
+        }
+        let before = title(&screen);
+        assert!(
+            !before.contains("rows 1–"),
+            "at the top, not all seen:\n{screen}"
+        );
+        pane.keys(&["PageUp"]);
+        wait_until("the panel to scroll", T, || title(&pane.screen()) != before).unwrap();
+    }
+    panic!("never on screen: {seen:?}\n{}", pane.screen());
 }
 
 /// Typed as a user types them (the popup open), slash commands run with one
