@@ -12,9 +12,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::json;
-use wta_helper::connection::SessionOpened;
 use wta_helper::connection::lost::describe;
 use wta_helper::executor::{ActionOutcome, RunReport};
+use wta_helper::machine::SessionOpened;
 use wta_helper::machine::{Command, Input, Linked, Machine, PaneConfig, step};
 use wta_protocol::agent_sessions::{
     AgentSessionRow, AgentSessionsResponse, AgentStatus, SessionSource,

@@ -12,7 +12,6 @@
 //! only when the user asks for it (DESIGN §2); [`lost`] says what became of
 //! the old master.
 
-mod error;
 mod events;
 pub mod lost;
 pub mod replies;
@@ -42,10 +41,10 @@ use wta_protocol::helper_master::{
 };
 use wta_protocol::{PaneId, WindowId};
 
-pub use error::ConnectionError;
+pub use crate::machine::ConnectionError;
+use crate::machine::{OptionsReply, SessionOpened};
 pub use events::{ExtRequest, HelperEvent, Pending, PermissionRequest, TerminalRequest, Unserved};
-pub use replies::{ModelState, OptionsReply, SessionOpened};
-pub use wire::{WireLine, WireTap};
+pub use wire::WireTap;
 
 /// Delays between connection attempts (ms): about 10 s in total, no sleep after the last.
 pub const CONNECT_BACKOFF_MS: &[u64] = &[

@@ -15,19 +15,12 @@ use tokio::sync::mpsc;
 use wta_protocol::limits::MAX_HELPER_LINE_BYTES;
 use wta_state::Direction;
 
+use crate::machine::WireLine;
+
 /// Bytes of one line the tap keeps (the F12 panel shows fewer still).
 pub const TAP_LINE_BYTES: usize = 4096;
 /// Lines the tap holds for its reader before it drops new ones.
 pub const TAP_QUEUE: usize = 1024;
-
-/// One line as it crossed the socket (cut to [`TAP_LINE_BYTES`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WireLine {
-    pub direction: Direction,
-    pub text: String,
-    /// Lines dropped just before this one because the reader fell behind.
-    pub dropped_before: u64,
-}
 
 /// Where tapped lines go: a bounded queue that never blocks the sender.
 #[derive(Debug, Clone)]

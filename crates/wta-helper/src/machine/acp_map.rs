@@ -21,7 +21,7 @@ use wta_state::{
 };
 
 use super::proposal_row;
-use crate::connection::{ConnectionError, SessionOpened};
+use super::{ConnectionError, SessionOpened};
 
 /// ACP's `auth_required` error code.
 pub const AUTH_REQUIRED_CODE: i32 = -32000;

@@ -11,8 +11,8 @@ use super::acp_map;
 use super::command::{Call, Command, ProposalNews};
 use super::input::{ClientCall, Input, Preflighted};
 use super::status::Probe;
+use super::{ConnectionError, OptionsReply, WireLine};
 use super::{Machine, Out};
-use crate::connection::{ConnectionError, OptionsReply, WireLine};
 
 impl Machine {
     /// Every input but the app's and the status timer.

@@ -6,11 +6,14 @@
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionId, SessionNotification};
 use wta_protocol::agent_sessions::AgentSessionsResponse;
 use wta_protocol::helper_master::AgentExitedNotification;
-use wta_state::{AgentChoice, AuthMethod, DomainEvent, Event, PaneFacts, PermissionRequestId};
+use wta_state::{
+    AgentChoice, AuthMethod, Direction, DomainEvent, Event, PaneFacts, PermissionRequestId,
+};
 
+use super::call_error::ConnectionError;
 use super::command::Call;
+use super::replies::{OptionsReply, SessionOpened};
 use super::status::Probe;
-use crate::connection::{ConnectionError, OptionsReply, SessionOpened, WireLine};
 
 /// A request from the agent this pane answers; the I/O layer holds its
 /// responder under this key until a command answers it.
@@ -35,6 +38,16 @@ pub enum ClientCall {
     Other {
         method: String,
     },
+}
+
+/// One JSON-RPC line as it crossed the master socket (the connection's
+/// tap cuts it to `crate::connection::wire::TAP_LINE_BYTES`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireLine {
+    pub direction: Direction,
+    pub text: String,
+    /// Lines dropped just before this one because the reader fell behind.
+    pub dropped_before: u64,
 }
 
 /// A connection to the master was made.

@@ -16,10 +16,10 @@
 
 use wta_state::DomainEvent;
 
+use super::ConnectionError;
 use super::command::{Command, ProposalNews};
 use super::input::Linked;
 use super::{Link, Machine, Out};
-use crate::connection::ConnectionError;
 
 impl Machine {
     /// Dials the master (asking for `agent`, if given).

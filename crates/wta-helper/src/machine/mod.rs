@@ -28,7 +28,9 @@
 //! replaced by the next prompt: a new session first, a line saying so,
 //! then the prompt.
 //!
-//! Files: [`input`] and [`command`] (the two types), `effects` (the app's
+//! Files: [`input`] and [`command`] (the two types), [`replies`] and
+//! [`call_error`] (what the master's calls answer, as the machine reads
+//! them; the connection decodes into them), `effects` (the app's
 //! effects), `session` (open, opened, closed, died), `inbound` (ACP and
 //! command answers), `link` (the master going and coming back), [`yolo`],
 //! [`acp_map`] (typed ACP → app events), [`status`] (probe facts, the
@@ -38,6 +40,7 @@
 
 pub mod acp_map;
 pub mod autofix;
+pub mod call_error;
 pub mod command;
 mod effects;
 pub mod hidden_card;
@@ -47,6 +50,7 @@ mod link;
 pub mod pane_facts;
 mod proposal_row;
 mod question;
+pub mod replies;
 mod session;
 pub mod status;
 pub mod yolo;
@@ -63,8 +67,10 @@ use wta_state::{
 };
 
 pub use acp_map::ModelControl;
+pub use call_error::ConnectionError;
 pub use command::{Call, Command, ProposalNews};
-pub use input::{ClientCall, Input, Linked, Preflighted, RequestKey};
+pub use input::{ClientCall, Input, Linked, Preflighted, RequestKey, WireLine};
+pub use replies::{ModelInfo, ModelState, OptionsReply, SessionOpened};
 pub use status::Probe;
 use yolo::YoloControl;
 

@@ -7,8 +7,8 @@ use wta_state::{ConnectionState, DomainEvent, StopReason};
 
 use super::acp_map;
 use super::command::{Command, ProposalNews};
+use super::{ConnectionError, SessionOpened};
 use super::{Link, Machine, Out};
-use crate::connection::{ConnectionError, SessionOpened};
 
 impl Machine {
     /// `session/new` (linking first when there is no link).

@@ -294,7 +294,7 @@ impl Runtime {
     fn reply<F, Fut>(&mut self, call: Call, run: F)
     where
         F: FnOnce(MasterConnection) -> Fut,
-        Fut: std::future::Future<Output = Result<crate::connection::OptionsReply, ConnectionError>>
+        Fut: std::future::Future<Output = Result<crate::machine::OptionsReply, ConnectionError>>
             + Send
             + 'static,
     {

@@ -45,8 +45,8 @@ use wta_host::TmuxHost;
 use wta_protocol::{PaneId, WindowId};
 use wta_state::PermissionRequestId;
 
-use crate::connection::{HelperEvent, MasterConnection, PermissionRequest, WireLine, WireTap};
-use crate::machine::{Input, Machine, PaneConfig, RequestKey, step};
+use crate::connection::{HelperEvent, MasterConnection, PermissionRequest, WireTap};
+use crate::machine::{Input, Machine, PaneConfig, RequestKey, WireLine, step};
 pub use master::MasterStarter;
 
 /// Who this pane is (the helper's command line).

@@ -16,7 +16,7 @@ use wta_state::{
 };
 
 use super::*;
-use crate::connection::{ConnectionError, SessionOpened};
+use super::{ConnectionError, SessionOpened};
 
 fn t0() -> Instant {
     Instant::now()

@@ -1,5 +1,7 @@
-//! Errors of the helper's master connection, typed so the UI can show each one
-//! (and offer `/restart` for a dead agent).
+//! [`ConnectionError`]: why a call on the master link failed, typed so the
+//! machine can tell each case apart (a dead agent offers `/restart`, a gone
+//! master ends the link) and the pane can say each one. Data: the connection
+//! (`crate::connection`) makes them, the machine reads them.
 
 use std::path::PathBuf;
 
