@@ -2,15 +2,16 @@
 //! command line act the one same way (the launchers live with the CLI):
 //! `?TASK` runs `wta delegate` for the pane's target; a row picked in
 //! `/sessions` runs `wta sessions focus|resume KEY`. Blocking; the answer is
-//! what the pane shows.
+//! typed (the machine words it: `machine/news.rs`).
 
 use serde::Deserialize;
 use wta_protocol::PaneId;
-use wta_state::DomainEvent;
+
+use crate::machine::{CliFailure, Delegated};
 
 /// What `wta delegate --json` prints (the fields the pane shows).
 #[derive(Debug, Deserialize)]
-struct Delegated {
+struct Json {
     pane: String,
     tab: String,
     agent: String,
@@ -19,86 +20,59 @@ struct Delegated {
     installed: bool,
 }
 
-/// Starts the delegate for `task` from `source`; the line for the pane.
-pub fn run(task: &str, source: &PaneId) -> DomainEvent {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(err) => {
-            return DomainEvent::Error(wta_i18n::tr!("helper.delegate.no_binary", err = err));
-        }
-    };
+/// Starts the delegate for `task` from `source`: what it did, for the
+/// machine to say.
+pub fn run(task: &str, source: &PaneId) -> Result<Delegated, CliFailure> {
+    let exe = std::env::current_exe().map_err(|err| CliFailure::NoBinary(err.to_string()))?;
     let out = std::process::Command::new(exe)
         .args(["--language", &wta_i18n::language(), "--json", "delegate"])
         .args(["-t", source.as_str(), "--", task])
         .stdin(std::process::Stdio::null())
-        .output();
-    let out = match out {
-        Ok(out) => out,
-        Err(err) => {
-            return DomainEvent::Error(wta_i18n::tr!("helper.delegate.cannot_run", err = err));
-        }
-    };
+        .output()
+        .map_err(|err| CliFailure::CannotRun(err.to_string()))?;
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
         let why = why.trim().trim_start_matches("wta: ");
-        return DomainEvent::Error(wta_i18n::tr!("helper.delegate.failed", why = why));
+        return Err(CliFailure::Failed(why.to_owned()));
     }
-    match serde_json::from_slice::<Delegated>(&out.stdout) {
-        Ok(d) if d.installed => {
-            let pinned = d
-                .session_id
-                .map(|id| wta_i18n::tr!("helper.delegate.pinned", id = id))
-                .unwrap_or_default();
-            DomainEvent::Notice(wta_i18n::tr!(
-                "helper.delegate.done",
-                agent = d.agent,
-                window = d.tab,
-                pane = d.pane,
-                pinned = pinned
-            ))
-        }
-        Ok(d) => DomainEvent::Error(wta_i18n::tr!(
-            "helper.delegate.not_installed",
-            agent = d.agent,
-            window = d.tab
-        )),
-        Err(err) => DomainEvent::Error(wta_i18n::tr!("helper.delegate.unreadable", err = err)),
+    match serde_json::from_slice::<Json>(&out.stdout) {
+        Ok(d) if d.installed => Ok(Delegated::Started {
+            agent: d.agent,
+            window: d.tab,
+            pane: d.pane,
+            session: d.session_id,
+        }),
+        Ok(d) => Ok(Delegated::NotInstalled {
+            agent: d.agent,
+            window: d.tab,
+        }),
+        Err(err) => Err(CliFailure::Unreadable(err.to_string())),
     }
 }
 
 /// `wta sessions focus | resume | close KEY`, asking this pane's master
-/// (`socket`), wherever it listens, in this pane's language.
+/// (`socket`), wherever it listens, in this pane's language: the line it
+/// printed.
 pub fn session_action(
     key: &str,
     verb: wta_state::SessionVerb,
     socket: &std::path::Path,
-) -> DomainEvent {
-    let action = verb.as_str();
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(err) => {
-            return DomainEvent::Error(wta_i18n::tr!("helper.sessions.no_binary", err = err));
-        }
-    };
+) -> Result<String, CliFailure> {
+    let exe = std::env::current_exe().map_err(|err| CliFailure::NoBinary(err.to_string()))?;
     let out = std::process::Command::new(exe)
         .args(["--language", &wta_i18n::language()])
-        .args(["sessions", action, "--master-socket"])
+        .args(["sessions", verb.as_str(), "--master-socket"])
         .arg(socket)
         .args(["--", key])
         .stdin(std::process::Stdio::null())
-        .output();
-    match out {
-        Ok(out) if out.status.success() => {
-            DomainEvent::Notice(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-        }
-        Ok(out) => {
-            let why = String::from_utf8_lossy(&out.stderr);
-            DomainEvent::Error(why.trim().trim_start_matches("wta: ").to_owned())
-        }
-        Err(err) => DomainEvent::Error(wta_i18n::tr!(
-            "helper.sessions.cannot_run",
-            action = action,
-            err = err
-        )),
+        .output()
+        .map_err(|err| CliFailure::CannotRun(err.to_string()))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    } else {
+        let why = String::from_utf8_lossy(&out.stderr);
+        Err(CliFailure::Failed(
+            why.trim().trim_start_matches("wta: ").to_owned(),
+        ))
     }
 }

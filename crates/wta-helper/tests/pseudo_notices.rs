@@ -16,12 +16,13 @@ use wta_helper::connection::lost::describe;
 use wta_helper::executor::{ActionOutcome, RunReport};
 use wta_helper::machine::SessionOpened;
 use wta_helper::machine::{Command, Input, Linked, Machine, PaneConfig, step};
+use wta_helper::proposals::{Approval, ProposalAccepted, ProposalEvent, TurnContext};
 use wta_protocol::agent_sessions::{
     AgentSessionRow, AgentSessionsResponse, AgentStatus, SessionSource,
 };
 use wta_protocol::{ExecutionId, Origin, PaneId, ProposalId};
 use wta_shell::EndReason;
-use wta_state::{DomainEvent, Event, Item, Scripted};
+use wta_state::{Event, Item, Scripted};
 
 fn config() -> PaneConfig {
     PaneConfig {
@@ -81,20 +82,21 @@ fn failed(cmd: &str, exit: i32) -> Input {
 }
 
 fn fix_card() -> Input {
-    Input::Report(DomainEvent::ProposalAccepted(Box::new(
-        wta_state::AcceptedProposal {
-            id: ProposalId::from_bytes([7; 16]),
-            payload: serde_json::from_value(json!({"schema_version": 1,
-                "origin": "autofix", "recommended_choice": 1, "choices": [{"choice": 1,
-                "title": "Run git", "actions": [{"type": "send", "input": "git status"}]}]}))
-            .unwrap(),
-            target_pane: "%5".into(),
-            target_cwd: None,
+    Input::Proposal(ProposalEvent::Accepted(ProposalAccepted {
+        id: ProposalId::from_bytes([7; 16]),
+        payload: serde_json::from_value(json!({"schema_version": 1,
+            "origin": "autofix", "recommended_choice": 1, "choices": [{"choice": 1,
+            "title": "Run git", "actions": [{"type": "send", "input": "git status"}]}]}))
+        .unwrap(),
+        dropped_choices: Vec::new(),
+        turn: TurnContext {
             origin: Origin::Autofix,
-            armed: false,
+            target_pane: Some(PaneId::parse("%5").unwrap()),
+            agent_pane: None,
             delegate_agent: None,
         },
-    )))
+        approval: Approval::NotPreApproved,
+    }))
 }
 
 /// Every system line of the transcript.

@@ -1,6 +1,7 @@
 //! Inputs that are not the app's: typed ACP from the master, the answers of
-//! commands the I/O layer carried out, the proposal engine's cards, the
-//! status probe, the pane watcher's facts and the wire tap.
+//! commands the I/O layer carried out (worded in `news.rs`), the proposal
+//! engine's and the executor's news (`cards.rs`), the status probe, the
+//! pane watcher's facts and the wire tap.
 
 use agent_client_protocol::v1::schema::{
     RequestPermissionRequest, SessionId, StopReason as AcpStop,
@@ -9,7 +10,7 @@ use wta_state::{Direction, DomainEvent, PermissionAnswer, PermissionRequestId, S
 
 use super::acp_map;
 use super::command::{Call, Command, ProposalNews};
-use super::input::{ClientCall, Input, Preflighted};
+use super::input::{ClientCall, Input, PreflightAnswer, Preflighted};
 use super::status::Probe;
 use super::{ConnectionError, OptionsReply, WireLine};
 use super::{Machine, Out};
@@ -99,26 +100,27 @@ impl Machine {
             Input::AgentChecked { id, agents } => self.agent_checked(id, agents, out),
             Input::Status(probe) => self.status(probe, out),
             Input::PaneFacts { pane, facts } => self.pane_facts(pane, facts, out),
-            Input::Report(DomainEvent::ProposalAccepted(card))
-                if self.stale_fix_card(card.origin) =>
-            {
-                out.cmd(Command::CancelCard { id: card.id });
-                out.event(DomainEvent::Notice(wta_i18n::tr!(
-                    "helper.fix.stale_dropped"
-                )));
+            Input::Proposal(event) => self.proposal(event, out),
+            Input::Executor(news) => self.executor_news(news, out),
+            Input::Terminal(news) => self.terminal(news, out),
+            Input::Delegated(result) => self.delegated(result, out),
+            Input::SessionActionDone { verb, result } => {
+                self.session_action_done(verb, result, out);
             }
-            Input::Report(DomainEvent::ProposalAccepted(mut card)) => {
-                // The card says where a `send` runs: the target's last probed cwd.
-                if card.target_cwd.is_none() {
-                    card.target_cwd = self.pane.probed_cwd.clone().flatten();
-                }
-                // And what its pane is doing, when the watcher said (after
-                // the card: the app keeps facts of the panes it shows).
-                let pane = card.target_pane.clone();
-                out.event(DomainEvent::ProposalAccepted(card));
-                self.card_pane_facts(&pane, out);
+            Input::AuthWindow {
+                agent,
+                method,
+                result,
+            } => self.auth_window(&agent, &method, result, out),
+            Input::CopyFailed { why } => {
+                out.error(wta_i18n::tr!("helper.copy.failed", err = why));
             }
-            Input::Report(event) => out.event(event),
+            Input::NotConnected => out.error(super::effects::not_connected()),
+            Input::CallFailed(err) => self.call_failed(&err, out),
+            Input::ProposalsOff { why } => {
+                out.error(wta_i18n::tr!("helper.proposals.off", err = why));
+            }
+            Input::ConfigProblems { notice } => out.event(DomainEvent::Notice(notice)),
             Input::Wire(line) => wire(line, out),
         }
     }
@@ -161,7 +163,7 @@ impl Machine {
             return;
         };
         match verdict {
-            Preflighted::Answered(events) => out.events.extend(events),
+            Preflighted::Answered { how, sent } => preflight_answered(&how, sent, out),
             Preflighted::Card if !self.is_current(&session) => {
                 out.cmd(Command::AnswerPermission {
                     key,
@@ -293,6 +295,26 @@ impl Machine {
                 cwd: probe.cwd,
             });
         }
+    }
+}
+
+/// What the pane says of a permission request the preflight answered.
+fn preflight_answered(
+    how: &PreflightAnswer,
+    sent: Result<(), Box<ConnectionError>>,
+    out: &mut Out,
+) {
+    match how {
+        PreflightAnswer::Allowed | PreflightAnswer::CancelledSilently => {}
+        PreflightAnswer::NoAllowOnce => {
+            out.error(wta_i18n::tr!("helper.proposals.no_allow_once"));
+        }
+        PreflightAnswer::UnknownShape { why } => {
+            out.error(wta_i18n::tr!("helper.proposals.unknown_shape", why = why))
+        }
+    }
+    if let Err(err) = sent {
+        out.error(err.localized());
     }
 }
 

@@ -1,17 +1,19 @@
 //! [`Input`]: everything that can happen to an agent pane, as one type the
 //! session machine steps on. The I/O layer (`crate::runtime`) produces them:
 //! terminal events, what the master sent (typed ACP), the answers of the
-//! commands it carried out, the proposal engine's events, timers.
+//! commands it carried out, the proposal engine's events, timers. Every
+//! input is a fact of the I/O layer's, typed; none carries the pane's words
+//! or a view event: the machine decides what the pane shows.
 
 use agent_client_protocol::v1::schema::{RequestPermissionRequest, SessionId, SessionNotification};
+use wta_protocol::WindowId;
 use wta_protocol::agent_sessions::AgentSessionsResponse;
 use wta_protocol::helper_master::AgentExitedNotification;
-use wta_state::{
-    AgentChoice, AuthMethod, Direction, DomainEvent, Event, PaneFacts, PermissionRequestId,
-};
+use wta_state::{AgentChoice, AuthMethod, Direction, Event, PaneFacts, PermissionRequestId};
 
 use super::call_error::ConnectionError;
 use super::command::Call;
+use super::news::{CliFailure, Delegated, TerminalNews};
 use super::replies::{OptionsReply, SessionOpened};
 use super::status::Probe;
 
@@ -63,12 +65,54 @@ pub struct Linked {
 }
 
 /// How the permission preflight took a request.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Preflighted {
     /// Not a proposal: the normal path (yolo or a card).
     Card,
-    /// The proposal engine answered it; these are what the pane shows.
-    Answered(Vec<DomainEvent>),
+    /// The proposal engine answered it (no card): how, and whether the
+    /// answer reached the agent.
+    Answered {
+        how: PreflightAnswer,
+        sent: Result<(), Box<ConnectionError>>,
+    },
+}
+
+/// How the proposal preflight answered a permission request itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreflightAnswer {
+    /// Allowed once: this turn's canonical invocation (now armed), or a
+    /// call of this session's own MCP tools.
+    Allowed,
+    /// Cancelled without a word (a proposal-looking command that is not
+    /// canonical, a session tool outside a turn).
+    CancelledSilently,
+    /// It was to be allowed, but the agent offered no allow-once option:
+    /// cancelled.
+    NoAllowOnce,
+    /// The proposal command in a request shape this pane cannot read
+    /// (why): cancelled, fail closed.
+    UnknownShape { why: String },
+}
+
+/// What the card side of the runtime reports: the claim of a confirmed
+/// card and how each of its actions ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecutorNews {
+    /// The proposal engine would not claim the confirmed card: nothing ran.
+    NotRun(crate::proposals::types::ClaimError),
+    /// A confirmed card has no terminal to act on (no tmux, no target pane).
+    NoTerminal,
+    /// The target pane cannot be followed (why, in the user's language):
+    /// confirmed commands cannot report their results.
+    CannotFollow {
+        target: wta_protocol::PaneId,
+        why: String,
+    },
+    /// Action `action` (1-based) of a confirmed card ended.
+    ActionEnded {
+        action: u64,
+        outcome: Box<crate::executor::outcome::ActionOutcome>,
+    },
 }
 
 /// One input of the session machine.
@@ -165,9 +209,36 @@ pub enum Input {
         pane: wta_protocol::PaneId,
         facts: PaneFacts,
     },
-    /// Something an I/O step wants shown (an executor result, a failed
-    /// copy, a card from the proposal engine).
-    Report(DomainEvent),
+    /// The proposal engine (the pane's second machine, `crate::proposals`):
+    /// a card to show, or one that ended.
+    Proposal(crate::proposals::types::ProposalEvent),
+    /// The card executor: a claim refused, an action ended.
+    Executor(ExecutorNews),
+    /// An agent terminal started, printed or ended.
+    Terminal(TerminalNews),
+    /// `wta delegate` answered.
+    Delegated(Result<Delegated, CliFailure>),
+    /// `wta sessions VERB KEY` answered (its line on success).
+    SessionActionDone {
+        verb: wta_state::SessionVerb,
+        result: Result<String, CliFailure>,
+    },
+    /// The agent's sign-in window opened (its tmux window) or could not.
+    AuthWindow {
+        agent: String,
+        method: String,
+        result: Result<WindowId, String>,
+    },
+    /// Copying to the clipboard failed (why).
+    CopyFailed { why: String },
+    /// A command needed the master connection and there was none.
+    NotConnected,
+    /// A call nothing waits on (a cancel, a permission's answer) failed.
+    CallFailed(Box<ConnectionError>),
+    /// The proposal socket could not be bound (why): no cards in this pane.
+    ProposalsOff { why: String },
+    /// The config file's problems, as its loader says them (at start).
+    ConfigProblems { notice: String },
     /// A JSON-RPC line as it crossed the master socket.
     Wire(WireLine),
 }

@@ -41,12 +41,14 @@
 pub mod acp_map;
 pub mod autofix;
 pub mod call_error;
+mod cards;
 pub mod command;
 mod effects;
 pub mod hidden_card;
 mod inbound;
 pub mod input;
 mod link;
+pub mod news;
 pub mod pane_facts;
 mod proposal_row;
 mod question;
@@ -69,7 +71,10 @@ use wta_state::{
 pub use acp_map::ModelControl;
 pub use call_error::ConnectionError;
 pub use command::{Call, Command, ProposalNews};
-pub use input::{ClientCall, Input, Linked, Preflighted, RequestKey, WireLine};
+pub use input::{
+    ClientCall, ExecutorNews, Input, Linked, PreflightAnswer, Preflighted, RequestKey, WireLine,
+};
+pub use news::{CliFailure, Delegated, TerminalNews};
 pub use replies::{ModelInfo, ModelState, OptionsReply, SessionOpened};
 pub use status::Probe;
 use yolo::YoloControl;

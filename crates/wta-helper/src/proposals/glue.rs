@@ -15,9 +15,9 @@ use super::service::ProposalService;
 use super::types::TurnContext;
 use agent_client_protocol::v1::schema::{PermissionOptionKind, SessionId};
 
-use crate::connection::{MasterConnection, PermissionRequest};
+use crate::connection::{ConnectionError, MasterConnection, PermissionRequest};
 use crate::context;
-use wta_state::DomainEvent;
+use crate::machine::PreflightAnswer;
 
 /// The runtime's handle on proposals.
 #[derive(Debug)]
@@ -72,21 +72,14 @@ impl ProposalGlue {
     }
 
     /// Binds `proposal-<helper>.sock` in the runtime dir (call inside tokio).
-    /// A failure is shown once; the pane still works without proposals.
-    pub fn start(&mut self) -> Vec<DomainEvent> {
+    /// A failure is the caller's to show; the pane still works without
+    /// proposals.
+    pub fn start(&mut self) -> Result<(), super::ServerError> {
         if self.server.is_some() || self.service.helper().as_bytes() == &[0; 16] {
-            return Vec::new();
+            return Ok(());
         }
-        match ProposalServer::bind(self.service.clone(), &runtime_dir()) {
-            Ok(server) => {
-                self.server = Some(server);
-                Vec::new()
-            }
-            Err(err) => vec![DomainEvent::Error(wta_i18n::tr!(
-                "helper.proposals.off",
-                err = err
-            ))],
-        }
+        self.server = Some(ProposalServer::bind(self.service.clone(), &runtime_dir())?);
+        Ok(())
     }
 
     /// Issues this turn's channel and starts the prompt with its context
@@ -185,18 +178,19 @@ impl ProposalGlue {
 
     /// The permission preflight of a request in a session whose MCP server
     /// is `own_server`. `Err(p)` gives the request back for the normal
-    /// card; `Ok(events)` means it was answered here.
+    /// card; `Ok` means it was answered here: how, and whether the answer
+    /// reached the agent.
     pub fn preflight(
         &self,
         p: Box<PermissionRequest>,
         own_server: Option<&str>,
-    ) -> Result<Vec<DomainEvent>, Box<PermissionRequest>> {
+    ) -> Result<(PreflightAnswer, Result<(), ConnectionError>), Box<PermissionRequest>> {
         // The trust scan reads the tool call as JSON, every field of it (a
         // proposal command may hide anywhere): the one place a typed
         // request is looked at as its wire shape.
         let tool_call = serde_json::to_value(&p.request.tool_call).unwrap_or_default();
-        match self.service.preflight(own_server, &tool_call) {
-            Preflight::NormalCard => Err(p),
+        Ok(match self.service.preflight(own_server, &tool_call) {
+            Preflight::NormalCard => return Err(p),
             Preflight::AllowAndArm { .. } | Preflight::AllowSessionTool { .. } => {
                 let allow = p
                     .request
@@ -204,38 +198,17 @@ impl ProposalGlue {
                     .iter()
                     .find(|o| o.kind == PermissionOptionKind::AllowOnce)
                     .map(|o| o.option_id.0.to_string());
-                let result = match allow {
-                    Some(id) => p.select(&id),
-                    None => {
-                        let events = vec![DomainEvent::Error(wta_i18n::tr!(
-                            "helper.proposals.no_allow_once"
-                        ))];
-                        return Ok(match p.cancel() {
-                            Ok(()) => events,
-                            Err(err) => vec![DomainEvent::Error(err.to_string())],
-                        });
-                    }
-                };
-                Ok(match result {
-                    Ok(()) => Vec::new(),
-                    Err(err) => vec![DomainEvent::Error(err.to_string())],
-                })
+                match allow {
+                    Some(id) => (PreflightAnswer::Allowed, p.select(&id)),
+                    None => (PreflightAnswer::NoAllowOnce, p.cancel()),
+                }
             }
             Preflight::SilentCancel { reason } => {
                 tracing::info!("proposal permission cancelled silently: {reason}");
-                Ok(match p.cancel() {
-                    Ok(()) => Vec::new(),
-                    Err(err) => vec![DomainEvent::Error(err.to_string())],
-                })
+                (PreflightAnswer::CancelledSilently, p.cancel())
             }
-            Preflight::FailClosed { message } => {
-                let mut events = vec![DomainEvent::Error(message)];
-                if let Err(err) = p.cancel() {
-                    events.push(DomainEvent::Error(err.to_string()));
-                }
-                Ok(events)
-            }
-        }
+            Preflight::FailClosed { why } => (PreflightAnswer::UnknownShape { why }, p.cancel()),
+        })
     }
 
     /// A new ACP session replaces the old one (`/new`, `/restart`, switch).

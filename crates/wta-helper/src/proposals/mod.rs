@@ -33,6 +33,8 @@ pub mod types;
 pub use glue::ProposalGlue;
 pub use preflight::Preflight;
 pub use server::{ProposalServer, ServerError, runtime_dir};
-pub use service::{ConfirmedProposal, ExecutionSink, ProposalEvent, ProposalService};
+pub use service::{ConfirmedProposal, ExecutionSink, ProposalService};
 pub use settings::ProposalSettings;
-pub use types::{Approval, ClaimError, Claimed, ConfirmMode, ProposalAccepted, TurnContext};
+pub use types::{
+    Approval, ClaimError, Claimed, ConfirmMode, ProposalAccepted, ProposalEvent, TurnContext,
+};

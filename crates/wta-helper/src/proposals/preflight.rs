@@ -25,8 +25,9 @@ pub enum Preflight {
     AllowAndArm { channel: Channel, payload: String },
     /// Answer Cancelled without a card; log `reason`.
     SilentCancel { reason: String },
-    /// Answer Cancelled and show `message` (an integration problem).
-    FailClosed { message: String },
+    /// Answer Cancelled and say why (an integration problem: the proposal
+    /// command in a request shape this pane cannot read).
+    FailClosed { why: String },
     /// A session endpoint tool: answer AllowOnce without a card.
     AllowSessionTool { tool: &'static str },
     /// Not ours: the normal permission card.
@@ -52,7 +53,7 @@ pub fn preflight(live: Option<&Channel>, own_server: Option<&str>, tool_call: &V
         Extracted::UnknownShape(why) => {
             if mentions_cli(tool_call) {
                 return Preflight::FailClosed {
-                    message: wta_i18n::tr!("helper.proposals.unknown_shape", why = why),
+                    why: why.to_owned(),
                 };
             }
             return Preflight::NormalCard;

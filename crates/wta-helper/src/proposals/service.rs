@@ -29,7 +29,7 @@ use wta_protocol::{
 
 use super::machine::{Effect, Event, ProposalState, Via, step};
 use super::preflight::{Preflight, preflight};
-use super::types::{ClaimError, Claimed, ProposalAccepted, TurnContext};
+use super::types::{ClaimError, Claimed, ProposalEvent, TurnContext};
 
 /// Why a card went stale when its CLI disconnected before the user decided.
 pub const CLIENT_GONE_REASON: &str = "the agent stopped waiting for this proposal";
@@ -40,21 +40,6 @@ pub type Validated = (
     ValidationLine,
     Option<mpsc::UnboundedReceiver<ResponseLine>>,
 );
-
-/// What the card side hears from the proposal engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ProposalEvent {
-    /// Show a card for this proposal.
-    Accepted(ProposalAccepted),
-    /// The card ended (superseded, cancelled, timed out, session replaced,
-    /// unavailable, or confirmed): remove it. `reason` says more for the
-    /// user when the status alone does not (e.g. [`CLIENT_GONE_REASON`]).
-    Ended {
-        id: ProposalId,
-        status: FinalStatus,
-        reason: Option<String>,
-    },
-}
 
 /// A claimed proposal and the way back to its CLI for execution lines
 /// (issue 7). Drop `executions` (or call [`ExecutionSink::finish`]) when

@@ -5,7 +5,7 @@
 //! Everything trusted here comes from the helper's own turn, never from the
 //! payload: the payload can only pick among actions, not where they land.
 
-use wta_protocol::{Choice, Origin, PaneId, ProposalId, ProposalPayload};
+use wta_protocol::{Choice, FinalStatus, Origin, PaneId, ProposalId, ProposalPayload};
 
 /// Trusted facts of one turn, captured when the turn's channel is issued.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +66,21 @@ pub struct ProposalAccepted {
     pub dropped_choices: Vec<u64>,
     pub turn: TurnContext,
     pub approval: Approval,
+}
+
+/// What the card side hears from the proposal engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProposalEvent {
+    /// Show a card for this proposal.
+    Accepted(ProposalAccepted),
+    /// The card ended (superseded, cancelled, timed out, session replaced,
+    /// unavailable, or confirmed): remove it. `reason` says more for the
+    /// user when the status alone does not (e.g. `service::CLIENT_GONE_REASON`).
+    Ended {
+        id: ProposalId,
+        status: FinalStatus,
+        reason: Option<String>,
+    },
 }
 
 /// How the user confirmed a choice (the card's own type).

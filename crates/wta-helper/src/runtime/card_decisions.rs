@@ -1,8 +1,9 @@
 //! The card side of terminal-action proposals in the runtime, in one place:
-//! engine events become card events for the app, card decisions go to the
-//! engine (`confirm` claims atomically; nothing runs unless it succeeds),
-//! and claimed choices run on the [`Executor`], whose results go back to
-//! the CLI as execution lines and into the transcript.
+//! the engine's events go to the machine as they are (`Input::Proposal`),
+//! card decisions go to the engine (`confirm` claims atomically; nothing
+//! runs unless it succeeds), and claimed choices run on the [`Executor`],
+//! whose results go back to the CLI as execution lines and to the machine
+//! as `Input::Executor` (the machine says them; nothing here is worded).
 //!
 //! New tabs and panels run `$SHELL` (else `/bin/sh`) with WTA's shell
 //! integration loaded (`wta_shell::launch`, rc files under the runtime dir),
@@ -28,10 +29,10 @@ use super::Runtime;
 use crate::executor::{
     DelegateLaunch, DelegateSource, ExecutionSettings, Executor, ExecutorConfig, Launch,
 };
-use crate::machine::Input;
-use crate::proposals::{ProposalEvent, runtime_dir};
+use crate::machine::{ExecutorNews, Input};
+use crate::proposals::runtime_dir;
 use wta_protocol::ProposalId;
-use wta_state::{AcceptedProposal, ConfirmMode, DomainEvent};
+use wta_state::ConfirmMode;
 
 /// The runtime's card-side state: the executor, once the host is known,
 /// the task that starts following the target and the executions.
@@ -83,29 +84,6 @@ impl std::fmt::Debug for Cards {
             .field("watch", &self.watch.is_some())
             .field("tasks", &self.tasks.len())
             .finish()
-    }
-}
-
-/// What the app shows for an accepted proposal.
-fn card_event(event: ProposalEvent) -> DomainEvent {
-    match event {
-        ProposalEvent::Accepted(p) => DomainEvent::ProposalAccepted(Box::new(AcceptedProposal {
-            id: p.id,
-            payload: p.payload,
-            target_pane: p
-                .turn
-                .target_pane
-                .as_ref()
-                .map_or_else(|| "(no target)".to_owned(), |t| t.to_string()),
-            target_cwd: None,
-            origin: p.turn.origin,
-            armed: p.approval.notice().is_none(),
-            delegate_agent: p.turn.delegate_agent,
-        })),
-        // For a card the user decided on, the id is gone and the app ignores it.
-        ProposalEvent::Ended { id, status, reason } => {
-            DomainEvent::ProposalResolved { id, status, reason }
-        }
     }
 }
 
@@ -173,20 +151,20 @@ fn ours<'a>(
 
 impl Runtime {
     /// Attaches the card UI to the engine and starts following the target
-    /// pane, so its prompt state is known when a card is confirmed.
-    pub(super) fn start_cards(&mut self) -> Vec<DomainEvent> {
+    /// pane, so its prompt state is known when a card is confirmed; the
+    /// config file's problems, said once as the pane starts.
+    pub(super) fn start_cards(&mut self) -> Vec<Input> {
         let mut rx = self.proposals.service().attach_ui();
         let tx = self.inputs_tx.clone();
         tokio::spawn(async move {
             while let Some(event) = rx.recv().await {
-                if tx.send(Input::Report(card_event(event))).is_err() {
+                if tx.send(Input::Proposal(event)).is_err() {
                     break;
                 }
             }
         });
-        // Every problem of the config file, said once as the pane starts.
-        let events: Vec<DomainEvent> = crate::config_file::startup_notice()
-            .map(DomainEvent::Notice)
+        let inputs: Vec<Input> = crate::config_file::startup_notice()
+            .map(|notice| Input::ConfigProblems { notice })
             .into_iter()
             .collect();
         let delegate = self.config.delegate.clone();
@@ -195,7 +173,7 @@ impl Runtime {
             .as_ref()
             .and_then(|h| executor_for(h, delegate.as_ref()))
         else {
-            return events;
+            return inputs;
         };
         if let Some(warning) = warning {
             tracing::warn!("execution settings: {warning}");
@@ -206,16 +184,16 @@ impl Runtime {
             let tx = self.inputs_tx.clone();
             let task = tokio::spawn(async move {
                 if let Err(err) = executor.watch(&target).await {
-                    let _ = tx.send(Input::Report(DomainEvent::Error(wta_i18n::tr!(
-                        "helper.card.cannot_follow",
-                        target = target,
-                        err = err.localized()
-                    ))));
+                    let news = ExecutorNews::CannotFollow {
+                        target,
+                        why: err.localized(),
+                    };
+                    let _ = tx.send(Input::Executor(news));
                 }
             });
             self.cards.watch = Some(task);
         }
-        events
+        inputs
     }
 
     /// This helper's watcher sockets: a directory of its own under the
@@ -249,24 +227,21 @@ impl Runtime {
     /// A card decision: the proposal engine claims the choice (nothing runs
     /// unless that succeeds), then the executor runs it in the target pane.
     pub(super) fn confirm_card(&mut self, id: ProposalId, choice: u64, mode: ConfirmMode) {
-        let confirmed =
-            match self.proposals.service().confirm(id, choice) {
-                Ok(confirmed) => confirmed,
-                Err(err) => {
-                    return self.immediate.push_back(Input::Report(DomainEvent::Error(
-                        wta_i18n::tr!("helper.card.not_run", err = err),
-                    )));
-                }
-            };
+        let confirmed = match self.proposals.service().confirm(id, choice) {
+            Ok(confirmed) => confirmed,
+            Err(err) => {
+                return self
+                    .immediate
+                    .push_back(Input::Executor(ExecutorNews::NotRun(err)));
+            }
+        };
         let (Some(executor), Some(target)) = (
             self.cards.executor.clone(),
             confirmed.claimed.turn.target_pane.clone(),
         ) else {
             return self
                 .immediate
-                .push_back(Input::Report(DomainEvent::Error(wta_i18n::tr!(
-                    "helper.card.no_terminal"
-                ))));
+                .push_back(Input::Executor(ExecutorNews::NoTerminal));
         };
         let tx = self.inputs_tx.clone();
         let task = tokio::spawn(async move {
@@ -278,9 +253,10 @@ impl Runtime {
                 if let Some(line) = result.execution_line(id) {
                     sink.send(line);
                 }
-                let _ = tx.send(Input::Report(DomainEvent::Notice(
-                    result.outcome.display(result.action),
-                )));
+                let _ = tx.send(Input::Executor(ExecutorNews::ActionEnded {
+                    action: result.action,
+                    outcome: Box::new(result.outcome.clone()),
+                }));
             };
             executor.execute(&target, &choice, mode, report).await;
             sink.finish();
@@ -293,27 +269,7 @@ impl Runtime {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use std::time::{Duration, Instant};
-
-    use wta_protocol::{FinalStatus, PaneId, ProposalRequest};
-
-    use super::card_event;
-    use crate::proposals::service::CLIENT_GONE_REASON;
-    use crate::proposals::{ProposalService, TurnContext};
-    use wta_state::{AppState, Effect, Event, Key, KeyCode, update};
-
-    const GOOD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"List","actions":[{"type":"send","input":"ls"}]}]}"#;
-
-    /// The engine's events, as the runtime hands them to the app.
-    fn feed(
-        state: &mut AppState,
-        rx: &mut tokio::sync::mpsc::UnboundedReceiver<crate::proposals::ProposalEvent>,
-        now: Instant,
-    ) {
-        while let Ok(event) = rx.try_recv() {
-            update(state, Event::Domain(card_event(event)), now);
-        }
-    }
+    use wta_protocol::PaneId;
 
     #[test]
     fn leftover_pipes_are_only_those_owned_inside_this_helpers_dir() {
@@ -330,45 +286,5 @@ mod tests {
         .collect();
         let panes: Vec<&str> = super::ours(&owners, dir).map(PaneId::as_str).collect();
         assert_eq!(panes, ["%1", "%5"]);
-    }
-
-    #[test]
-    fn a_card_whose_cli_hung_up_shows_why_and_runs_nothing() {
-        let service = ProposalService::with_random_id().unwrap();
-        let mut rx = service.attach_ui();
-        let channel = service
-            .issue_turn(TurnContext::agent_turn(Some(PaneId::from_number(1)), None))
-            .unwrap();
-        let t0 = Instant::now();
-        let (line, _lines) = service
-            .validate(ProposalRequest::new(channel, GOOD), t0)
-            .unwrap();
-        let id = line.proposal_id.expect("accepted");
-        let mut state = AppState::new("demo");
-        feed(&mut state, &mut rx, t0);
-        assert!(state.proposals.front().is_some_and(|c| c.stale.is_none()));
-
-        service.client_gone(id);
-        feed(&mut state, &mut rx, t0);
-        let stale = state
-            .proposals
-            .front()
-            .and_then(|c| c.stale.clone())
-            .expect("the card stays, stale");
-        assert_eq!(stale.status, FinalStatus::Cancelled);
-        assert!(
-            stale.describe().contains(CLIENT_GONE_REASON),
-            "{}",
-            stale.describe()
-        );
-        let later = t0 + Duration::from_secs(1);
-        let effects = update(&mut state, Event::Key(Key::plain(KeyCode::Enter)), later);
-        assert!(
-            !effects
-                .iter()
-                .any(|e| matches!(e, Effect::ConfirmProposal { .. })),
-            "a stale card confirms nothing: {effects:?}"
-        );
-        assert!(service.confirm(id, 1).is_err());
     }
 }

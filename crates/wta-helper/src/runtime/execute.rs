@@ -4,16 +4,11 @@
 
 use wta_host::{NewTab, PaneCommand, TerminalHost};
 use wta_protocol::helper_master::{ClientKind, SessionStateParams};
-use wta_state::{DomainEvent, PermissionAnswer, PermissionRequestId};
+use wta_state::{PermissionAnswer, PermissionRequestId};
 
 use super::{Connected, HeldRequest, Runtime, status};
 use crate::connection::{ConnectOptions, ConnectionError, MasterConnection, lost};
 use crate::machine::{Call, Command, Input, Preflighted, ProposalNews, RequestKey};
-
-/// Said when a command needs the master connection and there is none.
-fn not_connected() -> DomainEvent {
-    DomainEvent::Error(wta_i18n::tr!("helper.not_connected"))
-}
 
 impl Runtime {
     /// Carries out one command; never waits.
@@ -93,13 +88,13 @@ impl Runtime {
                     self.proposals
                         .start_prompt(conn, &session, &text, host, target, own);
                 }
-                None => self.report(not_connected()),
+                None => self.immediate.push_back(Input::NotConnected),
             },
             Command::Cancel { session } => {
                 if let Some(conn) = &self.conn
                     && let Err(err) = conn.cancel(&session)
                 {
-                    self.report(DomainEvent::Error(err.localized()));
+                    self.immediate.push_back(Input::CallFailed(Box::new(err)));
                 }
             }
             Command::SetConfigOption {
@@ -141,8 +136,8 @@ impl Runtime {
             Command::SessionAction { key, verb } => {
                 let socket = self.config.socket.clone();
                 self.spawn_blocking(move || {
-                    let event = crate::delegate::session_action(&key, verb, &socket);
-                    Some(Input::Report(event))
+                    let result = crate::delegate::session_action(&key, verb, &socket);
+                    Some(Input::SessionActionDone { verb, result })
                 })
             }
             Command::ReadAgents => {
@@ -175,17 +170,16 @@ impl Runtime {
                     self.proposals
                         .start_fix_prompt(conn, &session, &turn, host, own);
                 }
-                None => self.report(not_connected()),
+                None => self.immediate.push_back(Input::NotConnected),
             },
             Command::Copy { text } => {
                 if let Some(host) = self.host.clone() {
                     self.spawn_blocking(move || {
-                        status::copy_to_clipboard(&host, &text).err().map(|err| {
-                            Input::Report(DomainEvent::Error(wta_i18n::tr!(
-                                "helper.copy.failed",
-                                err = err
-                            )))
-                        })
+                        status::copy_to_clipboard(&host, &text)
+                            .err()
+                            .map(|err| Input::CopyFailed {
+                                why: err.localized(),
+                            })
                     });
                 }
             }
@@ -211,8 +205,9 @@ impl Runtime {
                 }
             }
             Command::RunSessionTool { key } => self.run_session_tool(key),
-            Command::Delegate { task, source } => self
-                .spawn_blocking(move || Some(Input::Report(crate::delegate::run(&task, &source)))),
+            Command::Delegate { task, source } => self.spawn_blocking(move || {
+                Some(Input::Delegated(crate::delegate::run(&task, &source)))
+            }),
             Command::AnswerQuestion { key, outcome } => {
                 if let Some(question) = self.questions.remove(&key)
                     && let Err(err) = question.respond(&outcome)
@@ -233,10 +228,6 @@ impl Runtime {
             Command::ConfirmCard { id, choice, mode } => self.confirm_card(id, choice, mode),
             Command::CancelCard { id } => self.proposals.service().cancel_card(id),
         }
-    }
-
-    fn report(&mut self, event: DomainEvent) {
-        self.immediate.push_back(Input::Report(event));
     }
 
     /// A new `Connect`: the previous connection (and any older attempt) is dropped.
@@ -286,7 +277,7 @@ impl Runtime {
                 let fut = call(conn, self.config.cwd.clone());
                 self.spawn(fut);
             }
-            None => self.report(not_connected()),
+            None => self.immediate.push_back(Input::NotConnected),
         }
     }
 
@@ -339,18 +330,15 @@ impl Runtime {
             ..NewTab::default()
         };
         self.spawn_blocking(move || {
-            let event = match host.new_tab(&spec) {
-                Ok(pane) => DomainEvent::Notice(wta_i18n::tr!(
-                    "helper.auth.window",
-                    agent = agent,
-                    method = method,
-                    window = pane.window
-                )),
-                Err(err) => {
-                    DomainEvent::Error(wta_i18n::tr!("helper.auth.window_failed", err = err))
-                }
-            };
-            Some(Input::Report(event))
+            let result = host
+                .new_tab(&spec)
+                .map(|pane| pane.window)
+                .map_err(|err| err.localized());
+            Some(Input::AuthWindow {
+                agent,
+                method,
+                result,
+            })
         });
     }
 
@@ -374,7 +362,10 @@ impl Runtime {
             return;
         };
         let verdict = match self.proposals.preflight(Box::new(request), own_server) {
-            Ok(events) => Preflighted::Answered(events),
+            Ok((how, sent)) => Preflighted::Answered {
+                how,
+                sent: sent.map_err(Box::new),
+            },
             Err(request) => {
                 self.permissions.insert(key, *request);
                 Preflighted::Card
@@ -394,12 +385,8 @@ impl Runtime {
             PermissionAnswer::Cancelled => request.cancel(),
         };
         if let Err(err) = sent {
-            match err {
-                ConnectionError::MasterClosed => {
-                    tracing::debug!("answering permission {key:?}: {err}");
-                }
-                err => self.report(DomainEvent::Error(err.localized())),
-            }
+            tracing::debug!("answering permission {key:?}: {err}");
+            self.immediate.push_back(Input::CallFailed(Box::new(err)));
         }
     }
 

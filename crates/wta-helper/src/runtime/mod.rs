@@ -230,10 +230,15 @@ impl Runtime {
         }
         self.listen_for_fix_requests();
         if self.config.cards {
-            let mut reports = self.proposals.start();
-            reports.extend(self.start_cards());
-            for event in reports {
-                self.apply(&mut machine, Input::Report(event), now);
+            let mut inputs = Vec::new();
+            if let Err(err) = self.proposals.start() {
+                inputs.push(Input::ProposalsOff {
+                    why: err.to_string(),
+                });
+            }
+            inputs.extend(self.start_cards());
+            for input in inputs {
+                self.apply(&mut machine, input, now);
             }
         }
         self.drain_immediate(&mut machine, now);

@@ -20,7 +20,8 @@
 //! running are killed, the panes release would close are closed.
 //!
 //! Every change a user should see (started, output, ended) goes to the
-//! machine as a [`TerminalView`] for the transcript's tool-call row.
+//! machine as a [`crate::machine::TerminalNews`] (the machine makes the
+//! transcript's tool-call row of it).
 
 mod child;
 pub mod exec;
@@ -42,9 +43,8 @@ use agent_client_protocol::v1::schema::{
 use tokio::sync::{Notify, mpsc};
 use wta_host::TmuxHost;
 use wta_protocol::PaneId;
-use wta_state::{DomainEvent, TerminalView};
 
-use crate::machine::Input;
+use crate::machine::{Input, TerminalNews};
 use settings::{Placement, TerminalSettings};
 use spec::{OutputBuffer, TerminalSpec};
 
@@ -158,13 +158,13 @@ impl Term {
             let state = self.lock();
             (state.output.last_lines(VIEW_LINES), state.exit.clone())
         };
-        let view = TerminalView {
+        let news = TerminalNews {
             id: self.id.clone(),
             command: self.display.clone(),
-            exit: exit.as_ref().map(describe_exit),
+            exit,
             last_lines: lines,
         };
-        let _ = self.events.send(Input::Report(DomainEvent::Terminal(view)));
+        let _ = self.events.send(Input::Terminal(news));
     }
 
     /// Ends the command: its process group (a pane whose command has not
@@ -202,15 +202,6 @@ fn raw_limit(backend: &Backend, limit: usize) -> usize {
     match backend {
         Backend::Pane { .. } => limit.saturating_mul(2),
         Backend::Child => limit,
-    }
-}
-
-/// `exit 0`, `signal SIGKILL` as the transcript says it.
-fn describe_exit(status: &TerminalExitStatus) -> String {
-    match (&status.exit_code, &status.signal) {
-        (Some(code), _) => format!("exit {code}"),
-        (None, Some(signal)) => format!("killed by {signal}"),
-        (None, None) => "ended".to_owned(),
     }
 }
 

@@ -74,20 +74,16 @@ fn the_fix_turn_is_about_the_failing_pane_and_a_stale_card_is_dropped() {
     // A newer failure while the fix runs: the fix's card is stale.
     step(&mut m, finished_cmd("make", 2, false), t0());
     let card = |origin| {
-        Input::Report(DomainEvent::ProposalAccepted(Box::new(
-            wta_state::AcceptedProposal {
-                id: wta_protocol::ProposalId::from_bytes([7; 16]),
-                payload: serde_json::from_value(json!({"schema_version": 1,
-                    "origin": "autofix", "recommended_choice": 1, "choices": [{"choice": 1,
-                    "title": "Run git", "actions": [{"type": "send", "input": "git status"}]}]}))
-                .unwrap(),
-                target_pane: "%5".into(),
-                target_cwd: None,
-                origin,
-                armed: false,
-                delegate_agent: None,
-            },
-        )))
+        let payload = json!({"schema_version": 1,
+            "origin": "autofix", "recommended_choice": 1, "choices": [{"choice": 1,
+            "title": "Run git", "actions": [{"type": "send", "input": "git status"}]}]});
+        card_input(
+            wta_protocol::ProposalId::from_bytes([7; 16]),
+            payload,
+            "%5",
+            origin,
+            false,
+        )
     };
     let commands = step(&mut m, card(wta_protocol::Origin::Autofix), t0());
     assert_eq!(
@@ -112,23 +108,17 @@ fn a_fix_card_for_the_newest_failure_is_shown_and_nothing_runs_unconfirmed() {
     step(&mut m, opened("s1", json!({})), t0());
     step(&mut m, finished_cmd("gti status", 127, false), t0());
     submit(&mut m, "/fix");
-    let card = wta_state::AcceptedProposal {
-        id: wta_protocol::ProposalId::from_bytes([8; 16]),
-        payload: serde_json::from_value(json!({"schema_version": 1, "origin": "autofix",
-            "recommended_choice": 1, "choices": [{"choice": 1, "title": "Run git",
-            "actions": [{"type": "send", "input": "git status"}]}]}))
-        .unwrap(),
-        target_pane: "%5".into(),
-        target_cwd: None,
-        origin: wta_protocol::Origin::Autofix,
-        armed: true,
-        delegate_agent: None,
-    };
-    let commands = step(
-        &mut m,
-        Input::Report(DomainEvent::ProposalAccepted(Box::new(card))),
-        t0(),
+    let payload = json!({"schema_version": 1, "origin": "autofix",
+        "recommended_choice": 1, "choices": [{"choice": 1, "title": "Run git",
+        "actions": [{"type": "send", "input": "git status"}]}]});
+    let card = card_input(
+        wta_protocol::ProposalId::from_bytes([8; 16]),
+        payload,
+        "%5",
+        wta_protocol::Origin::Autofix,
+        true,
     );
+    let commands = step(&mut m, card, t0());
     // Yolo on, card armed: still only a card, no ConfirmCard until the user.
     assert!(
         !commands

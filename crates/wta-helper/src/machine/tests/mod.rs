@@ -108,6 +108,35 @@ fn finished(session: &str, stop: AcpStop) -> Input {
     }
 }
 
+/// The proposal engine's news of an accepted proposal: a card with
+/// `payload` for pane `target` (`%N`), of a turn of `origin`; `armed`: the
+/// agent's permission flow pre-approved it.
+fn card_input(
+    id: wta_protocol::ProposalId,
+    payload: serde_json::Value,
+    target: &str,
+    origin: wta_protocol::Origin,
+    armed: bool,
+) -> Input {
+    use crate::proposals::types::{Approval, ProposalAccepted, ProposalEvent, TurnContext};
+    Input::Proposal(ProposalEvent::Accepted(ProposalAccepted {
+        id,
+        payload: serde_json::from_value(payload).unwrap(),
+        dropped_choices: Vec::new(),
+        turn: TurnContext {
+            origin,
+            target_pane: Some(wta_protocol::PaneId::parse(target).unwrap()),
+            agent_pane: None,
+            delegate_agent: None,
+        },
+        approval: if armed {
+            Approval::PreApproved
+        } else {
+            Approval::NotPreApproved
+        },
+    }))
+}
+
 fn agent_text(m: &Machine) -> String {
     m.app
         .transcript
@@ -507,7 +536,11 @@ fn yolo_approves_after_the_preflight_and_says_so() {
             .any(|t| t == "Yolo approved: touch x")
     );
     // A proposal the preflight answered is never yolo's.
-    let commands = ask(&mut m, 2, Preflighted::Answered(Vec::new()));
+    let answered = Preflighted::Answered {
+        how: PreflightAnswer::Allowed,
+        sent: Ok(()),
+    };
+    let commands = ask(&mut m, 2, answered);
     assert!(answers(&commands).is_empty());
 }
 
@@ -622,6 +655,7 @@ fn the_preflight_hears_the_server_the_master_gave_this_session_only() {
 }
 
 mod autofix;
+mod cards;
 mod first_prompt;
 mod hidden;
 mod pane_facts;

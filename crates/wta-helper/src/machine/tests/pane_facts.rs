@@ -5,7 +5,7 @@
 
 use wta_protocol::{PaneId, ProposalId};
 use wta_state::proposal_card::CardSight;
-use wta_state::{AcceptedProposal, Busy, CARD_GRACE, DomainEvent, Key, KeyCode, PaneFacts};
+use wta_state::{Busy, CARD_GRACE, Key, KeyCode, PaneFacts};
 
 use super::*;
 
@@ -58,21 +58,19 @@ fn with_target() -> Machine {
 
 /// A one-choice `send` card on pane `%N` arrives at `t` and is read.
 fn card_on(m: &mut Machine, n: u32, t: Instant) {
-    let card = AcceptedProposal {
-        id: ID,
-        payload: serde_json::from_value(json!({"schema_version": 1,
-            "origin": "terminal_agent", "recommended_choice": 1, "choices": [{"choice": 1,
-            "title": "Build", "actions": [{"type": "send", "input": "make"}]}]}))
-        .unwrap(),
-        target_pane: pane(n).to_string(),
-        target_cwd: None,
-        origin: wta_protocol::Origin::TerminalAgent,
-        armed: true,
-        delegate_agent: None,
-    };
+    let payload = json!({"schema_version": 1,
+        "origin": "terminal_agent", "recommended_choice": 1, "choices": [{"choice": 1,
+        "title": "Build", "actions": [{"type": "send", "input": "make"}]}]});
+    let target = pane(n).to_string();
     step(
         m,
-        Input::Report(DomainEvent::ProposalAccepted(Box::new(card))),
+        card_input(
+            ID,
+            payload,
+            &target,
+            wta_protocol::Origin::TerminalAgent,
+            true,
+        ),
         t,
     );
     let sight = CardSight {

@@ -7,7 +7,7 @@
 
 use wta_protocol::ProposalId;
 use wta_state::proposal_card::CardSight;
-use wta_state::{AcceptedProposal, CARD_GRACE, DomainEvent, Key, KeyCode};
+use wta_state::{CARD_GRACE, Key, KeyCode};
 
 use super::*;
 
@@ -43,21 +43,12 @@ fn with_card(t: Instant, seen: bool) -> Machine {
         step(&mut m, probe(true), t);
         assert!(m.pane.probe_saw_it && !m.app.pane_hidden);
     }
-    let card = AcceptedProposal {
-        id: ID,
-        payload: serde_json::from_value(json!({"schema_version": 1,
-            "origin": "terminal_agent", "recommended_choice": 1, "choices": [{"choice": 1,
-            "title": "List", "actions": [{"type": "send", "input": "ls"}]}]}))
-        .unwrap(),
-        target_pane: "%5".into(),
-        target_cwd: None,
-        origin: wta_protocol::Origin::TerminalAgent,
-        armed: true,
-        delegate_agent: None,
-    };
+    let payload = json!({"schema_version": 1,
+        "origin": "terminal_agent", "recommended_choice": 1, "choices": [{"choice": 1,
+        "title": "List", "actions": [{"type": "send", "input": "ls"}]}]});
     step(
         &mut m,
-        Input::Report(DomainEvent::ProposalAccepted(Box::new(card))),
+        card_input(ID, payload, "%5", wta_protocol::Origin::TerminalAgent, true),
         t,
     );
     let sight = CardSight {
