@@ -392,7 +392,7 @@ fn breakdown(name: &str, stats: &RelayStatsSnapshot, samples: &[Sample]) {
                 stats.reads,
                 relayed / stats.reads.max(1) as f64,
                 stats.pauses,
-                wta_master::stats::BATCH_PAUSE.as_micros()
+                wta_master::BATCH_PAUSE.as_micros()
             ),
         ),
         (

@@ -43,7 +43,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use agent_client_protocol::UntypedMessage;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
@@ -487,9 +487,33 @@ pub(crate) fn register(
     unsafe { AsyncFd::register_with_interest(socket, interest) }.map_err(std::io::Error::from)
 }
 
+/// The params of a fence through a helper's ACP connection.
+#[derive(Debug, Serialize)]
+struct FenceSeq {
+    seq: u64,
+}
+
 /// The fence notification `n`, sent through a helper's ACP connection.
 pub(crate) fn fence_message(n: u64) -> Result<UntypedMessage, agent_client_protocol::Error> {
-    UntypedMessage::new(FENCE_METHOD, serde_json::json!({ "seq": n }))
+    UntypedMessage::new(FENCE_METHOD, FenceSeq { seq: n })
+}
+
+/// A JSON-RPC notification line the master writes itself (no newline):
+/// one that goes around an ACP connection (`_wta/lagged` into a helper's
+/// queue, a relay fence into an agent connection's input).
+pub(crate) fn notification_line(method: &str, params: impl Serialize) -> String {
+    #[derive(Serialize)]
+    struct Line<'a, P> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        params: P,
+    }
+    let line = Line {
+        jsonrpc: "2.0",
+        method,
+        params,
+    };
+    serde_json::to_string(&line).unwrap_or_default()
 }
 
 /// `Some(n)` when `line` is fence `n` (only the master writes these into a
@@ -518,12 +542,10 @@ fn parse_fence(line: &str) -> Option<u64> {
 
 /// The `_wta/lagged` line for `dropped` notifications.
 pub(crate) fn lagged_line(dropped: u64) -> String {
-    serde_json::json!({
-        "jsonrpc": "2.0",
-        "method": wta_protocol::helper_master::METHOD_LAGGED,
-        "params": wta_protocol::helper_master::LaggedNotification { dropped },
-    })
-    .to_string()
+    notification_line(
+        wta_protocol::helper_master::METHOD_LAGGED,
+        wta_protocol::helper_master::LaggedNotification { dropped },
+    )
 }
 
 /// The line sink of a helper's ACP connection: every line joins the helper's

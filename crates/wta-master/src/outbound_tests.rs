@@ -54,9 +54,14 @@ fn the_writer_ends_a_stall_once_drained_even_if_nothing_follows() {
     assert_eq!(q.written(1, 4), Some(5));
     assert_eq!(q.written(0, 4), None, "reported once");
     assert_eq!(q.admit(4), Admission::Send, "no second report");
-    let line: serde_json::Value = serde_json::from_str(&lagged_line(5)).unwrap();
-    assert_eq!(line["method"], "_wta/lagged");
-    assert_eq!(line["params"]["dropped"], 5);
+    // Golden: the line as it goes into the helper's queue.
+    assert_eq!(
+        lagged_line(5),
+        r#"{"jsonrpc":"2.0","method":"_wta/lagged","params":{"dropped":5}}"#
+    );
+    let fence = fence_message(3).unwrap();
+    assert_eq!(fence.method, "_wta/relay_fence");
+    assert_eq!(fence.params.to_string(), r#"{"seq":3}"#);
 }
 
 #[test]

@@ -45,7 +45,7 @@ pub(crate) fn forget_session(
 /// Shell-pane sessions whose pane is gone ended (the CLI's end hook may
 /// never have run: the pane was closed under it); the server's panes.
 async fn end_closed_panes(master: &Arc<Master>) -> Vec<wta_host::PaneInfo> {
-    let Some(socket) = master.tmux_socket.get().cloned() else {
+    let Some(socket) = master.tmux_socket.clone() else {
         return Vec::new();
     };
     let listed = tokio::task::spawn_blocking(move || {

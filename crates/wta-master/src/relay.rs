@@ -37,7 +37,7 @@
 use std::borrow::Cow;
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use agent_client_protocol::Lines;
@@ -50,9 +50,8 @@ use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
 use tokio_util::codec::{FramedWrite, LinesCodec, LinesCodecError};
 
-use crate::outbound::{FENCE_METHOD, FENCE_TIMEOUT, Relayed};
-use crate::state::{HelperHandle, Master};
-use crate::stats::{LineTimes, SAMPLE_EVERY};
+use crate::outbound::{FENCE_METHOD, FENCE_TIMEOUT, Outbound, Relayed, notification_line};
+use crate::stats::{LineTimes, RelayStats, SAMPLE_EVERY};
 
 /// Bytes asked of the agent's pipe per `read`.
 const READ_CHUNK: usize = 64 * 1024;
@@ -68,7 +67,7 @@ const STREAMING_READS: u32 = 4;
 /// How long lines may gather in the pipe while they stream in small writes
 /// (what it adds to a streamed update's latency at most; DESIGN §7 allows
 /// 1 ms for an update).
-pub(crate) const BATCH_PAUSE: Duration = Duration::from_micros(500);
+pub const BATCH_PAUSE: Duration = Duration::from_micros(500);
 /// A line buffer grown past this is given back once empty.
 const KEEP_PARTIAL_BYTES: usize = 1024 * 1024;
 
@@ -162,6 +161,20 @@ impl<'de> Visitor<'de> for ParamsVisitor {
     }
 }
 
+/// Where a routed update goes: the outbound queue of the helper owning
+/// (instance, session), looked up for every line the relay copies (one
+/// map lookup, no allocation). The master's table answers it.
+pub(crate) trait SessionRoutes: Send + Sync + std::fmt::Debug {
+    fn outbound_of(&self, instance: u64, session: &str) -> Option<Arc<Outbound>>;
+}
+
+/// What the relay of every agent writes to: the routes, and the counters.
+#[derive(Debug, Clone)]
+pub(crate) struct Sink {
+    pub routes: Arc<dyn SessionRoutes>,
+    pub stats: Option<Arc<RelayStats>>,
+}
+
 /// True for the fence method, in either spelling (ACP may strip the `_`).
 pub(crate) fn is_fence(method: &str) -> bool {
     method.strip_prefix('_').unwrap_or(method) == &FENCE_METHOD[1..]
@@ -222,12 +235,16 @@ impl AgentRelay {
     }
 
     fn fence_line(&self, seq: u64) -> String {
-        serde_json::json!({
-            "jsonrpc": "2.0",
-            "method": FENCE_METHOD,
-            "params": {"seq": seq, "nonce": self.nonce},
-        })
-        .to_string()
+        #[derive(serde::Serialize)]
+        struct FenceParams {
+            seq: u64,
+            nonce: u64,
+        }
+        let params = FenceParams {
+            seq,
+            nonce: self.nonce,
+        };
+        notification_line(FENCE_METHOD, params)
     }
 }
 
@@ -236,7 +253,7 @@ type LineTx = mpsc::UnboundedSender<std::io::Result<String>>;
 /// The agent's stdio as the ACP crate's `Lines` transport, with the relay
 /// reading stdout in front of it (on a thread of its own).
 pub(crate) fn transport(
-    master: Weak<Master>,
+    sink: Sink,
     instance: u64,
     relay: Arc<AgentRelay>,
     stdin: ChildStdin,
@@ -266,7 +283,7 @@ pub(crate) fn transport(
                 Err(err) => return drop(to_crate.send(Err(err))),
             };
             Reader {
-                master,
+                sink,
                 instance,
                 relay,
                 waiter,
@@ -295,7 +312,7 @@ pub(crate) fn transport(
 struct Stop;
 
 struct Reader {
-    master: Weak<Master>,
+    sink: Sink,
     instance: u64,
     relay: Arc<AgentRelay>,
     /// Drives nothing but the waits for the pipe to become readable.
@@ -318,12 +335,14 @@ struct Reader {
 
 /// The lines of one read for one helper.
 struct Staged {
-    helper: Arc<HelperHandle>,
+    out: Arc<Outbound>,
     lines: Vec<u8>,
 }
 
 impl Reader {
     fn run(mut self) {
+        let stats = self.sink.stats.clone();
+        let stats = stats.as_deref();
         let mut chunk = vec![0u8; READ_CHUNK];
         // An unfinished line carried over to the next read.
         let mut partial: Vec<u8> = Vec::new();
@@ -352,10 +371,7 @@ impl Reader {
                     return;
                 }
             };
-            let Some(master) = self.master.upgrade() else {
-                return;
-            };
-            if let Some(stats) = &master.stats {
+            if let Some(stats) = stats {
                 stats.read(started, n);
             }
             if self.to_crate.is_closed() {
@@ -365,8 +381,8 @@ impl Reader {
                 // Like the crate's reader: a last line without a newline still counts.
                 if !partial.is_empty() {
                     partial.push(b'\n');
-                    if self.line(&master, &partial).is_ok() {
-                        self.flush(&master);
+                    if self.line(stats, &partial).is_ok() {
+                        self.flush(stats);
                     }
                 }
                 return;
@@ -381,10 +397,10 @@ impl Reader {
                 (&partial[..], old)
             };
             let passed_before = self.passed_on;
-            let Ok(consumed) = self.lines_in(&master, data, from) else {
+            let Ok(consumed) = self.lines_in(stats, data, from) else {
                 return;
             };
-            self.flush(&master);
+            self.flush(stats);
             if partial.is_empty() {
                 partial.extend_from_slice(&chunk[consumed..n]);
             } else {
@@ -404,10 +420,9 @@ impl Reader {
             }
             last_read = Some(started);
             if streak >= STREAMING_READS && n < SMALL_READ {
-                if let Some(stats) = &master.stats {
+                if let Some(stats) = stats {
                     stats.pause();
                 }
-                drop(master);
                 std::thread::sleep(BATCH_PAUSE);
             }
         }
@@ -415,11 +430,16 @@ impl Reader {
 
     /// Handles the complete lines of `data` (none starts before `from`'s line
     /// did: `data[..from]` has no newline); returns where the last one ended.
-    fn lines_in(&mut self, master: &Master, data: &[u8], from: usize) -> Result<usize, Stop> {
+    fn lines_in(
+        &mut self,
+        stats: Option<&RelayStats>,
+        data: &[u8],
+        from: usize,
+    ) -> Result<usize, Stop> {
         let (mut start, mut scan) = (0, from);
         while let Some(newline) = memchr::memchr(b'\n', &data[scan..]) {
             let end = scan + newline + 1;
-            self.line(master, &data[start..end])?;
+            self.line(stats, &data[start..end])?;
             start = end;
             scan = end;
         }
@@ -427,9 +447,8 @@ impl Reader {
     }
 
     /// One line, `\n` included.
-    fn line(&mut self, master: &Master, framed: &[u8]) -> Result<(), Stop> {
+    fn line(&mut self, stats: Option<&RelayStats>, framed: &[u8]) -> Result<(), Stop> {
         self.lines += 1;
-        let stats = master.stats.as_deref();
         let start = (stats.is_some() && self.lines.is_multiple_of(SAMPLE_EVERY)).then(Instant::now);
         let content = framed.strip_suffix(b"\n").unwrap_or(framed);
         let line = content.strip_suffix(b"\r").unwrap_or(content);
@@ -446,22 +465,22 @@ impl Reader {
         };
         let framed_at = start.map(|_| Instant::now());
         let Peek::Update(session) = peek(text) else {
-            return self.pass_on(master, text, stats);
+            return self.pass_on(text, stats);
         };
         let parsed_at = start.map(|_| Instant::now());
         if self.dirty {
             if !self.relay.ready.load(Ordering::Acquire) {
                 // No session can be bound before `initialize` is answered.
-                return self.pass_on(master, text, stats);
+                return self.pass_on(text, stats);
             }
             self.fence(stats)?;
         }
-        let Some(helper) = master.session_helper(self.instance, &session) else {
-            return self.pass_on(master, text, stats);
+        let Some(out) = self.sink.routes.outbound_of(self.instance, &session) else {
+            return self.pass_on(text, stats);
         };
         let routed_at = start.map(|_| Instant::now());
         // What the helper gets: the line and a bare `\n`.
-        self.stage(helper, line);
+        self.stage(out, line);
         tracing::trace!(%session, "relayed session/update");
         if let Some(stats) = stats {
             stats.relayed();
@@ -480,12 +499,12 @@ impl Reader {
     }
 
     /// Adds `line` (without its line end) to its helper's batch.
-    fn stage(&mut self, helper: Arc<HelperHandle>, line: &[u8]) {
-        let at = match self.staged.iter().position(|s| s.helper.id == helper.id) {
+    fn stage(&mut self, out: Arc<Outbound>, line: &[u8]) {
+        let at = match self.staged.iter().position(|s| Arc::ptr_eq(&s.out, &out)) {
             Some(at) => at,
             None => {
                 let lines = self.spare.pop().unwrap_or_default();
-                self.staged.push(Staged { helper, lines });
+                self.staged.push(Staged { out, lines });
                 self.staged.len() - 1
             }
         };
@@ -497,15 +516,14 @@ impl Reader {
     /// Hands every staged batch to its helper's queue (in one `write` each
     /// when the queue is idle), each behind whatever that helper's ACP
     /// connection was given before.
-    fn flush(&mut self, master: &Master) {
-        let stats = master.stats.as_deref();
-        for Staged { helper, mut lines } in self.staged.drain(..) {
+    fn flush(&mut self, stats: Option<&RelayStats>) {
+        for Staged { out, mut lines } in self.staged.drain(..) {
             let start = stats.map(|_| Instant::now());
-            while let Relayed::Wait(fence) = helper.out.relay(&lines) {
+            while let Relayed::Wait(fence) = out.relay(&lines) {
                 if let Some(stats) = stats {
                     stats.held();
                 }
-                helper.out.wait_fences(fence);
+                out.wait_fences(fence);
             }
             if let (Some(stats), Some(start)) = (stats, start) {
                 stats.flushed(start);
@@ -517,24 +535,19 @@ impl Reader {
         }
     }
 
-    fn pass_on(
-        &mut self,
-        master: &Master,
-        text: &str,
-        stats: Option<&crate::stats::RelayStats>,
-    ) -> Result<(), Stop> {
+    fn pass_on(&mut self, text: &str, stats: Option<&RelayStats>) -> Result<(), Stop> {
         if let Some(stats) = stats {
             stats.via_crate();
         }
         // What was read before this line is queued before it is handled.
-        self.flush(master);
+        self.flush(stats);
         self.passed_on += 1;
         self.dirty = true;
         self.to_crate.send(Ok(text.to_owned())).map_err(|_| Stop)
     }
 
     /// Sends the ACP connection a fence and waits until its dispatch got there.
-    fn fence(&mut self, stats: Option<&crate::stats::RelayStats>) -> Result<(), Stop> {
+    fn fence(&mut self, stats: Option<&RelayStats>) -> Result<(), Stop> {
         self.fences += 1;
         let seq = self.fences;
         if let Some(stats) = stats {

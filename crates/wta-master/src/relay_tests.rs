@@ -197,6 +197,13 @@ fn only_this_relays_fences_are_acknowledged() {
     let relay = AgentRelay::new();
     let other = AgentRelay::new();
     assert_ne!(relay.nonce, other.nonce);
+    assert_eq!(
+        relay.fence_line(3),
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"_wta/relay_fence","params":{{"seq":3,"nonce":{}}}}}"#,
+            relay.nonce
+        )
+    );
     let line: Value = serde_json::from_str(&relay.fence_line(3)).unwrap();
     assert!(is_fence(line["method"].as_str().unwrap()));
     assert!(is_fence("wta/relay_fence"));

@@ -43,8 +43,11 @@ use wta_agent::heap::ConnectionSlots;
 use wta_agent::{Registry, RegistryPaths};
 use wta_protocol::{FrameReader, ProtocolError};
 
+use crate::pool::{Pool, Wiring};
 use crate::reaper::Reaper;
-use crate::state::Master;
+use crate::session_mcp::SessionMcp;
+use crate::state::{Master, Parts};
+use crate::table::{HelperHandle, Table};
 use wta_env::{dirs, private_dir};
 
 use crate::MasterError;
@@ -174,40 +177,28 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
     if let Some(log) = &config.stdio_log {
         crate::daemon::stdio_to_log(log)?;
     }
-    let registry_paths = RegistryPaths::from_env()?;
-    // Read again at each agent spawn; a broken file now is only logged.
-    if let Err(err) = Registry::load(registry_paths.clone()) {
-        tracing::warn!("the agent config cannot be read yet: {err}");
-    }
-    let reaper = match &config.reaper_program {
-        Some(program) => Reaper::spawn(program)
-            .map_err(|e| MasterError::io("cannot start the agent reaper", program, e))?,
-        None => Reaper::disabled(),
-    };
-    let master = Master::new(
-        registry_paths,
-        config.outbound_cap,
-        reaper,
-        config.stats.clone(),
-    );
-    if let Some(socket) = &config.tmux_socket {
-        let _ = master.tmux_socket.set(socket.clone());
-    }
+    let (master, router) = assemble(&config).await?;
     if let Some(home) = std::env::var_os("HOME") {
         tokio::spawn(crate::log_watch::run(master.clone(), home.into()));
     }
-    match crate::session_mcp::SessionMcp::start(Arc::downgrade(&master)).await {
-        Ok(mcp) => {
-            tracing::info!(url = %mcp.url(), "session MCP endpoint ready");
-            let _ = master.mcp.set(mcp);
-        }
-        // Sessions then go without the endpoint's tools (the CLI path stays).
-        Err(err) => tracing::warn!("no session MCP endpoint: {err}"),
-    }
     tracing::info!(socket = %config.socket.display(), pid = std::process::id(), "master listening");
-    // Hidden agent panes whose master went away link again on this signal;
-    // proposal sockets of helpers killed while no master ran go.
-    let tmux_socket = config.tmux_socket.clone();
+    announce(config.tmux_socket.clone());
+    serve(&listener, &master, config.tmux_socket.clone()).await?;
+    tracing::info!("master shutting down");
+    let _ = std::fs::remove_file(&config.socket);
+    master.stop_all_agents();
+    // Give lifecycle tasks time to stop their process groups (1 s + 2 s worst case).
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(4);
+    while !master.pool.all().is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    router.abort();
+    Ok(())
+}
+
+/// Hidden agent panes whose master went away link again on this signal;
+/// proposal sockets of helpers killed while no master ran go.
+fn announce(tmux_socket: Option<PathBuf>) {
     tokio::task::spawn_blocking(move || {
         if let Some(socket) = tmux_socket {
             crate::daemon::announce(&socket);
@@ -217,7 +208,15 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
             std::time::SystemTime::now(),
         );
     });
+}
 
+/// Accepts helpers until SIGTERM/SIGINT/SIGHUP, or until the tmux server at
+/// `tmux_socket` is gone.
+async fn serve(
+    listener: &UnixListener,
+    master: &Arc<Master>,
+    tmux_socket: Option<PathBuf>,
+) -> Result<(), MasterError> {
     let mut term = signal(tokio::signal::unix::SignalKind::terminate())?;
     let mut int = signal(tokio::signal::unix::SignalKind::interrupt())?;
     let mut hup = signal(tokio::signal::unix::SignalKind::hangup())?;
@@ -228,7 +227,6 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
         FIRST_LINE_TIMEOUT,
     );
     let slots = Arc::new(ConnectionSlots::new("master socket", MAX_CONNECTIONS));
-    let tmux_socket = config.tmux_socket.clone();
     let server_gone = async move {
         match &tmux_socket {
             Some(socket) => crate::daemon::tmux_server_gone(socket).await,
@@ -241,28 +239,65 @@ pub async fn run(config: MasterConfig) -> Result<(), MasterError> {
             accepted = listener.accept() => match accepted {
                 // Another user's stream is dropped here: closed at once.
                 Ok((stream, _)) => if let Ok(pid) = our_peer(&stream, uid) {
-                    accept(&master, stream, pid, unproven.admit(), slots.clone());
+                    accept(master, stream, pid, unproven.admit(), slots.clone());
                 },
                 Err(err) => tracing::warn!("accept failed: {err}"),
             },
-            _ = term.recv() => break,
-            _ = int.recv() => break,
-            _ = hup.recv() => break,
+            _ = term.recv() => return Ok(()),
+            _ = int.recv() => return Ok(()),
+            _ = hup.recv() => return Ok(()),
             () = &mut server_gone => {
                 tracing::info!("the tmux server is gone");
-                break;
+                return Ok(());
             }
         }
     }
-    tracing::info!("master shutting down");
-    let _ = std::fs::remove_file(&config.socket);
-    master.stop_all_agents();
-    // Give lifecycle tasks time to stop their process groups (1 s + 2 s worst case).
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(4);
-    while !master.pool.all().is_empty() && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+}
+
+/// The master's parts, wired: the table (helpers, routes), the session MCP
+/// endpoint (it finds helpers in the table), the pool (its events go to the
+/// router task returned, its relays find routes in the table).
+async fn assemble(
+    config: &MasterConfig,
+) -> Result<(Arc<Master>, tokio::task::JoinHandle<()>), MasterError> {
+    let registry_paths = RegistryPaths::from_env()?;
+    // Read again at each agent spawn; a broken file now is only logged.
+    if let Err(err) = Registry::load(registry_paths.clone()) {
+        tracing::warn!("the agent config cannot be read yet: {err}");
     }
-    Ok(())
+    let reaper = match &config.reaper_program {
+        Some(program) => Reaper::spawn(program)
+            .map_err(|e| MasterError::io("cannot start the agent reaper", program, e))?,
+        None => Reaper::disabled(),
+    };
+    let table = Table::new(config.outbound_cap, config.stats.clone());
+    let mcp = match SessionMcp::start(table.clone()).await {
+        Ok(mcp) => {
+            tracing::info!(url = %mcp.url(), "session MCP endpoint ready");
+            Some(mcp)
+        }
+        // Sessions then go without the endpoint's tools (the CLI path stays).
+        Err(err) => {
+            tracing::warn!("no session MCP endpoint: {err}");
+            None
+        }
+    };
+    let (events, agent_events) = tokio::sync::mpsc::unbounded_channel();
+    let pool = Pool::new(Wiring {
+        reaper,
+        events,
+        routes: table.clone(),
+        stats: config.stats.clone(),
+    });
+    let master = Master::new(Parts {
+        registry_paths,
+        pool,
+        table,
+        mcp,
+        tmux_socket: config.tmux_socket.clone(),
+    });
+    let router = tokio::spawn(crate::router::serve_agents(master.clone(), agent_events));
+    Ok((master, router))
 }
 
 fn signal(
@@ -323,39 +358,48 @@ fn accept(
             return;
         };
         pending.prove();
-        let helper = master.add_helper(pid);
+        let helper = master.table.add_helper(pid);
         incoming.helper = Some(helper.id);
         let sink = helper.out.attach(write);
         let incoming = futures::stream::iter([Ok(first)]).chain(incoming);
-        let handler_master = master.clone();
-        let handler_helper = helper.clone();
-        let registered = helper.clone();
-        let result = Agent
-            .v1()
-            .name("wta-master")
-            .on_receive_dispatch(
-                async move |dispatch: Dispatch, cx| {
-                    crate::router::from_helper(&handler_master, &handler_helper, dispatch, cx)
-                },
-                agent_client_protocol::on_receive_dispatch!(),
-            )
-            .connect_with(Lines::new(sink, incoming), async move |cx| {
-                let _ = registered.cx.set(cx.clone());
-                cx.incoming_closed().await;
-                Ok(())
-            })
-            .await;
-        if let Err(err) = result {
-            tracing::debug!(
-                helper = helper.id,
-                "helper connection ended: {}",
-                err.message
-            );
-        }
+        serve_helper(&master, &helper, Lines::new(sink, incoming)).await;
         master.helper_gone(helper.id);
         drop(slot);
         release_if_big(&longest);
     });
+}
+
+/// The ACP connection of a registered helper (the master in the agent
+/// role), until the helper closes it.
+async fn serve_helper(
+    master: &Arc<Master>,
+    helper: &Arc<HelperHandle>,
+    transport: impl agent_client_protocol::ConnectTo<Agent> + 'static,
+) {
+    let (handler_master, handler_helper) = (master.clone(), helper.clone());
+    let registered = helper.clone();
+    let result = Agent
+        .v1()
+        .name("wta-master")
+        .on_receive_dispatch(
+            async move |dispatch: Dispatch, cx| {
+                crate::router::from_helper(&handler_master, &handler_helper, dispatch, cx)
+            },
+            agent_client_protocol::on_receive_dispatch!(),
+        )
+        .connect_with(transport, async move |cx| {
+            let _ = registered.cx.set(cx.clone());
+            cx.incoming_closed().await;
+            Ok(())
+        })
+        .await;
+    if let Err(err) = result {
+        tracing::debug!(
+            helper = helper.id,
+            "helper connection ended: {}",
+            err.message
+        );
+    }
 }
 
 /// After a connection that buffered a big line: hands freed heap back.

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use agent_client_protocol::UntypedMessage;
@@ -31,7 +31,7 @@ use wta_protocol::session_tools::{
     UserInputGoneParams, UserInputOutcome, UserInputParams,
 };
 
-use crate::state::Master;
+use crate::table::Table;
 
 /// The grants of one agent instance.
 fn grant_group(instance: u64) -> GrantGroup {
@@ -107,12 +107,12 @@ pub(crate) struct SessionMcp {
 }
 
 impl SessionMcp {
-    /// Listens on loopback; the backend reaches helpers through `master`.
-    pub async fn start(master: Weak<Master>) -> std::io::Result<Self> {
+    /// Listens on loopback; the backend finds helpers in `helpers`.
+    pub async fn start(helpers: Arc<Table>) -> std::io::Result<Self> {
         let grants = Grants::new();
         let keys = Keys::default();
         let backend = Arc::new(MasterBackend {
-            master,
+            helpers,
             keys: keys.clone(),
             questions: AtomicU64::new(1),
         });
@@ -194,7 +194,8 @@ impl SessionMcp {
 }
 
 struct MasterBackend {
-    master: Weak<Master>,
+    /// Only to find a session's helper by id.
+    helpers: Arc<Table>,
     keys: Keys,
     /// The master's ids for questions (`_wta/user_input_gone` names them).
     questions: AtomicU64,
@@ -210,15 +211,12 @@ fn unreachable(why: &str) -> McpError {
 /// Sends `method` with `params` to the helper of `target` and waits for
 /// its answer.
 async fn ask_helper<P: Serialize, R: DeserializeOwned>(
-    master: &Weak<Master>,
+    helpers: &Table,
     target: &Target,
     method: &str,
     params: impl FnOnce(&str) -> P,
 ) -> Result<R, McpError> {
-    let master = master
-        .upgrade()
-        .ok_or_else(|| unreachable("the wta master is stopping"))?;
-    let helper = master.helper(target.helper).ok_or(McpError::SessionGone)?;
+    let helper = helpers.helper(target.helper).ok_or(McpError::SessionGone)?;
     let cx = helper
         .cx
         .get()
@@ -243,16 +241,19 @@ impl Backend for MasterBackend {
         session: McpSessionId,
         call: SessionTool,
     ) -> BoxFuture<'static, Result<ProposalReport, McpError>> {
-        let (master, target) = (self.master.clone(), self.keys.resolve(&session));
+        let (helpers, target) = (self.helpers.clone(), self.keys.resolve(&session));
         async move {
             let wait_ms = millis(call.wait());
-            ask_helper(&master, &target?, session_tools::METHOD_SESSION_TOOL, |s| {
-                SessionToolParams {
+            ask_helper(
+                &helpers,
+                &target?,
+                session_tools::METHOD_SESSION_TOOL,
+                |s| SessionToolParams {
                     session_id: s.to_owned(),
                     call,
                     wait_ms,
-                }
-            })
+                },
+            )
             .await
         }
         .boxed()
@@ -264,10 +265,10 @@ impl Backend for MasterBackend {
         id: ProposalId,
         wait: Duration,
     ) -> BoxFuture<'static, Result<ProposalReport, McpError>> {
-        let (master, target) = (self.master.clone(), self.keys.resolve(&session));
+        let (helpers, target) = (self.helpers.clone(), self.keys.resolve(&session));
         async move {
             let method = session_tools::METHOD_PROPOSAL_RESULT;
-            ask_helper(&master, &target?, method, |s| ProposalResultParams {
+            ask_helper(&helpers, &target?, method, |s| ProposalResultParams {
                 session_id: s.to_owned(),
                 proposal_id: id,
                 wait_ms: millis(wait),
@@ -282,7 +283,7 @@ impl Backend for MasterBackend {
         session: McpSessionId,
         args: UserInputArgs,
     ) -> BoxFuture<'static, UserInputOutcome> {
-        let (master, target) = (self.master.clone(), self.keys.resolve(&session));
+        let (helpers, target) = (self.helpers.clone(), self.keys.resolve(&session));
         let request = self.questions.fetch_add(1, Ordering::Relaxed);
         async move {
             let target = match target {
@@ -296,13 +297,13 @@ impl Backend for MasterBackend {
             // Dropped before the answer (the caller left, or the time ran
             // out): the helper takes the question down.
             let gone = QuestionGone {
-                master: master.clone(),
+                helpers: helpers.clone(),
                 target: target.clone(),
                 request,
                 answered: false,
             };
             let method = session_tools::METHOD_USER_INPUT;
-            let asked = ask_helper(&master, &target, method, |s| UserInputParams {
+            let asked = ask_helper(&helpers, &target, method, |s| UserInputParams {
                 session_id: s.to_owned(),
                 request,
                 input: args,
@@ -319,7 +320,7 @@ impl Backend for MasterBackend {
 
 /// Tells the helper that a question's caller went away, unless answered.
 struct QuestionGone {
-    master: Weak<Master>,
+    helpers: Arc<Table>,
     target: Target,
     request: u64,
     answered: bool,
@@ -336,22 +337,15 @@ impl Drop for QuestionGone {
         if self.answered {
             return;
         }
-        let Some(helper) = self
-            .master
-            .upgrade()
-            .and_then(|master| master.helper(self.target.helper))
-        else {
+        let Some(helper) = self.helpers.helper(self.target.helper) else {
             return;
         };
-        let Some(cx) = helper.cx.get() else { return };
         let params = UserInputGoneParams {
             session_id: self.target.session.clone(),
             request: self.request,
         };
         if let Ok(msg) = UntypedMessage::new(session_tools::METHOD_USER_INPUT_GONE, params) {
-            helper.ordered(|| {
-                let _ = cx.send_notification(msg);
-            });
+            helper.notify(msg);
         }
     }
 }

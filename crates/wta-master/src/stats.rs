@@ -15,8 +15,6 @@ use serde::{Deserialize, Serialize};
 
 /// One agent line in this many has its relay stages timed.
 pub const SAMPLE_EVERY: u64 = 64;
-/// The relay's pause between small reads (see `relay`), shown with the counters.
-pub const BATCH_PAUSE: std::time::Duration = crate::relay::BATCH_PAUSE;
 
 /// Live counters, shared by every relay and helper writer of one master.
 #[derive(Debug, Default)]

@@ -22,7 +22,8 @@ use wta_protocol::agent_sessions::AgentStatus;
 use super::failure::{agent_exited, forwarded_error, no_agent, unknown_session};
 use crate::inbound::{Forward, HelperNotification};
 use crate::pool::AgentInstance;
-use crate::state::{HelperHandle, Master};
+use crate::state::Master;
+use crate::table::HelperHandle;
 use crate::wire;
 
 /// The agent a helper's message goes to: its session's (only this

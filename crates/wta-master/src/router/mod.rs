@@ -13,10 +13,12 @@
 //! the agent's requests (`session/request_permission`, `fs/*`,
 //! `terminal/*`) go to the helper owning that (instance, sessionId) only;
 //! anything else is refused. Most updates never get here: the relay copies
-//! them ([`crate::relay`]); what reaches [`from_agent`] is everything else.
+//! them ([`crate::relay`]); everything else reaches `agents.rs` as the
+//! pool's events ([`serve_agents`]).
 //! Everything sent to a helper goes through [`HelperHandle::ordered`] /
 //! [`HelperHandle::respond`], in order with relayed updates.
 
+mod agents;
 mod failure;
 mod forward;
 mod session;
@@ -27,52 +29,12 @@ use std::sync::Arc;
 use agent_client_protocol::v1::{ConnectionTo, Dispatch, Responder};
 use agent_client_protocol::{Client, Error};
 use serde_json::Value;
-use wta_protocol::helper_master::FailureKind;
 
-use crate::inbound::{self, HelperNotification, HelperRequest};
-use crate::relay::{self, AgentRelay};
-use crate::state::{HelperHandle, Master};
-use crate::wire;
+pub(crate) use agents::serve_agents;
 
-/// Everything an agent instance sends us that the relay did not copy.
-pub(crate) fn from_agent(
-    master: &Arc<Master>,
-    instance: u64,
-    agent_relay: &AgentRelay,
-    dispatch: Dispatch,
-) -> Result<(), Error> {
-    match dispatch {
-        Dispatch::Notification(msg) if relay::is_fence(&msg.method) => {
-            agent_relay.acknowledge(&msg.params);
-            Ok(())
-        }
-        Dispatch::Notification(msg) => {
-            let session = inbound::session_of(&msg.params);
-            match session.and_then(|s| master.session_helper(instance, &s.0)) {
-                Some(helper) => master.deliver_notification(&helper, msg),
-                None => {
-                    tracing::debug!(instance, method = %msg.method, "agent notification for no known session dropped")
-                }
-            }
-            Ok(())
-        }
-        Dispatch::Request(msg, responder) => {
-            let session = inbound::session_of(&msg.params);
-            let helper = session.and_then(|s| master.session_helper(instance, &s.0));
-            match helper.as_ref().and_then(|h| Some((h, h.cx.get()?))) {
-                Some((helper, cx)) => {
-                    helper.ordered(|| cx.send_request(msg).forward_response_to(responder))
-                }
-                None => responder.respond_with_error(wire::failure(
-                    FailureKind::UnknownSession,
-                    None,
-                    format!("`{}` names no session of this agent", msg.method),
-                )),
-            }
-        }
-        Dispatch::Response(result, router) => router.route_with_result(result),
-    }
-}
+use crate::inbound::{HelperNotification, HelperRequest};
+use crate::state::Master;
+use crate::table::HelperHandle;
 
 /// Everything a helper sends us.
 pub(crate) fn from_helper(

@@ -24,7 +24,8 @@ use super::failure::{agent_error, forwarded_error};
 use crate::inbound::{self, Opening};
 use crate::pool::AgentInstance;
 use crate::session_mcp::Offered;
-use crate::state::{HelperHandle, Master};
+use crate::state::Master;
+use crate::table::HelperHandle;
 use crate::wire::{self, Capabilities};
 
 /// `initialize`: a CLI client gets the master's own answer; a helper gets
@@ -50,7 +51,7 @@ pub(super) async fn initialize(
 /// through the registry and returns a live instance of it.
 /// `generation` 0 is the instance shared per `AgentKey`; others are private (`/restart`).
 async fn agent_for(
-    master: &Arc<Master>,
+    master: &Master,
     agent_id: Option<&str>,
     generation: u64,
 ) -> Result<Arc<AgentInstance>, Error> {
@@ -64,7 +65,7 @@ async fn agent_for(
         .map_err(|e| agent_error(&e, Some(&id)))?;
     master
         .pool
-        .get(master, &spec, generation)
+        .get(&spec, generation)
         .await
         .map_err(|err| err.to_acp(&id))
 }

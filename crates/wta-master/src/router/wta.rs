@@ -11,7 +11,8 @@ use wta_protocol::helper_master::SessionsListResponse;
 use super::failure::unknown_session;
 use crate::inbound::WtaRequest;
 use crate::registry_requests;
-use crate::state::{HelperHandle, Master};
+use crate::state::Master;
+use crate::table::HelperHandle;
 use crate::wire;
 
 pub(super) fn serve(
