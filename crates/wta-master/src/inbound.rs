@@ -16,8 +16,8 @@
 //! routing key, [`session_of`].
 
 use agent_client_protocol::v1::schema::{
-    CancelNotification, CloseSessionRequest, InitializeRequest, LoadSessionRequest, McpServer,
-    Meta, NewSessionRequest, PromptRequest, SessionId,
+    AGENT_METHOD_NAMES, CancelNotification, CloseSessionRequest, InitializeRequest,
+    LoadSessionRequest, McpServer, Meta, NewSessionRequest, PromptRequest, SessionId,
 };
 use agent_client_protocol::{Error, JsonRpcMessage, UntypedMessage};
 use serde::Deserialize;
@@ -144,12 +144,13 @@ impl HelperRequest {
                 None => Ok(Self::Forward(Forward::of(message))),
             };
         }
+        let names = &AGENT_METHOD_NAMES;
         Ok(match message.method.as_str() {
-            "initialize" => Self::Initialize(Box::new(params_of(&message)?)),
-            "session/new" => Self::Open(Opening::New(params_of(&message)?)),
-            "session/load" => Self::Open(Opening::Load(params_of(&message)?)),
-            "session/prompt" => Self::Prompt(params_of(&message)?),
-            "session/close" => Self::Close(params_of(&message)?),
+            m if m == names.initialize => Self::Initialize(Box::new(params_of(&message)?)),
+            m if m == names.session_new => Self::Open(Opening::New(params_of(&message)?)),
+            m if m == names.session_load => Self::Open(Opening::Load(params_of(&message)?)),
+            m if m == names.session_prompt => Self::Prompt(params_of(&message)?),
+            m if m == names.session_close => Self::Close(params_of(&message)?),
             _ => Self::Forward(Forward::of(message)),
         })
     }
@@ -183,7 +184,7 @@ impl WtaRequest {
 impl HelperNotification {
     /// Decodes one notification.
     pub fn decode(message: UntypedMessage) -> Result<Self, Error> {
-        if message.method == "session/cancel" {
+        if message.method == AGENT_METHOD_NAMES.session_cancel {
             return params_of(&message).map(Self::Cancel);
         }
         Ok(Self::Forward(Forward::of(message)))

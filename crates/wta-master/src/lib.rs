@@ -75,11 +75,11 @@ mod table;
 mod wire;
 
 pub use error::MasterError;
+/// The relay's pause between small reads (see `relay`), shown with the
+/// routing benchmark's counters.
+pub use relay::BATCH_PAUSE;
 pub use server::{
     FIRST_LINE_TIMEOUT, MAX_CONNECTIONS, MAX_LINE_BYTES, MAX_UNPROVEN_CONNECTIONS, MasterConfig,
     run,
 };
-/// The relay's pause between small reads (see `relay`), shown with the
-/// routing benchmark's counters.
-pub use relay::BATCH_PAUSE;
 pub use stats::{RelayStats, RelayStatsSnapshot};

@@ -70,7 +70,7 @@ async fn end_closed_panes(master: &Arc<Master>) -> Vec<wta_host::PaneInfo> {
 }
 
 /// `_wta/agent_sessions`.
-pub(crate) async fn agent_sessions(master: &Arc<Master>) -> Value {
+pub(crate) async fn agent_sessions(master: &Arc<Master>) -> Result<Value, Error> {
     let panes = end_closed_panes(master).await;
     let mut rows = master.registry.rows(&master.sessions());
     for row in rows
@@ -101,7 +101,7 @@ pub(crate) async fn agent_sessions(master: &Arc<Master>) -> Value {
             }
         }
     }
-    serde_json::to_value(AgentSessionsResponse { sessions: rows }).unwrap_or_default()
+    wire::to_result(AgentSessionsResponse { sessions: rows })
 }
 
 /// One agent's `session/list`, as historical rows (nothing when it does

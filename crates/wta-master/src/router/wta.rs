@@ -40,7 +40,7 @@ pub(super) fn serve(
             let (master, helper) = (master.clone(), helper.clone());
             return cx.spawn(async move {
                 let rows = registry_requests::agent_sessions(&master).await;
-                let _ = helper.respond(responder, Ok(rows));
+                let _ = helper.respond(responder, rows);
                 Ok(())
             });
         }
