@@ -22,7 +22,7 @@ const MAX_AID: usize = 64;
 const SLICE: usize = 16 * 1024;
 
 /// The four OSC 133 / 633 marks, plus 633's separate command line and
-/// WTA's own cwd report.
+/// WTA's own cwd report and end of a remote shell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MarkKind {
     /// `A`: prompt starts.
@@ -40,6 +40,10 @@ pub enum MarkKind {
     /// any output can print, and which tmux takes as `pane_path`), it counts
     /// only with its shell's nonce, like every other mark.
     Cwd(String),
+    /// WTA's `X`: the shell this `aid` names is gone. `wta ssh` prints it
+    /// (with the nonce it gave the remote shell) when its ssh session ends,
+    /// so a command pending there ends at once ([`crate::tracker`]'s hops).
+    ShellGone,
 }
 
 /// Which protocol a mark came from.
@@ -316,6 +320,7 @@ fn kind_of(letter: &[u8], exit: Option<i32>) -> Option<MarkKind> {
         b"C" => MarkKind::CommandStart,
         b"D" => MarkKind::CommandEnd { exit },
         b"P" => MarkKind::Cwd(String::new()),
+        b"X" => MarkKind::ShellGone,
         _ => return None,
     })
 }

@@ -5,7 +5,8 @@
 //! The tracker never executes anything derived from the pane stream: marks
 //! only shape records, and a mark counts only when it carries its shell's
 //! announced nonce ([`crate::trust`]); any other is dropped, so command
-//! output cannot end (or start) a run.
+//! output cannot end (or start) a run. A shell reached through `wta ssh` is
+//! followed in place of the pane's own while the session lasts (`hop`).
 
 use std::collections::VecDeque;
 
@@ -14,6 +15,10 @@ use serde::Serialize;
 use crate::output::{CappedOutput, Rendered, render};
 use crate::parser::{Cwd, Mark, MarkKind, Token};
 use crate::trust::MarkTrust;
+
+#[path = "tracker_hop.rs"]
+mod hop;
+pub use hop::{Hops, MAX_HOST_LABEL, remote_option, valid_host_label};
 
 /// Milliseconds on a clock chosen by the caller (monotonic or wall clock).
 pub type Millis = u64;
@@ -95,6 +100,9 @@ pub enum EndReason {
     PaneDied { status: Option<i32> },
     /// The watcher lost the stream (pipe taken over): the end is unknown.
     Detached,
+    /// The remote shell it ran in (over `wta ssh`) went away with its
+    /// session: the end is unknown.
+    SessionEnded,
 }
 
 /// One command, from `C` to its end.
@@ -152,6 +160,8 @@ pub struct Tracker {
     pub earlier: VecDeque<Run>,
     /// The nonces of the pane's shells: only marks they accept count.
     pub trust: MarkTrust,
+    /// Remote shells reached through `wta ssh`, and the one followed now.
+    pub hops: Hops,
     /// An OSC 633 `E` command line waiting for its `C`.
     pending_cmdline: Option<String>,
     /// A submission typed without a verified prompt, and the state to go
@@ -189,6 +199,11 @@ enum Restore {
 pub const EARLIER_RUNS: usize = 3;
 
 impl Tracker {
+    /// The host of the remote shell followed now (over `wta ssh`), if any.
+    pub fn remote(&self) -> Option<&str> {
+        self.hops.host()
+    }
+
     /// A finished run by id: the last one or one of the few before it.
     pub fn finished(&self, id: RunId) -> Option<&Run> {
         self.last
@@ -209,6 +224,7 @@ impl Tracker {
             last: None,
             earlier: VecDeque::new(),
             trust: MarkTrust::default(),
+            hops: Hops::default(),
             pending_cmdline: None,
             unverified: None,
             prompted_while_submitted: false,
@@ -278,6 +294,12 @@ pub enum Event {
         pid: u32,
         nonce: Option<String>,
     },
+    /// The watcher read, with that nonce, whether `wta ssh` announced `pid`
+    /// as a remote shell, and its host (`None`: not a remote shell).
+    HopLearned {
+        pid: u32,
+        host: Option<String>,
+    },
     /// A gated shell was released a submit-timeout ago; `changed` tells whether
     /// its screen changed since (a prompt was drawn). No mark by then means
     /// the shell has no integration (tmux-host.md §8.2, rule a).
@@ -321,6 +343,9 @@ pub enum Effect {
         integration: Integration,
     },
     CwdChanged,
+    /// The tracker began or stopped following a remote shell
+    /// ([`Tracker::remote`]).
+    RemoteChanged,
     /// Press the private restore key: the command handed off earlier has
     /// run and the prompt is back, so the text typed before it returns.
     RestoreTyped,
@@ -365,11 +390,12 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
         // them. The cwd comes from the shell's own nonce'd `P` mark only.
         Event::Token(Token::Cwd(_)) => {}
         Event::Token(Token::Mark(mark)) => {
-            if t.trust.accepts(&mark) {
+            if t.trust.accepts(&mark) && hop::before_mark(&mut t, &mark, now, &mut fx) {
                 on_mark(&mut t, mark, now, &mut fx);
             }
         }
         Event::NonceLearned { pid, nonce } => t.trust.learned(pid, nonce, now),
+        Event::HopLearned { pid, host } => t.hops.learned(pid, host),
         Event::HandedOff => t.restore = Restore::AfterNextRun,
         Event::Submitted { text } => {
             if t.state == State::Idle {
@@ -457,6 +483,7 @@ pub fn step(tracker: Tracker, event: Event, now: Millis) -> (Tracker, Vec<Effect
             _ => {}
         },
         Event::Detached => {
+            hop::forget(&mut t);
             close_run(&mut t, None, EndReason::Detached, now, &mut fx);
             not_started(&mut t, NotStarted::EnterLost, &mut fx);
             t.state = State::Unknown;
@@ -533,7 +560,7 @@ fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
         // shell's marks are output of the outer command: `is_own` above).
         if !path.is_empty() && t.cwd.as_ref().is_none_or(|c| c.path != *path) {
             t.cwd = Some(Cwd {
-                host: None,
+                host: t.hops.host().map(str::to_owned),
                 path: path.clone(),
             });
             fx.push(Effect::CwdChanged);
@@ -611,7 +638,7 @@ fn on_mark(t: &mut Tracker, mark: Mark, now: Millis, fx: &mut Vec<Effect>) {
                 }
             }
         }
-        MarkKind::CommandLine | MarkKind::Cwd(_) => {}
+        MarkKind::CommandLine | MarkKind::Cwd(_) | MarkKind::ShellGone => {}
     }
 }
 

@@ -266,6 +266,7 @@ fn end_reason_shown(end: Option<EndReason>) -> String {
         },
         Some(EndReason::PromptWithoutD) => tr!("helper.outcome.lost_integration"),
         Some(EndReason::Detached) => tr!("helper.outcome.detached"),
+        Some(EndReason::SessionEnded) => tr!("helper.outcome.session_ended"),
         Some(EndReason::Mark) | None => tr!("helper.outcome.not_observed"),
     }
 }
@@ -281,6 +282,9 @@ fn end_reason_text(end: Option<EndReason>) -> String {
             "the shell lost its integration mid-command; exit status unknown".to_owned()
         }
         Some(EndReason::Detached) => "another program took over the pane's output".to_owned(),
+        Some(EndReason::SessionEnded) => {
+            "the ssh session of the remote shell ended mid-command; exit status unknown".to_owned()
+        }
         Some(EndReason::Mark) | None => "the command's end was not observed".to_owned(),
     }
 }
