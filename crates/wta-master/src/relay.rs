@@ -339,6 +339,30 @@ struct Staged {
     lines: Vec<u8>,
 }
 
+/// Whether an agent is streaming line by line: reads in a row of nothing
+/// but updates, each within [`STREAMING_GAP`] of the one before.
+#[derive(Debug, Default)]
+struct Streak {
+    last_read: Option<Instant>,
+    reads: u32,
+}
+
+impl Streak {
+    /// After a read of `n` bytes that `started` then: true when the relay
+    /// should pause ([`BATCH_PAUSE`]) before the next.
+    fn pause_after(&mut self, started: Instant, only_updates: bool, n: usize) -> bool {
+        if !only_updates {
+            self.reads = 0;
+        } else if self.last_read.is_some_and(|t| started - t < STREAMING_GAP) {
+            self.reads = self.reads.saturating_add(1);
+        } else {
+            self.reads = 1;
+        }
+        self.last_read = Some(started);
+        self.reads >= STREAMING_READS && n < SMALL_READ
+    }
+}
+
 impl Reader {
     fn run(mut self) {
         let stats = self.sink.stats.clone();
@@ -346,30 +370,11 @@ impl Reader {
         let mut chunk = vec![0u8; READ_CHUNK];
         // An unfinished line carried over to the next read.
         let mut partial: Vec<u8> = Vec::new();
-        let mut last_read: Option<Instant> = None;
-        // Reads in a row of updates only, each close after the one before.
-        let mut streak = 0u32;
+        let mut streak = Streak::default();
         loop {
             let started = Instant::now();
-            let n = match self.pipe.try_read(&mut chunk) {
-                Ok(n) => n,
-                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
-                    let closed = self.waiter.block_on(async {
-                        tokio::select! {
-                            ready = self.pipe.readable() => ready.is_err(),
-                            () = self.to_crate.closed() => true,
-                        }
-                    });
-                    if closed {
-                        return;
-                    }
-                    continue;
-                }
-                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(err) => {
-                    let _ = self.to_crate.send(Err(err));
-                    return;
-                }
+            let Some(n) = self.read(&mut chunk) else {
+                return;
             };
             if let Some(stats) = stats {
                 stats.read(started, n);
@@ -387,45 +392,75 @@ impl Reader {
                 }
                 return;
             }
-            // Lines are handled where they were read; only a line cut by the
-            // read's end is copied, to be completed by the next.
-            let (data, from) = if partial.is_empty() {
-                (&chunk[..n], 0)
-            } else {
-                let old = partial.len();
-                partial.extend_from_slice(&chunk[..n]);
-                (&partial[..], old)
-            };
             let passed_before = self.passed_on;
-            let Ok(consumed) = self.lines_in(stats, data, from) else {
+            if self.lines_read(stats, &chunk[..n], &mut partial).is_err() {
                 return;
-            };
-            self.flush(stats);
-            if partial.is_empty() {
-                partial.extend_from_slice(&chunk[consumed..n]);
-            } else {
-                partial.drain(..consumed);
-                if partial.is_empty() && partial.capacity() > KEEP_PARTIAL_BYTES {
-                    // A huge line is done: do not keep its buffer.
-                    partial = Vec::new();
-                }
             }
-            let only_updates = self.passed_on == passed_before;
-            if !only_updates {
-                streak = 0;
-            } else if last_read.is_some_and(|t| started - t < STREAMING_GAP) {
-                streak = streak.saturating_add(1);
-            } else {
-                streak = 1;
-            }
-            last_read = Some(started);
-            if streak >= STREAMING_READS && n < SMALL_READ {
+            if streak.pause_after(started, self.passed_on == passed_before, n) {
                 if let Some(stats) = stats {
                     stats.pause();
                 }
                 std::thread::sleep(BATCH_PAUSE);
             }
         }
+    }
+
+    /// One read into `chunk`: its length (0 at EOF), after waiting for the
+    /// pipe as long as it is empty; `None` once the connection is gone or
+    /// the pipe failed (the error handed to the connection).
+    fn read(&mut self, chunk: &mut [u8]) -> Option<usize> {
+        loop {
+            match self.pipe.try_read(chunk) {
+                Ok(n) => return Some(n),
+                Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
+                    let closed = self.waiter.block_on(async {
+                        tokio::select! {
+                            ready = self.pipe.readable() => ready.is_err(),
+                            () = self.to_crate.closed() => true,
+                        }
+                    });
+                    if closed {
+                        return None;
+                    }
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(err) => {
+                    let _ = self.to_crate.send(Err(err));
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Handles the lines completed by `read`, then hands their batches to
+    /// their helpers. Lines are handled where they were read; only a line
+    /// cut by the read's end is copied into `partial`, to be completed by
+    /// the next.
+    fn lines_read(
+        &mut self,
+        stats: Option<&RelayStats>,
+        read: &[u8],
+        partial: &mut Vec<u8>,
+    ) -> Result<(), Stop> {
+        let (data, from) = if partial.is_empty() {
+            (read, 0)
+        } else {
+            let old = partial.len();
+            partial.extend_from_slice(read);
+            (&partial[..], old)
+        };
+        let consumed = self.lines_in(stats, data, from)?;
+        self.flush(stats);
+        if partial.is_empty() {
+            partial.extend_from_slice(&read[consumed..]);
+        } else {
+            partial.drain(..consumed);
+            if partial.is_empty() && partial.capacity() > KEEP_PARTIAL_BYTES {
+                // A huge line is done: do not keep its buffer.
+                *partial = Vec::new();
+            }
+        }
+        Ok(())
     }
 
     /// Handles the complete lines of `data` (none starts before `from`'s line

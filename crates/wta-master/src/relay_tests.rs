@@ -217,3 +217,30 @@ fn only_this_relays_fences_are_acknowledged() {
     relay.acknowledge(&json!({"seq": 1, "nonce": relay.nonce}));
     assert_eq!(*relay.acked.lock().unwrap(), 3, "never goes back");
 }
+
+#[test]
+fn only_a_run_of_small_update_reads_close_together_pauses() {
+    let t0 = Instant::now();
+    let at = |us: u64| t0 + Duration::from_micros(us);
+    let small = SMALL_READ - 1;
+    let mut streak = Streak::default();
+    // Four small update-only reads within 1 ms of each other: pause on the fourth.
+    let pauses: Vec<bool> = (0..5)
+        .map(|i| streak.pause_after(at(i * 100), true, small))
+        .collect();
+    assert_eq!(pauses, [false, false, false, true, true]);
+    // A read with a request or an answer in it breaks the run.
+    assert!(!streak.pause_after(at(600), false, small));
+    assert!(!streak.pause_after(at(700), true, small));
+    // A gap of 1 ms or more starts it over.
+    let mut streak = Streak::default();
+    for i in 0..3 {
+        assert!(!streak.pause_after(at(i * 100), true, small));
+    }
+    assert!(!streak.pause_after(at(200 + 1000), true, small));
+    // A big read (a fast agent) is never paused for.
+    let mut streak = Streak::default();
+    for i in 0..8 {
+        assert!(!streak.pause_after(at(i * 100), true, SMALL_READ));
+    }
+}
