@@ -43,6 +43,9 @@ pub enum ShellError {
     BadCommandName { name: String, reason: &'static str },
     #[error("cannot hand the command to the shell: {0}")]
     Handoff(String),
+    /// `wta ssh`'s remote integration could not be prepared.
+    #[error("wta ssh: {0}")]
+    Remote(String),
 }
 
 impl ShellError {
@@ -69,6 +72,8 @@ impl ShellError {
                 &[("path", &path(p)), ("message", message)],
             ),
             Self::Handoff(why) => tr("shell.handoff", &[("why", why)]),
+            // The remote form of a script failed its own checks: a bug, said as is.
+            Self::Remote(_) => self.to_string(),
             Self::BadCommandName { name, reason } => {
                 let quoted = format!("{name:?}");
                 tr(

@@ -12,6 +12,7 @@
 //! - [`fanout`], [`fanout_wire`]: one watcher per pane, many listeners (its
 //!   command events on a private socket, and how a reader joins a pane).
 //! - [`sink`], [`sink_wire`]: the pipe-pane sink and its framing (output and gaps).
+//! - [`remote`]: `wta ssh`'s remote bootstrap, rc text and marks.
 //! - [`resolve`]: does a command exist (shell, cwd, `PATH`), and near matches if not.
 
 pub mod error;
@@ -23,6 +24,7 @@ pub mod launch;
 pub mod output;
 pub mod pane_state;
 pub mod parser;
+pub mod remote;
 pub mod resolve;
 pub mod scripts;
 pub mod sink;

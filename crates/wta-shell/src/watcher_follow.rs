@@ -27,7 +27,7 @@ use crate::last_command::{Finished, LAST_COMMAND_OPTION};
 use crate::parser::{Parser, Token};
 use crate::sink::EXIT_STATUS_OPTION;
 use crate::sink_wire::{Frame, FrameDecoder};
-use crate::tracker::{Effect, Event, PaneFate, Tracker, step};
+use crate::tracker::{Effect, Event, PaneFate, Tracker, remote_option, step};
 use crate::trust::nonce_option;
 
 /// The background half of a watcher.
@@ -106,8 +106,12 @@ impl Follow {
                 lookup
             };
             let Some((pid, mark)) = lookup else { break };
-            let nonce = self.announced_nonce(pid).await;
-            learned = Some([Event::NonceLearned { pid, nonce }, mark]);
+            let (nonce, host) = self.announced(pid).await;
+            learned = Some([
+                Event::NonceLearned { pid, nonce },
+                Event::HopLearned { pid, host },
+                mark,
+            ]);
         }
         if effects
             .iter()
@@ -128,6 +132,13 @@ impl Follow {
         }
         // After the reader has the effects: none of this is on its path.
         publish_changes(&self.host, &self.pane, &effects).await;
+        if effects
+            .iter()
+            .any(|e| matches!(e, Effect::RemoteChanged | Effect::CwdChanged))
+        {
+            let place = crate::remote::RemoteShell::of(&*self.tracker.lock().await);
+            crate::remote::publish(&self.host, &self.pane, place.as_ref()).await;
+        }
         self.publish_facts().await;
         if effects.contains(&Effect::RestoreTyped) {
             // The command handed off earlier ran and the prompt is back: the
@@ -176,11 +187,16 @@ impl Follow {
         });
     }
 
-    /// The nonce the shell with pid `pid` announced on the pane, if any.
-    async fn announced_nonce(&self, pid: u32) -> Option<String> {
-        let option = nonce_option(pid);
-        let probe = self.host.probe(&self.pane, &[option.as_str()]).await.ok()?;
-        Some(probe.option(0).to_owned()).filter(|n| !n.is_empty())
+    /// The nonce the shell with pid `pid` announced on the pane, and the
+    /// host when `wta ssh` announced it as a remote shell, if any.
+    async fn announced(&self, pid: u32) -> (Option<String>, Option<String>) {
+        let options = [nonce_option(pid), remote_option(pid)];
+        let names = [options[0].as_str(), options[1].as_str()];
+        let Ok(probe) = self.host.probe(&self.pane, &names).await else {
+            return (None, None);
+        };
+        let given = |i: usize| Some(probe.option(i).to_owned()).filter(|v| !v.is_empty());
+        (given(0), given(1))
     }
 
     /// Announces each finished run to the subscribers and stores the last
