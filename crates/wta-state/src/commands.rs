@@ -12,7 +12,7 @@ use std::time::Instant;
 use unicode_width::UnicodeWidthStr;
 use wta_i18n::tr;
 
-use super::domain::{ConnectionState, PermissionAnswer, StopReason};
+use super::domain::{ConnectionState, PermissionAnswer, StopReason, YoloAnswer, YoloBlock};
 use super::effects::Effect;
 use super::events::Scripted;
 use super::pickers;
@@ -314,25 +314,28 @@ pub(crate) fn switch_agent(state: &mut AppState, id: String, fx: &mut Vec<Effect
     fx.push(Effect::SwitchAgent(id));
 }
 
-/// `/yolo`, `/yolo on|off` and the `allow_all` config value.
+/// `/yolo`, `/yolo on|off` and the `allow_all` config value. The session
+/// machine decides (the policy, the session's override) and answers with
+/// `DomainEvent::Yolo`; bare `/yolo` explains what it last said.
 pub(crate) fn yolo(state: &mut AppState, wanted: Option<bool>, fx: &mut Vec<Effect>) {
-    let Some(on) = wanted else {
-        // Bare `/yolo` explains; it never changes anything.
-        let now = match (state.yolo.blocked, state.yolo.on) {
-            (true, _) => "chat.yolo.blocked",
-            (false, true) => "chat.yolo.is_on",
-            (false, false) => "chat.yolo.is_off",
-        };
-        return info(state, &tr(now, &[]));
-    };
-    if on && state.yolo.blocked {
-        return warn(state, &tr("chat.yolo.blocked", &[]));
+    match wanted {
+        Some(on) => fx.push(Effect::SetYolo(on)),
+        None => {
+            let now = match (state.yolo.blocked, state.yolo.on) {
+                (Some(YoloBlock::Policy), _) => "chat.yolo.blocked",
+                (None, true) => "chat.yolo.is_on",
+                (None, false) => "chat.yolo.is_off",
+            };
+            info(state, &tr(now, &[]));
+        }
     }
-    state.yolo.on = on;
-    fx.push(Effect::SetYolo(on));
-    if on {
-        warn(state, &tr("chat.yolo.on", &[]));
-    } else {
-        info(state, &tr("chat.yolo.off", &[]));
+}
+
+/// The machine's answer to a `/yolo on|off`, said.
+pub(crate) fn yolo_answered(state: &mut AppState, answer: YoloAnswer) {
+    match answer {
+        YoloAnswer::TurnedOn => warn(state, &tr("chat.yolo.on", &[])),
+        YoloAnswer::TurnedOff => info(state, &tr("chat.yolo.off", &[])),
+        YoloAnswer::Refused(YoloBlock::Policy) => warn(state, &tr("chat.yolo.blocked", &[])),
     }
 }

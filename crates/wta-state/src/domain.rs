@@ -14,6 +14,33 @@ pub enum ConnectionState {
     Failed(String),
 }
 
+/// Yolo as the helper's session machine decided it (DESIGN §5): the view
+/// shows it and never decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct YoloState {
+    /// The agent's own tool permissions are approved without a card.
+    pub on: bool,
+    /// Why `/yolo on` is refused, while it is.
+    pub blocked: Option<YoloBlock>,
+}
+
+/// What keeps yolo off whatever the user asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YoloBlock {
+    /// The group policy forbids it (`allow_yolo_mode = false`).
+    Policy,
+}
+
+/// What the machine made of the user's `/yolo on|off` (or `allow_all`
+/// picked in `/config`), for the transcript to say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YoloAnswer {
+    TurnedOn,
+    TurnedOff,
+    /// Not turned on, and why.
+    Refused(YoloBlock),
+}
+
 /// ACP tool kinds, used to pick a glyph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ToolKind {

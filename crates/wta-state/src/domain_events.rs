@@ -10,7 +10,7 @@ use wta_i18n::tr;
 use super::domain::ConnectionState;
 use super::effects::Effect;
 use super::events::DomainEvent;
-use super::state::{AppState, Setup, TargetPane, YoloState};
+use super::state::{AppState, Setup, TargetPane};
 use super::transcript::SystemLevel;
 use super::{commands, lifecycle, proposal_card};
 
@@ -97,10 +97,13 @@ pub(crate) fn on_domain(
         DomainEvent::ConfigOptions(options) => state.config_options = options,
         DomainEvent::TargetPane { pane, cwd } => state.target = Some(TargetPane { pane, cwd }),
         DomainEvent::PaneFacts { pane, facts } => proposal_card::on_facts(state, pane, facts),
-        DomainEvent::Yolo { on, blocked } => {
-            state.yolo = YoloState {
-                on: on && !blocked,
-                blocked,
+        DomainEvent::Yolo {
+            state: yolo,
+            answer,
+        } => {
+            state.yolo = yolo;
+            if let Some(answer) = answer {
+                commands::yolo_answered(state, answer);
             }
         }
         DomainEvent::AgentMissing {

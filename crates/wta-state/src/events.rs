@@ -8,6 +8,7 @@ use super::debug::Direction;
 use super::domain::{
     AgentChoice, AuthMethod, ConfigOption, ConnectionState, FailureNotice, ModelChoice, PaneFacts,
     PermissionRequest, PlanEntry, StopReason, TerminalView, ToolCall, ToolCallUpdate, Usage,
+    YoloAnswer, YoloState,
 };
 
 /// Modifier keys held with a key press.
@@ -215,10 +216,11 @@ pub enum DomainEvent {
         pane: String,
         facts: PaneFacts,
     },
-    /// Effective yolo state as decided by policy (`blocked` = policy forbids it).
+    /// Yolo as the session machine decided it: its state (the status line)
+    /// and, after the user's `/yolo on|off`, its answer (a line saying so).
     Yolo {
-        on: bool,
-        blocked: bool,
+        state: YoloState,
+        answer: Option<YoloAnswer>,
     },
     /// The chosen agent is not installed.
     AgentMissing {

@@ -59,7 +59,7 @@ pub use reducer::update;
 pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};
 pub use state::{
     Activity, AppState, MasterLost, Pending, Picker, PickerItem, PickerKind, Scroll, Setup,
-    TargetPane, UserWait, Viewport, YoloState,
+    TargetPane, UserWait, Viewport,
 };
 pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
 

@@ -1,5 +1,5 @@
 //! Slash commands through `update`: the popup, each command's effects,
-//! the pickers they open, and the yolo policy gate.
+//! the pickers they open, and yolo as the session machine says it.
 
 use super::test_pane::Pane;
 use super::*;
@@ -51,18 +51,65 @@ fn slash_commands_emit_their_effects() {
     assert_eq!(p.state.connection, ConnectionState::Connecting);
 }
 
+const BLOCKED: YoloState = YoloState {
+    on: false,
+    blocked: Some(YoloBlock::Policy),
+};
+
+/// `/yolo on|off` asks the session machine, whatever the view last heard
+/// (it decides, the policy too); its answer is the line and the state.
 #[test]
-fn yolo_blocked_by_policy_is_refused() {
+fn yolo_is_what_the_machine_says_and_the_view_decides_nothing() {
     let mut p = Pane::ready();
     p.domain(DomainEvent::Yolo {
-        on: false,
-        blocked: true,
+        state: BLOCKED,
+        answer: None,
     });
     p.state.input.set_text("/yolo on");
     p.state.popup_dismissed = true;
-    assert!(p.code(KeyCode::Enter).is_empty());
-    assert!(!p.state.yolo.on);
+    assert_eq!(p.code(KeyCode::Enter), [Effect::SetYolo(true)]);
+    assert_eq!(p.state.yolo, BLOCKED, "unchanged until the machine answers");
+    p.domain(DomainEvent::Yolo {
+        state: BLOCKED,
+        answer: Some(YoloAnswer::Refused(YoloBlock::Policy)),
+    });
+    let (level, text) = p.last_system().unwrap();
+    assert_eq!(level, SystemLevel::Warn);
+    assert!(text.contains("policy"), "{text}");
+    p.state.input.set_text("/yolo");
+    p.code(KeyCode::Enter);
     assert!(p.last_system().unwrap().1.contains("policy"));
+
+    // Each answer says so; the status follows the state given.
+    let on = YoloState {
+        on: true,
+        blocked: None,
+    };
+    for (state, answer, level, says) in [
+        (on, YoloAnswer::TurnedOn, SystemLevel::Warn, "Yolo on:"),
+        (
+            YoloState::default(),
+            YoloAnswer::TurnedOff,
+            SystemLevel::Info,
+            "Yolo off:",
+        ),
+    ] {
+        let mut p = Pane::ready();
+        p.domain(DomainEvent::Yolo {
+            state,
+            answer: Some(answer),
+        });
+        assert_eq!(p.state.yolo, state);
+        let (l, text) = p.last_system().unwrap();
+        assert_eq!((l, text.starts_with(says)), (level, true), "{text}");
+        // A state alone (a session opened) says nothing.
+        let lines = p.state.transcript.entries().len();
+        p.domain(DomainEvent::Yolo {
+            state,
+            answer: None,
+        });
+        assert_eq!(p.state.transcript.entries().len(), lines);
+    }
 }
 
 #[test]
@@ -90,13 +137,16 @@ fn slash_popup_filters_navigates_and_runs() {
     assert_eq!(p.state.completions().len(), 1);
 }
 
-/// `allow_all` picked in `/config` is `/yolo`: the policy gate applies and
-/// the session state follows, instead of a raw `set_config_option`.
+/// `allow_all` picked in `/config` is `/yolo` (the machine's policy gate
+/// applies and the session state follows), never a raw `set_config_option`.
 #[test]
-fn allow_all_in_config_goes_through_yolo_and_its_policy() {
-    for blocked in [false, true] {
+fn allow_all_in_config_goes_through_yolo() {
+    for state in [YoloState::default(), BLOCKED] {
         let mut p = Pane::ready();
-        p.domain(DomainEvent::Yolo { on: false, blocked });
+        p.domain(DomainEvent::Yolo {
+            state,
+            answer: None,
+        });
         p.domain(DomainEvent::ConfigOptions(vec![ConfigOption {
             id: "allow_all".into(),
             name: "Allow all".into(),
@@ -109,14 +159,8 @@ fn allow_all_in_config_goes_through_yolo_and_its_policy() {
         p.code(KeyCode::Enter);
         p.code(KeyCode::Down);
         let effects = p.code(KeyCode::Enter);
-        if blocked {
-            assert_eq!(effects, [], "the policy blocks the /config path too");
-            assert!(!p.state.yolo.on);
-            assert!(p.last_system().unwrap().1.contains("policy"));
-        } else {
-            assert_eq!(effects, [Effect::SetYolo(true)]);
-            assert!(p.state.yolo.on);
-        }
+        assert_eq!(effects, [Effect::SetYolo(true)], "{state:?}");
+        assert_eq!(p.state.yolo, state, "the machine answers");
     }
 }
 

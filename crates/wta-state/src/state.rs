@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::debug::DebugLog;
 use super::domain::{
     AgentChoice, AuthMethod, ConfigOption, ConnectionState, KeyPath, ModelChoice, PaneFacts, Usage,
+    YoloState,
 };
 use super::guard::{self, CardGuard, TopCard};
 use super::input::InputEditor;
@@ -56,13 +57,6 @@ impl Viewport {
 pub struct TargetPane {
     pub pane: String,
     pub cwd: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct YoloState {
-    pub on: bool,
-    /// Policy forbids yolo; `/yolo on` is refused.
-    pub blocked: bool,
 }
 
 /// What a picker chooses.
@@ -173,6 +167,8 @@ pub struct AppState {
     pub agent: String,
     pub model: Option<String>,
     pub target: Option<TargetPane>,
+    /// Yolo as the helper's session machine last said (it decides; the
+    /// status line and a bare `/yolo` show it).
     pub yolo: YoloState,
     pub usage: Option<Usage>,
     /// A question of the agent's waiting for the user.

@@ -10,7 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
-use wta_state::{Activity, AppState, Scroll, Usage, UserWait};
+use wta_state::{Activity, AppState, Scroll, Usage, UserWait, YoloBlock};
 
 use wta_i18n::tr;
 
@@ -125,15 +125,14 @@ fn right(state: &AppState) -> Vec<Segment> {
     }
     // Yolo is a safety setting: "on" outranks everything, its other
     // states rank after the failure pill and before the target and usage.
-    let yolo = vec![vec![if state.yolo.on {
-        Span::styled(
+    // The helper's machine decided it; this only says it.
+    let yolo = vec![vec![match (state.yolo.on, state.yolo.blocked) {
+        (true, _) => Span::styled(
             tr!("status.yolo_on"),
             theme::attention().add_modifier(Modifier::BOLD),
-        )
-    } else if state.yolo.blocked {
-        Span::styled(tr!("status.yolo_blocked"), theme::dim())
-    } else {
-        Span::styled(tr!("status.yolo_off"), theme::dim())
+        ),
+        (false, Some(YoloBlock::Policy)) => Span::styled(tr!("status.yolo_blocked"), theme::dim()),
+        (false, None) => Span::styled(tr!("status.yolo_off"), theme::dim()),
     }]];
     if state.yolo.on {
         segments.push(yolo.clone());

@@ -244,6 +244,14 @@ fn folded_turn_and_system_lines() {
     f.state.input.set_text("/yolo on");
     f.state.popup_dismissed = true;
     f.send(Event::Key(Key::plain(KeyCode::Enter)));
+    // The helper's machine decides and answers.
+    f.domain(DomainEvent::Yolo {
+        state: YoloState {
+            on: true,
+            blocked: None,
+        },
+        answer: Some(YoloAnswer::TurnedOn),
+    });
     f.prompt("/nope");
     f.state.input.clear();
     // Fold the first turn: Tab walks up from the newest foldable.
@@ -277,7 +285,11 @@ fn yolo_state_outranks_the_target_pane_in_a_crowded_status_line() {
             pane: "%12".into(),
             cwd: Some("/check/a/very/long/checkout/path/work/main/crates/wta".into()),
         });
-        f.domain(DomainEvent::Yolo { on, blocked });
+        let blocked = blocked.then_some(YoloBlock::Policy);
+        f.domain(DomainEvent::Yolo {
+            state: YoloState { on, blocked },
+            answer: None,
+        });
         f.prompt("clean");
         f.domain(DomainEvent::PermissionRequest(permission(
             1,
@@ -325,8 +337,11 @@ fn a_failure_pill_names_the_exit_the_pane_and_the_key() {
     assert!(narrow.contains("✗ 101 %3 ^F"), "the short form: {narrow}");
     // "yolo on" is never crowded out by the pill.
     f.domain(DomainEvent::Yolo {
-        on: true,
-        blocked: false,
+        state: YoloState {
+            on: true,
+            blocked: None,
+        },
+        answer: None,
     });
     let narrow = f.render(40, 10).lines().last().unwrap().to_owned();
     assert!(narrow.contains("yolo on"), "{narrow}");

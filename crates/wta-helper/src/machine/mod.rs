@@ -270,7 +270,7 @@ impl Machine {
         self.connect(self.pane.config.agent.clone(), false, &mut out);
         out.cmd(Command::ReadAgents);
         self.status_due(&mut out);
-        out.event(self.pane.yolo.event());
+        out.event(self.pane.yolo.event(None));
         if let Some(pane) = &self.pane.config.target_pane {
             out.event(DomainEvent::TargetPane {
                 pane: pane.to_string(),

@@ -19,7 +19,10 @@
 use agent_client_protocol::v1::schema::SessionConfigOption;
 use wta_agent::yolo::{self, ALLOW_ALL, Decision, OfferedOption, OptionKind, Request, YoloPolicy};
 use wta_protocol::helper_master::YoloReport;
-use wta_state::{ConnectionState, DomainEvent, PermissionOptionKind, PermissionRequest};
+use wta_state::{
+    ConnectionState, DomainEvent, PermissionOptionKind, PermissionRequest, YoloAnswer, YoloBlock,
+    YoloState,
+};
 
 use super::acp_map;
 use super::command::{Call, Command, ProposalNews};
@@ -55,11 +58,28 @@ impl YoloControl {
         yolo::effective(self.policy, self.global, self.session_override)
     }
 
-    /// The status-line event.
-    pub fn event(&self) -> DomainEvent {
-        DomainEvent::Yolo {
+    /// What keeps yolo off whatever the user asks, if anything.
+    pub fn blocked(&self) -> Option<YoloBlock> {
+        match self.policy {
+            YoloPolicy::Blocked => Some(YoloBlock::Policy),
+            YoloPolicy::Allowed => None,
+        }
+    }
+
+    /// Yolo as the pane shows it.
+    pub fn state(&self) -> YoloState {
+        YoloState {
             on: self.effective(),
-            blocked: self.policy == YoloPolicy::Blocked,
+            blocked: self.blocked(),
+        }
+    }
+
+    /// The app's event: the state and, after the user's `/yolo`, the
+    /// machine's answer to it.
+    pub fn event(&self, answer: Option<YoloAnswer>) -> DomainEvent {
+        DomainEvent::Yolo {
+            state: self.state(),
+            answer,
         }
     }
 
@@ -113,20 +133,24 @@ pub fn offers_allow_all(config_options: &[SessionConfigOption]) -> bool {
 }
 
 impl Machine {
-    /// `/yolo on|off` for the current session.
+    /// `/yolo on|off` for the current session: refused while blocked (the
+    /// policy), else the session's override; the answer says which.
     pub(super) fn set_yolo(&mut self, on: bool, out: &mut Out) {
-        if on && let Err(why) = yolo::may_enable(self.pane.yolo.policy) {
-            out.error(why);
-            return out.event(self.pane.yolo.event());
+        if on && let Some(block) = self.pane.yolo.blocked() {
+            return out.event(self.pane.yolo.event(Some(YoloAnswer::Refused(block))));
         }
         self.pane.yolo.session_override = Some(on);
-        self.after_yolo_change(Call::SetYolo(on), true, out);
+        let answer = match on {
+            true => YoloAnswer::TurnedOn,
+            false => YoloAnswer::TurnedOff,
+        };
+        self.after_yolo_change(Call::SetYolo(on), true, Some(answer), out);
     }
 
     /// A new session starts without the `/yolo` override.
     pub(super) fn reset_session_yolo(&mut self, out: &mut Out) {
         self.pane.yolo.session_override = None;
-        out.event(self.pane.yolo.event());
+        out.event(self.pane.yolo.event(None));
     }
 
     /// A session just opened (the `configOptions` of its `session/new`
@@ -141,18 +165,24 @@ impl Machine {
         if in_sync {
             control.restarted_for_disable = false;
         }
-        out.event(control.event());
         let call = Call::SetYolo(control.effective());
-        self.after_yolo_change(call, !in_sync, out);
+        self.after_yolo_change(call, !in_sync, None, out);
     }
 
-    /// Applies the effective value: layer 2 at once, layer 1 when `sync`.
-    fn after_yolo_change(&mut self, call: Call, sync: bool, out: &mut Out) {
+    /// Applies the effective value: layer 2 at once, layer 1 when `sync`;
+    /// the app hears the state (with `answer`, for the user's `/yolo`).
+    fn after_yolo_change(
+        &mut self,
+        call: Call,
+        sync: bool,
+        answer: Option<YoloAnswer>,
+        out: &mut Out,
+    ) {
         if self.pane.yolo.effective() {
             out.cmd(Command::Proposals(ProposalNews::AgentMayRunUnasked));
         }
         self.report_yolo(out);
-        out.event(self.pane.yolo.event());
+        out.event(self.pane.yolo.event(answer));
         if sync && self.pane.yolo.agent_allow_all {
             let value = if self.pane.yolo.effective() {
                 "on"
@@ -197,7 +227,7 @@ impl Machine {
             // Session replacement drops the override; a failed "off" must
             // not come back on through the global default.
             self.pane.yolo.session_override = Some(false);
-            out.event(self.pane.yolo.event());
+            out.event(self.pane.yolo.event(None));
         }
     }
 
@@ -242,10 +272,10 @@ mod tests {
         };
         assert!(!blocked.effective());
         assert_eq!(
-            blocked.event(),
-            DomainEvent::Yolo {
+            blocked.state(),
+            YoloState {
                 on: false,
-                blocked: true
+                blocked: Some(YoloBlock::Policy)
             }
         );
     }

@@ -514,71 +514,6 @@ fn a_stale_sessions_permission_is_cancelled_without_a_card() {
     assert!(m.app.permissions.is_empty());
 }
 
-#[test]
-fn yolo_approves_after_the_preflight_and_says_so() {
-    let mut config = config();
-    config.auto_approve_tools = true;
-    let mut m = Machine::new(config);
-    m.start(t0());
-    step(&mut m, linked(), t0());
-    step(&mut m, opened("s1", json!({})), t0());
-    submit(&mut m, "go");
-    let key = PermissionRequestId(1);
-    let commands = ask(&mut m, 1, Preflighted::Card);
-    assert_eq!(
-        answers(&commands),
-        [(key, PermissionAnswer::Selected("ok".into()))]
-    );
-    assert!(m.app.permissions.is_empty(), "no card");
-    assert!(
-        system(&m, SystemLevel::Info)
-            .iter()
-            .any(|t| t == "Yolo approved: touch x")
-    );
-    // A proposal the preflight answered is never yolo's.
-    let answered = Preflighted::Answered {
-        how: PreflightAnswer::Allowed,
-        sent: Ok(()),
-    };
-    let commands = ask(&mut m, 2, answered);
-    assert!(answers(&commands).is_empty());
-}
-
-#[test]
-fn a_session_with_allow_all_on_is_turned_off_when_yolo_is_off() {
-    let (mut m, _) = ready();
-    let options = json!({"configOptions": [{"id": "allow_all", "name": "Allow all",
-        "type": "select", "currentValue": "on",
-        "options": [{"value": "on", "name": "On"}, {"value": "off", "name": "Off"}]}]});
-    submit(&mut m, "/new");
-    let commands = step(&mut m, opened("s2", options), t0());
-    assert!(
-        commands.contains(&Command::SetConfigOption {
-            call: Call::SetYolo(false),
-            session: sid("s2"),
-            option: "allow_all".into(),
-            value: "off".into(),
-        }),
-        "{commands:?}"
-    );
-    // The agent refuses: fail closed, restart on a fresh agent process.
-    let refused = Input::Replied {
-        call: Call::SetYolo(false),
-        result: Box::new(Err(ConnectionError::BadReply("no".into()))),
-    };
-    let commands = step(&mut m, refused, t0());
-    assert!(
-        commands.iter().any(|c| matches!(
-            c,
-            Command::OpenSession {
-                fresh_agent: true,
-                ..
-            }
-        )),
-        "{commands:?}"
-    );
-}
-
 // Status ----------------------------------------------------------------
 
 #[test]
@@ -661,3 +596,4 @@ mod hidden;
 mod pane_facts;
 mod reveal;
 mod session_tools;
+mod yolo;
