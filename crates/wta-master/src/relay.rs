@@ -372,8 +372,7 @@ impl Reader {
         let mut partial: Vec<u8> = Vec::new();
         let mut streak = Streak::default();
         loop {
-            let started = Instant::now();
-            let Some(n) = self.read(&mut chunk) else {
+            let Some((started, n)) = self.read(&mut chunk) else {
                 return;
             };
             if let Some(stats) = stats {
@@ -405,13 +404,15 @@ impl Reader {
         }
     }
 
-    /// One read into `chunk`: its length (0 at EOF), after waiting for the
-    /// pipe as long as it is empty; `None` once the connection is gone or
-    /// the pipe failed (the error handed to the connection).
-    fn read(&mut self, chunk: &mut [u8]) -> Option<usize> {
+    /// One read into `chunk`: when the read that got bytes began (the wait
+    /// for an empty pipe is not counted) and its length (0 at EOF); `None`
+    /// once the connection is gone or the pipe failed (the error handed to
+    /// the connection).
+    fn read(&mut self, chunk: &mut [u8]) -> Option<(Instant, usize)> {
         loop {
+            let started = Instant::now();
             match self.pipe.try_read(chunk) {
-                Ok(n) => return Some(n),
+                Ok(n) => return Some((started, n)),
                 Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
                     let closed = self.waiter.block_on(async {
                         tokio::select! {
