@@ -104,7 +104,7 @@ fn every_check_reports_and_nothing_failing_exits_0() {
     let d = Doctor::new();
     let (code, report) = d.json();
     assert_eq!(code, Some(0), "{report:#}");
-    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["schema_version"], 2);
     assert_eq!(report["ok"], true);
     let ids: Vec<&str> = report["checks"]
         .as_array()

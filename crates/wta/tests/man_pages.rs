@@ -268,7 +268,7 @@ fn every_synopsis_names_the_value_of_every_option() {
     assert!(delegate.contains("[TASK]"), "{delegate}");
 }
 
-/// The `WTA_*` names in the workspace's library and binary sources.
+/// The `WTA_*` names quoted in the workspace's library and binary sources.
 fn wta_variables() -> BTreeSet<String> {
     fn walk(dir: &Path, out: &mut BTreeSet<String>) {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -277,7 +277,10 @@ fn wta_variables() -> BTreeSet<String> {
                 walk(&path, out);
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let text = std::fs::read_to_string(&path).unwrap();
-                for (at, _) in text.match_indices("WTA_") {
+                // A variable's name is a string (`var("WTA_LOG")`, a const's
+                // value); a Rust constant that happens to start so is not one.
+                for (at, _) in text.match_indices("\"WTA_") {
+                    let at = at + 1;
                     let name: String = text[at..]
                         .chars()
                         .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')

@@ -106,6 +106,12 @@ fn stop_cancels_a_running_turn_and_new_starts_a_working_session() {
     pane.submit("/sessions");
     pane.wait_for_all(&["(this pane)", "custom:test"]);
     pane.keys(&["Escape"]);
+    // Typed at once, the `/` would follow the Esc as Alt+/ (a terminal sends
+    // Alt as an Esc prefix): wait for the picker to close first.
+    wait_until("the picker to close", T, || {
+        !pane.screen().contains("(this pane)")
+    })
+    .unwrap();
     pane.submit("/new");
     pane.wait_for("Starting a new session");
     pane.wait_ready();
