@@ -87,7 +87,7 @@ fn send_prompt(state: &mut AppState, text: String, now: Instant, fx: &mut Vec<Ef
         state.setup_notice = Some(notice);
         return;
     }
-    if state.waits_for_connection() && state.master_lost.is_none() {
+    if state.waits_for_connection() && !state.master_lost() {
         // Sent once the session is open (a second message joins the first);
         // a failed connection puts it back in the editor.
         state.input.submit();
@@ -226,8 +226,9 @@ fn run(state: &mut AppState, command: SlashCommand, now: Instant, fx: &mut Vec<E
             info(state, &tr("chat.starting_new", &[]));
         }
         SlashCommand::Restart => {
+            // The machine answers them (its restart abandons the session)
+            // and says the session is being opened.
             state.permissions.drain();
-            state.connection = ConnectionState::Connecting;
             state.pending = Some(Pending::Restart);
             fx.push(Effect::Restart);
             info(state, &tr!("chat.restarting", agent = state.agent.clone()));

@@ -201,7 +201,6 @@ fn the_setup_screen_says_why_a_message_was_not_sent() {
     );
     // A session starting ends the setup screen and its notice.
     p.domain(DomainEvent::SessionStarted {
-        session: "s2".into(),
         agent: "gemini".into(),
         model: None,
     });
@@ -213,7 +212,6 @@ fn the_setup_screen_says_why_a_message_was_not_sent() {
 fn new_restart_and_switch_say_when_they_finished() {
     let started = |p: &mut Pane, agent: &str| {
         p.domain(DomainEvent::SessionStarted {
-            session: "s9".into(),
             agent: agent.into(),
             model: None,
         });
@@ -224,7 +222,7 @@ fn new_restart_and_switch_say_when_they_finished() {
     assert_eq!(p.enter(), [Effect::NewSession]);
     assert_eq!(p.said().1, "Starting a new session…");
     assert_eq!(started(&mut p, "demo"), "New session with demo ready.");
-    assert_eq!(p.state.session.as_deref(), Some("s9"));
+    assert_eq!(p.state.connection, ConnectionState::Ready);
     p.typed("/restart");
     assert_eq!(p.enter(), [Effect::Restart]);
     assert_eq!(

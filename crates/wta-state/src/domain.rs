@@ -4,14 +4,24 @@
 
 use wta_i18n::tr;
 
-/// Connection to the master and agent.
+/// Where the pane stands with its agent, as the helper's session machine
+/// says: it owns the master link and the session, and tells the app of
+/// each change (`DomainEvent::Connection`, `SessionStarted`, `MasterGone`,
+/// `Reconnected`); the app only shows it, and queues, sends or refuses
+/// what is typed by it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ConnectionState {
+    /// Linking to the master or opening a session.
     #[default]
     Connecting,
+    /// A session is open.
     Ready,
     /// Not usable; the text says why and what to do (e.g. `/restart`).
     Failed(String),
+    /// The master went away: the pane keeps its transcript and waits for
+    /// Enter (never reconnecting on its own); `reconnecting` once Enter
+    /// had a master started and linked.
+    MasterLost { reconnecting: bool },
 }
 
 /// Yolo as the helper's session machine decided it (DESIGN §5): the view

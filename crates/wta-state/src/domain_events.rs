@@ -29,17 +29,12 @@ pub(crate) fn on_domain(
             }
             state.connection = connection;
         }
-        DomainEvent::SessionStarted {
-            session,
-            agent,
-            model,
-        } => {
+        DomainEvent::SessionStarted { agent, model } => {
             state.agent = agent;
             state.model = model;
             state.setup = None;
             state.setup_notice = None;
-            state.connection = ConnectionState::Ready;
-            lifecycle::session_started(state, session);
+            lifecycle::session_started(state);
             commands::connected(state, now, fx);
         }
         DomainEvent::ModelChanged(model) => {

@@ -147,12 +147,12 @@ pub enum Scripted {
 /// Something the ACP connection (or the helper around it) observed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DomainEvent {
-    /// Connection to the master/agent changed state.
+    /// The driver's link or session changed state (it decided; `Failed`
+    /// closes what is open, with a line saying why).
     Connection(ConnectionState),
-    /// A session is live with this agent and model (after `session/new|load`).
+    /// A session is live with this agent and model (after `session/new|load`):
+    /// the connection is `Ready`.
     SessionStarted {
-        /// The session id (kept so a session left behind can be resumed).
-        session: String,
         agent: String,
         model: Option<String>,
     },
@@ -249,14 +249,17 @@ pub enum DomainEvent {
         reason: Option<String>,
     },
     /// The master connection ended, or no master could be reached (again):
-    /// the pane keeps its transcript and offers to reconnect. `why` is what
-    /// the helper could tell (socket closed, process killed, …).
+    /// the connection is `MasterLost` (not reconnecting), and the pane keeps
+    /// its transcript and offers to reconnect. `why` is what the helper
+    /// could tell (socket closed, process killed, …); after a reconnect the
+    /// user started it says that attempt failed.
     MasterGone {
         why: String,
     },
     /// After [`super::Effect::Reconnect`]: a master answers again
     /// (`new_master` unless it is the one this pane lost, which had only
-    /// closed the connection); a new session is being opened.
+    /// closed the connection); the connection is `Connecting` (a new
+    /// session is being opened).
     Reconnected {
         new_master: bool,
     },

@@ -12,7 +12,6 @@ fn ready() -> AppState {
     update(
         &mut state,
         Event::Domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: None,
         }),

@@ -94,7 +94,7 @@ pub(crate) fn top_card(state: &AppState) -> Option<TopCard> {
     if let Some(q) = &state.question {
         return Some(TopCard::Question(q.request.id));
     }
-    if state.master_lost.is_some() {
+    if state.master_lost() {
         // The master-gone notice takes the card's place.
         return None;
     }

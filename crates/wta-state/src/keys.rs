@@ -30,8 +30,12 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
         // The pill's key: the same as `/fix`.
         return commands::fix(state, None, now, fx);
     }
-    if key == Key::plain(KeyCode::Enter) && state.master_lost.is_some() {
-        return super::lifecycle::reconnect(state, fx);
+    if key == Key::plain(KeyCode::Enter) && state.master_lost() {
+        // Enter asks; the machine reconnects once at a time and says so.
+        if !state.reconnecting() {
+            fx.push(Effect::Reconnect);
+        }
+        return;
     }
     let card_took = match state.top_card() {
         Some(TopCard::Permission(_)) => permission_key(state, key, now, fx),
@@ -79,7 +83,6 @@ fn ctrl_c(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
         return;
     }
     if state.quit_armed() {
-        state.quitting = true;
         fx.push(Effect::Quit);
     } else {
         state.quit_armed_at = Some(now);

@@ -20,9 +20,14 @@
 //!   pane costs nothing.
 //! - A scripted front end (the headless driver) acts through
 //!   [`Event::Script`] by the same paths as the keys.
-//! - When the master connection ends, send `MasterGone` and keep running:
-//!   [`Effect::Reconnect`] (Enter) asks for a master and a new session, and
-//!   `Reconnected` says one answers; only [`Effect::Quit`] ends the pane.
+//! - The link and the session are the driver's (the session machine owns
+//!   them, with yolo and quitting): it tells this state of each change
+//!   (`Connection`, `SessionStarted`, `MasterGone`, `Reconnected`, `Yolo`)
+//!   and this state only shows it. When the master connection ends, send
+//!   `MasterGone` and keep running: [`Effect::Reconnect`] (Enter) asks for
+//!   a master and a new session (the driver says `Connection(MasterLost {
+//!   reconnecting: true })` once it starts one), and `Reconnected` says one
+//!   answers; only [`Effect::Quit`] ends the pane.
 
 pub mod card_enter;
 mod commands;
@@ -58,8 +63,8 @@ pub use question::{PendingQuestion, QuestionAnswer, QuestionRequest};
 pub use reducer::update;
 pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};
 pub use state::{
-    Activity, AppState, MasterLost, Pending, Picker, PickerItem, PickerKind, Scroll, Setup,
-    TargetPane, UserWait, Viewport,
+    Activity, AppState, Pending, Picker, PickerItem, PickerKind, Scroll, Setup, TargetPane,
+    UserWait, Viewport,
 };
 pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
 

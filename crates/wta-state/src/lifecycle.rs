@@ -1,18 +1,22 @@
 //! What the pane says as sessions come and go: a `/new`, `/restart`,
 //! `/agent` or reconnect in progress ([`Pending`]) ends with a line saying
 //! it is ready or that it failed; and the master going away keeps the pane
-//! and its transcript ([`MasterLost`]) until the user presses Enter to
-//! reconnect (never on its own) or closes the pane.
+//! and its transcript (`ConnectionState::MasterLost`) until the user
+//! presses Enter to reconnect (never on its own) or closes the pane.
+//!
+//! The link and the session are the helper's session machine's: each change
+//! here follows an event it sent (`SessionStarted`, `MasterGone`,
+//! `Reconnected`, `Connection`); Enter only asks (`Effect::Reconnect`), and
+//! the machine says when a reconnect is under way.
 //!
 //! Invariants: while the master is gone no turn is open and no card waits
 //! (each permission is answered `cancelled` once; recommendation cards are
-//! dropped, the proposal engine ended them with the connection); the id of a session left
-//! on a gone master is kept in `lost_sessions`; a reconnect starts only from
-//! Enter and shows a divider in the transcript once a master answers.
+//! dropped, the proposal engine ended them with the connection); a
+//! reconnect shows a divider in the transcript once a master answers.
 
 use super::domain::{ConnectionState, PermissionAnswer, StopReason};
 use super::effects::Effect;
-use super::state::{AppState, MasterLost, Pending};
+use super::state::{AppState, Pending};
 use super::transcript::SystemLevel;
 use wta_i18n::tr;
 
@@ -28,8 +32,8 @@ fn push(state: &mut AppState, level: SystemLevel, text: &str) {
 }
 
 /// A session is live: the pending change, if any, is done.
-pub(crate) fn session_started(state: &mut AppState, session: String) {
-    state.session = Some(session);
+pub(crate) fn session_started(state: &mut AppState) {
+    state.connection = ConnectionState::Ready;
     let Some(pending) = state.pending.take() else {
         return;
     };
@@ -81,12 +85,16 @@ pub(crate) fn agent_unavailable(state: &mut AppState, agent: &str, install: &str
 
 /// The master connection ended (or a reconnect could not reach one).
 pub(crate) fn master_gone(state: &mut AppState, why: String, fx: &mut Vec<Effect>) {
-    if let Some(lost) = state.master_lost.as_mut() {
-        // Already gone: this is a reconnect that did not work.
-        let retry = lost.reconnecting;
-        lost.reconnecting = false;
-        lost.why = why.clone();
-        let text = if retry {
+    let was = std::mem::replace(
+        &mut state.connection,
+        ConnectionState::MasterLost {
+            reconnecting: false,
+        },
+    );
+    if let ConnectionState::MasterLost { reconnecting } = was {
+        // Already gone: an attempt to link again did not work (the user's
+        // reconnect, or one the machine made on its own).
+        let text = if reconnecting {
             tr!("chat.master.reconnect_failed", why = why)
         } else {
             why
@@ -95,41 +103,20 @@ pub(crate) fn master_gone(state: &mut AppState, why: String, fx: &mut Vec<Effect
     }
     end_everything_open(state, fx);
     state.proposals.drain();
-    if let Some(session) = state.session.take() {
-        state.lost_sessions.push(session);
-    }
     state.pending = None;
     state.picker = None;
     state.setup = None;
     state.setup_notice = None;
-    state.connection = ConnectionState::Failed(why.clone());
     push(
         state,
         SystemLevel::Error,
         &tr!("chat.master.gone", why = why),
     );
-    state.master_lost = Some(MasterLost {
-        why,
-        reconnecting: false,
-    });
-}
-
-/// Enter while the master is gone: one reconnect at a time.
-pub(crate) fn reconnect(state: &mut AppState, fx: &mut Vec<Effect>) {
-    let Some(lost) = state.master_lost.as_mut() else {
-        return;
-    };
-    if lost.reconnecting {
-        return;
-    }
-    lost.reconnecting = true;
-    fx.push(Effect::Reconnect);
 }
 
 /// A master answers again: the transcript gets its divider and a session
 /// is being opened.
 pub(crate) fn reconnected(state: &mut AppState, new_master: bool) {
-    state.master_lost = None;
     state.connection = ConnectionState::Connecting;
     state.pending = Some(Pending::Reconnect);
     let key = if new_master {

@@ -24,8 +24,8 @@ impl Pane {
 }
 
 /// The master going away mid-turn: the turn closes, its card is answered
-/// `cancelled` once, the queued message returns to the editor, the session
-/// id is kept for a later resume, and the pane says what happened.
+/// `cancelled` once, the queued message returns to the editor, and the
+/// pane says what happened.
 #[test]
 fn the_master_going_away_keeps_the_pane_and_says_why() {
     let mut p = Pane::on_model(None);
@@ -47,8 +47,12 @@ fn the_master_going_away_keeps_the_pane_and_says_why() {
     assert!(!p.state.transcript.turn_running());
     assert!(p.state.permissions.is_empty());
     assert_eq!(p.state.input.text(), "queued one\nwait");
-    assert_eq!(p.state.session, None);
-    assert_eq!(p.state.lost_sessions, ["s1"]);
+    assert_eq!(
+        p.state.connection,
+        ConnectionState::MasterLost {
+            reconnecting: false
+        }
+    );
     assert_eq!(p.state.activity(), Activity::MasterLost);
     assert!(!p.state.needs_tick(), "waiting for Enter costs nothing");
     let Some(Item::System { level, text }) = p.items().pop() else {
@@ -68,9 +72,14 @@ fn the_master_going_away_keeps_the_pane_and_says_why() {
     assert_eq!(p.items().len(), before + 1, "only a line");
 }
 
-/// Nothing reconnects on its own: Enter does (with or without a draft,
-/// which stays), once; a failed attempt can be retried; once a master
-/// answers, a divider separates the old transcript from the new session.
+/// What the session machine says once Enter had it start a master.
+const RECONNECTING: DomainEvent =
+    DomainEvent::Connection(ConnectionState::MasterLost { reconnecting: true });
+
+/// Nothing reconnects on its own: Enter asks (with or without a draft,
+/// which stays), and the machine says a reconnect is under way; a failed
+/// attempt can be retried; once a master answers, a divider separates the
+/// old transcript from the new session.
 #[test]
 fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
     let mut p = Pane::on_model(None);
@@ -78,6 +87,12 @@ fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
     p.typed("keep me");
     assert_eq!(p.at(1_000).enter(), [Effect::Reconnect]);
     assert_eq!(p.state.input.text(), "keep me", "not sent, not lost");
+    assert_eq!(
+        p.state.activity(),
+        Activity::MasterLost,
+        "asked, not under way until the machine says"
+    );
+    assert_eq!(p.domain(RECONNECTING), []);
     // The status line waits for the connection, counting from the Enter.
     assert_eq!(
         p.state.activity(),
@@ -110,12 +125,13 @@ fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
     );
     assert_eq!(p.state.connecting_since, None, "no wait while none runs");
     assert_eq!(p.at(10_000).enter(), [Effect::Reconnect]);
+    p.domain(RECONNECTING);
     assert_eq!(
         p.at(11_000)
             .domain(DomainEvent::Reconnected { new_master: true }),
         []
     );
-    assert_eq!(p.state.master_lost, None);
+    assert!(!p.state.master_lost());
     // Opening the session on the new master is the same wait, still
     // counted from the Enter.
     assert_eq!(
@@ -130,13 +146,10 @@ fn enter_reconnects_once_and_a_divider_marks_the_new_master() {
         Some(Item::Divider("reconnected to a new master".into()))
     );
     p.domain(DomainEvent::SessionStarted {
-        session: "s2".into(),
         agent: "demo".into(),
         model: None,
     });
     assert_eq!(p.state.activity(), Activity::Ready);
-    assert_eq!(p.state.session.as_deref(), Some("s2"));
-    assert_eq!(p.state.lost_sessions, ["s1"], "still there to resume");
     let Some(Item::System { text, .. }) = p.items().pop() else {
         panic!()
     };

@@ -13,7 +13,6 @@ fn asked(choices: &[&str], allow_freeform: bool) -> (AppState, Instant) {
     update(
         &mut state,
         Event::Domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: None,
         }),

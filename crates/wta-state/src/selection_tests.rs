@@ -14,7 +14,6 @@ fn pane() -> (AppState, Instant) {
     update(
         &mut state,
         Event::Domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: None,
         }),

@@ -63,7 +63,6 @@ fn setup_screen_runs_terminal_auth_or_authenticate() {
         }]
     );
     p.domain(DomainEvent::SessionStarted {
-        session: "s2".into(),
         agent: "gemini".into(),
         model: None,
     });

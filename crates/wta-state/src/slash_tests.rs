@@ -48,7 +48,8 @@ fn slash_commands_emit_their_effects() {
     assert_eq!(run("/agent nope"), []);
     assert_eq!(run("/stop"), []);
     assert_eq!(run("/restart"), [Effect::Restart]);
-    assert_eq!(p.state.connection, ConnectionState::Connecting);
+    // The session machine says when the session is being opened again.
+    assert_eq!(p.state.connection, ConnectionState::Ready);
 }
 
 const BLOCKED: YoloState = YoloState {

@@ -103,16 +103,6 @@ pub enum Setup {
     },
 }
 
-/// The master connection is gone; the pane stays with its transcript and
-/// offers to reconnect (never on its own).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MasterLost {
-    /// What the helper could tell (socket closed, process killed, …).
-    pub why: String,
-    /// Enter was pressed: a master is being started and connected to.
-    pub reconnecting: bool,
-}
-
 /// A session change the user asked for and has not seen finish yet: the
 /// transcript says when it is ready or that it failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,6 +153,7 @@ pub enum UserWait {
 
 #[derive(Debug, Clone, Default)]
 pub struct AppState {
+    /// The link and the session as the helper's machine last said.
     pub connection: ConnectionState,
     pub agent: String,
     pub model: Option<String>,
@@ -227,15 +218,6 @@ pub struct AppState {
     pub agents: Vec<AgentChoice>,
     pub models: Vec<ModelChoice>,
     pub config_options: Vec<ConfigOption>,
-    /// Set once `Effect::Quit` was emitted.
-    pub quitting: bool,
-    /// The live session's id (from `SessionStarted`).
-    pub session: Option<String>,
-    /// Sessions this pane had on masters that went away, oldest first, so
-    /// they can be resumed once resuming exists.
-    pub lost_sessions: Vec<String>,
-    /// Set while the master is gone.
-    pub master_lost: Option<MasterLost>,
     /// The session change in progress (`/new`, `/restart`, `/agent`, reconnect).
     pub pending: Option<Pending>,
     /// Why the setup screen did not send what was typed, and what to do.
@@ -257,19 +239,15 @@ impl AppState {
     /// master gone, the setup screen, the connection, the card on top,
     /// the agent's turn.
     pub fn activity(&self) -> Activity {
-        if let Some(lost) = &self.master_lost {
-            if !lost.reconnecting {
-                return Activity::MasterLost;
-            }
-            return Activity::Connecting {
+        match &self.connection {
+            ConnectionState::MasterLost {
+                reconnecting: false,
+            } => Activity::MasterLost,
+            ConnectionState::MasterLost { reconnecting: true } => Activity::Connecting {
                 elapsed: self.since(self.connecting_since),
                 reconnect: true,
-            };
-        }
-        if self.setup.is_some() {
-            return Activity::Setup;
-        }
-        match &self.connection {
+            },
+            _ if self.setup.is_some() => Activity::Setup,
             ConnectionState::Connecting => Activity::Connecting {
                 elapsed: self.since(self.connecting_since),
                 reconnect: false,
@@ -298,10 +276,22 @@ impl AppState {
     /// Whether the pane waits for a connection: a master after Enter, or
     /// the agent's session (not while the setup screen waits for the user).
     pub fn waits_for_connection(&self) -> bool {
-        match &self.master_lost {
-            Some(lost) => lost.reconnecting,
-            None => self.connection == ConnectionState::Connecting && self.setup.is_none(),
+        match &self.connection {
+            ConnectionState::MasterLost { reconnecting } => *reconnecting,
+            ConnectionState::Connecting => self.setup.is_none(),
+            ConnectionState::Ready | ConnectionState::Failed(_) => false,
         }
+    }
+
+    /// Whether the master is gone (the pane waits for Enter, or for the
+    /// reconnect Enter started).
+    pub fn master_lost(&self) -> bool {
+        matches!(self.connection, ConnectionState::MasterLost { .. })
+    }
+
+    /// Whether a reconnect the user asked for is under way.
+    pub fn reconnecting(&self) -> bool {
+        self.connection == ConnectionState::MasterLost { reconnecting: true }
     }
 
     /// Slash-popup rows for the current input (empty when hidden).

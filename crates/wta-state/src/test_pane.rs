@@ -26,7 +26,6 @@ impl Pane {
             now: t0,
         };
         pane.domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: model.map(Into::into),
         });

@@ -171,6 +171,8 @@ fn connecting_counts_from_when_the_wait_began() {
     let mut p = Pane::ready();
     p.at(5_000).typed("/restart");
     assert_eq!(p.enter(), [Effect::Restart]);
+    // The session machine says the session is being opened again.
+    p.domain(DomainEvent::Connection(ConnectionState::Connecting));
     assert_eq!(
         p.state.activity(),
         Activity::Connecting {
@@ -188,7 +190,6 @@ fn connecting_counts_from_when_the_wait_began() {
         }
     );
     p.domain(DomainEvent::SessionStarted {
-        session: "s2".into(),
         agent: "demo".into(),
         model: None,
     });

@@ -40,7 +40,6 @@ fn transcript(now: Instant) -> AppState {
     send(
         &mut state,
         DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: None,
         },

@@ -101,10 +101,15 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     let buf = frame.buffer_mut();
     if state.input.is_empty() {
         let hint = match (&state.connection, state.setup.is_some()) {
-            _ if state.master_lost.as_ref().is_some_and(|l| l.reconnecting) => {
-                tr!("input.reconnecting")
+            (ConnectionState::MasterLost { reconnecting: true }, _) => tr!("input.reconnecting"),
+            (
+                ConnectionState::MasterLost {
+                    reconnecting: false,
+                },
+                _,
+            ) => {
+                tr!("input.master_lost")
             }
-            _ if state.master_lost.is_some() => tr!("input.master_lost"),
             (_, true) => tr!("input.setup"),
             (ConnectionState::Connecting, _) => tr!("input.connecting", agent = state.agent),
             (ConnectionState::Failed(_), _) => tr!("input.failed"),

@@ -93,7 +93,7 @@ impl View {
             Some(TopCard::Permission(_)) => card::card_height(state, width),
             Some(TopCard::Question(_)) => question::card_height(state, width),
             Some(TopCard::Proposal { .. }) => proposal_card::card_height(state, width),
-            None if state.master_lost.is_some() => {
+            None if state.master_lost() => {
                 master_lost::height(state, width, room.saturating_sub(1) as usize)
             }
             None => popup::popup_height(state, width),
@@ -130,7 +130,7 @@ impl View {
                 Some(TopCard::Proposal { .. }) => {
                     self.card_sight = proposal_card::render(state, frame, overlay_area);
                 }
-                None if state.master_lost.is_some() => {
+                None if state.master_lost() => {
                     master_lost::render(state, frame, overlay_area);
                 }
                 None => popup::render(state, frame, overlay_area),

@@ -10,7 +10,7 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 use wta_i18n::tr;
-use wta_state::{AppState, MasterLost};
+use wta_state::AppState;
 
 use crate::status::SPINNER;
 use crate::theme;
@@ -23,8 +23,8 @@ fn spinner(state: &AppState) -> &'static str {
 /// Rows of the short form.
 const COMPACT_ROWS: usize = 2;
 
-fn body(state: &AppState, lost: &MasterLost, width: usize) -> Vec<Line<'static>> {
-    if lost.reconnecting {
+fn body(state: &AppState, width: usize) -> Vec<Line<'static>> {
+    if state.reconnecting() {
         return vec![Line::from(vec![
             Span::styled(format!("{} ", spinner(state)), theme::accent()),
             Span::raw(tr!("master_lost.reconnecting")),
@@ -50,20 +50,20 @@ fn body(state: &AppState, lost: &MasterLost, width: usize) -> Vec<Line<'static>>
 /// prompt: the full form when it fits, else the short one (0 while the
 /// master is there).
 pub fn height(state: &AppState, width: usize, room: usize) -> usize {
-    let Some(lost) = &state.master_lost else {
+    if !state.master_lost() {
         return 0;
-    };
-    let full = body(state, lost, width.saturating_sub(4)).len() + 2;
+    }
+    let full = body(state, width.saturating_sub(4)).len() + 2;
     if full <= room { full } else { COMPACT_ROWS }
 }
 
 pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
-    let Some(lost) = &state.master_lost else {
+    if !state.master_lost() {
         return;
-    };
-    let full = body(state, lost, area.width.saturating_sub(4) as usize).len() + 2;
+    }
+    let full = body(state, area.width.saturating_sub(4) as usize).len() + 2;
     if (area.height as usize) < full {
-        return compact(state, lost, frame, area);
+        return compact(state, frame, area);
     }
     let block = Block::default()
         .borders(Borders::ALL)
@@ -73,7 +73,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
             format!(" {} ", tr!("master_lost.title")),
             theme::error().add_modifier(Modifier::BOLD),
         )));
-    let lines = body(state, lost, area.width.saturating_sub(4) as usize);
+    let lines = body(state, area.width.saturating_sub(4) as usize);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let padded = Rect {
@@ -84,10 +84,10 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines), padded);
 }
 
-fn compact(state: &AppState, lost: &MasterLost, frame: &mut Frame, area: Rect) {
+fn compact(state: &AppState, frame: &mut Frame, area: Rect) {
     let width = area.width as usize;
     let head = truncate(&tr!("master_lost.title"), width.saturating_sub(2));
-    let keys = if lost.reconnecting {
+    let keys = if state.reconnecting() {
         format!(
             "{} {}",
             spinner(state),

@@ -175,7 +175,6 @@ impl Pane {
         let mut state = AppState::new("demo");
         for event in [
             DomainEvent::SessionStarted {
-                session: "s1".into(),
                 agent: "demo".into(),
                 model: None,
             },

@@ -82,7 +82,6 @@ impl Pane {
         let mut state = AppState::new("demo");
         let mut events = vec![
             DomainEvent::SessionStarted {
-                session: "s1".into(),
                 agent: "demo".into(),
                 model: Some("demo-1".into()),
             },

@@ -59,7 +59,6 @@ fn control_characters_in_shown_text_never_reach_the_terminal() {
     let mut state = AppState::new("demo");
     for event in [
         DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: None,
         },

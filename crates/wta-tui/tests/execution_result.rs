@@ -44,7 +44,6 @@ fn result_under_the_confirmed_card() {
     feed(
         &mut state,
         DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: Some("demo-1".into()),
         },

@@ -21,7 +21,6 @@ fn state_with(proposal: AcceptedProposal, extra: &[Event]) -> (AppState, Instant
     update(
         &mut state,
         Event::Domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: Some("demo-1".into()),
         }),

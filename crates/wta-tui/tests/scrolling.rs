@@ -14,7 +14,6 @@ fn connected(now: Instant) -> AppState {
     update(
         &mut state,
         Event::Domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: None,
         }),

@@ -26,7 +26,6 @@ impl Pane {
             now: Instant::now(),
         };
         pane.send(Event::Domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: None,
         }));

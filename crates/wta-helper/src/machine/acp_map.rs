@@ -378,7 +378,6 @@ pub fn session_started(agent: &str, reply: &SessionOpened) -> SessionFacts {
         DomainEvent::Models(models),
         DomainEvent::ConfigOptions(options),
         DomainEvent::SessionStarted {
-            session: reply.response.session_id.0.to_string(),
             agent: agent.to_owned(),
             model,
         },

@@ -229,7 +229,6 @@ fn session_reply_with_models_uses_set_model() {
                 ],
             }]),
             DomainEvent::SessionStarted {
-                session: "s1".into(),
                 agent: "claude".into(),
                 model: Some("sonnet".into())
             },
@@ -250,7 +249,6 @@ fn session_reply_with_a_model_config_option_uses_that_option() {
     assert_eq!(
         facts.events.last(),
         Some(&DomainEvent::SessionStarted {
-            session: "s2".into(),
             agent: "copilot".into(),
             model: Some("b".into())
         })

@@ -14,7 +14,7 @@
 //! only (`now: false`), so a master that keeps refusing costs one attempt
 //! per start, not a loop.
 
-use wta_state::DomainEvent;
+use wta_state::{ConnectionState, DomainEvent};
 
 use super::ConnectionError;
 use super::command::{Command, ProposalNews};
@@ -135,12 +135,16 @@ impl Machine {
         self.await_master_unseen(true, out);
     }
 
-    /// `Effect::Reconnect`: start a master if none runs, then link.
+    /// `Effect::Reconnect`: start a master if none runs, then link; the
+    /// app shows the reconnect under way until a master answers.
     pub(super) fn reconnect(&mut self, out: &mut Out) {
         if self.pane.link != Link::Down {
             return;
         }
         self.pane.link = Link::StartingMaster;
+        out.event(DomainEvent::Connection(ConnectionState::MasterLost {
+            reconnecting: true,
+        }));
         out.cmd(Command::StartMaster);
     }
 

@@ -29,7 +29,6 @@ impl Fixture {
             now: t0,
         };
         f.domain(DomainEvent::SessionStarted {
-            session: "s1".into(),
             agent: "demo".into(),
             model: Some("demo-1".into()),
         });

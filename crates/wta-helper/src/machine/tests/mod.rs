@@ -596,4 +596,5 @@ mod hidden;
 mod pane_facts;
 mod reveal;
 mod session_tools;
+mod told;
 mod yolo;
