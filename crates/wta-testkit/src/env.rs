@@ -98,6 +98,15 @@ impl Sandbox {
                     .unwrap_or_else(|e| panic!("cannot chmod {}: {e}", dir.display()));
             }
         }
+        // fish, started for the first time with a data dir, generates its
+        // completions from every man page in the background, minutes of CPU
+        // that outlive the test (reparented to init). It skips that when the
+        // directory is there.
+        for data in ["data", "home/.local/share"] {
+            let generated = root.join(data).join("fish/generated_completions");
+            std::fs::create_dir_all(&generated)
+                .unwrap_or_else(|e| panic!("cannot make {}: {e}", generated.display()));
+        }
         Self {
             root: root.to_path_buf(),
             _owned: None,
