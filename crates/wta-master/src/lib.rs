@@ -33,9 +33,9 @@
 //!   process group once the master is gone, even when it was SIGKILLed.
 //!
 //! Module graph (`a → b`: `a` uses `b`, from the `use crate::` lines): it
-//! has no cycle, between modules or between files (in `pool/` and
-//! `router/`, a parent uses its children and no child uses its parent's
-//! own items).
+//! has no cycle, between modules or between files (in `pool/`, `relay/`
+//! and `router/`, a parent uses its children and no child uses its
+//! parent's own items).
 //!
 //! ```text
 //! server → router, state, table, pool, session_mcp, outbound, reaper, daemon, log_watch, leftovers

@@ -1,5 +1,7 @@
 //! What the relay copies (a trust boundary: agent output), and its fences.
 
+use std::borrow::Cow;
+
 use proptest::prelude::*;
 use serde_json::json;
 
