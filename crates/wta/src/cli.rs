@@ -132,6 +132,11 @@ pub enum Command {
     ShellIntegration(cmd::shell_integration::ShellIntegrationArgs),
     /// Follow a pane and print each command's start, exit code and output.
     Listen(cmd::listen::ListenArgs),
+    /// Your ssh, with WTA's integration in the remote shell: its commands are followed like local ones.
+    #[command(
+        after_help = "Examples:\n  wta ssh build-box\n  wta ssh -p 2222 -J jump me@db -- journalctl -f"
+    )]
+    Ssh(cmd::ssh::SshArgs),
     /// Hand a task to a delegate agent in a new tab, with this pane's context.
     Delegate(cmd::delegate::DelegateArgs),
     /// Ask the tab's agent pane to fix the last command that failed (as its /fix).
@@ -163,6 +168,10 @@ pub fn main() -> ExitCode {
     cmd::completions::answer_if_asked();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     crate::language::init(crate::cli_help::language_flag(&args).as_deref());
+    // ssh's words go to ssh as they are (its -L and -S are not wta's).
+    if let Some(code) = cmd::ssh::intercept(&args) {
+        return code;
+    }
     let cli = crate::cli_help::parse(&args);
     if cli.agent_reaper {
         return cmd::master::agent_reaper();

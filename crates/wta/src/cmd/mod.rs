@@ -25,6 +25,9 @@ pub mod sessions_actions;
 pub mod sessions_pick;
 pub mod sessions_registry;
 pub mod shell_integration;
+pub mod ssh;
+mod ssh_args;
+mod ssh_pty;
 mod target;
 pub mod terminal_exec;
 pub mod tmux_config;
@@ -69,6 +72,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Hook(args) => Ok(hook::run(ctx, &args)),
         Command::ShellIntegration(args) => shell_integration::run(&args),
         Command::Listen(args) => listen::run(ctx, &args),
+        Command::Ssh(args) => ssh::run(ctx, &args),
         Command::Fix(args) => fix::run(ctx, &args),
         Command::Delegate(args) => delegate::run(ctx, &args),
         Command::PipeSink(args) => pipe_sink::run(&args),
