@@ -166,6 +166,18 @@ fn sessions_hooks_up_and_delegate_texts_have_no_bare_english_in_the_pseudo_local
         "delegate (not installed)",
         &["delegate", "--agent", "gemini", "-t", &shell, "x"],
     );
+    // As a pane's shell runs it (inside tmux): the integration's state too.
+    let out = l
+        .env
+        .command()
+        .env("PATH", &path)
+        .env("TMUX", l.tmux.tmux_env())
+        .env("TMUX_PANE", &shell)
+        .args(["--language", "pseudo", "active-pane"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    rendered.push(("active-pane".into(), text(&out)));
     // The tab a missing delegate CLI gets.
     let out = wta_in(
         &l,

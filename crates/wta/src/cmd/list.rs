@@ -209,9 +209,16 @@ pub fn active_pane(ctx: &Ctx) -> anyhow::Result<ExitCode> {
     if ctx.json {
         output::json(&json::PaneRow::new(&p))?;
     } else {
+        // The state in the user's words (JSON keeps the wire word).
+        let state = match p.integration.state {
+            s @ ("present" | "absent" | "unknown" | "stale") => {
+                tr!(&format!("cli.integration_state.{s}"))
+            }
+            other => other.to_owned(),
+        };
         let integration = match (&p.integration.shell, p.integration.pid) {
-            (Some(shell), Some(pid)) => format!("{} ({shell} {pid})", p.integration.state),
-            _ => p.integration.state.to_owned(),
+            (Some(shell), Some(pid)) => format!("{state} ({shell} {pid})"),
+            _ => state,
         };
         let l = labels(&[
             "pane",
