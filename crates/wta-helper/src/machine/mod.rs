@@ -6,7 +6,7 @@
 //!                              │
 //!                              ├─ wta_state::update (the chat app: transcript, cards, pickers)
 //!                              └─ the pane's session: link to the master, ACP session,
-//!                                 permissions, yolo, proposals news, status
+//!                                 permissions, yolo, proposal and executor news, status
 //! ```
 //!
 //! [`Machine`] holds the chat app's [`AppState`] (what `wta-tui` draws) and
@@ -14,12 +14,18 @@
 //! reducer; the app's effects become commands or session steps, whose
 //! events go back through the reducer, until nothing is left. Every other
 //! input (typed ACP from the master, command answers, the proposal
-//! engine's cards, timers) steps the session side the same way.
+//! machine's and the executor's news, timers: facts, never words) steps
+//! the session side the same way, and the session side words what the
+//! pane shows.
 //!
 //! One owner each: whether a turn runs is the app's (its transcript's open
-//! turn; the session side reads it); which ACP session is current, the
-//! master link and the permission requests awaiting an answer are the
-//! session side's. Invariants: updates and permission requests of any
+//! turn; the session side reads it); which ACP session is current (and
+//! which to resume), the master link, yolo with its policy block, quitting
+//! and the permission requests awaiting an answer are the session side's.
+//! The app keeps no copy of them: it is told each change by an event that
+//! carries the session side's decision (`Connection`, `SessionStarted`,
+//! `MasterGone`, `Reconnected`, `Yolo`), and its effects only ask.
+//! Invariants: updates and permission requests of any
 //! session but the current one are dropped (a stale permission is
 //! cancelled); every permission request is answered exactly once; a master
 //! EOF ends the link, the session and the turn, and only the user's
@@ -36,6 +42,9 @@
 //! [`acp_map`] (typed ACP → app events), [`status`] (probe facts, the
 //! sessions table), [`pane_facts`] (what the shell panes are doing, for the
 //! cards), `proposal_row` (a proposal CLI call as what it proposes),
+//! `cards` (the proposal machine's and the executor's news: the card, a
+//! claim refused, an action's end), [`news`] (what the runtime's own work
+//! came to: CLI runs, tmux calls, agent terminals, worded here),
 //! [`hidden_card`] (a card nobody sees: the tab's indicator and the bell).
 
 pub mod acp_map;
