@@ -175,14 +175,6 @@ impl Said {
         }
     }
 
-    /// Text that is the same in every language (an OS error, a path).
-    pub fn verbatim(text: String) -> Self {
-        Self {
-            english: text.clone(),
-            shown: text,
-        }
-    }
-
     /// The text for people.
     pub fn shown(&self) -> &str {
         &self.shown

@@ -506,3 +506,33 @@ fn hook_reaches_a_real_master() {
         "{text}"
     );
 }
+
+/// A bundle that cannot be written says what WTA was doing, where, and the
+/// OS's words, in the user's language (English in `--json`).
+#[test]
+fn a_file_that_cannot_be_written_is_named_in_the_users_language() {
+    let h = H::new();
+    h.fake("claude", FAKE);
+    // The bundle's dir is taken by a file: nothing can be made below it.
+    let data = h.path("data/wta");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("agent-hooks"), "not a dir").unwrap();
+    let out = h.wta(&["--language", "de", "hooks", "install", "--cli", "claude"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        shown.contains("kann ") && shown.contains("nicht anlegen") && shown.contains("agent-hooks"),
+        "{shown}"
+    );
+    let out = h.wta(&["hooks", "install", "--cli", "claude", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = report["clis"][0]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("cannot create ") && error.contains("agent-hooks"),
+        "{report}"
+    );
+}

@@ -8,7 +8,6 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
 use serde::Serialize;
 use wta_agent::hooks::registration::{self, Registration};
 use wta_agent::hooks::{self as data, bundle};
@@ -119,10 +118,15 @@ impl CliResult {
     }
 }
 
-/// A file operation's error chain, the same for `--json` and for people
-/// (the OS's words, with the path).
-fn verbatim(err: &anyhow::Error) -> Said {
-    Said::verbatim(format!("{err:#}"))
+/// A file operation that failed: what WTA was doing (`cli.hooks.file.<what>`,
+/// in the user's words for people, English in `--json`), the path, and the
+/// OS's own words.
+fn failed<'a>(what: &str, path: &'a Path) -> impl FnOnce(std::io::Error) -> Said + use<'a> {
+    let key = format!("cli.hooks.file.{what}");
+    move |err| {
+        let (path, error) = (path.display().to_string(), err.to_string());
+        Said::new(&key, &[("path", &path), ("error", &error)])
+    }
 }
 
 fn make_private_dir(dir: &Path) -> std::io::Result<()> {
@@ -150,39 +154,35 @@ fn write_file(path: &Path, contents: &str, mode: u32) -> std::io::Result<()> {
     fs::rename(&tmp, path)
 }
 
-fn write_bundle(t: &Target) -> anyhow::Result<()> {
+fn write_bundle(t: &Target) -> Result<(), Said> {
     let root = t.dir.parent().unwrap_or(&t.dir);
     if let Some(parent) = root.parent() {
-        fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
+        fs::create_dir_all(parent).map_err(failed("create", parent))?;
     }
-    make_private_dir(root).with_context(|| format!("cannot create {}", root.display()))?;
+    make_private_dir(root).map_err(failed("create", root))?;
     for f in bundle::files(t.cli) {
         let path = t.dir.join(&f.path);
         let dir = path.parent().unwrap_or(&t.dir);
-        make_private_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        write_file(&path, &f.contents, f.mode)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        make_private_dir(dir).map_err(failed("create", dir))?;
+        write_file(&path, &f.contents, f.mode).map_err(failed("write", &path))?;
     }
     Ok(())
 }
 
-fn copy_opencode_plugin(r: &mut CliResult) -> anyhow::Result<()> {
+fn copy_opencode_plugin(r: &mut CliResult) -> Result<(), Said> {
     let target = opencode_target();
     let dir = target.parent().unwrap_or(&target);
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    fs::create_dir_all(dir).map_err(failed("create", dir))?;
     if target.exists() && !is_wta_file(&target) {
         let backup = data::free_backup_path(&target, |p| p.exists());
-        fs::rename(&target, &backup)
-            .with_context(|| format!("cannot move {} aside", target.display()))?;
+        fs::rename(&target, &backup).map_err(failed("move_aside", &target))?;
         let (from, to) = (target.display().to_string(), backup.display().to_string());
         r.notes.push(Said::new(
             "cli.hooks.moved_aside",
             &[("path", &from), ("backup", &to)],
         ));
     }
-    write_file(&target, &bundle::opencode_plugin(), 0o644)
-        .with_context(|| format!("cannot write {}", target.display()))?;
+    write_file(&target, &bundle::opencode_plugin(), 0o644).map_err(failed("write", &target))?;
     let (path, dir) = (target.display().to_string(), dir.display().to_string());
     r.notes.push(Said::new(
         "cli.hooks.wrote_plugin",
@@ -191,10 +191,10 @@ fn copy_opencode_plugin(r: &mut CliResult) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn remove_opencode_plugin(r: &mut CliResult) -> anyhow::Result<()> {
+fn remove_opencode_plugin(r: &mut CliResult) -> Result<(), Said> {
     let target = opencode_target();
     if is_wta_file(&target) {
-        fs::remove_file(&target).with_context(|| format!("cannot remove {}", target.display()))?;
+        fs::remove_file(&target).map_err(failed("remove", &target))?;
         let path = target.display().to_string();
         r.notes
             .push(Said::new("cli.hooks.removed", &[("path", &path)]));
@@ -205,8 +205,7 @@ fn remove_opencode_plugin(r: &mut CliResult) -> anyhow::Result<()> {
     }
     let backup = data::opencode_backup_path(&target);
     if backup.exists() && !target.exists() {
-        fs::rename(&backup, &target)
-            .with_context(|| format!("cannot put {} back", backup.display()))?;
+        fs::rename(&backup, &target).map_err(failed("put_back", &backup))?;
         let path = target.display().to_string();
         r.notes
             .push(Said::new("cli.hooks.put_back", &[("path", &path)]));
@@ -225,9 +224,9 @@ fn install_one(t: &Target) -> CliResult {
         return r;
     };
     let (present, same, _) = bundle_state(t);
-    let done = write_bundle(t).map_err(|e| verbatim(&e)).and_then(|()| {
+    let done = write_bundle(t).and_then(|()| {
         match registration::install(t.cli, &bundle::registration_path(t.cli, &t.dir)) {
-            Registration::CopyFile => copy_opencode_plugin(&mut r).map_err(|e| verbatim(&e)),
+            Registration::CopyFile => copy_opencode_plugin(&mut r),
             Registration::Commands(steps) => {
                 if present && !same {
                     // The CLI keeps its own copy: a changed bundle is registered afresh.
@@ -255,7 +254,7 @@ fn install_one(t: &Target) -> CliResult {
 fn uninstall_one(t: &Target) -> CliResult {
     let mut r = CliResult::new(t);
     let done = match (registration::uninstall(t.cli), &t.program) {
-        (Registration::CopyFile, _) => remove_opencode_plugin(&mut r).map_err(|e| verbatim(&e)),
+        (Registration::CopyFile, _) => remove_opencode_plugin(&mut r),
         (Registration::Commands(_), None) => {
             r.outcome = Outcome::NotFound;
             r.error = Some(Said::new(
