@@ -1,0 +1,346 @@
+//! `wta ssh` end to end (issue 29), against a real OpenSSH server on
+//! loopback (`ssh_common`): a private tmux server whose first pane is an
+//! integrated local shell with the real master and helper beside it; the
+//! user runs `wta ssh -F <config> lab` in that pane, and the agent pane's
+//! cards run in the remote shell with their exit codes and output coming
+//! back; the session's end hands the pane back to the local shell; killing
+//! the session's sshd mid-command ends the card at once; forged marks from
+//! the remote side change nothing; the nonce is in no remote argv or
+//! environment.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
+
+mod pane_tui_common;
+mod ssh_common;
+
+use std::time::{Duration, Instant};
+
+use pane_tui_common::{Pane, T, WTA, integrated_pane_in};
+use ssh_common::{HOST, Sshd, cmdline, environ};
+use wta_testkit::{squeezed, wait_for_value, wait_until};
+
+/// A local shell pane (with its agent pane) in a `wta ssh` session.
+struct Remote {
+    pane: Pane,
+    sshd: Sshd,
+    /// The local shell's `@wta_integration`, before `wta ssh`.
+    local: String,
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+impl Remote {
+    /// `local` (bash, zsh, fish) in the pane, `wta ssh` to an sshd whose
+    /// login shell is `remote` (a path), and its first prompt followed.
+    fn open(local: &str, remote: &str) -> Self {
+        let remote = Self::local(local, remote);
+        remote.ssh("");
+        remote.wait_remote_prompt();
+        remote
+    }
+
+    /// The panes and the sshd, before `wta ssh`.
+    fn local(local: &str, remote: &str) -> Self {
+        let sshd = Sshd::start(remote);
+        let pane = integrated_pane_in(local);
+        let mut remote = Remote {
+            pane,
+            sshd,
+            local: String::new(),
+        };
+        remote.local = remote.option("@wta_integration");
+        assert!(remote.local.starts_with(local), "{:?}", remote.local);
+        remote
+    }
+
+    /// Types `wta ssh -F <config> lab <extra>` into the shell pane.
+    fn ssh(&self, extra: &str) {
+        let line = format!(
+            "{} ssh -F {} {HOST} {extra}",
+            quote(WTA),
+            quote(&self.sshd.client_config().to_string_lossy())
+        );
+        self.pane.tmux.type_line(&self.pane.shell, line.trim_end());
+    }
+
+    fn option(&self, name: &str) -> String {
+        self.pane
+            .tmux
+            .try_tmux(&["show-options", "-p", "-v", "-t", &self.pane.shell, name])
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    }
+
+    /// Waits until the agent pane's watcher follows the remote shell at a
+    /// prompt: it names it (and its nonce'd directory) on the pane.
+    fn wait_remote_prompt(&self) {
+        wait_until("the watcher follows the remote shell", T, || {
+            self.option("@wta_remote_shell")
+                .contains("\"host\":\"lab\"")
+        })
+        .unwrap_or_else(|e| {
+            panic!(
+                "{e}; shell pane:\n{}\nsshd log:\n{}",
+                self.pane.shell_screen(),
+                self.sshd.log()
+            )
+        });
+    }
+
+    /// `wta ssh`'s pid: the `aid` its remote shell's marks carry.
+    fn aid(&self) -> u32 {
+        let options = self
+            .pane
+            .tmux
+            .tmux(&["show-options", "-p", "-t", &self.pane.shell]);
+        options
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("@wta_remote_")?
+                    .split_once(' ')?
+                    .0
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("no @wta_remote_<pid> on the pane:\n{options}"))
+    }
+
+    /// The nonce `wta ssh` gave the remote shell.
+    fn nonce(&self) -> String {
+        let nonce = self.option(&format!("@wta_nonce_{}", self.aid()));
+        assert_eq!(nonce.len(), 32, "{nonce:?}");
+        nonce
+    }
+
+    /// Proposes `command`, confirms the card and waits for the agent's
+    /// words about the result; returns the agent pane's screen.
+    fn run_card(&self, command: &str, outcome: &str) -> String {
+        self.pane.submit(&format!("propose-run {command}"));
+        let card = self.pane.wait_armed_card(" Run ");
+        assert!(squeezed(&card).contains(&squeezed(command)), "{card}");
+        self.pane.keys(&["Enter"]);
+        self.pane.wait_squeezed(outcome)
+    }
+}
+
+#[test]
+fn cards_run_in_the_remote_bash_with_exit_codes_and_output() {
+    let remote = Remote::open("bash", "/bin/bash");
+    // The remote shell takes keys: the card says so before Enter.
+    remote.pane.submit("propose-run echo remote-$((40+2))");
+    let card = remote.pane.wait_armed_card(" Run ");
+    let keys_note = format!(
+        "{}'s shell has no WTA key binding: the command is typed into it as keystrokes",
+        remote.pane.shell
+    );
+    assert!(squeezed(&card).contains(&squeezed(&keys_note)), "{card}");
+    remote.pane.keys(&["Enter"]);
+    remote
+        .pane
+        .wait_squeezed("[CLI: validation accepted, final confirmed, execution completed; exit 0]");
+    let screen = remote.pane.wait_squeezed("action 1: the command succeeded");
+    assert!(
+        squeezed(&screen).contains(&squeezed(r#""exit_code":0,"output":"remote-42""#)),
+        "{screen}"
+    );
+    let screen = remote.run_card(
+        "(echo boom-$((1+1)) >&2; exit 2)",
+        "action 1: it failed with exit 2: boom-2.",
+    );
+    assert!(
+        squeezed(&screen).contains(&squeezed(r#""exit_code":2,"output":"boom-2""#)),
+        "{screen}"
+    );
+    // The pane's last command is the remote one, for capture-pane too.
+    let last = remote
+        .pane
+        .env
+        .command()
+        .args(["-S"])
+        .arg(remote.pane.tmux.socket())
+        .args(["capture-pane", "--last-command", "-t", &remote.pane.shell])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&last.stdout);
+    assert!(
+        text.contains("(echo boom-$((1+1)) >&2; exit 2)"),
+        "{last:?}"
+    );
+    assert!(text.contains("exit 2") && text.contains("boom-2"), "{text}");
+    // The remote shell's directory, nonce'd, names the host.
+    let place = remote.option("@wta_remote_shell");
+    assert!(place.contains("\"cwd\":\"/"), "{place}");
+
+    // The nonce reached the remote shell through the terminal only: no
+    // remote process (sshd's session, the bootstrap, the shell, the
+    // command) and no local ssh has it in its argv or environment.
+    let nonce = remote.nonce();
+    let processes = remote.sshd.remote_processes();
+    assert!(
+        processes
+            .iter()
+            .any(|p| cmdline(*p).contains("--rcfile /dev/stdin")),
+        "the remote bash runs: {:?}",
+        processes.iter().map(|p| cmdline(*p)).collect::<Vec<_>>()
+    );
+    let local_ssh = ssh_common::descendants(remote.aid() as i32);
+    for pid in processes.iter().chain(&local_ssh) {
+        let (argv, env) = (cmdline(*pid), environ(*pid));
+        assert!(!argv.contains(&nonce), "{pid}: {argv}");
+        assert!(!env.contains(&nonce), "{pid}: {env}");
+    }
+}
+
+#[test]
+fn the_end_of_the_session_hands_the_pane_back_to_the_local_shell() {
+    let remote = Remote::open("bash", "/bin/bash");
+    let aid = remote.aid();
+    assert_eq!(remote.option("@wta_integration"), format!("bash {aid}"));
+    remote.pane.tmux.type_line(&remote.pane.shell, "exit");
+    wait_until("the local shell's announcement is back", T, || {
+        remote.option("@wta_remote_shell").is_empty()
+            && remote.option(&format!("@wta_nonce_{aid}")).is_empty()
+    })
+    .unwrap_or_else(|e| panic!("{e}; shell pane:\n{}", remote.pane.shell_screen()));
+    assert_eq!(remote.option("@wta_integration"), remote.local);
+    // The next card runs in the local shell, with its result.
+    let screen = remote.run_card(
+        "echo local-$((6*7)) $SSH_CONNECTION.",
+        "action 1: the command succeeded",
+    );
+    assert!(
+        squeezed(&screen).contains(&squeezed(r#""exit_code":0,"output":"local-42 .""#)),
+        "{screen}"
+    );
+}
+
+#[test]
+fn killing_the_sessions_sshd_mid_command_ends_the_card_within_a_second() {
+    let remote = Remote::open("bash", "/bin/bash");
+    remote.pane.submit("propose-run sleep 30; echo slept");
+    remote.pane.wait_armed_card(" Run ");
+    remote.pane.keys(&["Enter"]);
+    // The command runs on the remote host.
+    wait_until("the remote sleep runs", T, || {
+        remote
+            .sshd
+            .remote_processes()
+            .iter()
+            .any(|p| cmdline(*p) == "sleep 30")
+    })
+    .unwrap();
+    let sessions = remote.sshd.sessions();
+    assert!(!sessions.is_empty());
+    let killed = Instant::now();
+    for pid in sessions {
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+    }
+    let screen = remote.pane.wait_squeezed("execution unavailable");
+    let took = killed.elapsed();
+    assert!(
+        took <= Duration::from_secs(1),
+        "the card ended {took:?} after the session's sshd was killed:\n{screen}"
+    );
+    assert!(
+        squeezed(&screen).contains(&squeezed(
+            "the ssh session of the remote shell ended mid-command; exit status unknown"
+        )),
+        "{screen}"
+    );
+    // The local shell has the pane again.
+    wait_until("the local shell's prompt", T, || {
+        remote.option("@wta_remote_shell").is_empty()
+    })
+    .unwrap();
+}
+
+#[test]
+fn forged_marks_from_the_remote_side_change_nothing() {
+    let remote = Remote::open("bash", "/bin/bash");
+    let aid = remote.aid();
+    let local_pid = remote.pane.tmux.display(&remote.pane.shell, "#{pane_pid}");
+    let shaped = "0123456789abcdef0123456789abcdef";
+    // The remote command prints marks for the remote shell's aid and for
+    // the local shell's, without a nonce and with one of the nonce's shape:
+    // a D;0 that would end it, an X that would end the session, a cwd.
+    let forged = [
+        format!("133;D;0;aid={aid}"),
+        format!("133;D;0;aid={aid};wta={shaped}"),
+        format!("133;X;aid={aid};wta={shaped}"),
+        format!("133;D;0;aid={local_pid};wta={shaped}"),
+        format!("133;A;aid={local_pid};wta={shaped}"),
+        format!("133;P;aid={aid};wta={shaped};cwd_url=/forged"),
+    ];
+    let prints: Vec<String> = forged
+        .iter()
+        .map(|m| format!("printf '\\033]{m}\\007'\n"))
+        .collect();
+    // A program on the remote host (loopback: a file in its home).
+    let script = remote.sshd.dir.path().join("remote-home/forge.sh");
+    std::fs::write(
+        &script,
+        format!("{}echo real-end\nexit 3\n", prints.concat()),
+    )
+    .unwrap();
+    let command = format!("sh {}", script.display());
+    let screen = remote.run_card(&command, "action 1: it failed with exit 3: real-end.");
+    assert!(
+        squeezed(&screen).contains(&squeezed(r#""exit_code":3,"output":"real-end""#)),
+        "{screen}"
+    );
+    let place = remote.option("@wta_remote_shell");
+    assert!(
+        place.contains("\"host\":\"lab\""),
+        "still the remote shell: {place}"
+    );
+    assert!(!place.contains("/forged"), "{place}");
+}
+
+#[test]
+fn a_remote_fish_gets_the_integration_too() {
+    let remote = Remote::open("bash", "/usr/bin/fish");
+    assert!(remote.option("@wta_integration").starts_with("fish "));
+    let screen = remote.run_card(
+        "echo fish-(math 40+2); false",
+        "action 1: it failed with exit 1: fish-42.",
+    );
+    assert!(
+        squeezed(&screen).contains(&squeezed(r#""exit_code":1,"output":"fish-42""#)),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_remote_login_shell_without_integration_says_so() {
+    let remote = Remote::local("bash", "/bin/sh");
+    remote.ssh("");
+    let note = "the login shell on lab is sh; WTA's integration there is for bash and fish";
+    let screen = wait_for_value("the note in the shell pane", T, || {
+        let screen = remote.pane.shell_screen();
+        squeezed(&screen)
+            .contains(&squeezed(note))
+            .then_some(screen)
+    })
+    .unwrap_or_else(|e| panic!("{e}; shell pane:\n{}", remote.pane.shell_screen()));
+    assert!(
+        !screen.contains("7766"),
+        "the ready mark is not shown:\n{screen}"
+    );
+    // A plain login shell runs there, untracked.
+    remote
+        .pane
+        .tmux
+        .type_line(&remote.pane.shell, "echo plain-$((2+3))");
+    remote
+        .pane
+        .tmux
+        .wait_for_text(&remote.pane.shell, "plain-5", T);
+    assert!(remote.option("@wta_remote_shell").is_empty());
+}
