@@ -163,7 +163,12 @@ impl Machine {
             return;
         };
         match verdict {
-            Preflighted::Answered { how, sent } => preflight_answered(&how, sent, out),
+            Preflighted::Answered { how, sent } => {
+                preflight_answered(&how, out);
+                if let Err(err) = sent {
+                    self.call_failed(&err, out);
+                }
+            }
             Preflighted::Card if !self.is_current(&session) => {
                 out.cmd(Command::AnswerPermission {
                     key,
@@ -298,12 +303,9 @@ impl Machine {
     }
 }
 
-/// What the pane says of a permission request the preflight answered.
-fn preflight_answered(
-    how: &PreflightAnswer,
-    sent: Result<(), Box<ConnectionError>>,
-    out: &mut Out,
-) {
+/// What the pane says of a permission request the preflight answered
+/// (nothing for an answer that went as it should).
+fn preflight_answered(how: &PreflightAnswer, out: &mut Out) {
     match how {
         PreflightAnswer::Allowed | PreflightAnswer::CancelledSilently => {}
         PreflightAnswer::NoAllowOnce => {
@@ -312,9 +314,6 @@ fn preflight_answered(
         PreflightAnswer::UnknownShape { why } => {
             out.error(wta_i18n::tr!("helper.proposals.unknown_shape", why = why))
         }
-    }
-    if let Err(err) = sent {
-        out.error(err.localized());
     }
 }
 

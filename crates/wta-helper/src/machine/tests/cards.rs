@@ -320,31 +320,32 @@ fn every_report_of_the_runtime_is_worded_by_the_machine() {
 }
 
 /// A permission request the preflight answered: only a refusal or a
-/// failed answer is said; an allowed or silently cancelled one is not.
+/// failed answer is said; an allowed or silently cancelled one is not, nor
+/// an answer lost with the master (the link's end says that).
 #[test]
 fn the_preflights_own_answers_say_only_what_went_wrong() {
-    let cases: [(PreflightAnswer, bool, usize); 5] = [
-        (PreflightAnswer::Allowed, true, 0),
-        (PreflightAnswer::CancelledSilently, true, 0),
-        (PreflightAnswer::NoAllowOnce, true, 1),
-        (
-            PreflightAnswer::UnknownShape {
-                why: "no command field".into(),
-            },
-            true,
-            1,
-        ),
-        (PreflightAnswer::Allowed, false, 1),
+    type Sent = fn() -> Result<(), Box<ConnectionError>>;
+    let ok: Sent = || Ok(());
+    let lost: Sent = || Err(Box::new(ConnectionError::BadReply("lost".into())));
+    let gone: Sent = || Err(Box::new(ConnectionError::MasterClosed));
+    let unknown = || PreflightAnswer::UnknownShape {
+        why: "no command field".into(),
+    };
+    let cases: [(PreflightAnswer, Sent, usize); 7] = [
+        (PreflightAnswer::Allowed, ok, 0),
+        (PreflightAnswer::CancelledSilently, ok, 0),
+        (PreflightAnswer::NoAllowOnce, ok, 1),
+        (unknown(), ok, 1),
+        (PreflightAnswer::Allowed, lost, 1),
+        (PreflightAnswer::NoAllowOnce, lost, 2),
+        (PreflightAnswer::Allowed, gone, 0),
     ];
     for (n, (how, sent, lines)) in cases.into_iter().enumerate() {
         let (mut m, _) = ready();
         submit(&mut m, "go");
-        let sent = match sent {
-            true => Ok(()),
-            false => Err(Box::new(ConnectionError::BadReply("lost".into()))),
-        };
         let before = system(&m, SystemLevel::Error).len();
-        let commands = ask(&mut m, n as u64 + 1, Preflighted::Answered { how, sent });
+        let answered = Preflighted::Answered { how, sent: sent() };
+        let commands = ask(&mut m, n as u64 + 1, answered);
         assert!(answers(&commands).is_empty(), "the engine answered it");
         assert!(m.app.permissions.is_empty(), "no card");
         let errors = system(&m, SystemLevel::Error);
