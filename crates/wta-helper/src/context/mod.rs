@@ -30,7 +30,13 @@ pub const MAX_BUFFER_LINES: usize = 40;
 pub struct TerminalContext {
     /// Trusted: the pane `send` actions type into.
     pub target_pane: Option<String>,
+    /// Trusted: where commands run, the pane's process's own directory, or
+    /// the remote shell's nonce'd report while a `wta ssh` session lasts.
     pub cwd: Option<String>,
+    /// Trusted: the host of that remote shell (what `wta ssh` was given);
+    /// absent for a local shell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_host: Option<String>,
     pub shell: Option<String>,
     pub locale: Option<String>,
     /// Trusted: the agent `open_and_send` with `delegate: true` hands its
@@ -166,6 +172,16 @@ pub fn tail_lines(text: &str, max: usize) -> String {
     lines[lines.len().saturating_sub(max)..].join("\n")
 }
 
+/// The target pane's shell is `remote` (over `wta ssh`), when it is: its
+/// host, and its directory instead of the local one (unknown until the
+/// remote shell reports it; never the local one, where nothing runs).
+fn with_remote(ctx: &mut TerminalContext, remote: Option<wta_shell::remote::RemoteShell>) {
+    if let Some(remote) = remote {
+        ctx.remote_host = Some(remote.host);
+        ctx.cwd = remote.cwd;
+    }
+}
+
 /// Reads the target pane's facts from tmux (blocking). Missing pieces stay
 /// `None`; a failing tmux never fails the prompt.
 pub fn gather(host: &TmuxHost, target: Option<&PaneId>) -> TerminalContext {
@@ -189,6 +205,7 @@ pub fn gather(host: &TmuxHost, target: Option<&PaneId>) -> TerminalContext {
             ctx.shell = Some(info.command);
         }
     }
+    with_remote(&mut ctx, wta_shell::remote::read_remote_shell(host, target));
     ctx.untrusted = match wta_shell::read_last_command(host, target) {
         Ok(last) => {
             let (output, truncated) = tail_chars(&last.output, MAX_BUFFER_CHARS);
@@ -254,6 +271,32 @@ mod tests {
         assert!(block.contains("\"untrusted\""));
         assert!(block.contains("exit code"));
         assert!(block.contains("No delegate agent is configured"));
+    }
+
+    #[test]
+    fn a_remote_shell_names_its_host_and_directory() {
+        let mut ctx = TerminalContext {
+            cwd: Some("/home/me/local".into()),
+            ..TerminalContext::default()
+        };
+        with_remote(&mut ctx, None);
+        assert_eq!(ctx.cwd.as_deref(), Some("/home/me/local"));
+        let json = serde_json::to_string(&ctx).unwrap();
+        assert!(!json.contains("remote_host"), "{json}");
+        with_remote(
+            &mut ctx,
+            Some(wta_shell::remote::RemoteShell {
+                host: "me@build-box".into(),
+                cwd: Some("/srv/app".into()),
+            }),
+        );
+        assert_eq!(ctx.remote_host.as_deref(), Some("me@build-box"));
+        assert_eq!(ctx.cwd.as_deref(), Some("/srv/app"));
+        let block = turn_block(&channel(), &ctx, Origin::TerminalAgent);
+        assert!(
+            block.contains("\"remote_host\": \"me@build-box\""),
+            "{block}"
+        );
     }
 
     #[test]
