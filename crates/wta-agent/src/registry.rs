@@ -248,6 +248,17 @@ impl Registry {
     /// not TOML at all is an error, as is a bad policy file.
     pub fn load(paths: RegistryPaths) -> Result<Self, AgentError> {
         let loaded = crate::config::load(&paths.config_file);
+        Self::from_loaded(paths, &loaded)
+    }
+
+    /// [`Registry::load`] with the config file already read
+    /// (`config::load(&paths.config_file)`), so a process that needs the
+    /// file's other settings too reads it once; only the policy file is
+    /// read here.
+    pub fn from_loaded(
+        paths: RegistryPaths,
+        loaded: &crate::config::Loaded,
+    ) -> Result<Self, AgentError> {
         if let Some(problem) = loaded.unusable() {
             return Err(match &problem.kind {
                 ProblemKind::Unreadable { error } => AgentError::ReadConfig {
@@ -266,7 +277,7 @@ impl Registry {
             });
         }
         let policy: PolicyFile = read_toml(&paths.policy_file)?.unwrap_or_default();
-        let config = loaded.config;
+        let config = loaded.config.clone();
         let delegate = config.delegate.map(|d| {
             let program = d.argv.first().cloned().unwrap_or_default();
             Delegate {
@@ -287,7 +298,7 @@ impl Registry {
         Ok(Self {
             delegate,
             custom: config.custom_agents,
-            problems: loaded.problems,
+            problems: loaded.problems.clone(),
             default_agent: config.default_agent,
             config_allow: config.allowed_agents.map(|v| v.into_iter().collect()),
             policy_allow: policy.allowed_agents.map(|v| v.into_iter().collect()),
