@@ -89,11 +89,14 @@ impl ProposalCard {
             };
         }
         if let Some(busy) = &facts.busy {
-            // Until it ends there is no prompt: nothing else applies yet.
+            // Until it ends there is no prompt: nothing else applies yet,
+            // but that a plain ssh (or mosh) cannot be followed.
+            let remote = facts.untracked.clone();
             return PaneNotes {
                 pane,
                 busy: Some(busy.clone()),
                 stand_out: self.pane_pressed,
+                untracked: remote.filter(|login| matches!(login.as_str(), "ssh" | "mosh")),
                 ..PaneNotes::default()
             };
         }
@@ -169,6 +172,10 @@ pub(crate) fn on_facts(state: &mut AppState, pane: String, facts: PaneFacts) {
 /// no integration: what is lost, and the exact line that adds it for that
 /// shell (or which shells have one).
 pub fn untracked_notice(pane: &str, shell: &str) -> String {
+    if matches!(shell, "ssh" | "mosh") {
+        // A plain remote login: what runs over there is out of sight.
+        return wta_i18n::tr!("proposal.untracked_notice_ssh", pane = pane, shell = shell);
+    }
     let line = match shell {
         "bash" => Some(r#"eval "$(wta shell-integration bash)"   # in ~/.bashrc"#),
         "zsh" => Some(r#"eval "$(wta shell-integration zsh)"   # in ~/.zshrc"#),

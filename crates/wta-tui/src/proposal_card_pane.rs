@@ -67,7 +67,15 @@ fn all(notes: &PaneNotes, card: &ProposalCard) -> Vec<Note> {
             short: fact,
         });
     }
-    if notes.untracked.is_some() {
+    if let Some(login @ ("ssh" | "mosh")) = notes.untracked.as_deref() {
+        // A plain remote login: results cannot be followed over there.
+        out.push(Note {
+            mark: "! ",
+            style: theme::attention(),
+            long: tr!("proposal.untracked_ssh", pane = pane, login = login),
+            short: tr!("proposal.untracked_ssh_short", pane = pane, login = login),
+        });
+    } else if notes.untracked.is_some() {
         // Typed as keystrokes too, but what matters is that nothing comes back.
         out.push(Note {
             mark: "! ",

@@ -344,3 +344,33 @@ fn a_remote_login_shell_without_integration_says_so() {
         .wait_for_text(&remote.pane.shell, "plain-5", T);
     assert!(remote.option("@wta_remote_shell").is_empty());
 }
+
+#[test]
+fn a_plain_ssh_session_is_named_on_the_card_with_wta_ssh_suggested() {
+    let remote = Remote::local("bash", "/bin/bash");
+    let config = remote.sshd.client_config();
+    let line = format!("ssh -F {} {HOST}", quote(&config.to_string_lossy()));
+    remote.pane.tmux.type_line(&remote.pane.shell, &line);
+    wait_until("the remote login runs", T, || {
+        remote
+            .sshd
+            .remote_processes()
+            .iter()
+            .any(|p| cmdline(*p).contains("bash"))
+    })
+    .unwrap();
+    remote.pane.submit("propose-run hostname");
+    let card = remote.pane.wait_card(" Run ");
+    // The long note, or the short one on a card short of room.
+    let long = format!("{} is in a plain ssh session", remote.pane.shell);
+    let short = format!("{}: ssh is not followed (use `wta ssh`)", remote.pane.shell);
+    assert!(
+        [long, short]
+            .iter()
+            .any(|note| squeezed(&card).contains(&squeezed(note))),
+        "{card}"
+    );
+    remote
+        .pane
+        .wait_squeezed("Start the session with `wta ssh` (same options and host)");
+}

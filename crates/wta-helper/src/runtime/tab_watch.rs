@@ -132,14 +132,32 @@ impl Untracked {
     }
 
     /// The verdict after the watcher's `facts`: the shell's name when it
-    /// has no integration.
+    /// has no integration; `ssh` or `mosh` while the followed shell runs
+    /// one (plain, not `wta ssh`): what runs on the other side cannot be
+    /// followed, and the card says so.
     fn step(&mut self, facts: &wta_shell::ShellFacts) -> Option<String> {
         match facts.integration {
             wta_shell::Integration::Present => self.now = false,
             wta_shell::Integration::Absent => self.now = true,
             wta_shell::Integration::Unknown => self.now &= !facts.hand_off,
         }
+        if let Some(login) = facts.running.as_deref().and_then(remote_login) {
+            return Some(login.to_owned());
+        }
         self.now.then(|| self.shell.clone())
+    }
+}
+
+/// The remote login a command line starts (`ssh host`, `env X=1 mosh
+/// host`, `/usr/bin/ssh -p 2 host`), if it is one.
+fn remote_login(cmdline: &str) -> Option<&'static str> {
+    let program = cmdline
+        .split_whitespace()
+        .find(|w| !w.contains('=') && !matches!(*w, "exec" | "command" | "env" | "sudo"))?;
+    match program.rsplit('/').next()? {
+        "ssh" => Some("ssh"),
+        "mosh" => Some("mosh"),
+        _ => None,
     }
 }
 
@@ -236,5 +254,36 @@ impl Runtime {
             })
             .map_err(|err| tracing::warn!("no fix requests for this pane: {err}"))
             .ok();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_ssh_and_mosh_are_untracked_remote_logins() {
+        for (cmdline, login) in [
+            ("ssh build-box", Some("ssh")),
+            ("/usr/bin/ssh -p 2222 me@db", Some("ssh")),
+            ("env TERM=xterm mosh host", Some("mosh")),
+            ("exec ssh host", Some("ssh")),
+            ("wta ssh host", None),
+            ("sshfs host:/ /mnt", None),
+            ("echo ssh", None),
+            ("", None),
+        ] {
+            assert_eq!(remote_login(cmdline), login, "{cmdline}");
+        }
+        let mut untracked = Untracked::new("bash".into(), false);
+        let mut facts = wta_shell::ShellFacts {
+            known: true,
+            running: Some("ssh build-box".into()),
+            integration: wta_shell::Integration::Present,
+            ..wta_shell::ShellFacts::default()
+        };
+        assert_eq!(untracked.step(&facts).as_deref(), Some("ssh"));
+        facts.running = None;
+        assert_eq!(untracked.step(&facts), None, "back at the local prompt");
     }
 }
