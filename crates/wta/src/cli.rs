@@ -167,7 +167,10 @@ pub fn main() -> ExitCode {
     // A Tab in a shell that loaded `wta completions`: answered, then exit.
     cmd::completions::answer_if_asked();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    crate::language::init(crate::cli_help::language_flag(&args).as_deref());
+    crate::language::init(
+        crate::cli_help::language_flag(&args).as_deref(),
+        crate::config::user(),
+    );
     // ssh's words go to ssh as they are (its -L and -S are not wta's).
     if let Some(code) = cmd::ssh::intercept(&args) {
         return code;
@@ -183,7 +186,7 @@ pub fn main() -> ExitCode {
         return cmd::master::run(socket, cli.tmux_socket);
     }
     if let Some(socket) = cli.connect_master {
-        return cmd::connect::run(socket, &cli.helper);
+        return cmd::connect::run(socket, &cli.helper, crate::config::user());
     }
     let Some(command) = cli.command else {
         eprintln!("wta: {}", wta_i18n::tr!("cli.no_command"));

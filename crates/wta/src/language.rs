@@ -2,17 +2,18 @@
 //! `language`, else the environment (`wta_i18n::resolve`). Set once, at
 //! start, for every role; machine output never changes with it.
 
-/// The `language = "…"` of the user's config file, when it sets one WTA
-/// speaks (the config validator's; one it does not speak is ignored, and
-/// the agent pane and `wta doctor` say so).
-fn configured() -> Option<String> {
-    let paths = wta_agent::RegistryPaths::from_env().ok()?;
-    wta_agent::config::load(&paths.config_file).config.language
-}
+use crate::config::UserConfig;
 
-/// Picks and sets the language (`flag` is `--language`).
-pub fn init(flag: Option<&str>) {
-    let config = if flag.is_none() { configured() } else { None };
-    let locale = wta_i18n::resolve(flag, config.as_deref(), |k| std::env::var(k).ok());
+/// Picks and sets the language (`flag` is `--language`). The config's
+/// `language` is the validator's: one WTA does not speak is ignored, and
+/// the agent pane and `wta doctor` say so. With a flag the config is not
+/// read here.
+pub fn init(flag: Option<&str>, config: &UserConfig) {
+    let configured = if flag.is_none() {
+        config.language()
+    } else {
+        None
+    };
+    let locale = wta_i18n::resolve(flag, configured, |k| std::env::var(k).ok());
     wta_i18n::set_language(locale);
 }

@@ -3,6 +3,7 @@
 mod cli;
 mod cli_help;
 mod cmd;
+mod config;
 mod json;
 mod language;
 mod launch;

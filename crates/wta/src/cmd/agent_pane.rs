@@ -138,14 +138,14 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
     if let PaneAction::Open(o) | PaneAction::Toggle(o) = &args.action
         && let Some(agent) = &o.open.agent
     {
-        agent_pane::check_agent(agent)?;
+        agent_pane::check_agent(ctx.config(), agent)?;
     }
     let spec = |o: &OpenArgs| o.spec(&host);
     let outcome = match &args.action {
         PaneAction::Prewarm(p) => return run_prewarm(ctx, &host, p),
         PaneAction::Open(o) => {
             let outcome = agent_pane::open(&host, &caller, &spec(&o.open))?;
-            prewarm_if_enabled(&host, &caller.session, &spec(&o.open));
+            prewarm_if_enabled(ctx.config(), &host, &caller.session, &spec(&o.open));
             outcome
         }
         PaneAction::Toggle(o) => agent_pane::toggle(&host, &caller, &spec(&o.open))?,
@@ -170,11 +170,12 @@ pub fn run(ctx: &Ctx, args: &PaneArgs) -> anyhow::Result<ExitCode> {
 /// agent pane, now and when created. A failure here is reported, never
 /// fatal: the pane the user asked for is open.
 pub fn prewarm_if_enabled(
+    config: &crate::config::UserConfig,
     host: &wta_host::TmuxHost,
     session: &wta_protocol::TmuxSessionId,
     spec: &OpenSpec,
 ) {
-    if !prewarm::enabled() {
+    if !prewarm::enabled(config) {
         return;
     }
     if let Err(err) = prewarm::prewarm_session(host, session, spec) {
@@ -190,11 +191,11 @@ fn run_prewarm(
     host: &wta_host::TmuxHost,
     args: &PrewarmCmd,
 ) -> anyhow::Result<ExitCode> {
-    if args.if_enabled && !prewarm::enabled() {
+    if args.if_enabled && !prewarm::enabled(ctx.config()) {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(agent) = &args.open.agent {
-        agent_pane::check_agent(agent)?;
+        agent_pane::check_agent(ctx.config(), agent)?;
     }
     let spec = args.open.spec(host);
     let caller = || -> anyhow::Result<wta_host::PaneInfo> {

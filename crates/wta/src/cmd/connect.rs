@@ -17,10 +17,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use wta_helper::autofix::AutofixSettings;
 use wta_helper::driver::{DriverExit, run_headless};
+use wta_helper::proposals::ProposalSettings;
 use wta_helper::runtime::{MasterStarter, Runtime, RuntimeConfig};
 use wta_host::TmuxHost;
 use wta_protocol::{PaneId, WindowId};
+
+use crate::config::UserConfig;
 
 /// Options of the helper role.
 #[derive(Debug, Clone, Default, Args)]
@@ -54,7 +58,7 @@ const RUNTIME_GRACE: std::time::Duration = std::time::Duration::from_millis(500)
 /// Exit status when the master went away.
 const MASTER_CLOSED: u8 = 3;
 
-pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
+pub fn run(socket: PathBuf, args: &HelperArgs, config: &UserConfig) -> ExitCode {
     let _guard = wta_env::logging::init_file_logging(
         &wta_env::dirs::state_dir(),
         &format!("helper-{}.log", std::process::id()),
@@ -71,7 +75,7 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let config = pane_config(socket, args);
+    let config = pane_config(socket, args, config);
     if !args.headless {
         let code = interactive(&runtime, config);
         // Background tasks (tmux probes, the terminal reader) may delay the
@@ -102,38 +106,28 @@ pub fn run(socket: PathBuf, args: &HelperArgs) -> ExitCode {
     }
 }
 
-/// Who this pane is: its command line, and yolo and the delegate agent
-/// from the config and policy files (the flag or the user's config, under
-/// the system policy).
-fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
-    let (yolo_policy, auto_approve_tools, delegate, delegate_name) =
-        match wta_agent::RegistryPaths::from_env().and_then(wta_agent::Registry::load) {
-            Ok(registry) => (
-                registry.yolo_policy(),
-                args.auto_approve_tools || registry.auto_approve_tools(),
-                registry.delegate().cloned(),
-                match wta_agent::delegate::choose(&registry, None) {
-                    Ok(wta_agent::delegate::DelegateChoice::Missing { .. }) | Err(_) => None,
-                    Ok(choice) => Some(choice.name().to_owned()),
-                },
-            ),
-            Err(err) => {
-                // Unreadable config or policy: fail closed (no yolo, no delegate).
-                tracing::warn!("cannot read the wta config or policy: {err}");
-                (wta_agent::yolo::YoloPolicy::Blocked, false, None, None)
-            }
-        };
-    let autofix = match wta_agent::RegistryPaths::from_env() {
-        Ok(paths) => {
-            let (settings, warning) =
-                wta_helper::autofix::AutofixSettings::load(&paths.config_file);
+/// Who this pane is: its command line, and yolo, the delegate agent, the
+/// autofix mode and the proposals per turn from the config and policy
+/// files (the flag or the user's config, under the system policy).
+fn pane_config(socket: PathBuf, args: &HelperArgs, config: &UserConfig) -> RuntimeConfig {
+    let policy = PolicySettings::of(config);
+    let autofix = match config.table("autofix", AutofixSettings::from_config) {
+        Some((settings, warning)) => {
             if let Some(warning) = warning {
                 tracing::warn!("autofix settings ignored: {warning}");
             }
             settings.mode
         }
-        Err(_) => wta_helper::autofix::AutofixMode::default(),
+        None => wta_helper::autofix::AutofixMode::default(),
     };
+    let proposals_per_turn = config
+        .table("proposals", ProposalSettings::from_config)
+        .map(|(settings, warning)| {
+            if let Some(warning) = warning {
+                tracing::warn!("proposal settings ignored: {warning}");
+            }
+            settings.per_turn
+        });
     RuntimeConfig {
         socket,
         agent: args.agent.clone(),
@@ -143,23 +137,51 @@ fn pane_config(socket: PathBuf, args: &HelperArgs) -> RuntimeConfig {
             .ok()
             .and_then(|p| PaneId::parse(&p).ok()),
         cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
-        yolo_policy,
-        auto_approve_tools,
-        delegate,
-        delegate_name,
+        yolo_policy: policy.yolo_policy,
+        auto_approve_tools: args.auto_approve_tools || policy.auto_approve_tools,
+        delegate: policy.delegate,
+        delegate_name: policy.delegate_name,
         master_starter: None,
         cards: true,
         autofix,
         first_prompt: args.prompt.clone(),
         load_session: args.load_session.clone(),
-        proposals_per_turn: wta_agent::RegistryPaths::from_env().ok().map(|paths| {
-            let (settings, warning) =
-                wta_helper::proposals::ProposalSettings::load(&paths.config_file);
-            if let Some(warning) = warning {
-                tracing::warn!("proposal settings ignored: {warning}");
+        proposals_per_turn,
+    }
+}
+
+/// What the registry says about yolo and the delegate agent.
+struct PolicySettings {
+    yolo_policy: wta_agent::yolo::YoloPolicy,
+    /// The config's `auto_approve_tools`.
+    auto_approve_tools: bool,
+    delegate: Option<wta_agent::registry::Delegate>,
+    delegate_name: Option<String>,
+}
+
+impl PolicySettings {
+    fn of(config: &UserConfig) -> Self {
+        match config.registry() {
+            Ok(registry) => Self {
+                yolo_policy: registry.yolo_policy(),
+                auto_approve_tools: registry.auto_approve_tools(),
+                delegate: registry.delegate().cloned(),
+                delegate_name: match wta_agent::delegate::choose(registry, None) {
+                    Ok(wta_agent::delegate::DelegateChoice::Missing { .. }) | Err(_) => None,
+                    Ok(choice) => Some(choice.name().to_owned()),
+                },
+            },
+            Err(err) => {
+                // Unreadable config or policy: fail closed (no yolo, no delegate).
+                tracing::warn!("cannot read the wta config or policy: {err}");
+                Self {
+                    yolo_policy: wta_agent::yolo::YoloPolicy::Blocked,
+                    auto_approve_tools: false,
+                    delegate: None,
+                    delegate_name: None,
+                }
             }
-            settings.per_turn
-        }),
+        }
     }
 }
 

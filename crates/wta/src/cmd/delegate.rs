@@ -100,7 +100,7 @@ pub fn run(ctx: &Ctx, args: &DelegateArgs) -> anyhow::Result<ExitCode> {
         session,
         acp: args.acp,
     };
-    let done = delegate::launch(&host, &request)?;
+    let done = delegate::launch(ctx.config(), &host, &request)?;
     if ctx.json {
         output::json(&crate::json::agents::Delegate::new(&done))?;
     } else {

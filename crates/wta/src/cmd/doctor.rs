@@ -132,7 +132,8 @@ struct Report<'a> {
 
 pub fn run(ctx: &Ctx, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     // Which language and why, before --json makes every text English.
-    let language = doctor_checks::language();
+    let config = ctx.config();
+    let language = doctor_checks::language(config);
     if ctx.json {
         wta_i18n::set_language("en");
     }
@@ -140,9 +141,9 @@ pub fn run(ctx: &Ctx, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let mut checks = vec![tmux.program.clone(), tmux.server.clone()];
     checks.push(doctor_checks::shell(&tmux));
     checks.push(doctor_checks::master(ctx, &tmux));
-    checks.push(doctor_checks::config());
+    checks.push(doctor_checks::config(config));
     checks.push(language.check());
-    checks.extend(doctor_agents::agents(args.version_timeout));
+    checks.extend(doctor_agents::agents(config, args.version_timeout));
     let ok = checks.iter().all(|c| c.status != Status::Fail);
     if ctx.json {
         output::json(&Report {

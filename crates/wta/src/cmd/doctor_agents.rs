@@ -12,11 +12,12 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use wta_agent::{AgentEntry, AgentId, Registry, RegistryPaths};
+use wta_agent::{AgentEntry, AgentId, Registry};
 use wta_i18n::tr;
 
 use super::doctor::{Check, Status};
 use super::doctor_checks::label;
+use crate::config::UserConfig;
 
 /// Where a CLI keeps what lets it sign in: variables, then files
 /// (`~` is `$HOME`; `$VAR/…` is that variable's directory when set).
@@ -178,8 +179,8 @@ fn plain(line: &str) -> String {
 }
 
 /// The default agent, then one check per agent of the registry.
-pub(super) fn agents(timeout: Duration) -> Vec<Check> {
-    let registry = match RegistryPaths::from_env().and_then(Registry::load) {
+pub(super) fn agents(config: &UserConfig, timeout: Duration) -> Vec<Check> {
+    let registry = match config.registry() {
         Ok(registry) => registry,
         Err(e) => {
             return vec![Check::new(
@@ -190,7 +191,7 @@ pub(super) fn agents(timeout: Duration) -> Vec<Check> {
             )];
         }
     };
-    let mut checks = vec![default_agent(&registry)];
+    let mut checks = vec![default_agent(registry)];
     let entries = registry.list();
     // The probes run at once, so the slowest one bounds the wait.
     let probes: Vec<_> = entries
@@ -212,9 +213,7 @@ pub(super) fn agents(timeout: Duration) -> Vec<Check> {
     let env = |name: &str| std::env::var(name).ok();
     for (entry, probe) in entries.iter().zip(probes) {
         let probed = probe.and_then(|p| p.join().ok()).flatten();
-        checks.push(agent(&registry, entry, probed, &env, &|p: &Path| {
-            p.exists()
-        }));
+        checks.push(agent(registry, entry, probed, &env, &|p: &Path| p.exists()));
     }
     checks
 }

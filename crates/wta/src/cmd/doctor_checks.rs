@@ -17,6 +17,7 @@ use wta_shell::Shell;
 
 use super::Ctx;
 use super::doctor::{Check, Status};
+use crate::config::UserConfig;
 
 /// The label of check `id` in the user's language.
 pub(super) fn label(id: &str) -> String {
@@ -374,13 +375,12 @@ pub(super) fn master(ctx: &Ctx, tmux: &Tmux) -> Check {
 }
 
 /// The config file, through the config validator.
-pub(super) fn config() -> Check {
+pub(super) fn config(config: &UserConfig) -> Check {
     let check = |status, summary: String| Check::new("config", label("config"), status, summary);
-    let paths = match wta_agent::RegistryPaths::from_env() {
-        Ok(paths) => paths,
+    let loaded = match config.loaded() {
+        Ok(loaded) => loaded,
         Err(e) => return check(Status::Fail, e.localized()),
     };
-    let loaded = wta_agent::config::load(&paths.config_file);
     let path = loaded.path.display().to_string();
     let problems: Vec<serde_json::Value> = loaded
         .problems
@@ -435,13 +435,10 @@ pub(super) struct Language {
     source: Source,
 }
 
-pub(super) fn language() -> Language {
+pub(super) fn language(config: &UserConfig) -> Language {
     let args: Vec<OsString> = std::env::args_os().collect();
     let flag = crate::cli_help::language_flag(&args);
-    let config = || {
-        let paths = wta_agent::RegistryPaths::from_env().ok()?;
-        wta_agent::config::load(&paths.config_file).config.language
-    };
+    let config = || config.language().map(str::to_owned);
     let env = || {
         ["LC_ALL", "LC_MESSAGES", "LANG"]
             .into_iter()

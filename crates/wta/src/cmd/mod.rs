@@ -39,7 +39,8 @@ use wta_host::{HostError, TmuxHost};
 
 use crate::cli::{Command, ServerArgs};
 
-/// What every command gets: how to find the server and the output mode.
+/// What every command gets: how to find the server, the output mode and
+/// the user's config.
 #[derive(Debug)]
 pub struct Ctx {
     pub server: ServerArgs,
@@ -50,6 +51,12 @@ impl Ctx {
     /// The tmux host named by flags or the environment.
     pub fn host(&self) -> Result<TmuxHost, HostError> {
         TmuxHost::discover(self.server.socket.clone(), self.server.name.clone())
+    }
+
+    /// The user's config file and the agent registry, read once per
+    /// process at the first need ([`crate::config`]).
+    pub fn config(&self) -> &'static crate::config::UserConfig {
+        crate::config::user()
     }
 }
 

@@ -80,7 +80,11 @@ pub fn focus(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
 }
 
 /// Resumes the ended session `row` in a new tab.
-pub fn resume(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
+pub fn resume(
+    config: &crate::config::UserConfig,
+    host: &TmuxHost,
+    row: &AgentSessionRow,
+) -> anyhow::Result<Done> {
     let key = row.key.as_str();
     if row.status.is_live() {
         bail!(tr("sessions.err.resume_live", &[("key", key)]));
@@ -115,7 +119,7 @@ pub fn resume(host: &TmuxHost, row: &AgentSessionRow) -> anyhow::Result<Done> {
                 session: home,
                 acp: true,
             };
-            delegate::open_agent_tab(host, &request, None, Some(session.clone()))?.pane
+            delegate::open_agent_tab(config, host, &request, None, Some(session.clone()))?.pane
         }
         SessionSource::ShellPane => {
             let Some(cli) = wta_agent::delegate::cli(agent) else {

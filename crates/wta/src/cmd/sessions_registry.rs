@@ -251,7 +251,7 @@ pub fn focus(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
 
 pub fn resume(ctx: &Ctx, args: &KeyArgs) -> anyhow::Result<ExitCode> {
     let row = find(ctx, args)?;
-    actions::resume(&ctx.host()?, &row)?.print(ctx.json)
+    actions::resume(ctx.config(), &ctx.host()?, &row)?.print(ctx.json)
 }
 
 /// `wta sessions close KEY`.

@@ -15,11 +15,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use wta_host::{HostError, NewSession, PaneInfo, PaneSize, ServerLocation, TerminalHost, TmuxHost};
+use wta_host::{
+    HostError, NewSession, PaneInfo, PaneSize, ServerLocation, SessionInfo, TerminalHost, TmuxHost,
+};
 use wta_protocol::{PaneId, TmuxSessionId};
 
 use super::Ctx;
 use super::agent_pane::OpenArgs;
+use crate::config::UserConfig;
 use crate::launch::agent_pane::{self, OpenSpec};
 use crate::launch::{master, shell};
 use crate::output;
@@ -81,6 +84,7 @@ struct Built {
 /// `shell` (released from its `gate`, if it waits on one), the prewarmed
 /// panes.
 fn build(
+    config: &UserConfig,
     host: &TmuxHost,
     shell: PaneInfo,
     session: TmuxSessionId,
@@ -104,7 +108,7 @@ fn build(
         }
     }
     let outcome = outcome?;
-    super::agent_pane::prewarm_if_enabled(host, &session, spec);
+    super::agent_pane::prewarm_if_enabled(config, host, &session, spec);
     let (agent_pane, reused) = match &outcome {
         agent_pane::Outcome::Opened(p) => (p.clone(), false),
         agent_pane::Outcome::Focused(p) | agent_pane::Outcome::Restored(p) => (p.clone(), true),
@@ -147,8 +151,9 @@ fn create_session(host: &TmuxHost, name: &str) -> anyhow::Result<(PaneInfo, Opti
 pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
     TmuxHost::check_session_name(&args.session).context("--session")?;
     let host = host_for_up(ctx)?;
+    let config = ctx.config();
     let master_socket = master::socket_for(&host.location().socket_path());
-    let (agent, missing) = choose_agent(args.open.agent.as_deref())?;
+    let (agent, missing) = choose_agent(config, args.open.agent.as_deref())?;
     let existing = host.session_named(&args.session)?;
     let created = existing.is_none();
     let spec = OpenSpec {
@@ -160,31 +165,14 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         first_prompt: None,
         load_session: None,
     };
-    let Built {
-        shell,
-        session,
-        agent_pane,
-        reused,
-    } = match existing {
-        None => {
-            let (pane, gate) = create_session(&host, &args.session)?;
-            let session = pane.session.clone();
-            build(&host, pane, session.clone(), gate, &spec).inspect_err(|_| {
-                // Whole or gone (see the module docs).
-                if let Err(e) = host.kill_session(&session) {
-                    tracing::warn!("cannot remove the half-built session {session}: {e}");
-                }
-            })?
-        }
-        Some(session) => {
-            let window = host.active_window(&session.id)?;
-            let shell = agent_pane::shell_pane_of(&host, &window.id)?;
-            build(&host, shell, session.id, None, &spec)?
-        }
-    };
+    let built = create_or_reuse(config, &host, &args.session, existing, &spec)?;
     // A reused agent pane keeps its agent: report that one.
-    let running = reused
-        .then(|| host.option(&agent_pane, wta_agent::PANE_AGENT_OPTION).ok())
+    let running = built
+        .reused
+        .then(|| {
+            host.option(&built.agent_pane, wta_agent::PANE_AGENT_OPTION)
+                .ok()
+        })
         .flatten()
         .filter(|a| !a.is_empty());
     let said = started_what(
@@ -192,67 +180,110 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
             asked: args.open.agent.as_deref(),
             missing: missing.as_ref(),
             agent: &agent,
-            reused,
+            reused: built.reused,
             running: running.as_deref(),
         },
-        &agent_pane,
+        &built.agent_pane,
     );
     if let Some(said) = said {
         eprintln!("wta: {said}");
     }
     let agent = running.unwrap_or(agent);
     let summary = crate::json::tmux::Up {
-        session: &session,
+        session: &built.session,
         session_name: &args.session,
-        tab: &shell.window,
-        shell_pane: &shell.id,
-        agent_pane: &agent_pane,
+        tab: &built.shell.window,
+        shell_pane: &built.shell.id,
+        agent_pane: &built.agent_pane,
         agent: &agent,
         master_socket: master_socket.to_string_lossy().into_owned(),
         tmux_socket: host.location().socket_path().to_string_lossy().into_owned(),
         created,
     };
-    if host.caller_pane().is_some() {
-        host.switch_client(&session)?;
-    } else if !args.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        let err = host.attach_command(&session).exec();
-        return Err(err).context(tr!("cli.up.cannot_attach"));
-    }
+    go_to(&host, &built.session, args.detach)?;
     if ctx.json {
         output::json(&summary)?;
     } else {
-        let [flag, value] = host.location().args();
-        let how = tr!(if created {
-            "cli.up.created"
-        } else {
-            "cli.up.reused"
-        });
-        let labels = [
-            tr!("cli.up.session"),
-            tr!("cli.up.shell_pane"),
-            tr!("cli.up.agent_pane"),
-            tr!("cli.up.attach_with"),
-        ];
-        output::pairs(&[
-            (
-                labels[0].as_str(),
-                format!("{} ({how})", summary.session_name),
-            ),
-            (labels[1].as_str(), summary.shell_pane.to_string()),
-            (
-                labels[2].as_str(),
-                format!("{} ({})", summary.agent_pane, summary.agent),
-            ),
-            (
-                labels[3].as_str(),
-                format!(
-                    "tmux {flag} {value} attach -t {}",
-                    attach_target(summary.session_name)
-                ),
-            ),
-        ])?;
+        print_summary(&host, &summary)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The session named `name`: created with its shell when it is not
+/// `existing` (and removed again when a later step fails), else its
+/// active tab's shell; then [`build`].
+fn create_or_reuse(
+    config: &UserConfig,
+    host: &TmuxHost,
+    name: &str,
+    existing: Option<SessionInfo>,
+    spec: &OpenSpec,
+) -> anyhow::Result<Built> {
+    match existing {
+        None => {
+            let (pane, gate) = create_session(host, name)?;
+            let session = pane.session.clone();
+            build(config, host, pane, session.clone(), gate, spec).inspect_err(|_| {
+                // Whole or gone (see the module docs).
+                if let Err(e) = host.kill_session(&session) {
+                    tracing::warn!("cannot remove the half-built session {session}: {e}");
+                }
+            })
+        }
+        Some(session) => {
+            let window = host.active_window(&session.id)?;
+            let shell = agent_pane::shell_pane_of(host, &window.id)?;
+            build(config, host, shell, session.id, None, spec)
+        }
+    }
+}
+
+/// Inside tmux: switches the client to `session`. Outside, on a terminal
+/// and without `--detach`: becomes `tmux attach` (returns only when that
+/// cannot start). Else nothing: the summary says how to attach.
+fn go_to(host: &TmuxHost, session: &TmuxSessionId, detach: bool) -> anyhow::Result<()> {
+    if host.caller_pane().is_some() {
+        host.switch_client(session)?;
+    } else if !detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        let err = host.attach_command(session).exec();
+        return Err(err).context(tr!("cli.up.cannot_attach"));
+    }
+    Ok(())
+}
+
+/// The summary for people: the session (created or reused), the panes and
+/// how to attach.
+fn print_summary(host: &TmuxHost, summary: &crate::json::tmux::Up<'_>) -> anyhow::Result<()> {
+    let [flag, value] = host.location().args();
+    let how = tr!(if summary.created {
+        "cli.up.created"
+    } else {
+        "cli.up.reused"
+    });
+    let labels = [
+        tr!("cli.up.session"),
+        tr!("cli.up.shell_pane"),
+        tr!("cli.up.agent_pane"),
+        tr!("cli.up.attach_with"),
+    ];
+    output::pairs(&[
+        (
+            labels[0].as_str(),
+            format!("{} ({how})", summary.session_name),
+        ),
+        (labels[1].as_str(), summary.shell_pane.to_string()),
+        (
+            labels[2].as_str(),
+            format!("{} ({})", summary.agent_pane, summary.agent),
+        ),
+        (
+            labels[3].as_str(),
+            format!(
+                "tmux {flag} {value} attach -t {}",
+                attach_target(summary.session_name)
+            ),
+        ),
+    ])
 }
 
 /// An agent asked for with `--agent` that is not installed, and how to
@@ -267,10 +298,11 @@ struct Missing {
 /// installed, else the default one (the first installed built-in, or the
 /// offline demo agent) with what is missing. An id that is unknown or not
 /// allowed fails.
-fn choose_agent(asked: Option<&str>) -> anyhow::Result<(String, Option<Missing>)> {
-    let paths = wta_agent::RegistryPaths::from_env()?;
-    let config = paths.config_file.clone();
-    let registry = wta_agent::Registry::load(paths)?;
+fn choose_agent(
+    config: &UserConfig,
+    asked: Option<&str>,
+) -> anyhow::Result<(String, Option<Missing>)> {
+    let registry = config.registry()?;
     let Some(asked) = asked else {
         return Ok((registry.default_agent().as_str().to_owned(), None));
     };
@@ -286,7 +318,7 @@ fn choose_agent(asked: Option<&str>) -> anyhow::Result<(String, Option<Missing>)
                 (None, name) => tr!(
                     "cli.up.fix_argv",
                     name = name.unwrap_or(asked),
-                    config = config.display()
+                    config = registry.paths().config_file.display()
                 ),
             };
             let missing = Missing {

@@ -225,8 +225,8 @@ pub fn shell_pane_of(host: &TmuxHost, window: &WindowId) -> anyhow::Result<PaneI
 /// Refuses an agent id that cannot work here (malformed, unknown, not
 /// allowed) before anything is created. An agent that is only not installed
 /// passes: its pane shows how to install it.
-pub fn check_agent(id: &str) -> anyhow::Result<()> {
-    let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
+pub fn check_agent(config: &crate::config::UserConfig, id: &str) -> anyhow::Result<()> {
+    let registry = config.registry()?;
     let id = wta_agent::AgentId::parse(id)?;
     match registry.resolve(&id) {
         Ok(_) | Err(wta_agent::AgentError::NotInstalled { .. }) => Ok(()),

@@ -18,6 +18,7 @@ use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use super::agent_pane::{self, OpenSpec, Side};
 use super::{master, shell};
+use crate::config::UserConfig;
 use wta_i18n::tr;
 
 /// How long a new tab's shell may wait for its agent pane's watcher.
@@ -82,15 +83,22 @@ fn enriched(host: &TmuxHost, request: &DelegateRequest) -> String {
 }
 
 /// Starts the delegate.
-pub fn launch(host: &TmuxHost, request: &DelegateRequest) -> anyhow::Result<Delegated> {
+pub fn launch(
+    config: &UserConfig,
+    host: &TmuxHost,
+    request: &DelegateRequest,
+) -> anyhow::Result<Delegated> {
     let task = enriched(host, request);
     if request.acp {
-        return launch_acp(host, request, task);
+        return launch_acp(config, host, request, task);
     }
-    let registry = wta_agent::Registry::load(wta_agent::RegistryPaths::from_env()?)?;
-    let choice = delegate::choose(&registry, request.agent.as_deref())?;
+    let choice = delegate::choose(config.registry()?, request.agent.as_deref())?;
     let (command, session_id, installed) = match delegate::plan(&choice, &task)? {
-        Some(plan) => (kept_command(choice.name(), &plan.argv), plan.session_id, true),
+        Some(plan) => (
+            kept_command(choice.name(), &plan.argv),
+            plan.session_id,
+            true,
+        ),
         None => {
             let notice = match &choice {
                 DelegateChoice::Missing { cli } => delegate::missing_notice(cli),
@@ -209,24 +217,26 @@ fn open(
 /// `--acp`: a new tab with the user's shell and a WTA agent pane beside it
 /// whose first prompt is the task.
 fn launch_acp(
+    config: &UserConfig,
     host: &TmuxHost,
     request: &DelegateRequest,
     task: String,
 ) -> anyhow::Result<Delegated> {
-    open_agent_tab(host, request, Some(task), None)
+    open_agent_tab(config, host, request, Some(task), None)
 }
 
 /// A new tab with the user's shell and a WTA agent pane beside it working
 /// on it: its first prompt `task` (a delegate), or the agent's session
 /// `load` resumed (`session/load`).
 pub fn open_agent_tab(
+    config: &UserConfig,
     host: &TmuxHost,
     request: &DelegateRequest,
     task: Option<String>,
     load: Option<String>,
 ) -> anyhow::Result<Delegated> {
     if let Some(agent) = &request.agent {
-        agent_pane::check_agent(agent)?;
+        agent_pane::check_agent(config, agent)?;
     }
     let launch = shell::gated_user_shell()?;
     let tab = DelegateRequest {
@@ -270,8 +280,7 @@ pub fn open_agent_tab(
         .or_else(|| request.agent.clone())
         .or_else(|| {
             // The pane has not said yet: it starts the default agent.
-            let paths = wta_agent::RegistryPaths::from_env().ok()?;
-            let registry = wta_agent::Registry::load(paths).ok()?;
+            let registry = config.registry().ok()?;
             Some(registry.default_agent().as_str().to_owned())
         })
         .unwrap_or_else(|| wta_agent::registry::DEMO_ID.to_owned());

@@ -32,10 +32,10 @@ pub enum Prewarmed {
 
 /// Whether `[autofix] prewarm` is on in the user's config (a broken file
 /// counts as off; the helpers say what is wrong with it).
-pub fn enabled() -> bool {
-    wta_agent::RegistryPaths::from_env()
-        .map(|paths| wta_helper::autofix::AutofixSettings::load(&paths.config_file).0)
-        .is_ok_and(|settings| settings.prewarm)
+pub fn enabled(config: &crate::config::UserConfig) -> bool {
+    config
+        .table("autofix", |c| c.autofix.prewarm)
+        .is_some_and(|(prewarm, _)| prewarm)
 }
 
 /// Gives `window` a stashed agent pane unless it has one.

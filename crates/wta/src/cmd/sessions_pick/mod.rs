@@ -100,7 +100,7 @@ pub fn run(ctx: &Ctx, args: &PickArgs) -> anyhow::Result<ExitCode> {
             Action::Stay => continue,
             Action::Quit => break None,
             Action::Focus(row) => actions::focus(&host, &row),
-            Action::Resume(row) => actions::resume(&host, &row),
+            Action::Resume(row) => actions::resume(ctx.config(), &host, &row),
             Action::Close(row) => match actions::close(ctx, socket, &row) {
                 Ok(done) => {
                     view.refresh(rows(ctx, socket)?);
