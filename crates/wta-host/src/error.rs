@@ -45,6 +45,15 @@ pub enum HostError {
     #[error("session {0} does not exist (see `wta list-windows`)")]
     SessionNotFound(String),
 
+    #[error(
+        "no terminal shows tab {0}: attach one (`tmux attach`), or name one with `--client` \
+         (see `tmux list-clients`)"
+    )]
+    NoClient(String),
+
+    #[error("no terminal is called {0} (see `tmux list-clients`)")]
+    ClientNotFound(String),
+
     #[error("directory {} does not exist or is not a directory", .0.display())]
     BadDirectory(PathBuf),
 
@@ -79,6 +88,8 @@ impl HostError {
             Self::PaneNotFound(pane) => tr("host.pane_not_found", &[("pane", pane)]),
             Self::WindowNotFound(window) => tr("host.window_not_found", &[("window", window)]),
             Self::SessionNotFound(session) => tr("host.session_not_found", &[("session", session)]),
+            Self::NoClient(tab) => tr("host.no_client", &[("tab", tab)]),
+            Self::ClientNotFound(client) => tr("host.client_not_found", &[("client", client)]),
             Self::BadDirectory(dir) => {
                 tr("host.bad_directory", &[("dir", &dir.display().to_string())])
             }
@@ -120,6 +131,8 @@ mod tests {
             HostError::PaneNotFound("%9".into()),
             HostError::WindowNotFound("@9".into()),
             HostError::SessionNotFound("$9".into()),
+            HostError::NoClient("@9".into()),
+            HostError::ClientNotFound("/dev/pts/9".into()),
             HostError::BadDirectory("/nope".into()),
             HostError::InvalidArgument("bad".into()),
             HostError::Tmux {

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use crate::{
-    HostError, Integration, NewTab, PaneCommand, PaneInfo, PaneSize, PaneState, PaneStatus,
+    HostError, Integration, NewTab, PaneCommand, PaneInfo, PaneSize, PaneState, PaneStatus, Popup,
     ServerInfo, SessionInfo, Split, StashRecord, StashSide, TerminalHost, WindowInfo,
 };
 
@@ -23,7 +23,9 @@ pub(crate) struct World {
     next: u32,
     pub(crate) panes: Vec<PaneInfo>,
     pub(crate) screens: Vec<(PaneId, String)>,
-    stashed: Vec<StashRecord>,
+    pub(crate) stashed: Vec<StashRecord>,
+    /// Panes a popup shows now ([`FakeHost::hold_popup`]).
+    pub(crate) popups: Vec<PaneId>,
     pub(crate) log: Vec<String>,
     pub(crate) options: HashMap<(PaneId, String), String>,
     tab_options: HashMap<(WindowId, String), String>,
@@ -338,7 +340,7 @@ impl TerminalHost for FakeHost {
     }
 
     fn visible(&self, pane: &PaneId) -> Result<bool, HostError> {
-        Ok(self.pane(pane)?.window_active)
+        Ok(self.pane(pane)?.window_active || self.popup_shown(pane))
     }
 
     fn focus(&self, pane: &PaneId) -> Result<(), HostError> {
@@ -370,6 +372,8 @@ impl TerminalHost for FakeHost {
         self.with(|w| {
             if let Some(p) = w.panes.iter_mut().find(|p| &p.id == pane) {
                 p.window = WindowId::from_number(u32::MAX);
+                // Out of sight: no client shows the stash.
+                p.window_active = false;
             }
             w.stashed.push(record.clone());
             w.log.push(format!("stash {pane}"));
@@ -381,13 +385,32 @@ impl TerminalHost for FakeHost {
         self.with(|w| {
             let at = w.stashed.iter().position(|r| &r.pane == pane)?;
             let record = w.stashed.remove(at);
+            let shown = w
+                .panes
+                .iter()
+                .find(|p| p.window == record.window)
+                .is_none_or(|p| p.window_active);
             if let Some(p) = w.panes.iter_mut().find(|p| &p.id == pane) {
                 p.window = record.window.clone();
+                p.window_active = shown;
             }
             w.log.push(format!("restore {pane}"));
             Some(record)
         })
         .ok_or_else(|| HostError::InvalidArgument(format!("pane {pane} is not stashed")))
+    }
+
+    fn show_popup(&self, pane: &PaneId, popup: &Popup) -> Result<(), HostError> {
+        self.popup_show(pane, popup)
+    }
+
+    fn close_popup(&self, pane: &PaneId) -> Result<bool, HostError> {
+        self.popup_close(pane)
+    }
+
+    fn in_popup(&self, pane: &PaneId) -> Result<bool, HostError> {
+        self.check_pane(pane)?;
+        Ok(self.popup_shown(pane))
     }
 
     fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError> {

@@ -6,7 +6,7 @@
 use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use crate::{
-    HostError, NewTab, PaneInfo, PaneStatus, ServerInfo, SessionInfo, Split, StashRecord,
+    HostError, NewTab, PaneInfo, PaneStatus, Popup, ServerInfo, SessionInfo, Split, StashRecord,
     WindowInfo,
 };
 
@@ -43,8 +43,9 @@ pub trait TerminalHost {
     fn kill_pane(&self, pane: &PaneId) -> Result<(), HostError>;
     /// Running, dead with status, or gone.
     fn pane_status(&self, pane: &PaneId) -> Result<PaneStatus, HostError>;
-    /// Whether the user can see `pane`: its window is the active one of a
-    /// session some client shows.
+    /// Whether the user can see `pane`: some client (terminal) shows its
+    /// window, in a session of the user's or in a popup
+    /// ([`TerminalHost::show_popup`]).
     fn visible(&self, pane: &PaneId) -> Result<bool, HostError>;
     /// Focuses a pane (and its window).
     fn focus(&self, pane: &PaneId) -> Result<(), HostError>;
@@ -55,6 +56,15 @@ pub trait TerminalHost {
     fn stash(&self, pane: &PaneId, neighbour: &PaneId) -> Result<StashRecord, HostError>;
     /// Puts a stashed pane back at the same side and size of its window.
     fn restore(&self, pane: &PaneId) -> Result<StashRecord, HostError>;
+    /// Shows the stashed `pane` in a popup over a terminal and returns once
+    /// the popup is closed ([`TerminalHost::close_popup`], or the user
+    /// detaching it). The pane stays stashed: it takes the popup's size
+    /// while shown and its stashed size again after.
+    fn show_popup(&self, pane: &PaneId, popup: &Popup) -> Result<(), HostError>;
+    /// Closes every popup showing `pane`; whether one did.
+    fn close_popup(&self, pane: &PaneId) -> Result<bool, HostError>;
+    /// Whether a popup shows `pane` now.
+    fn in_popup(&self, pane: &PaneId) -> Result<bool, HostError>;
     /// Types `text` into the pane, then Enter when `enter`. Leaves copy mode first.
     /// Only the card executor calls this, after the user confirmed.
     /// Refuses control characters other than `\n` ([`crate::check_typed_text`]).

@@ -12,8 +12,10 @@ mod async_host;
 mod error;
 mod fake;
 mod fake_async;
+mod fake_popup;
 mod host;
 mod model;
+mod popup;
 mod process;
 mod quote;
 pub mod tmux;
@@ -26,6 +28,9 @@ pub use model::{
     Integration, NewTab, PaneCommand, PaneInfo, PaneSize, PaneState, PaneStatus, ServerInfo,
     SessionInfo, Split, SplitDirection, StashRecord, StashSide, WindowInfo,
 };
+pub use popup::{ClientName, MAX_POPUP_PERCENT, MIN_POPUP_PERCENT, Popup};
 pub use process::parent_pid;
 pub use quote::sh_quote;
-pub use tmux::{HookWord, NewSession, Recency, RecentSession, ServerLocation, TmuxHost};
+pub use tmux::{
+    HookWord, NewSession, Recency, RecentSession, ServerLocation, TmuxHost, is_private_session,
+};

@@ -271,7 +271,7 @@ pub fn parse_sessions(output: &str) -> Result<Vec<SessionInfo>, HostError> {
 }
 
 /// Parses `list-windows -F window_format()` output. Windows of the private
-/// stash session (stashed agent panes) are left out.
+/// sessions (the stash, popups: stashed agent panes) are left out.
 pub fn parse_windows(output: &str) -> Result<Vec<WindowInfo>, HostError> {
     records(output)
         .filter_map(|record| {
@@ -279,7 +279,7 @@ pub fn parse_windows(output: &str) -> Result<Vec<WindowInfo>, HostError> {
             if f.len() != 7 {
                 return Some(Err(HostError::Parse("a window record is short".into())));
             }
-            if f[5] == super::STASH_SESSION {
+            if super::is_private_session(f[5]) {
                 return None;
             }
             let window = || -> Result<WindowInfo, HostError> {

@@ -16,6 +16,7 @@ mod hooks;
 mod locate;
 mod native;
 mod notify;
+mod popup;
 mod recent;
 mod run;
 mod session;
@@ -24,6 +25,7 @@ mod version;
 mod wire;
 
 pub use hooks::{HookWord, run_shell_hook};
+pub use popup::is_private_session;
 pub use recent::Recency;
 pub use session::{NewSession, RecentSession};
 pub use stash::STASH_SESSION;
@@ -38,8 +40,8 @@ use wta_protocol::{PaneId, TmuxSessionId, WindowId};
 
 use crate::async_host::check_option_name;
 use crate::{
-    HostError, NewTab, PaneCommand, PaneInfo, PaneState, PaneStatus, ServerInfo, SessionInfo,
-    Split, SplitDirection, StashRecord, TerminalHost, Typing, WindowInfo,
+    HostError, NewTab, PaneCommand, PaneInfo, PaneState, PaneStatus, Popup, ServerInfo,
+    SessionInfo, Split, SplitDirection, StashRecord, TerminalHost, Typing, WindowInfo,
 };
 use async_ops::{checked_display, display_cmd, set_option_cmd, typing_cmds, unset_option_cmd};
 
@@ -253,7 +255,7 @@ impl TerminalHost for TmuxHost {
         let out =
             self.run(&Cmd::new("list-sessions").opt_format("-F", &format::session_format()))?;
         let mut sessions = format::parse_sessions(&out)?;
-        sessions.retain(|s| s.name != STASH_SESSION);
+        sessions.retain(|s| !is_private_session(&s.name));
         Ok(sessions)
     }
 
@@ -282,7 +284,7 @@ impl TerminalHost for TmuxHost {
             .flag("-a")
             .opt_format("-F", &format::pane_format());
         let mut panes = format::parse_pane_bytes(&self.run_raw(&cmd)?)?;
-        panes.retain(|p| p.session_name != STASH_SESSION);
+        panes.retain(|p| !is_private_session(&p.session_name));
         Ok(panes)
     }
 
@@ -433,9 +435,11 @@ impl TerminalHost for TmuxHost {
     }
 
     fn visible(&self, pane: &PaneId) -> Result<bool, HostError> {
-        let out = self.display(pane, "#{session_attached}\x1f#{window_active}")?;
-        let (attached, active) = out.split_once('\x1f').unwrap_or((&out, ""));
-        Ok(attached.parse::<u32>().is_ok_and(|n| n > 0) && active == "1")
+        // Clients whose session shows the pane's window, in any session it
+        // is linked into: a popup's client on its private session counts
+        // (`display -t %P` alone would pick one of those sessions).
+        let out = self.display(pane, "#{window_active_clients}")?;
+        Ok(out.trim().parse::<u32>().is_ok_and(|n| n > 0))
     }
 
     fn focus(&self, pane: &PaneId) -> Result<(), HostError> {
@@ -460,6 +464,18 @@ impl TerminalHost for TmuxHost {
 
     fn restore(&self, pane: &PaneId) -> Result<StashRecord, HostError> {
         self.restore_pane(pane)
+    }
+
+    fn show_popup(&self, pane: &PaneId, popup: &Popup) -> Result<(), HostError> {
+        self.show_popup_of(pane, popup)
+    }
+
+    fn close_popup(&self, pane: &PaneId) -> Result<bool, HostError> {
+        self.close_popup_of(pane)
+    }
+
+    fn in_popup(&self, pane: &PaneId) -> Result<bool, HostError> {
+        self.in_popup_of(pane)
     }
 
     fn send_text(&self, pane: &PaneId, text: &str, enter: bool) -> Result<(), HostError> {

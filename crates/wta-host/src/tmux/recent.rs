@@ -1,5 +1,5 @@
 //! Which session a command run outside tmux means when it names none: the
-//! one attached last, never WTA's own stash. tmux's own choice for a
+//! one attached last, never WTA's own stash (nor a popup's session). tmux's own choice for a
 //! command client without a target (its "best" session: the most recently
 //! *active*) can be the stash, which every stash and restore makes active,
 //! so a new tab would open out of sight.
@@ -12,7 +12,6 @@
 
 use wta_protocol::TmuxSessionId;
 
-use super::STASH_SESSION;
 use crate::HostError;
 
 /// One session as [`FORMAT`] lists it.
@@ -68,7 +67,7 @@ pub enum Recency {
 pub(crate) fn choose(sessions: &[Listed]) -> Option<(&Listed, Recency)> {
     let mine: Vec<&Listed> = sessions
         .iter()
-        .filter(|s| s.name != STASH_SESSION)
+        .filter(|s| !super::is_private_session(&s.name))
         .collect();
     let mut last: Option<(&Listed, u64)> = None;
     for s in &mine {
@@ -87,6 +86,7 @@ pub(crate) fn choose(sessions: &[Listed]) -> Option<(&Listed, Recency)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::STASH_SESSION;
     use super::*;
     use proptest::prelude::*;
 
@@ -96,6 +96,17 @@ mod tests {
             last_attached: attached,
             name: name.to_owned(),
         }
+    }
+
+    #[test]
+    fn never_a_popup_session_attached_later() {
+        // A popup's client attaches to its private session after the user's.
+        let sessions = [
+            listed(0, Some(10), "main"),
+            listed(5, Some(20), "_wta_popup_3"),
+        ];
+        let (chosen, how) = choose(&sessions).unwrap();
+        assert_eq!((chosen.name.as_str(), how), ("main", Recency::AttachedLast));
     }
 
     #[test]

@@ -35,9 +35,9 @@ impl TmuxHost {
     /// escape `\` and control characters, so such a name would not read
     /// back as given.
     pub fn check_session_name(name: &str) -> Result<(), HostError> {
-        if name == super::STASH_SESSION {
+        if super::is_private_session(name) {
             return Err(HostError::InvalidArgument(format!(
-                "{name:?} is the session where wta keeps stashed agent panes; pick another name"
+                "{name:?} is a session where wta keeps stashed agent panes; pick another name"
             )));
         }
         if name.is_empty() || name.contains([':', '.', '\\']) {

@@ -12,7 +12,7 @@ use crate::{HostError, PaneInfo, Split, SplitDirection, StashRecord, StashSide, 
 
 /// The private session that holds stashed panes.
 pub const STASH_SESSION: &str = "_wta_stash";
-const STASH_OPTION: &str = "@wta_stash";
+pub(super) const STASH_OPTION: &str = "@wta_stash";
 /// Columns (or rows) always left to the other panes when restoring.
 const MIN_OTHER: u16 = 20;
 
