@@ -166,15 +166,7 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         load_session: None,
     };
     let built = create_or_reuse(config, &host, &args.session, existing, &spec)?;
-    // A reused agent pane keeps its agent: report that one.
-    let running = built
-        .reused
-        .then(|| {
-            host.option(&built.agent_pane, wta_agent::PANE_AGENT_OPTION)
-                .ok()
-        })
-        .flatten()
-        .filter(|a| !a.is_empty());
+    let running = running_agent(&host, &built);
     let said = started_what(
         &Started {
             asked: args.open.agent.as_deref(),
@@ -207,6 +199,18 @@ pub fn run(ctx: &Ctx, args: &UpArgs) -> anyhow::Result<ExitCode> {
         print_summary(&host, &summary)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A reused agent pane keeps its agent: the one it says it runs.
+fn running_agent(host: &TmuxHost, built: &Built) -> Option<String> {
+    built
+        .reused
+        .then(|| {
+            host.option(&built.agent_pane, wta_agent::PANE_AGENT_OPTION)
+                .ok()
+        })
+        .flatten()
+        .filter(|a| !a.is_empty())
 }
 
 /// The session named `name`: created with its shell when it is not
