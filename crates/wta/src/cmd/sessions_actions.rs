@@ -85,20 +85,7 @@ pub fn resume(
     host: &TmuxHost,
     row: &AgentSessionRow,
 ) -> anyhow::Result<Done> {
-    let key = row.key.as_str();
-    if row.status.is_live() {
-        bail!(tr("sessions.err.resume_live", &[("key", key)]));
-    }
-    let Some(session) = row.session_id.clone() else {
-        bail!(tr("sessions.err.no_id", &[("key", key)]));
-    };
-    let agent = row.agent.as_str();
-    if !row.resumable {
-        bail!(tr(
-            "sessions.err.not_resumable",
-            &[("agent", agent), ("session", &session)]
-        ));
-    }
+    let session = resumable(row)?;
     let source = host.caller_pane().map(|p| host.pane(&p)).transpose()?;
     // Outside tmux: back in the tmux session of the tab the session lived
     // in, while that tab is there.
@@ -122,26 +109,8 @@ pub fn resume(
             delegate::open_agent_tab(config, host, &request, None, Some(session.clone()))?.pane
         }
         SessionSource::ShellPane => {
-            let Some(cli) = wta_agent::delegate::cli(agent) else {
-                bail!(tr("sessions.err.no_resume_flag_known", &[("agent", agent)]));
-            };
-            let Some(flag) = cli.resume else {
-                bail!(tr("sessions.err.no_resume_flag", &[("agent", agent)]));
-            };
-            let tab = host.new_tab(&NewTab {
-                after: None,
-                session: source.as_ref().map(|s| s.session.clone()).or(home),
-                command: Some(PaneCommand::Argv(vec![
-                    cli.program.to_owned(),
-                    flag.to_owned(),
-                    session.clone(),
-                ])),
-                cwd,
-                title: Some(format!("{} {session}", cli.id)),
-                env: Vec::new(),
-                focus: true,
-            })?;
-            tab.id
+            let session_of_tab = source.as_ref().map(|s| s.session.clone()).or(home);
+            resume_in_cli_tab(host, &row.agent, &session, session_of_tab, cwd)?
         }
     };
     Ok(Done {
@@ -155,12 +124,62 @@ pub fn resume(
         line: tr(
             "sessions.resumed",
             &[
-                ("agent", agent),
+                ("agent", row.agent.as_str()),
                 ("session", &session),
                 ("pane", pane.as_str()),
             ],
         ),
     })
+}
+
+/// The agent's id of the session `row`, when it has ended and can be
+/// resumed.
+fn resumable(row: &AgentSessionRow) -> anyhow::Result<String> {
+    let key = row.key.as_str();
+    if row.status.is_live() {
+        bail!(tr("sessions.err.resume_live", &[("key", key)]));
+    }
+    let Some(session) = row.session_id.clone() else {
+        bail!(tr("sessions.err.no_id", &[("key", key)]));
+    };
+    if !row.resumable {
+        bail!(tr(
+            "sessions.err.not_resumable",
+            &[("agent", row.agent.as_str()), ("session", &session)]
+        ));
+    }
+    Ok(session)
+}
+
+/// A new tab (in tmux session `in_session`, else the current one) running
+/// the agent CLI with its own resume flag for `session`.
+fn resume_in_cli_tab(
+    host: &TmuxHost,
+    agent: &str,
+    session: &str,
+    in_session: Option<wta_protocol::TmuxSessionId>,
+    cwd: Option<PathBuf>,
+) -> anyhow::Result<wta_protocol::PaneId> {
+    let Some(cli) = wta_agent::delegate::cli(agent) else {
+        bail!(tr("sessions.err.no_resume_flag_known", &[("agent", agent)]));
+    };
+    let Some(flag) = cli.resume else {
+        bail!(tr("sessions.err.no_resume_flag", &[("agent", agent)]));
+    };
+    let tab = host.new_tab(&NewTab {
+        after: None,
+        session: in_session,
+        command: Some(PaneCommand::Argv(vec![
+            cli.program.to_owned(),
+            flag.to_owned(),
+            session.to_owned(),
+        ])),
+        cwd,
+        title: Some(format!("{} {session}", cli.id)),
+        env: Vec::new(),
+        focus: true,
+    })?;
+    Ok(tab.id)
 }
 
 /// Closes `row`: a live agent pane closes (its session becomes history),
