@@ -43,29 +43,8 @@ pub fn draw(frame: &mut Frame<'_>, view: &View) {
             *y += 1;
         }
     };
-    let title = tr("sessions.pick.title", &[]);
-    let keys = tr("sessions.pick.keys", &[]);
-    let title_line = if title.width() + 2 + keys.width() < width {
-        Line::from(vec![
-            Span::styled(format!(" {title}"), theme::bold()),
-            Span::styled(format!("  {keys}"), theme::dim()),
-        ])
-    } else {
-        Line::from(Span::styled(
-            truncate(&format!(" {title}"), width),
-            theme::bold(),
-        ))
-    };
-    put(title_line, &mut y);
-    let search = if view.query().is_empty() {
-        Span::styled(tr("sessions.pick.search", &[]), theme::dim())
-    } else {
-        Span::raw(view.query().to_owned())
-    };
-    put(
-        Line::from(vec![Span::styled(" › ", theme::accent()), search]),
-        &mut y,
-    );
+    put(title_line(width), &mut y);
+    put(search_line(view), &mut y);
     // Two lines stay for the notice or the count.
     let rows_room = usize::from(area.bottom().saturating_sub(y).saturating_sub(2));
     let visible = view.visible();
@@ -83,26 +62,62 @@ pub fn draw(frame: &mut Frame<'_>, view: &View) {
         );
     }
     for (i, row) in visible.iter().enumerate().skip(first).take(rows_room) {
-        let chosen = i == selected;
-        let mark = if chosen { " › " } else { "   " };
-        let live = if row.status.is_live() { "● " } else { "  " };
-        let text = truncate(&describe(row), width.saturating_sub(5));
-        let style = if chosen {
-            theme::popup_selected()
-        } else {
-            Style::new()
-        };
-        put(
-            Line::from(vec![
-                Span::styled(mark, theme::accent()),
-                Span::styled(live, theme::ok()),
-                Span::styled(text, style),
-            ]),
-            &mut y,
-        );
+        put(session_line(row, i == selected, width), &mut y);
     }
     let bottom = area.bottom().saturating_sub(1);
-    let footer = match view.notice() {
+    if bottom >= y {
+        let footer = footer(view, visible.len(), width);
+        buf.set_line(area.x, bottom, &Line::from(footer), area.width);
+    }
+}
+
+/// The title, with the keys when they fit beside it.
+fn title_line(width: usize) -> Line<'static> {
+    let title = tr("sessions.pick.title", &[]);
+    let keys = tr("sessions.pick.keys", &[]);
+    if title.width() + 2 + keys.width() < width {
+        Line::from(vec![
+            Span::styled(format!(" {title}"), theme::bold()),
+            Span::styled(format!("  {keys}"), theme::dim()),
+        ])
+    } else {
+        Line::from(Span::styled(
+            truncate(&format!(" {title}"), width),
+            theme::bold(),
+        ))
+    }
+}
+
+/// The search line: the query, or what to type when there is none.
+fn search_line(view: &View) -> Line<'static> {
+    let search = if view.query().is_empty() {
+        Span::styled(tr("sessions.pick.search", &[]), theme::dim())
+    } else {
+        Span::raw(view.query().to_owned())
+    };
+    Line::from(vec![Span::styled(" › ", theme::accent()), search])
+}
+
+/// One session: marked when `chosen`, a dot when live.
+fn session_line(row: &AgentSessionRow, chosen: bool, width: usize) -> Line<'static> {
+    let mark = if chosen { " › " } else { "   " };
+    let live = if row.status.is_live() { "● " } else { "  " };
+    let text = truncate(&describe(row), width.saturating_sub(5));
+    let style = if chosen {
+        theme::popup_selected()
+    } else {
+        Style::new()
+    };
+    Line::from(vec![
+        Span::styled(mark, theme::accent()),
+        Span::styled(live, theme::ok()),
+        Span::styled(text, style),
+    ])
+}
+
+/// The bottom line: the notice, else how many of the sessions are `shown`.
+fn footer(view: &View, shown: usize, width: usize) -> Span<'static> {
+    match view.notice() {
         Some(n) => Span::styled(
             truncate(&format!(" {}", n.text), width),
             if n.error { theme::error() } else { theme::ok() },
@@ -113,16 +128,13 @@ pub fn draw(frame: &mut Frame<'_>, view: &View) {
                 tr(
                     "sessions.pick.count",
                     &[
-                        ("shown", &visible.len().to_string()),
+                        ("shown", &shown.to_string()),
                         ("total", &view.total().to_string()),
                     ],
                 )
             ),
             theme::dim(),
         ),
-    };
-    if bottom >= y {
-        buf.set_line(area.x, bottom, &Line::from(footer), area.width);
     }
 }
 
