@@ -121,15 +121,22 @@ mod tests {
 
     use Integration::{Absent, Present, Unknown};
 
+    fn check(table: Vec<(&str, Vec<Timed>, Probe)>) {
+        for (name, looks, want) in table {
+            assert_eq!(run(&looks), want, "{name}");
+        }
+    }
+
+    /// What counts as a command having run, and what does not.
     #[test]
-    fn rows() {
+    fn rows_of_what_a_command_is() {
         let prompt = look("bash", "$\n\n\n");
         let typing = look("bash", "$ echo hi\n\n");
         let entered = look("bash", "$ echo hi\nhi\n$\n");
         let running = look("sleep", "$ sleep 5\n");
         let scrolled = look("bash", "b\nc\n$\n");
         let full = look("bash", "a\nb\n$\n");
-        let table: Vec<(&str, Vec<Timed>, Probe)> = vec![
+        check(vec![
             (
                 "first look",
                 vec![(0, prompt.clone(), Unknown)],
@@ -150,82 +157,77 @@ mod tests {
             ),
             (
                 "Enter is",
-                vec![
-                    (0, typing.clone(), Unknown),
-                    (400, entered.clone(), Unknown),
-                ],
+                vec![(0, typing.clone(), Unknown), (400, entered, Unknown)],
                 Probe::CommandSeen { since: 400 },
             ),
             (
                 "a foreground program is",
-                vec![
-                    (0, prompt.clone(), Unknown),
-                    (400, running.clone(), Unknown),
-                ],
+                vec![(0, prompt, Unknown), (400, running, Unknown)],
                 Probe::CommandSeen { since: 400 },
             ),
             (
                 "a full screen scrolling is",
-                vec![(0, full.clone(), Unknown), (400, scrolled.clone(), Unknown)],
+                vec![(0, full, Unknown), (400, scrolled, Unknown)],
                 Probe::CommandSeen { since: 400 },
             ),
+        ]);
+    }
+
+    /// The grace after a command, and the verdicts that are final.
+    #[test]
+    fn rows_of_the_grace_and_the_verdicts() {
+        let prompt = look("bash", "$\n\n\n");
+        let typing = look("bash", "$ echo hi\n\n");
+        let entered = look("bash", "$ echo hi\nhi\n$\n");
+        let ran = |more: &[Timed]| {
+            let mut looks = vec![
+                (0, typing.clone(), Unknown),
+                (400, entered.clone(), Unknown),
+            ];
+            looks.extend_from_slice(more);
+            looks
+        };
+        check(vec![
             (
                 "within the grace: still waiting",
-                vec![
-                    (0, typing.clone(), Unknown),
-                    (400, entered.clone(), Unknown),
-                    (1399, entered.clone(), Unknown),
-                ],
+                ran(&[(1399, entered.clone(), Unknown)]),
                 Probe::CommandSeen { since: 400 },
             ),
             (
                 "no marks by the end of the grace: absent",
-                vec![
-                    (0, typing.clone(), Unknown),
-                    (400, entered.clone(), Unknown),
-                    (1400, entered.clone(), Unknown),
-                ],
+                ran(&[(1400, entered.clone(), Unknown)]),
                 Probe::Absent,
             ),
             (
                 "a later look does not erase the evidence",
-                vec![
-                    (0, typing.clone(), Unknown),
-                    (400, entered.clone(), Unknown),
+                ran(&[
                     (800, typing.clone(), Unknown),
                     (1400, typing.clone(), Unknown),
-                ],
+                ]),
                 Probe::Absent,
             ),
             (
                 "marks within the grace: present, for good",
-                vec![
-                    (0, typing.clone(), Unknown),
-                    (400, entered.clone(), Unknown),
+                ran(&[
                     (500, entered.clone(), Present),
                     (9000, entered.clone(), Unknown),
-                ],
+                ]),
                 Probe::Present,
             ),
             (
                 "the tracker's absent wins",
-                vec![(0, prompt.clone(), Absent)],
+                vec![(0, prompt, Absent)],
                 Probe::Absent,
             ),
             (
                 "absent is final",
-                vec![
-                    (0, typing.clone(), Unknown),
-                    (400, entered.clone(), Unknown),
+                ran(&[
                     (1400, entered.clone(), Unknown),
                     (1500, entered.clone(), Present),
-                ],
+                ]),
                 Probe::Absent,
             ),
-        ];
-        for (name, looks, want) in table {
-            assert_eq!(run(&looks), want, "{name}");
-        }
+        ]);
     }
 
     proptest! {
