@@ -4,11 +4,14 @@
 //! owns the one handle of the process ([`user`]); commands reach it through
 //! [`crate::cmd::Ctx::config`] and hand it down to what they call.
 //!
-//! Invariants: nothing else in this binary reads the config file (the
-//! validator's problems are the ones of this one reading wherever they are
-//! reported); a file that changes while the process runs is not read
-//! again (the long-lived master reloads on its own, `wta_master`); no
-//! reading happens before something asks.
+//! Invariants: no other code of this crate reads the config file, so every
+//! report of the validator's problems here (`wta doctor`, the registry's
+//! errors) is of this one reading; a file that changes while the process
+//! runs is not read again; nothing is read before something asks. (The
+//! libraries the roles run read it on their own: the master reads it each
+//! time it needs the registry, so edits apply without a restart, and the
+//! agent pane's runtime in `wta_helper` still reads its own tables and
+//! the startup notice.)
 
 use std::sync::OnceLock;
 
