@@ -30,7 +30,10 @@ use std::path::{Path, PathBuf};
 pub use check::known_language;
 pub use near::nearest;
 pub use problem::{Expected, Fallback, Found, Problem, ProblemKind, Suggestion};
-pub use schema::{DEFAULT_INTERACTIVE_AFTER_SECS, MAX_TIMEOUT_SECS, MIN_OUTPUT_BYTES, keys};
+pub use schema::{
+    DEFAULT_INTERACTIVE_AFTER_SECS, DEFAULT_POPUP_PERCENT, MAX_POPUP_PERCENT, MAX_TIMEOUT_SECS,
+    MIN_OUTPUT_BYTES, MIN_POPUP_PERCENT, keys,
+};
 
 /// Every setting of the config file, each at its default unless the file
 /// set it to a valid value.
@@ -48,6 +51,7 @@ pub struct Config {
     pub proposals: Proposals,
     pub terminals: Terminals,
     pub autofix: Autofix,
+    pub pane: Pane,
     /// `[delegate]`, when present with a program.
     pub delegate: Option<DelegateTable>,
     /// `[custom_agents.NAME]`, each with a program.
@@ -86,6 +90,15 @@ pub struct Autofix {
     pub mode: AutofixMode,
     /// A hidden agent pane in every tab of the session.
     pub prewarm: bool,
+}
+
+/// `[pane]`: the agent pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pane {
+    /// Percent of the terminal's columns `wta popup` takes, border included.
+    pub popup_width: u8,
+    /// Percent of the terminal's rows `wta popup` takes, border included.
+    pub popup_height: u8,
 }
 
 /// `[delegate]`: the agent CLI delegated tasks start in.

@@ -15,8 +15,8 @@ use wta_protocol::limits::{
 };
 
 use super::{
-    Autofix, AutofixMode, Config, CustomAgentTable, DelegateTable, Execution, Placement, Proposals,
-    Terminals,
+    Autofix, AutofixMode, Config, CustomAgentTable, DelegateTable, Execution, Pane, Placement,
+    Proposals, Terminals,
 };
 
 /// Smallest `execution.output_max_bytes` (room for head, marker and tail).
@@ -25,6 +25,11 @@ pub const MIN_OUTPUT_BYTES: usize = 256;
 pub const MAX_TIMEOUT_SECS: u64 = 24 * 3600;
 /// The default quiet time before a program counts as interactive.
 pub const DEFAULT_INTERACTIVE_AFTER_SECS: u64 = 3;
+/// `[pane] popup_width` / `popup_height`: percent of the terminal, from a
+/// tenth of it to all of it.
+pub const MIN_POPUP_PERCENT: u8 = 10;
+pub const MAX_POPUP_PERCENT: u8 = 100;
+pub const DEFAULT_POPUP_PERCENT: u8 = 80;
 
 /// What a key takes.
 #[derive(Debug, Clone, Copy)]
@@ -246,6 +251,22 @@ pub(crate) const TABLES: &[Table] = &[
         ],
     },
     Table {
+        name: "pane",
+        shape: Shape::Section,
+        keys: &[
+            Key {
+                name: "popup_width",
+                kind: POPUP_PERCENT,
+                set: |c, _, v| c.pane.popup_width = percent(v),
+            },
+            Key {
+                name: "popup_height",
+                kind: POPUP_PERCENT,
+                set: |c, _, v| c.pane.popup_height = percent(v),
+            },
+        ],
+    },
+    Table {
         name: "delegate",
         shape: Shape::Whole { required: "argv" },
         keys: &[
@@ -283,6 +304,17 @@ pub(crate) const TABLES: &[Table] = &[
         ],
     },
 ];
+
+const POPUP_PERCENT: Kind = Kind::Int {
+    min: MIN_POPUP_PERCENT as i64,
+    max: MAX_POPUP_PERCENT as i64,
+    default: DEFAULT_POPUP_PERCENT as i64,
+};
+
+/// A checked percent (the schema's range keeps it within `u8`).
+fn percent(v: Value) -> u8 {
+    u8::try_from(v.int()).unwrap_or(DEFAULT_POPUP_PERCENT)
+}
 
 fn delegate(c: &mut Config) -> &mut DelegateTable {
     c.delegate.get_or_insert_with(DelegateTable::default)
@@ -348,6 +380,10 @@ pub(crate) fn defaults() -> Config {
         autofix: Autofix {
             mode: AutofixMode::Off,
             prewarm: false,
+        },
+        pane: Pane {
+            popup_width: 0,
+            popup_height: 0,
         },
         delegate: None,
         custom_agents: BTreeMap::new(),

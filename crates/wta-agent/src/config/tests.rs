@@ -31,6 +31,10 @@ fn an_empty_file_is_every_default() {
     assert!(!config.terminals.keep_after_exit);
     assert_eq!(config.autofix.mode, AutofixMode::Suggest);
     assert!(!config.autofix.prewarm);
+    assert_eq!(
+        (config.pane.popup_width, config.pane.popup_height),
+        (80, 80)
+    );
     assert!(!config.auto_approve_tools);
     assert_eq!(
         (
@@ -420,9 +424,11 @@ fn sample(kind: Kind) -> &'static str {
     match kind {
         Kind::Bool { default: false } => "true",
         Kind::Bool { default: true } => "false",
-        Kind::Int { min, default, .. } if default == min => "2",
-        Kind::Int { min, .. } if min > 1 => "1024",
-        Kind::Int { .. } => "1",
+        // The smallest value in range that is not the default.
+        Kind::Int { min, default, .. } => {
+            let value = if default == min { min + 1 } else { min };
+            Box::leak(value.to_string().into_boxed_str())
+        }
         Kind::Choice { default, choices } => {
             let other = choices.iter().find(|c| **c != default).unwrap();
             Box::leak(format!("\"{other}\"").into_boxed_str())
@@ -490,6 +496,47 @@ fn defaults_are_within_their_own_ranges() {
     for word in Placement::WORDS {
         assert_eq!(Placement::from_word(word).map(Placement::word), Some(*word));
     }
+}
+
+/// `[pane] popup_width`/`popup_height` are percents of the terminal from
+/// 10 to 100: one outside is named with its range, in every language, and
+/// the default applies to it alone.
+#[test]
+fn popup_sizes_are_percents_of_the_terminal() {
+    let (config, problems) = parse("[pane]\npopup_width = 100\npopup_height = 10\n");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(
+        (config.pane.popup_width, config.pane.popup_height),
+        (100, 10)
+    );
+    for (text, width, height) in [
+        ("[pane]\npopup_width = 9\npopup_height = 50\n", 80, 50),
+        ("[pane]\npopup_width = 60\npopup_height = 101\n", 60, 80),
+        ("[pane]\npopup_width = 60\npopup_height = -1\n", 60, 80),
+        ("[pane]\npopup_width = 300\n", 80, 80),
+    ] {
+        let (config, p) = one(text);
+        assert!(matches!(p.kind, ProblemKind::OutOfRange { .. }), "{text}");
+        assert_eq!(
+            (config.pane.popup_width, config.pane.popup_height),
+            (width, height),
+            "{text}"
+        );
+        for locale in wta_i18n::LOCALES {
+            let lookup = |key: &str, args: &[(&str, &str)]| {
+                problem::fill(wta_i18n::tr_in(locale, key), args)
+            };
+            let said = p.render(&lookup);
+            assert!(
+                said.contains("10") && said.contains("100") && !said.contains("%{"),
+                "{locale}: {said}"
+            );
+        }
+    }
+    assert_eq!(
+        one("[pane]\npopup_widht = 50\n").1.english(),
+        "unknown key `popup_widht` in [pane]: did you mean `popup_width`? (ignored)"
+    );
 }
 
 /// The README's config examples are valid as written.
