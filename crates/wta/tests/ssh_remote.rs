@@ -15,7 +15,7 @@ mod ssh_common;
 
 use std::time::{Duration, Instant};
 
-use pane_tui_common::{Pane, T, WTA, integrated_pane_in};
+use pane_tui_common::{Env, Pane, T, WTA, integrated_pane_on};
 use ssh_common::{HOST, Sshd, cmdline, environ};
 use wta_testkit::{squeezed, wait_for_value, wait_until};
 
@@ -35,7 +35,12 @@ impl Remote {
     /// `local` (bash, zsh, fish) in the pane, `wta ssh` to an sshd whose
     /// login shell is `remote` (a path), and its first prompt followed.
     fn open(local: &str, remote: &str) -> Self {
-        let remote = Self::local(local, remote);
+        Self::open_in(Env::new(), local, remote)
+    }
+
+    /// [`Remote::open`] with the helper's config in `env`.
+    fn open_in(env: Env, local: &str, remote: &str) -> Self {
+        let remote = Self::local_in(env, local, remote);
         remote.ssh("");
         remote.wait_remote_prompt();
         remote
@@ -43,8 +48,12 @@ impl Remote {
 
     /// The panes and the sshd, before `wta ssh`.
     fn local(local: &str, remote: &str) -> Self {
+        Self::local_in(Env::new(), local, remote)
+    }
+
+    fn local_in(env: Env, local: &str, remote: &str) -> Self {
         let sshd = Sshd::start(remote);
-        let pane = integrated_pane_in(local);
+        let pane = integrated_pane_on(env, local, "custom:test");
         let mut remote = Remote {
             pane,
             sshd,
@@ -373,4 +382,42 @@ fn a_plain_ssh_session_is_named_on_the_card_with_wta_ssh_suggested() {
     remote
         .pane
         .wait_squeezed("Start the session with `wta ssh` (same options and host)");
+}
+
+/// A quiet remote command is not taken for one waiting for input: the
+/// pane's terminal is read by `wta ssh`'s key copier all along, which must
+/// not count as the command reading it.
+#[test]
+fn a_quiet_remote_command_is_followed_to_its_end() {
+    let env = Env::with_config("[execution]\ninteractive_after_secs = 1\n");
+    let remote = Remote::open_in(env, "bash", "/bin/bash");
+    let screen = remote.run_card("sleep 2.5; echo slept", "action 1: the command succeeded");
+    assert!(
+        squeezed(&screen).contains(&squeezed(r#""exit_code":0,"output":"slept""#)),
+        "{screen}"
+    );
+}
+
+/// `prefix H` (`wta tmux-config`) hands the destination over in a tmux
+/// buffer, split into words: options, host, nothing run through a shell.
+#[test]
+fn the_destination_can_come_from_a_tmux_buffer() {
+    let remote = Remote::local("bash", "/bin/bash");
+    let config = remote.sshd.client_config();
+    let typed = format!("-F {} {HOST}", config.display());
+    remote
+        .pane
+        .tmux
+        .tmux(&["set-buffer", "-b", "wta-ssh", "--", &typed]);
+    let line = format!("{} ssh --host-buffer wta-ssh", quote(WTA));
+    remote.pane.tmux.type_line(&remote.pane.shell, &line);
+    remote.wait_remote_prompt();
+    assert!(
+        remote
+            .pane
+            .tmux
+            .try_tmux(&["show-buffer", "-b", "wta-ssh"])
+            .is_none(),
+        "the buffer is taken"
+    );
 }

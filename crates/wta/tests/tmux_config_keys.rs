@@ -79,7 +79,7 @@ fn the_bindings_take_no_key_tmux_binds_by_default() {
         .keys()
         .filter(|k| !defaults.contains_key(*k))
         .collect();
-    let want: Vec<(String, String)> = ["A", "F", "S", "T", "a"]
+    let want: Vec<(String, String)> = ["A", "F", "H", "S", "T", "a"]
         .iter()
         .map(|k| ("prefix".to_owned(), (*k).to_owned()))
         .collect();
@@ -90,6 +90,7 @@ fn the_bindings_take_no_key_tmux_binds_by_default() {
         ("F", "fix -t"),
         ("T", "delegate -t"),
         ("S", "sessions pick"),
+        ("H", "ssh --host-buffer"),
     ] {
         let command = &after[&("prefix".to_owned(), key.to_owned())];
         assert!(command.contains(needle), "prefix {key}: {command}");

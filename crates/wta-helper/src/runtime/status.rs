@@ -26,6 +26,16 @@ pub fn probe(
         .pane(target)
         .ok()
         .map(|p| p.cwd.to_string_lossy().into_owned());
+    // A remote shell over `wta ssh`: where commands run is over there
+    // (`host:dir`, as scp writes it), never the local directory.
+    let cwd = match wta_shell::remote::read_remote_shell(host, target) {
+        Some(remote) => Some(format!(
+            "{}:{}",
+            remote.host,
+            remote.cwd.unwrap_or_default()
+        )),
+        None => cwd,
+    };
     let owner_gone = owner.is_some_and(|tab| host.window_exists(tab).is_ok_and(|exists| !exists));
     Probe {
         cwd,
@@ -58,6 +68,12 @@ mod tests {
             Some(&WindowId::from_number(7)),
         );
         assert_eq!(gone.cwd, None);
+        // While a watcher follows a remote shell there: its host and directory.
+        let place = r#"{"host":"me@lab","cwd":"/srv"}"#;
+        host.set_option(&target, wta_shell::remote::REMOTE_SHELL_OPTION, place)
+            .unwrap();
+        let remote = probe(&host, &target, Some(&target), Some(&tab));
+        assert_eq!(remote.cwd.as_deref(), Some("me@lab:/srv"));
         assert!(gone.visible, "unknown counts as visible");
         assert!(gone.owner_gone, "the tab @7 does not exist");
     }

@@ -27,6 +27,7 @@ pub mod sessions_registry;
 pub mod shell_integration;
 pub mod ssh;
 mod ssh_args;
+mod ssh_hosts;
 mod ssh_pty;
 mod target;
 pub mod terminal_exec;

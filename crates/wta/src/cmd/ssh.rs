@@ -39,10 +39,15 @@ pub struct SshArgs {
     #[arg(
         value_name = "SSH_ARGS",
         trailing_var_arg = true,
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        add = clap_complete::ArgValueCandidates::new(super::ssh_hosts::hosts)
     )]
     pub args: Vec<String>,
 }
+
+/// `wta ssh --host-buffer NAME`: ssh's words are in the tmux buffer NAME
+/// (not an ssh option: ssh's are all single-dash).
+pub const HOST_BUFFER_FLAG: &str = "--host-buffer";
 
 /// How long the end of ssh's output may lag behind its exit.
 const OUTPUT_DRAIN: Duration = Duration::from_millis(500);
@@ -70,7 +75,19 @@ pub fn intercept(argv: &[std::ffi::OsString]) -> Option<ExitCode> {
 }
 
 pub fn run(ctx: &Ctx, args: &SshArgs) -> Result<ExitCode> {
-    let plan = match split(&args.args) {
+    let words = match args.args.as_slice() {
+        // `prefix H` (`wta tmux-config`): what the user typed at tmux's
+        // prompt, from a buffer, split into words (no shell reads it).
+        [flag, buffer] if flag == HOST_BUFFER_FLAG => ctx
+            .host()?
+            .take_buffer(buffer)
+            .context("reading the destination typed at the prompt")?
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect(),
+        _ => args.args.clone(),
+    };
+    let plan = match split(&words) {
         Ok(plan) => plan,
         Err(refusal) => {
             eprintln!("wta: {}", refusal_text(&refusal));

@@ -34,7 +34,7 @@ pub struct Binding {
 }
 
 /// WTA's keys, in the order they are printed.
-pub const BINDINGS: [Binding; 5] = [
+pub const BINDINGS: [Binding; 6] = [
     Binding {
         key: "a",
         does: "show or hide the agent pane of this tab (it keeps running while hidden)",
@@ -66,6 +66,15 @@ pub const BINDINGS: [Binding; 5] = [
         command: |w| {
             format!(
                 "command-prompt -p 'delegate:' \"set-buffer -b wta-delegate -- \\\"%%%\\\" ; run-shell -b \\\"{w} -S '#{{socket_path}}' delegate -t '#{{pane_id}}' --task-buffer wta-delegate >/dev/null\\\"\""
+            )
+        },
+    },
+    Binding {
+        key: "H",
+        does: "open `wta ssh` to a host in a new tab (asks for the host): its commands are followed like local ones",
+        command: |w| {
+            format!(
+                "command-prompt -p 'wta ssh to:' \"set-buffer -b wta-ssh -- \\\"%%%\\\" ; new-window -n ssh \\\"{w} ssh --host-buffer wta-ssh\\\"\""
             )
         },
     },
@@ -151,7 +160,12 @@ mod tests {
             .filter_map(|l| l.strip_prefix("bind-key "))
             .filter_map(|l| l.split(' ').next())
             .collect();
-        assert_eq!(keys, ["a", "A", "F", "T", "S"]);
+        assert_eq!(keys, ["a", "A", "F", "T", "H", "S"]);
+        assert!(
+            text.contains("bind-key H command-prompt")
+                && text.contains("ssh --host-buffer wta-ssh"),
+            "prefix H asks for the host, which goes through a buffer, never a shell: {text}"
+        );
         for b in &BINDINGS {
             assert!(
                 text.contains(&format!("# prefix + {} : {}\n", b.key, b.does)),
