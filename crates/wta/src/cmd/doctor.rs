@@ -1,12 +1,12 @@
 //! `wta doctor [--json]`: is everything WTA needs here, and if not, what
-//! fixes it. Each check (`doctor_checks.rs`: tmux, its server, this pane's
-//! shell integration, the master, the config file, the language;
-//! `doctor_agents.rs`: the default agent and each agent CLI) is one
-//! [`Check`] with a status and, when it fails, the command that fixes it.
-//! This file holds the check type, the order, the output and the exit
-//! status (1 when a check failed). It never changes anything, and never
-//! prints a secret: the shell's nonce and agents' credentials are only
-//! said to be there.
+//! fixes it. Each check (`doctor_checks.rs`: tmux, its server, the master,
+//! the config file, the language; `doctor_shell.rs`: this pane's shell
+//! integration; `doctor_agents.rs`: the default agent and each agent CLI)
+//! is one [`Check`] with a status and, when it fails, the command that
+//! fixes it. This file holds the check type, the order, the output and the
+//! exit status (1 when a check failed). It never changes anything, and
+//! never prints a secret: the shell's nonce and agents' credentials are
+//! only said to be there.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -16,7 +16,7 @@ use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
 
 use super::Ctx;
-use super::{doctor_agents, doctor_checks};
+use super::{doctor_agents, doctor_checks, doctor_shell};
 use crate::output;
 
 const AFTER_HELP: &str = "\
@@ -139,7 +139,7 @@ pub fn run(ctx: &Ctx, args: &DoctorArgs) -> anyhow::Result<ExitCode> {
     }
     let tmux = doctor_checks::tmux(ctx);
     let mut checks = vec![tmux.program.clone(), tmux.server.clone()];
-    checks.push(doctor_checks::shell(&tmux));
+    checks.push(doctor_shell::shell(&tmux));
     checks.push(doctor_checks::master(ctx, &tmux));
     checks.push(doctor_checks::config(config));
     checks.push(language.check());

@@ -1,19 +1,18 @@
 //! The environment checks of `wta doctor`: the tmux program and the server
-//! wta would use, the shell integration of the caller's pane (its nonce is
-//! read, never shown), the master of that server, the config file (the
-//! config validator's problems with their lines) and the language. Each
-//! asks what it needs once and turns the answer into a [`Check`]; none
-//! changes anything.
+//! wta would use, the master of that server, the config file (the config
+//! validator's problems with their lines) and the language (the shell
+//! integration of the caller's pane is `doctor_shell.rs`'s). Each asks
+//! what it needs once and turns the answer into a [`Check`]; none changes
+//! anything.
 
 use std::ffi::OsString;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use wta_host::tmux::socket_dir;
+use wta_host::tmux::{TmuxVersion, socket_dir};
 use wta_host::{HostError, ServerLocation, TerminalHost, TmuxHost};
 use wta_i18n::tr;
-use wta_shell::Shell;
 
 use super::Ctx;
 use super::doctor::{Check, Status};
@@ -69,38 +68,7 @@ pub(super) struct Tmux {
 pub(super) fn tmux(ctx: &Ctx) -> Tmux {
     let probe = TmuxHost::new(ServerLocation::Socket(socket_dir().join("default")), None);
     let client = probe.version();
-    let program = match &client {
-        Ok(v) if v.is_supported() => Check::new(
-            "tmux",
-            label("tmux"),
-            Status::Ok,
-            tr!("doctor.tmux.ok", version = v),
-        ),
-        Ok(v) => Check::new(
-            "tmux",
-            label("tmux"),
-            Status::Fail,
-            tr!("doctor.tmux.too_old", version = v),
-        )
-        .fix(install_command("tmux")),
-        Err(HostError::TmuxMissing) => Check::new(
-            "tmux",
-            label("tmux"),
-            Status::Fail,
-            tr!("doctor.tmux.missing"),
-        )
-        .fix(install_command("tmux")),
-        Err(e) => Check::new("tmux", label("tmux"), Status::Fail, e.localized()),
-    };
-    let program = program.data(json!({
-        "version": client.as_ref().ok().map(ToString::to_string),
-    }));
-    let server_check = |status, summary: String, socket: Option<&Path>, running: bool| {
-        Check::new("tmux_server", label("tmux_server"), status, summary).data(json!({
-            "socket": socket,
-            "running": running,
-        }))
-    };
+    let program = program_check(&client);
     let (server, host, socket) =
         match TmuxHost::discover(ctx.server.socket.clone(), ctx.server.name.clone()) {
             Err(e) if e.is_no_server() => {
@@ -117,53 +85,7 @@ pub(super) fn tmux(ctx: &Ctx) -> Tmux {
                 None,
                 None,
             ),
-            Ok(host) => {
-                let socket = host.location().socket_path();
-                match host.server_info() {
-                    Ok(info) => {
-                        let mut check = match &client {
-                            Ok(v) if v.to_string() != info.tmux_version => server_check(
-                                Status::Warn,
-                                tr!(
-                                    "doctor.server.other_version",
-                                    socket = socket.display(),
-                                    server = info.tmux_version,
-                                    client = v
-                                ),
-                                Some(&socket),
-                                true,
-                            ),
-                            _ => server_check(
-                                Status::Ok,
-                                tr!(
-                                    "doctor.server.running",
-                                    socket = socket.display(),
-                                    version = info.tmux_version
-                                ),
-                                Some(&socket),
-                                true,
-                            ),
-                        };
-                        check.data["version"] = json!(info.tmux_version);
-                        (check, Some(host), Some(socket))
-                    }
-                    Err(e) if e.is_no_server() => (
-                        server_check(
-                            Status::Info,
-                            tr!("doctor.server.not_running", socket = socket.display()),
-                            Some(&socket),
-                            false,
-                        ),
-                        None,
-                        Some(socket),
-                    ),
-                    Err(e) => (
-                        server_check(Status::Fail, e.localized(), Some(&socket), false),
-                        None,
-                        Some(socket),
-                    ),
-                }
-            }
+            Ok(host) => found_server(host, &client),
         };
     Tmux {
         program,
@@ -173,125 +95,78 @@ pub(super) fn tmux(ctx: &Ctx) -> Tmux {
     }
 }
 
-/// A nonce as the scripts draw it: 32 hex digits.
-fn is_nonce(text: &str) -> bool {
-    text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit())
+/// The tmux program: installed, and new enough.
+fn program_check(client: &Result<TmuxVersion, HostError>) -> Check {
+    let check = |status, summary: String| Check::new("tmux", label("tmux"), status, summary);
+    let program = match client {
+        Ok(v) if v.is_supported() => check(Status::Ok, tr!("doctor.tmux.ok", version = v)),
+        Ok(v) => check(Status::Fail, tr!("doctor.tmux.too_old", version = v))
+            .fix(install_command("tmux")),
+        Err(HostError::TmuxMissing) => {
+            check(Status::Fail, tr!("doctor.tmux.missing")).fix(install_command("tmux"))
+        }
+        Err(e) => check(Status::Fail, e.localized()),
+    };
+    program.data(json!({
+        "version": client.as_ref().ok().map(ToString::to_string),
+    }))
 }
 
-/// The shell integration of the caller's pane.
-pub(super) fn shell(tmux: &Tmux) -> Check {
-    let outside = || {
-        Check::new(
-            "shell",
-            label("shell"),
-            Status::Info,
-            tr!("doctor.shell.outside"),
-        )
-    };
-    let Some(host) = &tmux.host else {
-        return outside();
-    };
-    let Some(pane) = host.caller_pane() else {
-        return outside();
-    };
-    let info = match host.pane(&pane) {
-        Ok(info) => info,
-        Err(e) => return Check::new("shell", label("shell"), Status::Fail, e.localized()),
-    };
-    let integration = &info.integration;
-    let kind = integration
-        .shell
-        .as_deref()
-        .and_then(Shell::from_program)
-        .or_else(|| Shell::from_program(&info.command))
-        .or_else(|| {
-            std::env::var("SHELL")
-                .ok()
-                .as_deref()
-                .and_then(Shell::from_program)
-        });
-    let name = kind.map_or_else(|| info.command.clone(), |s| s.name().to_owned());
-    let install = kind.map_or_else(
-        || "wta shell-integration --help".to_owned(),
-        |s| format!("echo '{}' >> {}", s.rc_line("wta"), s.rc_file()),
-    );
-    let pid = integration.pid.unwrap_or(info.pid);
-    let (nonce, inbox) = if integration.state == "present" {
-        (
-            host.option(&pane, &wta_shell::nonce_option(pid))
-                .unwrap_or_default(),
-            host.option(&pane, &wta_shell::handoff::inbox_option(pid))
-                .unwrap_or_default(),
-        )
-    } else {
-        (String::new(), String::new())
-    };
-    let inbox_state = match inbox.as_str() {
-        "" => None,
-        "taken" => Some("taken"),
-        _ => Some("ready"),
-    };
-    let data = json!({
-        "pane": pane.as_str(),
-        "shell": name,
-        "pid": integration.pid,
-        "state": integration.state,
-        "nonce": is_nonce(&nonce),
-        "inbox": inbox_state,
-    });
-    let pane_text = pane.to_string();
-    let check = |status, summary: String| {
-        Check::new("shell", label("shell"), status, summary).data(data.clone())
-    };
-    match integration.state {
-        "present" if !is_nonce(&nonce) => check(
-            Status::Fail,
-            tr!(
-                "doctor.shell.no_nonce",
-                shell = name,
-                pid = pid,
-                pane = pane_text
+/// The `tmux_server` check with its facts.
+fn server_check(status: Status, summary: String, socket: Option<&Path>, running: bool) -> Check {
+    Check::new("tmux_server", label("tmux_server"), status, summary).data(json!({
+        "socket": socket,
+        "running": running,
+    }))
+}
+
+/// The server the flags or the environment name: running (with the
+/// `client`'s version or another), or not; the host only when it runs.
+fn found_server(
+    host: TmuxHost,
+    client: &Result<TmuxVersion, HostError>,
+) -> (Check, Option<TmuxHost>, Option<PathBuf>) {
+    let socket = host.location().socket_path();
+    match host.server_info() {
+        Ok(info) => {
+            let (status, summary) = match client {
+                Ok(v) if v.to_string() != info.tmux_version => (
+                    Status::Warn,
+                    tr!(
+                        "doctor.server.other_version",
+                        socket = socket.display(),
+                        server = info.tmux_version,
+                        client = v
+                    ),
+                ),
+                _ => (
+                    Status::Ok,
+                    tr!(
+                        "doctor.server.running",
+                        socket = socket.display(),
+                        version = info.tmux_version
+                    ),
+                ),
+            };
+            let mut check = server_check(status, summary, Some(&socket), true);
+            check.data["version"] = json!(info.tmux_version);
+            (check, Some(host), Some(socket))
+        }
+        Err(e) if e.is_no_server() => (
+            server_check(
+                Status::Info,
+                tr!("doctor.server.not_running", socket = socket.display()),
+                Some(&socket),
+                false,
             ),
-        )
-        .fix(format!("exec {name}")),
-        "present" if inbox_state == Some("taken") => check(
-            Status::Warn,
-            tr!(
-                "doctor.shell.key_taken",
-                shell = name,
-                pid = pid,
-                pane = pane_text
-            ),
+            None,
+            Some(socket),
         ),
-        "present" if inbox_state.is_none() => check(
-            Status::Warn,
-            tr!(
-                "doctor.shell.no_inbox",
-                shell = name,
-                pid = pid,
-                pane = pane_text
-            ),
-        )
-        .fix(format!("exec {name}")),
-        "present" => check(
-            Status::Ok,
-            tr!("doctor.shell.ok", shell = name, pid = pid, pane = pane_text),
+        Err(e) => (
+            server_check(Status::Fail, e.localized(), Some(&socket), false),
+            None,
+            Some(socket),
         ),
-        "stale" => check(
-            Status::Warn,
-            tr!(
-                "doctor.shell.stale",
-                shell = name,
-                pid = pid,
-                pane = pane_text
-            ),
-        )
-        .fix(install),
-        _ => check(
-            Status::Fail,
-            tr!("doctor.shell.missing", shell = name, pane = pane_text),
-        )
-        .fix(install),
     }
 }
 
@@ -499,19 +374,6 @@ impl Language {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_nonce_is_32_hex_digits_and_nothing_else() {
-        assert!(is_nonce("0123456789abcdef0123456789abcdef"));
-        for bad in [
-            "",
-            "0123",
-            "0123456789abcdef0123456789abcdeg",
-            "x".repeat(32).as_str(),
-        ] {
-            assert!(!is_nonce(bad), "{bad}");
-        }
-    }
 
     #[test]
     fn a_language_from_the_environment_that_wta_does_not_speak_is_a_warning() {

@@ -7,6 +7,7 @@ pub mod delegate;
 pub mod doctor;
 mod doctor_agents;
 mod doctor_checks;
+mod doctor_shell;
 pub mod fix;
 pub mod hook;
 pub mod hooks;
@@ -18,6 +19,8 @@ pub mod master;
 pub mod open;
 pub mod pane;
 pub mod pipe_sink;
+pub mod popup;
+mod popup_flow;
 pub mod propose;
 pub mod resolve_command;
 pub mod sessions;
@@ -87,6 +90,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::TerminalExec(args) => Ok(terminal_exec::run(&args)),
         Command::Up(args) => up::run(ctx, &args),
         Command::Pane(args) => agent_pane::run(ctx, &args),
+        Command::Popup(args) => popup::run(ctx, &args),
         Command::TmuxConfig => tmux_config::run(ctx),
         Command::ProposeTerminalActions(args) => Ok(propose::run(&args)),
         Command::Resolve(args) => resolve_command::run(ctx, &args),
