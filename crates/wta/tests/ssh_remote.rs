@@ -421,3 +421,76 @@ fn the_destination_can_come_from_a_tmux_buffer() {
         "the buffer is taken"
     );
 }
+
+/// A command that fails on the remote host raises autofix's pill, and the
+/// fix's card runs there.
+#[test]
+fn a_remote_failure_offers_a_fix_that_runs_there() {
+    let remote = Remote::open("bash", "/bin/bash");
+    let (pane, shell) = (&remote.pane, remote.pane.shell.as_str());
+    // The tab knows its agent pane (as `wta pane open` records it).
+    pane.tmux.tmux(&[
+        "set-option",
+        "-w",
+        "-t",
+        shell,
+        "@wta_agent_pane",
+        &pane.pane,
+    ]);
+    pane.tmux.type_line(shell, "ls /nope-on-the-remote");
+    pane.wait_squeezed(&format!("✗ exit 2 in {shell} · Ctrl+F fix"));
+    let out = pane
+        .env
+        .command()
+        .arg("-L")
+        .arg(pane.tmux.name())
+        .args([
+            "fix",
+            "-t",
+            shell,
+            "--hint",
+            "propose-run echo fixed-on-$HOSTNAME-4\"\"2",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    pane.wait_armed_card(" Run ");
+    pane.keys(&["Enter"]);
+    pane.wait_squeezed("[CLI: validation accepted, final confirmed, execution completed; exit 0]");
+    assert!(
+        remote.option("@wta_remote_shell").contains("lab"),
+        "still remote"
+    );
+}
+
+/// `wta listen` reports the commands of the remote shell as it does a
+/// local shell's.
+#[test]
+fn wta_listen_follows_the_remote_commands() {
+    let remote = Remote::open("bash", "/bin/bash");
+    let (pane, shell) = (&remote.pane, remote.pane.shell.as_str());
+    let log = pane.env.path("listen.out");
+    let listen = format!(
+        "{} -L {} listen -t {shell} > {} 2>&1",
+        quote(WTA),
+        pane.tmux.name(),
+        quote(&log.to_string_lossy())
+    );
+    pane.tmux.new_window(&listen);
+    wait_until("the listen joins", T, || {
+        std::fs::read_to_string(&log).is_ok_and(|t| t.contains("listening"))
+    })
+    .unwrap();
+    pane.tmux
+        .type_line(shell, "echo listened-$((2*21)); (exit 3)");
+    let text = wait_for_value("the remote command in the listen", T, || {
+        let text = std::fs::read_to_string(&log).ok()?;
+        text.contains("→ exit 3").then_some(text)
+    })
+    .unwrap_or_else(|e| panic!("{e}: {:?}", std::fs::read_to_string(&log)));
+    assert!(
+        text.contains("▶ echo listened-$((2*21)); (exit 3)"),
+        "{text}"
+    );
+    assert!(text.contains("listened-42"), "{text}");
+}
