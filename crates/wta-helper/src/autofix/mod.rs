@@ -40,3 +40,39 @@ pub fn resolve(name: &str, cwd: Option<&str>, shell: Option<&str>) -> Option<ser
     });
     serde_json::to_value(resolution).ok()
 }
+
+/// [`resolve`] for a command that failed in a remote shell (over `wta
+/// ssh`): nothing on this machine says whether it exists over there, so
+/// the answer is `indeterminate`, with the reason.
+pub fn resolve_remote(name: &str, host: &str) -> Option<serde_json::Value> {
+    use wta_shell::resolve::{Lookup, Resolution, Source, Verdict, check_name};
+    check_name(name).ok()?;
+    let why =
+        format!("the command ran on {host} over wta ssh; WTA looks names up on this machine only");
+    serde_json::to_value(Resolution {
+        name: name.to_owned(),
+        verdict: Verdict::Indeterminate,
+        sources: vec![Source::Shell {
+            shell: None,
+            program: None,
+            lookup: Lookup::skipped(why),
+        }],
+        near_matches: Vec::new(),
+    })
+    .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_remote_name_is_indeterminate_with_the_reason() {
+        let answer = super::resolve_remote("ehco", "me@lab").unwrap();
+        assert_eq!(answer["verdict"], "indeterminate");
+        let reason = answer["sources"][0]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("me@lab") && reason.contains("wta ssh"),
+            "{answer}"
+        );
+        assert_eq!(super::resolve_remote("a\nb", "lab"), None);
+    }
+}

@@ -164,7 +164,11 @@ impl ProposalGlue {
             // have looked, and what is close.
             let resolve_command = fix.missing_command().and_then(|name| {
                 let cwd = fix.finished.cwd.as_deref();
-                crate::autofix::resolve(&name, cwd, shell.as_deref())
+                match &terminal.remote_host {
+                    // It failed over `wta ssh`: this machine cannot say.
+                    Some(host) => crate::autofix::resolve_remote(&name, host),
+                    None => crate::autofix::resolve(&name, cwd, shell.as_deref()),
+                }
             });
             terminal.untrusted = context::Untrusted {
                 failed_command: Some(fix.failed_command(shell)),
