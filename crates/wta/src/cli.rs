@@ -90,6 +90,8 @@ pub enum Command {
     Up(cmd::up::UpArgs),
     /// Open, hide/show (toggle) or close the agent pane of this tab.
     Pane(cmd::agent_pane::PaneArgs),
+    /// Show the tab's agent pane in a popup over the focused pane; again (or its key) closes it.
+    Popup(cmd::popup::PopupArgs),
     /// Print tmux key bindings for the agent pane and the sessions view.
     TmuxConfig,
     /// List terminal windows (tmux sessions).

@@ -382,7 +382,7 @@ fn the_top_page_has_files_environment_and_keys() {
         .filter_map(|l| l.strip_prefix("bind-key "))
         .filter_map(|l| l.split(' ').next())
         .collect();
-    assert_eq!(bound.len(), 6, "{config}");
+    assert_eq!(bound.len(), 7, "{config}");
     for key in bound {
         assert!(
             keys.contains(&format!("prefix {key}\n")),

@@ -79,7 +79,7 @@ fn the_bindings_take_no_key_tmux_binds_by_default() {
         .keys()
         .filter(|k| !defaults.contains_key(*k))
         .collect();
-    let want: Vec<(String, String)> = ["A", "F", "H", "S", "T", "a"]
+    let want: Vec<(String, String)> = ["A", "F", "H", "P", "S", "T", "a"]
         .iter()
         .map(|k| ("prefix".to_owned(), (*k).to_owned()))
         .collect();
@@ -91,6 +91,7 @@ fn the_bindings_take_no_key_tmux_binds_by_default() {
         ("T", "delegate -t"),
         ("S", "sessions pick"),
         ("H", "ssh --host-buffer"),
+        ("P", "popup -t"),
     ] {
         let command = &after[&("prefix".to_owned(), key.to_owned())];
         assert!(command.contains(needle), "prefix {key}: {command}");

@@ -34,7 +34,7 @@ pub struct Binding {
 }
 
 /// WTA's keys, in the order they are printed.
-pub const BINDINGS: [Binding; 6] = [
+pub const BINDINGS: [Binding; 7] = [
     Binding {
         key: "a",
         does: "show or hide the agent pane of this tab (it keeps running while hidden)",
@@ -50,6 +50,15 @@ pub const BINDINGS: [Binding; 6] = [
         command: |w| {
             format!(
                 "run-shell -b \"{w} -S '#{{socket_path}}' pane close -t '#{{pane_id}}' >/dev/null\""
+            )
+        },
+    },
+    Binding {
+        key: "P",
+        does: "show the agent pane of this tab in a popup over this pane; in the popup, close it (Esc stays the pane's)",
+        command: |w| {
+            format!(
+                "run-shell -b \"{w} -S '#{{socket_path}}' popup -t '#{{pane_id}}' --client '#{{client_name}}' >/dev/null\""
             )
         },
     },
@@ -160,7 +169,12 @@ mod tests {
             .filter_map(|l| l.strip_prefix("bind-key "))
             .filter_map(|l| l.split(' ').next())
             .collect();
-        assert_eq!(keys, ["a", "A", "F", "T", "H", "S"]);
+        assert_eq!(keys, ["a", "A", "P", "F", "T", "H", "S"]);
+        assert!(
+            text.contains(r"bind-key P run-shell -b")
+                && text.contains(r"popup -t '#{pane_id}' --client '#{client_name}'"),
+            "prefix P shows the popup on the terminal it is pressed in: {text}"
+        );
         assert!(
             text.contains("bind-key H command-prompt")
                 && text.contains("ssh --host-buffer wta-ssh"),
