@@ -399,12 +399,14 @@ fn a_quiet_remote_command_is_followed_to_its_end() {
 }
 
 /// `prefix H` (`wta tmux-config`) hands the destination over in a tmux
-/// buffer, split into words: options, host, nothing run through a shell.
+/// buffer, split into words: options, host, `--` and a first command for
+/// the remote shell; nothing runs through a local shell.
 #[test]
 fn the_destination_can_come_from_a_tmux_buffer() {
     let remote = Remote::local("bash", "/bin/bash");
     let config = remote.sshd.client_config();
-    let typed = format!("-F {} {HOST}", config.display());
+    // With a first command for the remote shell after `--`.
+    let typed = format!("-F {} {HOST} -- echo first-$((40+2))", config.display());
     remote
         .pane
         .tmux
@@ -412,6 +414,15 @@ fn the_destination_can_come_from_a_tmux_buffer() {
     let line = format!("{} ssh --host-buffer wta-ssh", quote(WTA));
     remote.pane.tmux.type_line(&remote.pane.shell, &line);
     remote.wait_remote_prompt();
+    remote
+        .pane
+        .tmux
+        .wait_for_text(&remote.pane.shell, "\nfirst-42", T);
+    let last = remote.option("@wta_last_command");
+    assert!(
+        last.contains("echo first-$((40+2))"),
+        "the first command is tracked: {last}"
+    );
     assert!(
         remote
             .pane
