@@ -172,6 +172,26 @@ mod tests {
     }
 
     proptest! {
+        /// Any text: a client name exactly when it is 1–256 bytes, not a
+        /// flag and free of control characters, and then kept as given.
+        #[test]
+        fn any_text_is_a_client_name_or_refused(name in "\\PC{0,8}|-.{0,4}|.{0,3}[\\x00-\\x1f\\x7f].{0,3}|x{250,260}") {
+            let fine = !name.is_empty()
+                && name.len() <= MAX_CLIENT_NAME
+                && !name.starts_with('-')
+                && !name.chars().any(char::is_control);
+            match ClientName::parse(&name) {
+                Ok(client) => {
+                    prop_assert!(fine, "{name:?} accepted");
+                    prop_assert_eq!(client.as_str(), name.as_str());
+                }
+                Err(err) => {
+                    prop_assert!(!fine, "{name:?} refused: {err}");
+                    prop_assert!(err.to_string().contains("not a terminal's name"));
+                }
+            }
+        }
+
         /// Any terminal and valid percents: the popup is that share of it
         /// (at least 3 cells), and a top row comes out as its bottom edge.
         #[test]
