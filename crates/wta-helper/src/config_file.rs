@@ -4,10 +4,54 @@
 //! default while the rest of the file applies. The problems are shown once,
 //! when the agent pane starts ([`startup_notice`]); a table's loader also
 //! hands back its own problems in English, for the log.
+//!
+//! The agent pane's runtime reads the file once: the `wta` binary hands
+//! down its reading ([`ConfigRead`], in `RuntimeConfig::user_config`), and
+//! a runtime given none reads it once at its start. What reads the file
+//! again does so on purpose, each time at the use, so an edit applies
+//! without a restart: the delegate agent at each launch, `[terminals]` at
+//! each `terminal/create`, the registry before `/agent ID` switches.
 
 use std::path::Path;
 
+use wta_agent::RegistryPaths;
 use wta_agent::config::{self, Config, Loaded};
+
+/// The user's config file as read once, and where it and the policy file
+/// are.
+#[derive(Debug, Clone)]
+pub struct ConfigRead {
+    pub paths: RegistryPaths,
+    pub loaded: Loaded,
+}
+
+impl ConfigRead {
+    /// Reads the file at the environment's paths (every default when there
+    /// is none); `Err` only when the paths cannot be found.
+    pub fn from_env() -> Result<Self, wta_agent::AgentError> {
+        let paths = RegistryPaths::from_env()?;
+        let loaded = config::load(&paths.config_file);
+        Ok(Self { paths, loaded })
+    }
+
+    /// What `from` makes of the settings, and the problems of `table` (and
+    /// of the file as a whole) for the log.
+    pub fn table<T>(&self, table: &str, from: impl FnOnce(&Config) -> T) -> (T, Option<String>) {
+        (from(&self.loaded.config), problems_of(&self.loaded, table))
+    }
+
+    /// What the agent pane says once at start about this reading, in the
+    /// user's language: every problem with its line, or `None` when the
+    /// file is fine (or there is none).
+    pub fn notice(&self) -> Option<String> {
+        self.loaded.notice()
+    }
+
+    /// The agent registry of this reading (the policy file read now).
+    pub fn registry(&self) -> Result<wta_agent::Registry, wta_agent::AgentError> {
+        wta_agent::Registry::from_loaded(self.paths.clone(), &self.loaded)
+    }
+}
 
 /// The problems of `table` (and of the file as a whole), each
 /// `path:line: message` in English; `None` when there are none.
@@ -41,14 +85,6 @@ pub fn from_text<T>(text: &str, table: &str, from: impl FnOnce(&Config) -> T) ->
         Some(problems) => Err(problems),
         None => Ok(from(&loaded.config)),
     }
-}
-
-/// What the agent pane says once at start about the user's config file,
-/// in the user's language: every problem with its line, or `None` when
-/// the file is fine (or there is none).
-pub fn startup_notice() -> Option<String> {
-    let paths = wta_agent::RegistryPaths::from_env().ok()?;
-    config::load(&paths.config_file).notice()
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! The agents a pane may switch to, read from the local registry (the same
 //! config and policy files as the master): every allowed agent, installed
 //! or not, with the install line of those that are not. Blocking file
-//! reads: call it off the UI task.
+//! reads: call it off the UI task. The pane's start lists them from the
+//! config as read once ([`listed`]); before `/agent ID` switches, the
+//! registry is read again on purpose ([`known_agents`]), so an agent added
+//! or installed since is found.
 
 use wta_agent::{AgentId, Registry, RegistryPaths};
 
@@ -12,6 +15,21 @@ use wta_state::AgentChoice;
 /// cannot be read (the master still decides on a switch).
 pub fn known_agents() -> Vec<AgentChoice> {
     match RegistryPaths::from_env().and_then(Registry::load) {
+        Ok(registry) => choices(&registry),
+        Err(err) => {
+            tracing::warn!("cannot read the agent registry: {err}");
+            Vec::new()
+        }
+    }
+}
+
+/// Every allowed agent of the config as read (`None`: the files' place is
+/// unknown, read them now); empty when the registry cannot be made.
+pub fn listed(read: Option<&crate::config_file::ConfigRead>) -> Vec<AgentChoice> {
+    let Some(read) = read else {
+        return known_agents();
+    };
+    match read.registry() {
         Ok(registry) => choices(&registry),
         Err(err) => {
             tracing::warn!("cannot read the agent registry: {err}");

@@ -26,6 +26,7 @@ use wta_protocol::PaneId;
 use wta_shell::{PIPE_OWNER_OPTION, TrackerConfig, WatchOptions};
 
 use super::Runtime;
+use crate::config_file::ConfigRead;
 use crate::executor::{
     DelegateLaunch, DelegateSource, ExecutionSettings, Executor, ExecutorConfig, Launch,
 };
@@ -92,6 +93,7 @@ impl std::fmt::Debug for Cards {
 fn executor_for(
     host: &TmuxHost,
     delegate: Option<&wta_agent::Delegate>,
+    user_config: Option<&ConfigRead>,
 ) -> Option<(Executor<TmuxHost>, Option<String>)> {
     let exe = std::env::current_exe().ok()?;
     let watch = WatchOptions {
@@ -116,16 +118,19 @@ fn executor_for(
             env: Vec::new(),
         }
     });
-    let (settings, warning) = match wta_agent::RegistryPaths::from_env() {
-        Ok(paths) => ExecutionSettings::load(&paths.config_file),
-        Err(err) => (ExecutionSettings::default(), Some(err.to_string())),
+    let (settings, warning) = match user_config {
+        Some(read) => read.table("execution", ExecutionSettings::from_config),
+        None => (
+            ExecutionSettings::default(),
+            Some("the config file's place is unknown".into()),
+        ),
     };
     let mut config = ExecutorConfig::new(watch, launch).with_settings(settings);
-    // Read at each launch (an edit applies at once); without a usable config
-    // path, the one known at start.
-    config.delegate = match wta_agent::RegistryPaths::from_env() {
-        Ok(paths) => DelegateSource::Config(paths),
-        Err(_) => delegate.map_or(DelegateSource::None, |d| {
+    // The delegate is read again at each launch, on purpose (an edit applies
+    // at once); without a usable config path, the one known at start.
+    config.delegate = match user_config {
+        Some(read) => DelegateSource::Config(read.paths.clone()),
+        None => delegate.map_or(DelegateSource::None, |d| {
             DelegateSource::Fixed(DelegateLaunch {
                 agent: d.name.clone(),
                 launch: Launch {
@@ -163,15 +168,17 @@ impl Runtime {
                 }
             }
         });
-        let inputs: Vec<Input> = crate::config_file::startup_notice()
+        let user_config = self.config.user_config.as_ref();
+        let inputs: Vec<Input> = user_config
+            .and_then(ConfigRead::notice)
             .map(|notice| Input::ConfigProblems { notice })
             .into_iter()
             .collect();
-        let delegate = self.config.delegate.clone();
+        let delegate = self.config.delegate.as_ref();
         let Some((executor, warning)) = self
             .host
             .as_ref()
-            .and_then(|h| executor_for(h, delegate.as_ref()))
+            .and_then(|h| executor_for(h, delegate, user_config))
         else {
             return inputs;
         };

@@ -141,7 +141,10 @@ impl Runtime {
                 })
             }
             Command::ReadAgents => {
-                self.spawn_blocking(|| Some(Input::Agents(super::agents::known_agents())));
+                let read = self.config.user_config.clone();
+                self.spawn_blocking(move || {
+                    Some(Input::Agents(super::agents::listed(read.as_ref())))
+                });
             }
             Command::CheckAgent { id } => self.spawn_blocking(move || {
                 Some(Input::AgentChecked {

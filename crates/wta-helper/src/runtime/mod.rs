@@ -85,6 +85,10 @@ pub struct RuntimeConfig {
     pub proposals_per_turn: Option<u32>,
     /// Resume this session (`session/load`) instead of opening a new one.
     pub load_session: Option<String>,
+    /// The user's config file as the binary read it; `None`: the runtime
+    /// reads it once as it starts ([`Runtime::new`]), or goes without one
+    /// when its paths cannot be found.
+    pub user_config: Option<crate::config_file::ConfigRead>,
 }
 
 impl RuntimeConfig {
@@ -177,7 +181,11 @@ impl std::fmt::Debug for Runtime {
 
 impl Runtime {
     /// A runtime that has not connected yet; `host` is the tmux server (if any).
-    pub fn new(config: RuntimeConfig, host: Option<TmuxHost>) -> Self {
+    pub fn new(mut config: RuntimeConfig, host: Option<TmuxHost>) -> Self {
+        if config.user_config.is_none() {
+            // The process's one reading, when the caller had none to give.
+            config.user_config = crate::config_file::ConfigRead::from_env().ok();
+        }
         let (links_tx, links_rx) = mpsc::unbounded_channel();
         let (inputs_tx, inputs_rx) = mpsc::unbounded_channel();
         let (tap, wire) = WireTap::new();
@@ -335,9 +343,10 @@ fn terminals_config(config: &RuntimeConfig) -> crate::terminals::TerminalsConfig
         dir: crate::proposals::runtime_dir()
             .join("terminals")
             .join(format!("helper-{}", std::process::id())),
-        config_file: wta_agent::RegistryPaths::from_env()
-            .ok()
-            .map(|p| p.config_file),
+        config_file: config
+            .user_config
+            .as_ref()
+            .map(|read| read.paths.config_file.clone()),
     }
 }
 

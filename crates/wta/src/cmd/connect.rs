@@ -147,6 +147,15 @@ fn pane_config(socket: PathBuf, args: &HelperArgs, config: &UserConfig) -> Runti
         first_prompt: args.prompt.clone(),
         load_session: args.load_session.clone(),
         proposals_per_turn,
+        // This process's one reading, so the runtime reads the file no more.
+        user_config: config
+            .paths()
+            .ok()
+            .zip(config.loaded().ok())
+            .map(|(paths, loaded)| wta_helper::config_file::ConfigRead {
+                paths: paths.clone(),
+                loaded: loaded.clone(),
+            }),
     }
 }
 
