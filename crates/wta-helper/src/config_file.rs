@@ -17,6 +17,30 @@ use std::path::Path;
 use wta_agent::RegistryPaths;
 use wta_agent::config::{self, Config, Loaded};
 
+/// One settings table of the config file: its name and what the helper
+/// makes of the checked config. Reading, parsing and the table's problems
+/// are the same for every table, here; the keys, ranges and defaults are
+/// the validator's (`wta_agent::config`).
+pub trait SettingsTable: Sized {
+    /// The table's name, as in `[name]`.
+    const TABLE: &'static str;
+
+    /// This table's settings of a checked config.
+    fn from_config(config: &Config) -> Self;
+
+    /// Parses a whole config file's text (other tables are ignored); the
+    /// table's problems are the error.
+    fn from_toml(text: &str) -> Result<Self, String> {
+        from_text(text, Self::TABLE, Self::from_config)
+    }
+
+    /// The settings in `path` (a missing file is the defaults, a bad key at
+    /// its default), and a warning naming what was wrong.
+    fn load(path: &Path) -> (Self, Option<String>) {
+        load(path, Self::TABLE, Self::from_config)
+    }
+}
+
 /// The user's config file as read once, and where it and the policy file
 /// are.
 #[derive(Debug, Clone)]
@@ -38,6 +62,11 @@ impl ConfigRead {
     /// of the file as a whole) for the log.
     pub fn table<T>(&self, table: &str, from: impl FnOnce(&Config) -> T) -> (T, Option<String>) {
         (from(&self.loaded.config), problems_of(&self.loaded, table))
+    }
+
+    /// The settings of table `T`, and its problems for the log.
+    pub fn settings<T: SettingsTable>(&self) -> (T, Option<String>) {
+        self.table(T::TABLE, T::from_config)
     }
 
     /// What the agent pane says once at start about this reading, in the

@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use wta_helper::config_file::SettingsTable as _;
 use wta_helper::executor::{
     ActionOutcome, ActionResult, DelegateLaunch, DelegateSource, ExecutionSettings, Executor,
     ExecutorConfig, Launch,

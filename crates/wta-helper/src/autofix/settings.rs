@@ -13,6 +13,8 @@
 pub use wta_agent::config::AutofixMode;
 use wta_agent::config::Config;
 
+use crate::config_file::SettingsTable;
+
 /// The effective settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AutofixSettings {
@@ -26,25 +28,15 @@ impl Default for AutofixSettings {
     }
 }
 
-impl AutofixSettings {
+impl SettingsTable for AutofixSettings {
+    const TABLE: &'static str = "autofix";
+
     /// The `[autofix]` settings of a checked config.
-    pub fn from_config(config: &Config) -> Self {
+    fn from_config(config: &Config) -> Self {
         Self {
             mode: config.autofix.mode,
             prewarm: config.autofix.prewarm,
         }
-    }
-
-    /// Parses a whole config file's text (other tables are ignored); the
-    /// table's problems are the error.
-    pub fn from_toml(text: &str) -> Result<Self, String> {
-        crate::config_file::from_text(text, "autofix", Self::from_config)
-    }
-
-    /// The settings in `config_file` (a missing file is the defaults, a bad
-    /// key at its default), and a warning naming what was wrong.
-    pub fn load(config_file: &std::path::Path) -> (Self, Option<String>) {
-        crate::config_file::load(config_file, "autofix", Self::from_config)
     }
 }
 

@@ -6,10 +6,11 @@
 //! and defaults are the config schema's (`wta_agent::config`); a bad value
 //! is at its default and named in the warning.
 
-use std::path::Path;
 use std::time::Duration;
 
 use wta_agent::config::Config;
+
+use crate::config_file::SettingsTable;
 pub use wta_agent::config::{MAX_TIMEOUT_SECS, MIN_OUTPUT_BYTES};
 
 /// Default quiet time before a program blocked on the terminal (or showing
@@ -37,27 +38,17 @@ impl Default for ExecutionSettings {
     }
 }
 
-impl ExecutionSettings {
+impl SettingsTable for ExecutionSettings {
+    const TABLE: &'static str = "execution";
+
     /// The `[execution]` settings of a checked config.
-    pub fn from_config(config: &Config) -> Self {
+    fn from_config(config: &Config) -> Self {
         let e = config.execution;
         Self {
             timeout: Duration::from_secs(e.timeout_secs),
             output_cap: e.output_max_bytes,
             interactive_after: Duration::from_secs(e.interactive_after_secs),
         }
-    }
-
-    /// Parses a whole config file's text (other tables are ignored); the
-    /// table's problems are the error.
-    pub fn from_toml(text: &str) -> Result<Self, String> {
-        crate::config_file::from_text(text, "execution", Self::from_config)
-    }
-
-    /// Reads `path`; a missing file gives the defaults. A bad key is at its
-    /// default, and the warning names it.
-    pub fn load(path: &Path) -> (Self, Option<String>) {
-        crate::config_file::load(path, "execution", Self::from_config)
     }
 }
 

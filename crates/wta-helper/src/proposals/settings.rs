@@ -8,6 +8,8 @@
 
 use wta_agent::config::Config;
 
+use crate::config_file::SettingsTable;
+
 /// The effective settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProposalSettings {
@@ -20,24 +22,14 @@ impl Default for ProposalSettings {
     }
 }
 
-impl ProposalSettings {
+impl SettingsTable for ProposalSettings {
+    const TABLE: &'static str = "proposals";
+
     /// The `[proposals]` settings of a checked config.
-    pub fn from_config(config: &Config) -> Self {
+    fn from_config(config: &Config) -> Self {
         Self {
             per_turn: config.proposals.per_turn,
         }
-    }
-
-    /// Parses a whole config file's text (other tables are ignored); the
-    /// table's problems are the error.
-    pub fn from_toml(text: &str) -> Result<Self, String> {
-        crate::config_file::from_text(text, "proposals", Self::from_config)
-    }
-
-    /// The settings in `config_file` (a bad key at its default), and a
-    /// warning naming what was wrong.
-    pub fn load(config_file: &std::path::Path) -> (Self, Option<String>) {
-        crate::config_file::load(config_file, "proposals", Self::from_config)
     }
 }
 

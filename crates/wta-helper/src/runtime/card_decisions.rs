@@ -119,7 +119,7 @@ fn executor_for(
         }
     });
     let (settings, warning) = match user_config {
-        Some(read) => read.table("execution", ExecutionSettings::from_config),
+        Some(read) => read.settings::<ExecutionSettings>(),
         None => (
             ExecutionSettings::default(),
             Some("the config file's place is unknown".into()),

@@ -44,6 +44,7 @@ use tokio::sync::{Notify, mpsc};
 use wta_host::TmuxHost;
 use wta_protocol::PaneId;
 
+use crate::config_file::SettingsTable as _;
 use crate::machine::{Input, TerminalNews};
 use settings::{Placement, TerminalSettings};
 use spec::{OutputBuffer, TerminalSpec};

@@ -11,6 +11,8 @@
 //! A bad value is at its default and named in the warning.
 
 use wta_agent::config::Config;
+
+use crate::config_file::SettingsTable;
 pub use wta_agent::config::Placement;
 
 /// The effective settings.
@@ -28,25 +30,15 @@ impl Default for TerminalSettings {
     }
 }
 
-impl TerminalSettings {
+impl SettingsTable for TerminalSettings {
+    const TABLE: &'static str = "terminals";
+
     /// The `[terminals]` settings of a checked config.
-    pub fn from_config(config: &Config) -> Self {
+    fn from_config(config: &Config) -> Self {
         Self {
             placement: config.terminals.placement,
             keep_after_exit: config.terminals.keep_after_exit,
         }
-    }
-
-    /// Parses a whole config file's text (other tables are ignored); the
-    /// table's problems are the error.
-    pub fn from_toml(text: &str) -> Result<Self, String> {
-        crate::config_file::from_text(text, "terminals", Self::from_config)
-    }
-
-    /// The settings in `config_file` (a missing file is the defaults, a bad
-    /// key at its default), and a warning naming what was wrong.
-    pub fn load(config_file: &std::path::Path) -> (Self, Option<String>) {
-        crate::config_file::load(config_file, "terminals", Self::from_config)
     }
 }
 

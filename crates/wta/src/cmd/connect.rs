@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use wta_helper::autofix::AutofixSettings;
+use wta_helper::config_file::SettingsTable as _;
 use wta_helper::driver::{DriverExit, run_headless};
 use wta_helper::proposals::ProposalSettings;
 use wta_helper::runtime::{MasterStarter, Runtime, RuntimeConfig};
