@@ -9,7 +9,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 use wta_state::permission::PendingPermission;
 use wta_state::{AppState, PermissionOptionKind};
@@ -17,8 +17,8 @@ use wta_state::{AppState, PermissionOptionKind};
 use crate::items::kind_glyph;
 use wta_i18n::tr;
 
-use crate::theme;
 use crate::wrap::{truncate, wrap_chars};
+use crate::{panel, theme};
 
 fn shortcut(kind: PermissionOptionKind, first_allow: bool, first_reject: bool) -> &'static str {
     match kind {
@@ -114,36 +114,12 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     if (area.height as usize) < full {
         return compact(state, p, frame, area);
     }
-    let title = Line::from(vec![Span::styled(
-        format!(" {} ", tr!("card.permission_title")),
-        theme::attention().add_modifier(Modifier::BOLD),
-    )]);
-    let mut block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme::attention())
-        .title(title);
-    if queued > 1 {
-        block = block.title(
-            Line::from(Span::styled(
-                format!(" {} ", tr!("card.of", n = 1, total = queued)),
-                theme::dim(),
-            ))
-            .right_aligned(),
-        );
-    }
     let keys = crate::card_keys::permission(state, p);
-    block = block.title_bottom(crate::card_keys::title(state, &keys, area.width));
+    let block = panel::block(&tr!("card.permission_title"), theme::attention(), queued)
+        .title_bottom(crate::card_keys::title(state, &keys, area.width));
     let inner_width = area.width.saturating_sub(4) as usize;
     let lines = body(state, p, inner_width);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let padded = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
-    frame.render_widget(Paragraph::new(lines), padded);
+    panel::render(frame, area, block, lines);
 }
 
 fn compact(state: &AppState, p: &PendingPermission, frame: &mut Frame, area: Rect) {

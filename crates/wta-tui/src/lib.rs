@@ -17,6 +17,7 @@ pub mod keymap;
 mod layout;
 pub mod markdown;
 mod master_lost;
+mod panel;
 mod popup;
 mod proposal_card;
 mod question;

@@ -8,13 +8,13 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use wta_i18n::tr;
 use wta_state::AppState;
 
 use crate::status::SPINNER;
-use crate::theme;
 use crate::wrap::{truncate, wrap};
+use crate::{panel, theme};
 
 fn spinner(state: &AppState) -> &'static str {
     SPINNER[(state.frame % SPINNER.len() as u64) as usize]
@@ -65,23 +65,9 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     if (area.height as usize) < full {
         return compact(state, frame, area);
     }
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme::error())
-        .title(Line::from(Span::styled(
-            format!(" {} ", tr!("master_lost.title")),
-            theme::error().add_modifier(Modifier::BOLD),
-        )));
+    let block = panel::block(&tr!("master_lost.title"), theme::error(), 1);
     let lines = body(state, area.width.saturating_sub(4) as usize);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let padded = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
-    frame.render_widget(Paragraph::new(lines), padded);
+    panel::render(frame, area, block, lines);
 }
 
 fn compact(state: &AppState, frame: &mut Frame, area: Rect) {

@@ -25,15 +25,15 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 use wta_i18n::tr;
 use wta_protocol::{Action, Choice};
 use wta_state::AppState;
 use wta_state::proposal_card::{CardSight, ConfirmMode, FullViewFrame, ProposalCard, mode_label};
 
-use crate::theme;
 use crate::wrap::{truncate, wrap, wrap_chars};
+use crate::{panel, theme};
 
 #[path = "proposal_card_compact.rs"]
 mod compact;
@@ -456,31 +456,13 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) -> Option<CardSig
         );
         return Some(sight(card, text_cols, total, 0..0, None));
     }
-    let name = format!(" {} ", origin_name(card.proposal.origin));
     let queued = state.proposals.len();
-    let mut block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme::attention())
-        .title(Line::from(Span::styled(
-            name,
-            theme::attention().add_modifier(Modifier::BOLD),
-        )));
-    if queued > 1 {
-        block = block.title(
-            Line::from(Span::styled(
-                format!(" {} ", tr!("card.of", n = 1, total = queued)),
-                theme::dim(),
-            ))
-            .right_aligned(),
-        );
-    }
-    let inner = block.inner(area);
-    let inner = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
+    let mut block = panel::block(
+        &origin_name(card.proposal.origin),
+        theme::attention(),
+        queued,
+    );
+    let inner = panel::body_area(&block, area);
     let mut head = stale_lines(card, width);
     head.truncate((inner.height as usize).saturating_sub(1));
     let rows = (inner.height as usize).saturating_sub(head.len());

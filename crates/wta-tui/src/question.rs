@@ -5,15 +5,15 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 use wta_state::{AppState, PendingQuestion};
 
 use wta_i18n::tr;
 
 use crate::wrap::{truncate, wrap_chars};
-use crate::{card, theme};
+use crate::{card, panel, theme};
 
 /// Question rows shown at most (the rest is cut with a marker).
 const MAX_QUESTION_ROWS: usize = 8;
@@ -77,26 +77,11 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
     if (area.height as usize) < card_height(state, area.width as usize) {
         return compact(state, q, frame, area);
     }
-    let title = Line::from(Span::styled(
-        format!(" {} ", tr!("question.title")),
-        theme::attention().add_modifier(Modifier::BOLD),
-    ));
     let keys = crate::card_keys::question(state, q);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(theme::attention())
-        .title(title)
+    let block = panel::block(&tr!("question.title"), theme::attention(), 1)
         .title_bottom(crate::card_keys::title(state, &keys, area.width));
     let lines = body(q, area.width.saturating_sub(4) as usize);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let padded = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
-    frame.render_widget(Paragraph::new(lines), padded);
+    panel::render(frame, area, block, lines);
 }
 
 fn compact(state: &AppState, q: &PendingQuestion, frame: &mut Frame, area: Rect) {
