@@ -8,10 +8,10 @@
 //! report of the validator's problems here (`wta doctor`, the registry's
 //! errors) is of this one reading; a file that changes while the process
 //! runs is not read again; nothing is read before something asks. (The
-//! libraries the roles run read it on their own: the master reads it each
-//! time it needs the registry, so edits apply without a restart, and the
-//! agent pane's runtime in `wta_helper` still reads its own tables and
-//! the startup notice.)
+//! master reads it each time it needs the registry, so edits apply
+//! without a restart; the agent pane's runtime gets this reading through
+//! `RuntimeConfig::user_config` and reads again only what must apply at
+//! once: the delegate agent, `[terminals]`, the registry before `/agent`.)
 
 use std::sync::OnceLock;
 
