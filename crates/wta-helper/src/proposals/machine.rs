@@ -16,14 +16,13 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use wta_protocol::limits::{MAX_TOMBSTONES, RETRY_BUDGET, TOMBSTONE_TTL, USER_DECISION_TIMEOUT};
+use wta_protocol::limits::{MAX_TOMBSTONES, TOMBSTONE_TTL, USER_DECISION_TIMEOUT};
 use wta_protocol::{
-    ArmCheck, Armed, Channel, ChannelDigest, FinalLine, FinalStatus, HelperId, ProposalId,
-    ProposalRequest, TurnNonce, ValidationLine, ValidationStatus, parse_payload,
+    Armed, Channel, ChannelDigest, FinalLine, FinalStatus, HelperId, ProposalId, ProposalRequest,
+    TurnNonce, ValidationLine, ValidationStatus,
 };
 
-use super::policy;
-use super::types::{Approval, ClaimError, Claimed, ProposalAccepted, TurnContext};
+use super::types::{ClaimError, Claimed, ProposalAccepted, TurnContext};
 
 /// Where the live channel is in its one use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -413,6 +412,9 @@ pub fn step(mut state: ProposalState, event: Event, now: Instant) -> (ProposalSt
 
 #[path = "continuation.rs"]
 mod continuation;
+#[path = "validate.rs"]
+mod validate;
+use validate::validate;
 
 /// Ends a card nobody decided on in time.
 fn expire_card(state: &mut ProposalState, now: Instant, out: &mut Vec<Effect>) {
@@ -461,173 +463,4 @@ fn claim(state: &mut ProposalState, id: ProposalId, choice: u64) -> Result<Claim
         turn: accepted.turn,
         approval: accepted.approval,
     })
-}
-
-/// Checks a request in the order of DESIGN §4.2 and returns its answer.
-fn validate(
-    state: &mut ProposalState,
-    request: &ProposalRequest,
-    (proposal_id, via): (ProposalId, Via),
-    ui_ready: bool,
-    now: Instant,
-    out: &mut Vec<Effect>,
-) -> ValidationLine {
-    use ValidationStatus as S;
-    let channel = request.channel;
-    if state.closed {
-        return ValidationLine::refused(S::Unavailable, "the agent pane is closing", false);
-    }
-    if channel.helper() != state.helper {
-        return ValidationLine::refused(
-            S::HelperMismatch,
-            "this channel belongs to another agent pane",
-            false,
-        );
-    }
-    let Some(live) = state.live.as_mut().filter(|l| l.channel == channel) else {
-        let digest = ChannelDigest::of(&channel);
-        return match state.tombstones.iter().find(|t| t.digest == digest) {
-            Some(t) => ValidationLine::refused(t.status, t.reason, false),
-            None => ValidationLine::refused(
-                S::UnknownChannel,
-                "no live channel with this value; use the channel of the current turn",
-                false,
-            ),
-        };
-    };
-    if live.epoch != state.epoch {
-        state.retire_live(S::Stale, "the agent session was replaced", now);
-        return ValidationLine::refused(S::Stale, "the agent session was replaced", false);
-    }
-    let payload = request.payload.as_bytes();
-    let approval = match &live.phase {
-        Phase::Consumed => {
-            return ValidationLine::refused(
-                S::AlreadyConsumed,
-                "this channel was already used",
-                false,
-            );
-        }
-        // The bearer authenticated the session; its agent's own permission
-        // request (if any) was answered by the preflight.
-        _ if via == Via::SessionEndpoint => Approval::SessionEndpoint,
-        Phase::Issued if state.session_asks => {
-            return fail(
-                state,
-                S::NotArmed,
-                "no permission request approved this exact command; request it again".into(),
-                now,
-            );
-        }
-        Phase::Issued => Approval::NotPreApproved,
-        Phase::Armed(armed) => match armed.check(payload, now) {
-            ArmCheck::Ok => Approval::PreApproved,
-            ArmCheck::Expired => {
-                return fail(
-                    state,
-                    S::Expired,
-                    "the 30 s approval lease ran out; run the command again".into(),
-                    now,
-                );
-            }
-            ArmCheck::DigestMismatch => {
-                return fail(
-                    state,
-                    S::DigestMismatch,
-                    "the payload differs from the one the permission request approved".into(),
-                    now,
-                );
-            }
-        },
-    };
-    let parsed = parse_payload(payload).and_then(|p| p.check_origin(live.turn.origin).map(|()| p));
-    let parsed = match parsed {
-        Ok(p) => p,
-        Err(err) => {
-            let (status, retryable) = err.validation_answer();
-            return if retryable {
-                fail(state, status, err.to_string(), now)
-            } else {
-                reject(state, status, err.to_string(), now)
-            };
-        }
-    };
-    let filtered = match policy::apply(parsed, &live.turn) {
-        Ok(f) => f,
-        Err(reason) => return reject(state, S::Rejected, reason, now),
-    };
-    if !ui_ready {
-        state.retire_live(S::Unavailable, "no card can be shown right now", now);
-        return ValidationLine::refused(
-            S::Unavailable,
-            "the agent pane cannot show a card right now",
-            false,
-        );
-    }
-    live.phase = Phase::Consumed;
-    live.accepted = Some(proposal_id);
-    let accepted = ProposalAccepted {
-        id: proposal_id,
-        payload: filtered.payload,
-        dropped_choices: filtered.dropped,
-        turn: live.turn.clone(),
-        approval,
-    };
-    // A card still up from earlier in this turn cannot be: the channel is
-    // one-use and a new turn supersedes. Guard anyway.
-    state.finish(
-        FinalStatus::Superseded,
-        Some("a newer proposal replaced it"),
-        out,
-    );
-    state.awaiting = Some(Awaiting {
-        accepted: accepted.clone(),
-        accepted_at: now,
-    });
-    out.push(Effect::Accepted(accepted));
-    ValidationLine::accepted(proposal_id)
-}
-
-/// A retryable failure: the channel goes back to `Issued` (disarmed) and
-/// spends one retry; past the budget it is tombstoned.
-fn fail(
-    state: &mut ProposalState,
-    status: ValidationStatus,
-    reason: String,
-    now: Instant,
-) -> ValidationLine {
-    let Some(live) = state.live.as_mut() else {
-        return ValidationLine::refused(status, reason, false);
-    };
-    live.phase = Phase::Issued;
-    live.failures += 1;
-    let budget_left = live.failures <= RETRY_BUDGET;
-    if !budget_left {
-        state.retire_live(
-            ValidationStatus::AlreadyConsumed,
-            "the channel's retry budget is spent",
-            now,
-        );
-        return ValidationLine::refused(
-            status,
-            format!("{reason} (retry budget spent; this channel is closed)"),
-            false,
-        );
-    }
-    ValidationLine::refused(status, reason, true)
-}
-
-/// A final refusal: the channel is closed.
-fn reject(
-    state: &mut ProposalState,
-    status: ValidationStatus,
-    reason: String,
-    now: Instant,
-) -> ValidationLine {
-    state.retire_live(
-        ValidationStatus::AlreadyConsumed,
-        "this channel was already used",
-        now,
-    );
-    ValidationLine::refused(status, reason, false)
 }
