@@ -9,85 +9,31 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::{Command, Stdio};
-use std::time::Duration;
+mod proposal_server_common;
 
+use std::process::Command;
+
+use proposal_server_common::{Fixture, cli};
 use serde_json::{Value, json};
 use wta_helper::machine::acp_map::session_update;
-use wta_helper::proposals::{ProposalEvent, ProposalServer, ProposalService, TurnContext};
 use wta_protocol::{
-    Channel, ExecutionId, ExecutionLine, ExecutionStatus, PaneId, ResponseLine, build_invocation,
+    Channel, ExecutionId, ExecutionLine, ExecutionStatus, ResponseLine, build_invocation,
 };
 use wta_state::DomainEvent;
 
 const PAYLOAD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"Run the tests","actions":[{"type":"send","input":"cargo test"}]}]}"#;
 
-/// A proposal server of its own in a temporary runtime dir.
-struct Fixture {
-    rt: tokio::runtime::Runtime,
-    service: ProposalService,
-    events: tokio::sync::mpsc::UnboundedReceiver<ProposalEvent>,
-    _server: ProposalServer,
-    xdg: tempfile::TempDir,
-}
-
 impl Fixture {
-    fn new() -> Self {
-        let xdg = tempfile::tempdir().unwrap();
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let service = ProposalService::with_random_id().unwrap();
-        let events = service.attach_ui();
-        let server = {
-            let _guard = rt.enter();
-            ProposalServer::bind(service.clone(), &xdg.path().join("wta")).unwrap()
-        };
-        Self {
-            rt,
-            service,
-            events,
-            _server: server,
-            xdg,
-        }
-    }
-
-    fn turn(&self) -> Channel {
-        self.service
-            .issue_turn(TurnContext::agent_turn(
-                Some(PaneId::parse("%1").unwrap()),
-                Some(PaneId::parse("%2").unwrap()),
-            ))
-            .unwrap()
-    }
-
-    /// The CLI as an agent runs it, from the testkit's scrubbed environment.
+    /// The CLI as an agent runs it, with this file's payload.
     fn cli(&self, channel: &Channel) -> Command {
-        let mut cmd =
-            wta_testkit::Sandbox::in_dir(self.xdg.path()).command(env!("CARGO_BIN_EXE_wta"));
-        cmd.args(["propose-terminal-actions", "--channel"])
-            .arg(channel.to_string())
-            .args(["--payload-json", PAYLOAD])
-            .env("XDG_RUNTIME_DIR", self.xdg.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        cmd
+        cli(self.xdg.path(), &channel.to_string(), PAYLOAD)
     }
 
     /// Runs the CLI, confirms its card, reports `cargo test` exiting 0, and
     /// returns what the CLI printed on stdout.
     fn confirmed_run(&mut self, channel: &Channel) -> String {
         let child = self.cli(channel).spawn().unwrap();
-        let event = self.rt.block_on(async {
-            tokio::time::timeout(Duration::from_secs(10), self.events.recv()).await
-        });
-        let card = match event.unwrap().unwrap() {
-            ProposalEvent::Accepted(a) => a,
-            other => panic!("expected a card, got {other:?}"),
-        };
+        let card = self.accepted();
         let confirmed = self.service.confirm(card.id, 1).unwrap();
         let mut exec = ExecutionLine::new(
             ExecutionStatus::Completed,

@@ -4,88 +4,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod proposal_server_common;
+
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use proposal_server_common::{Fixture, cli};
 use serde_json::Value;
-use wta_helper::proposals::{ProposalEvent, ProposalServer, ProposalService, TurnContext};
-use wta_protocol::{Channel, ExecutionId, ExecutionLine, ExecutionStatus, PaneId};
+use wta_protocol::{Channel, ExecutionId, ExecutionLine, ExecutionStatus};
 
 const GOOD: &str = r#"{"schema_version":1,"origin":"terminal_agent","recommended_choice":1,"choices":[{"choice":1,"title":"List","rationale":"see files","actions":[{"type":"send","input":"ls -la"}]}]}"#;
 
-struct Fixture {
-    rt: tokio::runtime::Runtime,
-    service: ProposalService,
-    events: tokio::sync::mpsc::UnboundedReceiver<ProposalEvent>,
-    _server: ProposalServer,
-    xdg: tempfile::TempDir,
-}
-
 impl Fixture {
-    fn new() -> Self {
-        let xdg = tempfile::tempdir().unwrap();
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let service = ProposalService::with_random_id().unwrap();
-        let events = service.attach_ui();
-        let server = {
-            let _guard = rt.enter();
-            ProposalServer::bind(service.clone(), &xdg.path().join("wta")).unwrap()
-        };
-        Self {
-            rt,
-            service,
-            events,
-            _server: server,
-            xdg,
-        }
-    }
-
-    fn turn(&self) -> Channel {
-        self.service
-            .issue_turn(TurnContext::agent_turn(
-                Some(PaneId::parse("%1").unwrap()),
-                Some(PaneId::parse("%2").unwrap()),
-            ))
-            .unwrap()
-    }
-
     fn cli(&self, channel: &str, payload: &str) -> Command {
         cli(self.xdg.path(), channel, payload)
     }
-
-    fn accepted(&mut self) -> wta_helper::proposals::ProposalAccepted {
-        let event = self.rt.block_on(async {
-            tokio::time::timeout(Duration::from_secs(10), self.events.recv()).await
-        });
-        match event.unwrap().unwrap() {
-            ProposalEvent::Accepted(a) => a,
-            other => panic!("expected a card, got {other:?}"),
-        }
-    }
-}
-
-/// The CLI as an agent runs it: the testkit's scrubbed environment, its
-/// HOME and XDG dirs under `xdg`, which is also the runtime dir.
-fn cli(xdg: &Path, channel: &str, payload: &str) -> Command {
-    let mut cmd = wta_testkit::Sandbox::in_dir(xdg).command(env!("CARGO_BIN_EXE_wta"));
-    cmd.args([
-        "propose-terminal-actions",
-        "--channel",
-        channel,
-        "--payload-json",
-        payload,
-    ])
-    .env("XDG_RUNTIME_DIR", xdg)
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    cmd
 }
 
 fn lines(out: &Output) -> Vec<Value> {
@@ -319,7 +253,7 @@ fn a_client_of_another_user_is_refused_and_consumes_nothing() {
     for d in [fx.xdg.path(), dir.as_path()] {
         std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o711)).unwrap();
     }
-    let socket = fx._server.path().to_path_buf();
+    let socket = fx.server.path().to_path_buf();
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).unwrap();
     let out = as_nobody
         .args(["propose-terminal-actions", "--channel", &channel])
