@@ -10,7 +10,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use support::wta_bin;
+use support::{commands, wta_bin};
 use wta_testkit::TmuxServer;
 
 /// A temp HOME and the completion script for `shell` written into it.
@@ -186,25 +186,6 @@ fn completion_queries_return_the_live_ids_of_the_named_server() {
     // No server: no candidates and no error on the prompt.
     let none = query("wta -L wta-test-no-such-server kill-pane -t", "");
     assert!(none.is_empty(), "{none:?}");
-}
-
-/// The visible commands `wta --help` lists.
-fn commands() -> Vec<String> {
-    let help = wta_testkit::Sandbox::new()
-        .command(wta_bin())
-        .arg("--help")
-        .output()
-        .unwrap();
-    let help = String::from_utf8(help.stdout).unwrap();
-    help.lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        // A wrapped description continues further indented.
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next())
-        .map(|c| c.trim_end_matches(',').to_owned())
-        .collect()
 }
 
 #[test]

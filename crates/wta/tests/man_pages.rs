@@ -13,29 +13,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use support::wta_bin;
+use support::commands;
 
 fn wta(args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();
     support::wta_clean(home.path()).args(args).output().unwrap()
-}
-
-/// The visible commands `wta --help` lists.
-fn commands() -> Vec<String> {
-    let help = wta_testkit::Sandbox::new()
-        .command(wta_bin())
-        .arg("--help")
-        .output()
-        .unwrap();
-    let help = String::from_utf8(help.stdout).unwrap();
-    help.lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next())
-        .map(|c| c.trim_end_matches(',').to_owned())
-        .collect()
 }
 
 /// Roff source as text: font changes dropped, `\-` a hyphen.

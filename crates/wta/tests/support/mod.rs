@@ -52,6 +52,25 @@ pub fn wta_bin() -> &'static str {
     env!("CARGO_BIN_EXE_wta")
 }
 
+/// The visible commands `wta --help` lists.
+pub fn commands() -> Vec<String> {
+    let help = wta_testkit::Sandbox::new()
+        .command(wta_bin())
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        // A wrapped description continues further indented.
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|c| c.trim_end_matches(',').to_owned())
+        .collect()
+}
+
 /// A `wta` command with a clean environment: the scrubbed one with its
 /// HOME and XDG dirs in `tmpdir`, which is also `TMUX_TMPDIR`, so no
 /// default server of the user's is ever found.
