@@ -23,6 +23,7 @@ pub mod harness;
 mod nobody;
 pub mod procs;
 mod screen;
+pub mod source;
 mod tmux;
 mod wait;
 

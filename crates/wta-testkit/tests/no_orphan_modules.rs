@@ -13,6 +13,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use wta_testkit::source::rust_files;
 
 /// One token of Rust source, with comments, literals' contents and
 /// whitespace gone (string literals keep their text for `#[path]`).
@@ -270,27 +271,6 @@ fn normalise(path: &Path) -> PathBuf {
             other => out.push(other),
         }
     }
-    out
-}
-
-/// Every `.rs` file below `dir`, sorted.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
     out
 }
 

@@ -11,6 +11,7 @@
 //! The needle is assembled at compile time so this file does not name itself.
 
 use std::path::{Path, PathBuf};
+use wta_testkit::source::rust_files;
 
 /// What a direct spawn looks like in source.
 const NEEDLE: &str = concat!("Command", "::", "new");
@@ -51,27 +52,6 @@ fn spawns(code: &str) -> bool {
         !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
             && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
     })
-}
-
-/// Every `.rs` file below `dir`, sorted.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]
