@@ -106,6 +106,156 @@ fn capabilities() -> ClientCapabilities {
         .terminal(true)
 }
 
+/// The `initialize` this helper sends: its capabilities, its name and
+/// version, and the `_meta.wta` that tells the master who it is.
+fn initialize_request(options: &ConnectOptions) -> InitializeRequest {
+    let meta = WtaMeta {
+        agent_id: options.agent.clone(),
+        owner_tab: options.owner_tab.clone(),
+        target_pane: options.target_pane.clone(),
+        client: options.client,
+        proposal_mcp: options
+            .session_tools
+            .then(|| helper_master::PROPOSAL_MCP_V1.to_owned()),
+        ..WtaMeta::default()
+    };
+    InitializeRequest::new(ProtocolVersion::V1)
+        .client_capabilities(capabilities())
+        .client_info(Implementation::new("wta-helper", env!("CARGO_PKG_VERSION")))
+        .meta(meta.to_meta())
+}
+
+/// What `initialize` answered: the connection to the master and its reply.
+type Ready = oneshot::Sender<
+    Result<(ConnectionTo<Agent>, InitializeResponse), agent_client_protocol::Error>,
+>;
+
+/// Serves the master on `transport` until it closes: every notification
+/// and request of the agent goes to `events` as a [`HelperEvent`] (each
+/// request with its responder, answered by whoever handles it), and the
+/// `initialize` answer goes to `ready` first.
+async fn serve(
+    (read, write, tap): (
+        tokio::net::unix::OwnedReadHalf,
+        tokio::net::unix::OwnedWriteHalf,
+        Option<WireTap>,
+    ),
+    events: mpsc::UnboundedSender<HelperEvent>,
+    init: InitializeRequest,
+    ready_tx: Ready,
+) {
+    let transport = wire::transport(read, write, tap);
+    let (notify, permission, read_file, write_file, other) = (
+        events.clone(),
+        events.clone(),
+        events.clone(),
+        events.clone(),
+        events.clone(),
+    );
+    let terminal = |make: fn(Box<TerminalRequest>) -> HelperEvent| {
+        let events = events.clone();
+        move |request: TerminalRequest| {
+            let _ = events.send(make(Box::new(request)));
+        }
+    };
+    let (create, output, wait, kill, release) = (
+        terminal(HelperEvent::Terminal),
+        terminal(HelperEvent::Terminal),
+        terminal(HelperEvent::Terminal),
+        terminal(HelperEvent::Terminal),
+        terminal(HelperEvent::Terminal),
+    );
+    let result = Client
+        .v1()
+        .name("wta-helper")
+        .on_receive_notification(
+            async move |n: SessionNotification, _cx| {
+                let _ = notify.send(HelperEvent::SessionUpdate(Box::new(n)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: RequestPermissionRequest, responder, _cx| {
+                let pending = Pending::new(request, responder);
+                let _ = permission.send(HelperEvent::Permission(Box::new(pending)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ReadTextFileRequest, responder, _cx| {
+                let pending = Pending::new(request, responder);
+                let _ = read_file.send(HelperEvent::ReadFile(Box::new(pending)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: WriteTextFileRequest, responder, _cx| {
+                let pending = Pending::new(request, responder);
+                let _ = write_file.send(HelperEvent::WriteFile(Box::new(pending)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: CreateTerminalRequest, responder, _cx| {
+                create(TerminalRequest::Create(Pending::new(r, responder)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: TerminalOutputRequest, responder, _cx| {
+                output(TerminalRequest::Output(Pending::new(r, responder)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: WaitForTerminalExitRequest, responder, _cx| {
+                wait(TerminalRequest::WaitForExit(Pending::new(r, responder)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: KillTerminalRequest, responder, _cx| {
+                kill(TerminalRequest::Kill(Pending::new(r, responder)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |r: ReleaseTerminalRequest, responder, _cx| {
+                release(TerminalRequest::Release(Pending::new(r, responder)));
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_dispatch(
+            async move |dispatch: Dispatch, _cx| {
+                events::other(&other, dispatch);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_dispatch!(),
+        )
+        .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
+            let init = cx.send_request(init).block_task().await;
+            let failed = init.is_err();
+            let _ = ready_tx.send(init.map(|v| (cx.clone(), v)));
+            if !failed {
+                cx.incoming_closed().await;
+            }
+            Ok(())
+        })
+        .await;
+    if let Err(err) = result {
+        tracing::debug!("master connection ended: {}", err.message);
+    }
+}
+
 impl MasterConnection {
     /// Connects and initializes. Events go to `events` until the master closes.
     pub async fn connect(
@@ -114,134 +264,13 @@ impl MasterConnection {
     ) -> Result<Self, ConnectionError> {
         let stream = dial(&options.socket).await?;
         let (read, write) = stream.into_split();
-        let transport = wire::transport(read, write, options.tap.clone());
+        let transport = (read, write, options.tap.clone());
+        let init = initialize_request(&options);
         let (ready_tx, ready_rx) = oneshot::channel();
         let (closed_tx, closed_rx) = watch::channel(false);
-        let meta = WtaMeta {
-            agent_id: options.agent.clone(),
-            owner_tab: options.owner_tab.clone(),
-            target_pane: options.target_pane.clone(),
-            client: options.client,
-            proposal_mcp: options
-                .session_tools
-                .then(|| helper_master::PROPOSAL_MCP_V1.to_owned()),
-            ..WtaMeta::default()
-        };
-        let init = InitializeRequest::new(ProtocolVersion::V1)
-            .client_capabilities(capabilities())
-            .client_info(Implementation::new("wta-helper", env!("CARGO_PKG_VERSION")))
-            .meta(meta.to_meta());
-        let (notify, permission, read_file, write_file, other, own) = (
-            events.clone(),
-            events.clone(),
-            events.clone(),
-            events.clone(),
-            events.clone(),
-            events.clone(),
-        );
-        let terminal = |make: fn(Box<TerminalRequest>) -> HelperEvent| {
-            let events = events.clone();
-            move |request: TerminalRequest| {
-                let _ = events.send(make(Box::new(request)));
-            }
-        };
-        let (create, output, wait, kill, release) = (
-            terminal(HelperEvent::Terminal),
-            terminal(HelperEvent::Terminal),
-            terminal(HelperEvent::Terminal),
-            terminal(HelperEvent::Terminal),
-            terminal(HelperEvent::Terminal),
-        );
+        let own = events.clone();
         tokio::spawn(async move {
-            let result = Client
-                .v1()
-                .name("wta-helper")
-                .on_receive_notification(
-                    async move |n: SessionNotification, _cx| {
-                        let _ = notify.send(HelperEvent::SessionUpdate(Box::new(n)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_notification!(),
-                )
-                .on_receive_request(
-                    async move |request: RequestPermissionRequest, responder, _cx| {
-                        let pending = Pending::new(request, responder);
-                        let _ = permission.send(HelperEvent::Permission(Box::new(pending)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_request!(),
-                )
-                .on_receive_request(
-                    async move |request: ReadTextFileRequest, responder, _cx| {
-                        let pending = Pending::new(request, responder);
-                        let _ = read_file.send(HelperEvent::ReadFile(Box::new(pending)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_request!(),
-                )
-                .on_receive_request(
-                    async move |request: WriteTextFileRequest, responder, _cx| {
-                        let pending = Pending::new(request, responder);
-                        let _ = write_file.send(HelperEvent::WriteFile(Box::new(pending)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_request!(),
-                )
-                .on_receive_request(
-                    async move |r: CreateTerminalRequest, responder, _cx| {
-                        create(TerminalRequest::Create(Pending::new(r, responder)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_request!(),
-                )
-                .on_receive_request(
-                    async move |r: TerminalOutputRequest, responder, _cx| {
-                        output(TerminalRequest::Output(Pending::new(r, responder)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_request!(),
-                )
-                .on_receive_request(
-                    async move |r: WaitForTerminalExitRequest, responder, _cx| {
-                        wait(TerminalRequest::WaitForExit(Pending::new(r, responder)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_request!(),
-                )
-                .on_receive_request(
-                    async move |r: KillTerminalRequest, responder, _cx| {
-                        kill(TerminalRequest::Kill(Pending::new(r, responder)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_request!(),
-                )
-                .on_receive_request(
-                    async move |r: ReleaseTerminalRequest, responder, _cx| {
-                        release(TerminalRequest::Release(Pending::new(r, responder)));
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_request!(),
-                )
-                .on_receive_dispatch(
-                    async move |dispatch: Dispatch, _cx| {
-                        events::other(&other, dispatch);
-                        Ok(())
-                    },
-                    agent_client_protocol::on_receive_dispatch!(),
-                )
-                .connect_with(transport, async move |cx: ConnectionTo<Agent>| {
-                    let init = cx.send_request(init).block_task().await;
-                    let failed = init.is_err();
-                    let _ = ready_tx.send(init.map(|v| (cx.clone(), v)));
-                    if !failed {
-                        cx.incoming_closed().await;
-                    }
-                    Ok(())
-                })
-                .await;
-            if let Err(err) = result {
-                tracing::debug!("master connection ended: {}", err.message);
-            }
+            serve(transport, events.clone(), init, ready_tx).await;
             let _ = closed_tx.send(true);
             let _ = events.send(HelperEvent::MasterClosed);
         });
