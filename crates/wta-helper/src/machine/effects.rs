@@ -23,10 +23,7 @@ impl Machine {
                 self.reset_session_yolo(out);
                 self.open_session(None, false, out);
             }
-            Effect::Restart => {
-                out.event(DomainEvent::Connection(ConnectionState::Connecting));
-                self.restart_agent_stack(out);
-            }
+            Effect::Restart => self.restart_agent_stack(out),
             // Read the registry again: an agent installed since the list was
             // read is switched to, a missing one is not.
             Effect::SwitchAgent(id) => out.cmd(Command::CheckAgent { id }),

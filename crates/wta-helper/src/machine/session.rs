@@ -29,6 +29,9 @@ impl Machine {
     /// private to this pane, so a hung shared agent cannot keep it stuck and
     /// other panes on that agent are not disturbed.
     pub(super) fn restart_agent_stack(&mut self, out: &mut Out) {
+        // Until the fresh session opens the pane is not Ready: a prompt typed
+        // meanwhile waits for it instead of going to the session that ends.
+        out.event(DomainEvent::Connection(ConnectionState::Connecting));
         self.abandon_turn(out);
         self.reset_session_yolo(out);
         self.open_session(Some(self.pane.agent.clone()), true, out);

@@ -145,3 +145,36 @@ fn a_session_with_allow_all_on_is_turned_off_when_yolo_is_off() {
         "{commands:?}"
     );
 }
+
+/// An agent that cannot turn `allow_all` off gets its stack restarted, and
+/// until the fresh session opens the app is told the pane is connecting,
+/// not Ready (a prompt typed meanwhile waited for the new session instead
+/// of going to the one that ends).
+#[test]
+fn a_failed_disable_says_connecting_until_the_fresh_session() {
+    let mut m = Machine::new(config());
+    m.start(t0());
+    step(&mut m, linked(), t0());
+    step(&mut m, opened("s1", json!({})), t0());
+    assert_eq!(m.app.connection, wta_state::ConnectionState::Ready);
+    let mut out = Out::default();
+    m.yolo_disable_failed("refused", &mut out);
+    assert!(
+        out.events
+            .iter()
+            .any(|e| *e == DomainEvent::Connection(wta_state::ConnectionState::Connecting)),
+        "{:?}",
+        out.events
+    );
+    assert!(
+        out.commands.iter().any(|c| matches!(
+            c,
+            Command::OpenSession {
+                fresh_agent: true,
+                ..
+            }
+        )),
+        "{:?}",
+        out.commands
+    );
+}
