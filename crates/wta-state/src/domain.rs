@@ -358,10 +358,21 @@ pub struct PaneFacts {
     pub typed_text: bool,
     /// How a confirmed command reaches the pane's prompt.
     pub keys: KeyPath,
-    /// The pane's shell (its name, `bash`…) has no WTA integration: a
-    /// command typed there runs, but WTA cannot see it end, so no exit
-    /// status or output comes back and autofix cannot follow it.
-    pub untracked: Option<String>,
+    /// The pane's shell has no WTA integration: a command typed there
+    /// runs, but WTA cannot see it end, so no exit status or output comes
+    /// back and autofix cannot follow it.
+    pub untracked: Option<Untracked>,
+}
+
+/// A shell (or a plain remote login) whose commands WTA cannot follow, as
+/// the pane's watcher names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untracked {
+    /// Its program: `bash`, `dash`, `ssh`…
+    pub program: String,
+    /// The line that gives it WTA's integration, with the rc file it goes
+    /// in; `None` where WTA has none for it.
+    pub rc_line: Option<String>,
 }
 
 /// What holds a pane whose prompt is not there.
@@ -417,7 +428,11 @@ impl PaneFacts {
                 command: shown_command(&command),
             },
         });
-        let untracked = self.untracked.map(|shell| shown_command(&shell));
+        let untracked = self.untracked.map(|u| Untracked {
+            program: shown_command(&u.program),
+            // Ours (the helper's words for the shell), shown whole.
+            rc_line: u.rc_line,
+        });
         Self {
             busy,
             untracked,

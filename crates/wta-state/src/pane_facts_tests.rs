@@ -433,10 +433,24 @@ fn warnings(state: &AppState) -> Vec<String> {
         .collect()
 }
 
+/// A shell without integration as the watcher tells it: the line that
+/// integrates it (the helper takes it from wta-shell), none for `dash`.
 fn untracked(shell: &str) -> PaneFacts {
+    let rc_line = match shell {
+        "bash" | "zsh" => Some(format!(
+            r#"eval "$(wta shell-integration {shell})"   # in ~/.{shell}rc"#
+        )),
+        "fish" => {
+            Some("wta shell-integration fish | source   # in ~/.config/fish/config.fish".into())
+        }
+        _ => None,
+    };
     PaneFacts {
         keys: KeyPath::TypedKeys,
-        untracked: Some(shell.into()),
+        untracked: Some(crate::Untracked {
+            program: shell.into(),
+            rc_line,
+        }),
         ..PaneFacts::default()
     }
 }

@@ -28,7 +28,7 @@
 
 use wta_protocol::{Action, Choice};
 
-use super::super::domain::{Busy, KeyPath, PaneFacts};
+use super::super::domain::{Busy, KeyPath, PaneFacts, Untracked};
 use super::super::state::AppState;
 use super::super::transcript::SystemLevel;
 use super::{ConfirmMode, ProposalCard};
@@ -91,7 +91,7 @@ impl ProposalCard {
         if let Some(busy) = &facts.busy {
             // Until it ends there is no prompt: nothing else applies yet,
             // but that a plain ssh (or mosh) cannot be followed.
-            let remote = facts.untracked.clone();
+            let remote = facts.untracked.as_ref().map(|u| u.program.clone());
             return PaneNotes {
                 pane,
                 busy: Some(busy.clone()),
@@ -110,7 +110,7 @@ impl ProposalCard {
             pane,
             typed,
             as_keys,
-            untracked: facts.untracked.clone(),
+            untracked: facts.untracked.as_ref().map(|u| u.program.clone()),
             ..PaneNotes::default()
         }
     }
@@ -146,12 +146,13 @@ pub(crate) fn on_facts(state: &mut AppState, pane: String, facts: PaneFacts) {
         target.as_deref() == Some(p) || queue.iter().any(|c| c.proposal.target_pane == p)
     };
     let changed = *state.facts_of(&pane) != facts;
-    let newly_untracked = facts.untracked.is_some() && state.facts_of(&pane).untracked.is_none();
-    if newly_untracked && target.as_deref() == Some(pane.as_str()) {
-        let shell = facts.untracked.as_deref().unwrap_or_default();
+    let newly_untracked = state.facts_of(&pane).untracked.is_none();
+    if let Some(untracked) = facts.untracked.as_ref().filter(|_| newly_untracked)
+        && target.as_deref() == Some(pane.as_str())
+    {
         state
             .transcript
-            .push_system(SystemLevel::Warn, &untracked_notice(&pane, shell));
+            .push_system(SystemLevel::Warn, &untracked_notice(&pane, untracked));
     }
     let queue = &state.proposals;
     state.pane_facts.retain(|p, _| wanted(p, queue));
@@ -171,21 +172,13 @@ pub(crate) fn on_facts(state: &mut AppState, pane: String, facts: PaneFacts) {
 /// What the transcript says when the target pane's shell turns out to have
 /// no integration: what is lost, and the exact line that adds it for that
 /// shell (or which shells have one).
-pub fn untracked_notice(pane: &str, shell: &str) -> String {
+pub fn untracked_notice(pane: &str, untracked: &Untracked) -> String {
+    let shell = untracked.program.as_str();
     if matches!(shell, "ssh" | "mosh") {
         // A plain remote login: what runs over there is out of sight.
         return wta_i18n::tr!("proposal.untracked_notice_ssh", pane = pane, shell = shell);
     }
-    let line = match shell {
-        "bash" => Some(r#"eval "$(wta shell-integration bash)"   # in ~/.bashrc"#),
-        "zsh" => Some(r#"eval "$(wta shell-integration zsh)"   # in ~/.zshrc"#),
-        "fish" => Some("wta shell-integration fish | source   # in ~/.config/fish/config.fish"),
-        "pwsh" => {
-            Some("wta shell-integration pwsh | Out-String | Invoke-Expression   # in $PROFILE")
-        }
-        _ => None,
-    };
-    match line {
+    match &untracked.rc_line {
         Some(line) => wta_i18n::tr!(
             "proposal.untracked_notice",
             pane = pane,

@@ -275,7 +275,10 @@ fn typed_as_keys_over_typed_text() {
 fn a_shell_without_integration_says_nothing_comes_back() {
     let facts = PaneFacts {
         keys: KeyPath::TypedKeys,
-        untracked: Some("bash".into()),
+        untracked: Some(wta_state::Untracked {
+            program: "bash".into(),
+            rc_line: Some(r#"eval "$(wta shell-integration bash)"   # in ~/.bashrc"#.into()),
+        }),
         ..PaneFacts::default()
     };
     for cols in [80, 40] {

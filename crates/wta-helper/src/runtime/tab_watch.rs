@@ -176,7 +176,7 @@ async fn report_facts(
             let input = Input::PaneFacts {
                 pane: pane.clone(),
                 facts: wta_state::PaneFacts {
-                    untracked: shell_untracked,
+                    untracked: shell_untracked.map(untracked_fact),
                     ..card_facts(&now)
                 },
             };
@@ -188,6 +188,14 @@ async fn report_facts(
             return;
         }
     }
+}
+
+/// What the app is told of a program WTA cannot follow: its name and, for
+/// a shell WTA integrates, the exact line for its rc file.
+fn untracked_fact(program: String) -> wta_state::Untracked {
+    let rc_line = wta_shell::Shell::from_program(&program)
+        .map(|shell| format!("{}   # in {}", shell.rc_line("wta"), shell.rc_file()));
+    wta_state::Untracked { program, rc_line }
 }
 
 /// The card's view of a shell's facts.
@@ -285,5 +293,36 @@ mod tests {
         assert_eq!(untracked.step(&facts).as_deref(), Some("ssh"));
         facts.running = None;
         assert_eq!(untracked.step(&facts), None, "back at the local prompt");
+    }
+
+    /// The line the pane gives for each shell is the one `wta
+    /// shell-integration` documents, with the rc file it goes in.
+    #[test]
+    fn each_shell_gets_its_own_rc_line_and_others_none() {
+        for (program, line) in [
+            (
+                "bash",
+                r#"eval "$(wta shell-integration bash)"   # in ~/.bashrc"#,
+            ),
+            (
+                "zsh",
+                r#"eval "$(wta shell-integration zsh)"   # in ~/.zshrc"#,
+            ),
+            (
+                "fish",
+                "wta shell-integration fish | source   # in ~/.config/fish/config.fish",
+            ),
+            (
+                "pwsh",
+                "wta shell-integration pwsh | Out-String | Invoke-Expression   # in $PROFILE",
+            ),
+        ] {
+            let fact = untracked_fact(program.into());
+            assert_eq!(fact.program, program);
+            assert_eq!(fact.rc_line.as_deref(), Some(line), "{program}");
+        }
+        for program in ["dash", "sh", "ssh", "mosh"] {
+            assert_eq!(untracked_fact(program.into()).rc_line, None, "{program}");
+        }
     }
 }
