@@ -66,7 +66,7 @@ impl Runtime {
                     tokio::spawn(report_facts(
                         new.clone(),
                         facts,
-                        Untracked::new(shell, untracked),
+                        UntrackedVerdict::new(shell, untracked),
                         inputs.clone(),
                     ));
                 }
@@ -121,12 +121,12 @@ async fn untracked_at_start(host: &wta_host::TmuxHost, pane: &wta_host::PaneInfo
 /// it is first followed, then by the watcher's verdicts (marks seen: it
 /// has; a command sent without marks coming back: it has not).
 #[derive(Debug, Clone)]
-struct Untracked {
+struct UntrackedVerdict {
     shell: String,
     now: bool,
 }
 
-impl Untracked {
+impl UntrackedVerdict {
     fn new(shell: String, now: bool) -> Self {
         Self { shell, now }
     }
@@ -166,7 +166,7 @@ fn remote_login(cmdline: &str) -> Option<&'static str> {
 async fn report_facts(
     pane: PaneId,
     mut facts: tokio::sync::watch::Receiver<wta_shell::ShellFacts>,
-    mut untracked: Untracked,
+    mut untracked: UntrackedVerdict,
     inputs: tokio::sync::mpsc::UnboundedSender<Input>,
 ) {
     loop {
@@ -283,7 +283,7 @@ mod tests {
         ] {
             assert_eq!(remote_login(cmdline), login, "{cmdline}");
         }
-        let mut untracked = Untracked::new("bash".into(), false);
+        let mut untracked = UntrackedVerdict::new("bash".into(), false);
         let mut facts = wta_shell::ShellFacts {
             known: true,
             running: Some("ssh build-box".into()),
