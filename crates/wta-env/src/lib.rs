@@ -7,12 +7,14 @@
 //!   server.
 //! - [`logging`]: tracing to a file in the state directory, never to the
 //!   terminal, bounded on disk.
+//! - [`history`]: the action history (decided cards), its rotation and reader.
 //! - [`process`]: whether the process a file is named after still runs.
 //!
 //! This is I/O (a few `stat`s, `mkdir`s and a log file); the wire types stay
 //! in `wta-protocol`.
 
 pub mod dirs;
+pub mod history;
 pub mod logging;
 pub mod private_dir;
 pub mod process;
