@@ -8,6 +8,7 @@
 //! - [`proposals`]: the terminal-action proposal engine (its channel state
 //!   machine, permission preflight and socket server).
 //! - [`executor`]: confirmed cards run in the user's pane.
+//! - [`history`]: each decided card recorded in the action history; `/history`'s re-proposal.
 //! - [`autofix`]: a failed command in the tab offers a fix (settings, the fix turn's words).
 //! - [`config_file`]: one table's settings from the config file.
 //! - [`context`]: what each prompt tells the agent about the terminal.
@@ -23,6 +24,7 @@ pub mod context;
 pub mod delegate;
 pub mod driver;
 pub mod executor;
+pub mod history;
 pub mod machine;
 pub mod proposals;
 pub mod runtime;

@@ -161,8 +161,13 @@ impl Runtime {
     pub(super) fn start_cards(&mut self) -> Vec<Input> {
         let mut rx = self.proposals.service().attach_ui();
         let tx = self.inputs_tx.clone();
+        let history = self.history.clone();
         tokio::spawn(async move {
             while let Some(event) = rx.recv().await {
+                // Seen before the machine: a card's decision finds it known.
+                if let Some(history) = &history {
+                    history.observe(&event);
+                }
                 if tx.send(Input::Proposal(event)).is_err() {
                     break;
                 }
@@ -242,10 +247,17 @@ impl Runtime {
                     .push_back(Input::Executor(ExecutorNews::NotRun(err)));
             }
         };
+        let mut history = self
+            .history
+            .as_ref()
+            .map(|h| h.confirmed(id, &confirmed.claimed.choice, mode));
         let (Some(executor), Some(target)) = (
             self.cards.executor.clone(),
             confirmed.claimed.turn.target_pane.clone(),
         ) else {
+            history
+                .into_iter()
+                .for_each(crate::history::Pending::finish);
             return self
                 .immediate
                 .push_back(Input::Executor(ExecutorNews::NoTerminal));
@@ -258,6 +270,9 @@ impl Runtime {
             // dispatched (bound to the target pane and the tracker run).
             let report = |result: &crate::executor::ActionResult| {
                 if let Some(line) = result.execution_line(id) {
+                    if let Some(history) = &mut history {
+                        history.result(&line);
+                    }
                     sink.send(line);
                 }
                 let _ = tx.send(Input::Executor(ExecutorNews::ActionEnded {
@@ -267,6 +282,9 @@ impl Runtime {
             };
             executor.execute(&target, &choice, mode, report).await;
             sink.finish();
+            history
+                .into_iter()
+                .for_each(crate::history::Pending::finish);
         });
         self.cards.keep(task);
     }

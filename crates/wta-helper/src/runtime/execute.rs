@@ -13,6 +13,16 @@ use crate::machine::{Call, Command, Input, Preflighted, ProposalNews, RequestKey
 impl Runtime {
     /// Carries out one command; never waits.
     pub(super) fn execute(&mut self, command: Command) {
+        if let Some(history) = &self.history {
+            // Whose cards the next ones are (the action history's record).
+            match &command {
+                Command::OpenSession { label, .. } | Command::LoadSession { label, .. } => {
+                    history.note_agent(label);
+                }
+                Command::Prompt { session, .. } => history.note_session(&session.0),
+                _ => {}
+            }
+        }
         match command {
             Command::Connect { agent } => self.connect(agent),
             Command::Disconnect => self.disconnect(),

@@ -167,6 +167,8 @@ pub struct Runtime {
     followed: tab_watch::Followed,
     /// A pane nobody sees: its master wait and card indicator.
     unseen: hidden::Unseen,
+    /// The action history's recorder (panes with cards only).
+    history: Option<crate::history::Recorder>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -204,7 +206,15 @@ impl Runtime {
             host.clone(),
             inputs_tx.clone(),
         ));
+        let history = config.cards.then(|| {
+            crate::history::Recorder::new(
+                wta_env::history::default_store(),
+                host.clone(),
+                config.owner_tab.clone(),
+            )
+        });
         Self {
+            history,
             config,
             host,
             conn: None,
