@@ -1,27 +1,76 @@
 //! The prompt editor: multi-line text with a cursor, an optional selection,
 //! word motions, and per-pane history that keeps the unsent draft.
 //!
-//! Positions are byte offsets that always sit on char boundaries. No key
-//! mapping here: `keys.rs` decides which key calls which method.
+//! Positions are byte offsets into [`InputEditor::raw`] that always sit on
+//! char boundaries. No key mapping here: `keys.rs` decides which key calls
+//! which method.
+//!
+//! Paste chips (`paste_chip.rs`): a long paste is one [`CHIP`] character in
+//! the raw text, its content kept whole beside it, so every motion and
+//! deletion treats it as one character. Invariant: the k-th [`CHIP`] of the
+//! raw text is `chips[k]`, and every edit goes through `splice`, which keeps
+//! the two in step. [`InputEditor::text`] is what would be sent: the raw
+//! text with each chip replaced by its content, exactly.
+
+use std::ops::Range;
+
+use super::paste_chip::{self, CHIP};
 
 /// Most prompts remembered per pane.
 pub const HISTORY_LIMIT: usize = 50;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InputEditor {
+    /// The text as edited: each paste chip is one [`CHIP`].
     text: String,
+    /// Each chip's content, in the order of the chips in `text`.
+    chips: Vec<String>,
+    /// `text` with the chips' contents in place (only while there are chips).
+    full: Option<String>,
     cursor: usize,
     /// Selection anchor; the selection spans anchor..cursor.
     anchor: Option<usize>,
     history: Vec<String>,
     /// Index into `history` while browsing; `None` while editing the draft.
     browsing: Option<usize>,
+    /// The draft kept while browsing history, raw, with its chips.
     draft: String,
+    draft_chips: Vec<String>,
 }
 
 impl InputEditor {
+    /// The text as it would be sent: every chip's content in its place.
     pub fn text(&self) -> &str {
+        self.full.as_deref().unwrap_or(&self.text)
+    }
+
+    /// The text as edited and drawn: each chip is one [`CHIP`] character
+    /// (positions, the cursor and the selection are offsets into this).
+    pub fn raw(&self) -> &str {
         &self.text
+    }
+
+    /// The chips' contents, in the order their [`CHIP`]s appear in [`Self::raw`].
+    pub fn chips(&self) -> &[String] {
+        &self.chips
+    }
+
+    /// Replaces `range` of the raw text with `insert`, whose [`CHIP`]s are
+    /// `chips` in order; the chips removed with the range go too.
+    fn splice(&mut self, range: Range<usize>, insert: &str, chips: Vec<String>) {
+        debug_assert_eq!(insert.matches(CHIP).count(), chips.len());
+        let first = self.text[..range.start].matches(CHIP).count();
+        let removed = self.text[range.clone()].matches(CHIP).count();
+        self.chips.splice(first..first + removed, chips);
+        self.text.replace_range(range, insert);
+        self.full = (!self.chips.is_empty()).then(|| paste_chip::expand(&self.text, &self.chips));
+    }
+
+    /// Inserts raw `text` at the cursor (no cleaning): a [`CHIP`] character
+    /// in it is kept as a chip of itself, so [`Self::text`] stays exact.
+    fn insert_raw(&mut self, text: &str, chips: Vec<String>) {
+        self.splice(self.cursor..self.cursor, text, chips);
+        self.cursor += text.len();
     }
 
     pub fn cursor(&self) -> usize {
@@ -38,7 +87,8 @@ impl InputEditor {
 
     /// Replaces the text and puts the cursor at its end.
     pub fn set_text(&mut self, text: &str) {
-        self.text = text.to_owned();
+        let literal = paste_chip::literal_chips(text);
+        self.splice(0..self.text.len(), text, literal);
         self.cursor = self.text.len();
         self.anchor = None;
     }
@@ -49,10 +99,20 @@ impl InputEditor {
         self.browsing = None;
     }
 
-    /// The selected text, if a non-empty selection exists.
+    /// The selected raw text, if a non-empty selection exists.
     pub fn selection(&self) -> Option<&str> {
         let (start, end) = self.selection_range()?;
         Some(&self.text[start..end])
+    }
+
+    /// The selection with its chips' contents in place (what Ctrl+C copies).
+    pub fn selected_text(&self) -> Option<String> {
+        let (start, end) = self.selection_range()?;
+        let first = self.text[..start].matches(CHIP).count();
+        Some(paste_chip::expand(
+            &self.text[start..end],
+            &self.chips[first..],
+        ))
     }
 
     pub fn selection_range(&self) -> Option<(usize, usize)> {
@@ -77,7 +137,7 @@ impl InputEditor {
             self.anchor = None;
             return false;
         };
-        self.text.replace_range(start..end, "");
+        self.splice(start..end, "", Vec::new());
         self.cursor = start;
         self.anchor = None;
         true
@@ -87,12 +147,42 @@ impl InputEditor {
     /// become `\n`, tabs become four spaces so widths stay predictable.
     pub fn insert_str(&mut self, text: &str) {
         self.delete_selection();
-        let clean = text
-            .replace("\r\n", "\n")
-            .replace('\r', "\n")
-            .replace('\t', "    ");
-        self.text.insert_str(self.cursor, &clean);
-        self.cursor += clean.len();
+        let clean = paste_chip::newlines(text).replace('\t', "    ");
+        let literal = paste_chip::literal_chips(&clean);
+        self.insert_raw(&clean, literal);
+    }
+
+    /// A bracketed paste: a long one ([`paste_chip::wants_chip`]) becomes one
+    /// chip holding it whole (line ends made `\n`, nothing else changed);
+    /// a short one is inserted as typed text ([`Self::insert_str`]).
+    pub fn paste(&mut self, text: &str) {
+        if !paste_chip::wants_chip(text) {
+            return self.insert_str(text);
+        }
+        self.delete_selection();
+        let mut buf = [0u8; 4];
+        self.insert_raw(CHIP.encode_utf8(&mut buf), vec![paste_chip::newlines(text)]);
+    }
+
+    /// Turns the chip just before the cursor (else the one at it) into
+    /// editable text, cleaned as [`Self::insert_str`] cleans; the cursor
+    /// goes to its end. False when no chip touches the cursor.
+    pub fn expand_chip(&mut self) -> bool {
+        let before = self.prev_boundary(self.cursor);
+        let at = if self.cursor > 0 && self.text[before..].starts_with(CHIP) {
+            before
+        } else if self.text[self.cursor..].starts_with(CHIP) {
+            self.cursor
+        } else {
+            return false;
+        };
+        let index = self.text[..at].matches(CHIP).count();
+        let content = self.chips[index].clone();
+        self.anchor = None;
+        self.splice(at..at + CHIP.len_utf8(), "", Vec::new());
+        self.cursor = at;
+        self.insert_str(&content);
+        true
     }
 
     pub fn insert_char(&mut self, c: char) {
@@ -181,7 +271,7 @@ impl InputEditor {
             return;
         }
         let start = self.prev_boundary(self.cursor);
-        self.text.replace_range(start..self.cursor, "");
+        self.splice(start..self.cursor, "", Vec::new());
         self.cursor = start;
     }
 
@@ -190,7 +280,7 @@ impl InputEditor {
             return;
         }
         let end = self.next_boundary(self.cursor);
-        self.text.replace_range(self.cursor..end, "");
+        self.splice(self.cursor..end, "", Vec::new());
     }
 
     pub fn delete_word_left(&mut self) {
@@ -198,7 +288,7 @@ impl InputEditor {
             return;
         }
         let start = self.word_left_of(self.cursor);
-        self.text.replace_range(start..self.cursor, "");
+        self.splice(start..self.cursor, "", Vec::new());
         self.cursor = start;
     }
 
@@ -207,14 +297,14 @@ impl InputEditor {
             return;
         }
         let end = self.word_right_of(self.cursor);
-        self.text.replace_range(self.cursor..end, "");
+        self.splice(self.cursor..end, "", Vec::new());
     }
 
     /// Ctrl+U: delete from the line start to the cursor.
     pub fn kill_line_left(&mut self) {
         self.anchor = None;
         let start = self.line_start(self.cursor);
-        self.text.replace_range(start..self.cursor, "");
+        self.splice(start..self.cursor, "", Vec::new());
         self.cursor = start;
     }
 
@@ -222,7 +312,7 @@ impl InputEditor {
     pub fn kill_line_right(&mut self) {
         self.anchor = None;
         let end = self.line_end(self.cursor);
-        self.text.replace_range(self.cursor..end, "");
+        self.splice(self.cursor..end, "", Vec::new());
     }
 
     /// (line, column in chars) of the cursor.
@@ -273,6 +363,7 @@ impl InputEditor {
             None if self.history.is_empty() => return false,
             None => {
                 self.draft = self.text.clone();
+                self.draft_chips = self.chips.clone();
                 self.history.len() - 1
             }
             Some(0) => return false,
@@ -296,16 +387,20 @@ impl InputEditor {
         } else {
             self.browsing = None;
             let draft = std::mem::take(&mut self.draft);
-            self.set_text(&draft);
+            let chips = std::mem::take(&mut self.draft_chips);
+            self.splice(0..self.text.len(), &draft, chips);
+            self.cursor = self.text.len();
+            self.anchor = None;
         }
         true
     }
 
     /// Takes the text for sending, remembers it in history, empties the editor.
     pub fn submit(&mut self) -> String {
-        let text = std::mem::take(&mut self.text);
+        let text = self.text().to_owned();
         self.clear();
         self.draft.clear();
+        self.draft_chips.clear();
         if !text.trim().is_empty() && self.history.last() != Some(&text) {
             if self.history.len() == HISTORY_LIMIT {
                 self.history.remove(0);

@@ -1,5 +1,6 @@
 //! Key routing. Precedence, top first: Ctrl+C ladder and F12 (always) →
-//! Enter while the master is gone (reconnect) → the card on top, only that
+//! the select mode over the transcript while it is on (Alt+V enters it;
+//! `copy_mode.rs`: it takes every other key, so none reaches a card) → Enter while the master is gone (reconnect) → the card on top, only that
 //! one (a permission card, else the agent's question, else the proposal
 //! card: `guard.rs`; a card's keys do nothing until it is armed; it owns
 //! Enter and Esc whatever the draft holds: `card_enter.rs`) → picker →
@@ -24,6 +25,9 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<
     }
     if key.code == KeyCode::F(12) {
         state.debug.toggle();
+        return;
+    }
+    if super::copy_mode::on_key(state, key, fx) {
         return;
     }
     if key == Key::ctrl('f') && state.failure.is_some() {
@@ -69,8 +73,8 @@ fn ctrl_c(state: &mut AppState, now: Instant, fx: &mut Vec<Effect>) {
         }
         return;
     }
-    if let Some(selection) = state.input.selection() {
-        fx.push(Effect::CopyToClipboard(selection.to_owned()));
+    if let Some(selection) = state.input.selected_text() {
+        fx.push(Effect::CopyToClipboard(selection));
         state.input.clear_selection();
         return;
     }
@@ -324,7 +328,7 @@ fn editor_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>
     match key.code {
         KeyCode::Enter if key.mods.shift || key.mods.alt => input.insert_char('\n'),
         KeyCode::Char('j') if key.mods.ctrl => input.insert_char('\n'),
-        KeyCode::Enter if input.text().ends_with('\\') && input.cursor() == input.text().len() => {
+        KeyCode::Enter if input.raw().ends_with('\\') && input.cursor() == input.raw().len() => {
             // `\` + Enter: a newline on terminals that cannot report Shift+Enter.
             input.backspace();
             input.insert_char('\n');
@@ -344,6 +348,7 @@ fn editor_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>
         KeyCode::End => input.end(select),
         KeyCode::Char('a') if key.mods.ctrl => input.home(false),
         KeyCode::Char('e') if key.mods.ctrl => input.end(false),
+        KeyCode::Char('o') if key.mods.ctrl => drop(input.expand_chip()),
         KeyCode::Char('b') if key.mods.alt => input.word_left(false),
         KeyCode::Char('f') if key.mods.alt => input.word_right(false),
         KeyCode::Char('w') if key.mods.ctrl => input.delete_word_left(),
@@ -369,7 +374,7 @@ fn editor_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>
 
 pub(crate) fn on_paste(state: &mut AppState, text: &str) {
     let before = state.input.text().to_owned();
-    state.input.insert_str(text);
+    state.input.paste(text);
     after_edit(state, &before);
 }
 

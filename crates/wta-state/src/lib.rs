@@ -31,6 +31,8 @@
 
 pub mod card_enter;
 mod commands;
+pub mod copy_mode;
+mod copy_motion;
 pub mod debug;
 pub mod domain;
 mod domain_events;
@@ -40,17 +42,21 @@ pub mod guard;
 pub mod input;
 mod keys;
 pub mod lifecycle;
+pub mod paste_chip;
 pub mod permission;
 mod pickers;
 pub mod proposal_card;
 pub mod question;
 pub mod reducer;
+pub mod running;
 pub mod selection;
 pub mod slash;
 pub mod state;
 pub mod transcript;
 
 pub use card_enter::{CardEnter, ProposalEnter, QuestionEnter};
+pub use copy_mode::{CopyMode, SELECT_KEY, Search, TranscriptText};
+pub use copy_motion::matches_in;
 pub use debug::{DebugLine, DebugLog, Direction, TrafficArea};
 pub use domain::*;
 pub use effects::{Effect, SessionVerb};
@@ -61,6 +67,7 @@ pub use proposal_card::{
 };
 pub use question::{PendingQuestion, QuestionAnswer, QuestionRequest};
 pub use reducer::update;
+pub use running::{RunningCommand, RunningShown, elapsed_text};
 pub use selection::{Click, MULTI_CLICK, SelectedText, Selection, TextPoint, TranscriptArea, Unit};
 pub use state::{
     Activity, AppState, Pending, Picker, PickerItem, PickerKind, Scroll, Setup, TargetPane,
@@ -70,6 +77,8 @@ pub use transcript::{Entry, Item, ItemId, SystemLevel, Transcript, TurnId};
 
 #[cfg(test)]
 mod commands_tests;
+#[cfg(test)]
+mod copy_mode_tests;
 #[cfg(test)]
 mod fix_tests;
 #[cfg(test)]

@@ -158,6 +158,8 @@ pub struct AppState {
     pub agent: String,
     pub model: Option<String>,
     pub target: Option<TargetPane>,
+    /// Commands still running after their proposal's time limit (`running.rs`).
+    pub running: Vec<super::running::RunningCommand>,
     /// Yolo as the helper's session machine last said (it decides; the
     /// status line and a bare `/yolo` show it).
     pub yolo: YoloState,
@@ -194,6 +196,11 @@ pub struct AppState {
     pub selection: Option<Selection>,
     /// The text `selection` covers as last drawn (written by the view).
     pub selected_text: RefCell<Option<SelectedText>>,
+    /// The keyboard select mode over the transcript (`copy_mode.rs`).
+    pub copy_mode: Option<super::copy_mode::CopyMode>,
+    /// The transcript's wrapped lines, written by the view while
+    /// `copy_mode` is on (the mode moves and searches over them).
+    pub transcript_text: RefCell<Option<super::copy_mode::TranscriptText>>,
     /// A message typed while the agent was answering, sent when the turn
     /// ends (back to the editor if it was cancelled; Esc on an empty editor
     /// takes it back too).
