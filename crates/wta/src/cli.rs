@@ -141,6 +141,8 @@ pub enum Command {
     Ssh(cmd::ssh::SshArgs),
     /// Hand a task to a delegate agent in a new tab, with this pane's context.
     Delegate(cmd::delegate::DelegateArgs),
+    /// The actions you decided on in agent panes (run, inserted, cancelled, timed out), newest last.
+    History(cmd::history::HistoryArgs),
     /// Ask the tab's agent pane to fix the last command that failed (as its /fix).
     Fix(cmd::fix::FixArgs),
     /// Internal: the pipe-pane sink of a pane watcher.

@@ -111,11 +111,13 @@ pub struct ActionRecord {
     pub direction: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delegate: Option<bool>,
-    /// The execution status (DESIGN §4.4) once it ran.
+    /// How it ended once carried out: the execution line's status
+    /// (DESIGN §4.4: `completed`, `failed`, `timed_out`, `inserted`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    pub result: Option<String>,
+    /// The command's exit code, when its shell reported one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
+    pub exit_status: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -192,8 +194,8 @@ impl HistoryRecord {
     }
 
     /// The first exit code among its actions.
-    pub fn exit_code(&self) -> Option<i32> {
-        self.actions.iter().find_map(|a| a.exit_code)
+    pub fn exit_status(&self) -> Option<i32> {
+        self.actions.iter().find_map(|a| a.exit_status)
     }
 
     /// The sum of its actions' durations, when any was timed.

@@ -187,7 +187,7 @@ mod tests {
             actions: vec![ActionRecord {
                 kind: "send".into(),
                 command: Some(format!("echo {n}")),
-                exit_code: Some(0),
+                exit_status: Some(0),
                 ..ActionRecord::default()
             }],
         }

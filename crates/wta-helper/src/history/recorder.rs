@@ -236,8 +236,8 @@ impl Pending {
     pub fn result(&mut self, line: &ExecutionLine) {
         let index = usize::try_from(line.action.saturating_sub(1)).unwrap_or(usize::MAX);
         if let Some(action) = self.record.actions.get_mut(index) {
-            action.status = Some(line.status.as_str().to_owned());
-            action.exit_code = line.exit_code;
+            action.result = Some(line.status.as_str().to_owned());
+            action.exit_status = line.exit_code;
             action.duration_ms = line.duration_ms;
             action.output = line
                 .output

@@ -9,6 +9,7 @@ mod doctor_agents;
 mod doctor_checks;
 mod doctor_shell;
 pub mod fix;
+pub mod history;
 pub mod hook;
 pub mod hooks;
 pub mod list;
@@ -86,6 +87,7 @@ pub fn dispatch(ctx: &Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Ssh(args) => ssh::run(ctx, &args),
         Command::Fix(args) => fix::run(ctx, &args),
         Command::Delegate(args) => delegate::run(ctx, &args),
+        Command::History(args) => history::run(ctx, &args),
         Command::PipeSink(args) => pipe_sink::run(&args),
         Command::TerminalExec(args) => Ok(terminal_exec::run(&args)),
         Command::Up(args) => up::run(ctx, &args),
