@@ -91,6 +91,7 @@ pub(crate) fn on_domain(
         DomainEvent::Models(models) => state.models = models,
         DomainEvent::ConfigOptions(options) => state.config_options = options,
         DomainEvent::TargetPane { pane, cwd } => state.target = Some(TargetPane { pane, cwd }),
+        DomainEvent::RunningCommands(list) => state.running = list,
         DomainEvent::PaneFacts { pane, facts } => proposal_card::on_facts(state, pane, facts),
         DomainEvent::Yolo {
             state: yolo,

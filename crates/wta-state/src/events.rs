@@ -203,6 +203,9 @@ pub enum DomainEvent {
     Models(Vec<ModelChoice>),
     /// The agent's select-type session config options.
     ConfigOptions(Vec<ConfigOption>),
+    /// The commands still running after their proposal's time limit
+    /// (the whole list, oldest first; empty: none).
+    RunningCommands(Vec<super::running::RunningCommand>),
     /// Where confirmed terminal actions go, and that pane's working directory.
     TargetPane {
         pane: String,
