@@ -11,12 +11,18 @@
 //!    WTA integrates, prints the ready mark `ESC ] 7766 ; <token> ; <shell>
 //!    BEL` ([`ReadyFilter`] cuts it out of what the user sees) and `exec`s
 //!    the shell so that it reads one file from the terminal: bash
-//!    `--rcfile /dev/stdin -i`, fish `-l -C 'cat | source'`. Any other
-//!    shell starts as a plain login shell.
+//!    `--rcfile /dev/stdin -i`, fish `-l -C 'cat | source'`, zsh
+//!    `-l -o no_rcs -o no_zle -o hist_ignore_space -i` with an empty `PS1`
+//!    (zsh has no rc option: without zle it reads its first line from the
+//!    terminal as a plain, unechoed line, which is ` eval "$(</dev/stdin)"`). Any
+//!    other shell starts as a plain login shell.
 //! 2. On the ready mark `wta ssh` types [`rc`] (the integration script with
-//!    the nonce and `aid` baked in, for bash after the login files) and the
-//!    terminal's end-of-file (Ctrl+D): the shell reads it as its rc file,
-//!    echo off, and turns echo back on first thing.
+//!    the nonce and `aid` baked in, for bash and zsh after the login files)
+//!    and the terminal's end-of-file (Ctrl+D): the shell reads it as its rc
+//!    file, echo off, and turns echo back on first thing. zsh's rc first
+//!    undoes the bootstrap's options (zle back on, the leading-space line
+//!    dropped from history, `PS1` unexported), then reads the startup files
+//!    zsh would have, then the history file, as a native start does.
 //!
 //! The nonce lives only in that terminal stream and in the shell's memory
 //! (a variable it does not export). The marks carry `aid=<wta ssh's local
@@ -45,7 +51,7 @@ const MAX_SHELL_NAME: usize = 32;
 pub const EOF: u8 = 0x04;
 
 /// The shells `wta ssh` integrates on the remote host.
-pub const REMOTE_SHELLS: [Shell; 2] = [Shell::Bash, Shell::Fish];
+pub const REMOTE_SHELLS: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
 
 /// What the remote host's login shell turned out to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,11 +86,12 @@ impl Bootstrap {
         let mut execs = String::new();
         for shell in REMOTE_SHELLS {
             let how = match shell {
-                Shell::Bash => "\"$SHELL\" --rcfile /dev/stdin -i",
-                Shell::Fish => "\"$SHELL\" -l -C \"cat | source\"",
-                Shell::Zsh | Shell::Pwsh => continue,
+                Shell::Bash => "exec \"$SHELL\" --rcfile /dev/stdin -i",
+                Shell::Fish => "exec \"$SHELL\" -l -C \"cat | source\"",
+                Shell::Zsh => ZSH_START,
+                Shell::Pwsh => continue,
             };
-            execs.push_str(&format!("{}) exec {how};; ", shell.name()));
+            execs.push_str(&format!("{}) {how};; ", shell.name()));
         }
         let script = format!(
             "s=${{SHELL##*/}}; case $s in {list}) stty -echo;; esac; \
@@ -142,7 +149,20 @@ pub fn rc(shell: Shell, nonce: &str, aid: u32) -> Result<String, ShellError> {
                 body.replace("$fish_pid", &aid)
             )
         }
-        Shell::Zsh | Shell::Pwsh => {
+        Shell::Zsh => {
+            let body = replace_once(
+                script,
+                "typeset -g __wta_nonce=${\"$(LC_ALL=C od -An -N16 -tx1 /dev/urandom 2>/dev/null)\"//[^0-9a-f]/}",
+                &format!("typeset -g __wta_nonce={nonce}"),
+            )?;
+            let body = replace_once(
+                &body,
+                "if [[ -n ${TMUX_PANE-} ]] && (( ${+commands[tmux]} )); then",
+                "if false; then",
+            )?;
+            format!("{ZSH_READ}{ZSH_LOGIN}{}", body.replace("$$", &aid))
+        }
+        Shell::Pwsh => {
             return Err(ShellError::Remote(format!(
                 "{shell} is not integrated over wta ssh"
             )));
@@ -170,6 +190,43 @@ for __wta_login in \"$HOME/.bash_profile\" \"$HOME/.bash_login\" \"$HOME/.profil
 done
 unset __wta_login
 ";
+
+/// How the bootstrap starts zsh: no startup files, no zle and lines with a
+/// leading space kept out of history, for the one line it reads first
+/// ([`ZSH_READ`]); an empty prompt, so that line's prompt shows nothing.
+const ZSH_START: &str =
+    "export PS1=; exec \"$SHELL\" -l -o no_rcs -o no_zle -o hist_ignore_space -i";
+
+/// The line zsh reads first (unechoed, no zle): the rest is its rc, read
+/// whole before any of it runs (as bash reads its rc file), so a startup
+/// file that reads the terminal cannot take the rest, and aliases it
+/// defines do not change the integration's words.
+const ZSH_READ: &str = " eval \"$(</dev/stdin)\"\n";
+
+/// What the zsh rc does first: echo back on, the bootstrap's options undone
+/// (zle on again for the first prompt, zsh's defaults for `rcs` and
+/// `hist_ignore_space`, `PS1` unexported with zsh's default), then the
+/// startup files zsh reads after `/etc/zshenv` (which it read itself) in
+/// its order, each global one while `global_rcs` holds and all while `rcs`
+/// does (a file may unset them), `$ZDOTDIR` looked up again for each; then
+/// the history file, which zsh reads after them. The global files are in
+/// `/etc/zsh` where that exists (Debian, Arch), else in `/etc`.
+const ZSH_LOGIN: &str = r#"stty echo 2>/dev/null
+setopt zle rcs no_hist_ignore_space
+typeset +x PS1
+PS1='%m%# '
+typeset -g __wta_etc=/etc
+[[ -d /etc/zsh ]] && __wta_etc=/etc/zsh
+if [[ -o rcs && -r ${ZDOTDIR:-$HOME}/.zshenv ]]; then . "${ZDOTDIR:-$HOME}/.zshenv"; fi
+if [[ -o login && -o rcs && -o global_rcs && -r $__wta_etc/zprofile ]]; then . "$__wta_etc/zprofile"; fi
+if [[ -o login && -o rcs && -r ${ZDOTDIR:-$HOME}/.zprofile ]]; then . "${ZDOTDIR:-$HOME}/.zprofile"; fi
+if [[ -o rcs && -o global_rcs && -r $__wta_etc/zshrc ]]; then . "$__wta_etc/zshrc"; fi
+if [[ -o rcs && -r ${ZDOTDIR:-$HOME}/.zshrc ]]; then . "${ZDOTDIR:-$HOME}/.zshrc"; fi
+if [[ -o login && -o rcs && -o global_rcs && -r $__wta_etc/zlogin ]]; then . "$__wta_etc/zlogin"; fi
+if [[ -o login && -o rcs && -r ${ZDOTDIR:-$HOME}/.zlogin ]]; then . "${ZDOTDIR:-$HOME}/.zlogin"; fi
+unset __wta_etc
+if [[ -n ${HISTFILE-} && -r $HISTFILE ]]; then fc -R; fi
+"#;
 
 fn replace_once(text: &str, from: &str, to: &str) -> Result<String, ShellError> {
     match text.matches(from).count() {

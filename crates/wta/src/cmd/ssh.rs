@@ -198,7 +198,7 @@ impl Reader {
             }
             RemoteLogin::Plain(name) => {
                 let note = tr!(
-                    "cli.ssh.plain_shell",
+                    "ssh.plain_shell",
                     host = self.plan.destination,
                     shell = if name.is_empty() { "?" } else { name }
                 );

@@ -10,6 +10,8 @@
 
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
 
+pub mod remote;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -49,6 +51,13 @@ impl Sshd {
     /// (`$SHELL`, which WTA's bootstrap reads; sshd runs the user's
     /// passwd shell for the command itself, as it always does).
     pub fn start(shell: &str) -> Self {
+        Self::start_with_env(shell, &[])
+    }
+
+    /// [`Sshd::start`] with more of the sessions' environment (`SetEnv`
+    /// `NAME=value` words, no spaces).
+    pub fn start_with_env(shell: &str, env: &[(&str, &str)]) -> Self {
+        let extra: String = env.iter().map(|(k, v)| format!(" {k}={v}")).collect();
         assert!(
             Path::new(SSHD).is_file(),
             "{SSHD} is missing: apt-get install openssh-server openssh-client (scripts/test does)"
@@ -80,7 +89,7 @@ impl Sshd {
                      UsePAM no\nStrictModes no\nAuthorizedKeysFile {d}/authorized_keys\n\
                      PasswordAuthentication no\nKbdInteractiveAuthentication no\n\
                      PermitRootLogin prohibit-password\nPrintMotd no\nPrintLastLog no\n\
-                     SetEnv HOME={d}/remote-home SHELL={shell}\n",
+                     SetEnv HOME={d}/remote-home SHELL={shell}{extra}\n",
                     d = d.display()
                 ),
             )
