@@ -242,6 +242,10 @@ fn run(state: &mut AppState, command: SlashCommand, now: Instant, fx: &mut Vec<E
         SlashCommand::Model(None) => pickers::open_model_picker(state),
         SlashCommand::Config => pickers::open_config_picker(state),
         SlashCommand::Sessions => fx.push(Effect::OpenSessions),
+        SlashCommand::History => {
+            fx.push(Effect::History(super::history_picker::HistoryEffect::Read))
+        }
+        SlashCommand::Export(file) => super::history_picker::export(state, file, fx),
         SlashCommand::Yolo(wanted) => yolo(state, wanted, fx),
         SlashCommand::Fix(hint) => fix(state, hint, now, fx),
     }

@@ -88,6 +88,7 @@ pub(crate) fn on_domain(
             super::commands::info(state, &tr("chat.no_sessions", &[]));
         }
         DomainEvent::SessionList(items) => super::pickers::open_sessions(state, items),
+        DomainEvent::HistoryList(items) => super::history_picker::open(state, items),
         DomainEvent::Models(models) => state.models = models,
         DomainEvent::ConfigOptions(options) => state.config_options = options,
         DomainEvent::TargetPane { pane, cwd } => state.target = Some(TargetPane { pane, cwd }),

@@ -70,6 +70,8 @@ pub enum Effect {
         id: u64,
         answer: super::question::QuestionAnswer,
     },
+    /// `/history` and `/export`: the action history and the transcript.
+    History(super::history_picker::HistoryEffect),
     /// Close the pane (helper exits; master cleans up the session).
     Quit,
 }

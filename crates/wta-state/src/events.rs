@@ -169,6 +169,9 @@ pub enum DomainEvent {
     /// `/sessions`: every agent session of the server, newest first, for
     /// the picker (`PickerItem::id` is the registry key; `current`: live).
     SessionList(Vec<super::state::PickerItem>),
+    /// `/history`: the decided actions, newest first, for the picker
+    /// (`PickerItem::id` names the entry for its re-proposal).
+    HistoryList(Vec<super::state::PickerItem>),
     /// The agent asks the user (`request_user_input`).
     Question(super::question::QuestionRequest),
     /// That question was taken back (`why` is shown).

@@ -104,6 +104,7 @@ pub(crate) fn picked(state: &mut AppState, picker: Picker, fx: &mut Vec<Effect>)
     };
     match picker.kind {
         PickerKind::Agent => switch_agent(state, item.id.clone(), fx),
+        PickerKind::History => super::history_picker::picked(item, fx),
         PickerKind::Model => fx.push(Effect::SetModel(item.id.clone())),
         PickerKind::Sessions => fx.push(Effect::SessionAction {
             key: item.id.clone(),

@@ -67,6 +67,16 @@ pub const COMMANDS: &[SlashSpec] = &[
         help: "chat.slash.help.sessions",
     },
     SlashSpec {
+        name: "history",
+        args: "",
+        help: "history.slash.history",
+    },
+    SlashSpec {
+        name: "export",
+        args: "[file]",
+        help: "history.slash.export",
+    },
+    SlashSpec {
         name: "fix",
         args: "[hint]",
         help: "chat.slash.help.fix",
@@ -94,6 +104,10 @@ pub enum SlashCommand {
     Yolo(Option<bool>),
     /// `/fix [hint]`.
     Fix(Option<String>),
+    /// `/history`: the action history's picker.
+    History,
+    /// `/export [FILE]`: the transcript as Markdown.
+    Export(Option<String>),
 }
 
 /// What a submitted line means.
@@ -162,6 +176,8 @@ pub fn parse(line: &str) -> Submission {
         "fix" => Submission::Command(SlashCommand::Fix(arg.map(str::to_owned))),
         "config" => no_arg(SlashCommand::Config, "config"),
         "sessions" => no_arg(SlashCommand::Sessions, "sessions"),
+        "history" => no_arg(SlashCommand::History, "history"),
+        "export" => Submission::Command(SlashCommand::Export(arg.map(str::to_owned))),
         "agent" => Submission::Command(SlashCommand::Agent(arg.map(str::to_owned))),
         "model" => Submission::Command(SlashCommand::Model(arg.map(str::to_owned))),
         "yolo" => match arg {
@@ -353,7 +369,9 @@ mod tests {
             .into_iter()
             .map(|c| c.label)
             .collect();
-        assert_eq!(labels.first().map(String::as_str), Some("/help"));
+        // `/export` starts with it; the others only contain it.
+        assert_eq!(labels.first().map(String::as_str), Some("/export"));
+        assert!(labels.contains(&"/help".to_owned()));
         assert!(labels.contains(&"/new".to_owned()) && labels.contains(&"/restart".to_owned()));
         let labels: Vec<String> = completions("/s", ArgSources::default())
             .into_iter()

@@ -70,6 +70,8 @@ pub enum PickerKind {
     },
     /// Every agent session of the server (`/sessions`).
     Sessions,
+    /// The action history, newest first (`/history`).
+    History,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -160,4 +160,7 @@ pub enum Command {
     },
     /// The user dismissed the card.
     CancelCard { id: ProposalId },
+    /// `/history` or `/export`: read the action history, propose an
+    /// entry again, or write the transcript (`runtime/history.rs`).
+    History(wta_state::history_picker::HistoryEffect),
 }

@@ -58,6 +58,7 @@ impl Machine {
                 }
             }
             Effect::SetYolo(on) => self.set_yolo(on, out),
+            Effect::History(effect) => self.history_effect(effect, out),
             Effect::CopyToClipboard(text) => {
                 if self.pane.config.has_host {
                     out.cmd(Command::Copy { text });

@@ -113,6 +113,11 @@ pub enum ExecutorNews {
         action: u64,
         outcome: Box<crate::executor::outcome::ActionOutcome>,
     },
+    /// The commands still running after their proposal's time limit
+    /// (all of them, oldest first; empty: none any more).
+    LongRunning(Vec<crate::executor::outcome::Running>),
+    /// One of them ended: its final result (the agent gets it too).
+    LongRunEnded(Box<crate::executor::outcome::LateResult>),
 }
 
 /// One input of the session machine.
@@ -237,6 +242,8 @@ pub enum Input {
     CallFailed(Box<ConnectionError>),
     /// The proposal socket could not be bound (why): no cards in this pane.
     ProposalsOff { why: String },
+    /// What `Command::History` found.
+    History(super::history::HistoryNews),
     /// The config file's problems, as its loader says them (at start).
     ConfigProblems { notice: String },
     /// A JSON-RPC line as it crossed the master socket.

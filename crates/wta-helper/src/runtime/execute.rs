@@ -240,6 +240,7 @@ impl Runtime {
             }
             Command::ConfirmCard { id, choice, mode } => self.confirm_card(id, choice, mode),
             Command::CancelCard { id } => self.proposals.service().cancel_card(id),
+            Command::History(effect) => self.history_command(effect),
         }
     }
 

@@ -19,6 +19,8 @@
 //! - [`agents`]: the agents a pane may switch to, with install lines.
 //! - [`MasterStarter`]: starts a master when the user reconnects and none runs.
 //! - `card_decisions.rs`: confirmed cards on the executor; pane watchers.
+//! - `long_runs.rs`: commands still running after their time limit, told
+//!   to the machine, the session endpoint and the next turn's context.
 //! - `hidden.rs`: a pane nobody sees: the tab's card indicator, the bell,
 //!   the answer to `wta fix`.
 //!
@@ -30,7 +32,9 @@ mod card_decisions;
 pub mod client_fs;
 mod execute;
 mod hidden;
+mod history;
 mod intake;
+mod long_runs;
 mod master;
 mod session_tools;
 pub mod status;
