@@ -154,7 +154,13 @@ fn describe_run(run: &ExecutionLine) -> String {
         }
         (ExecutionStatus::Completed, None) => "completed".to_owned(),
         (ExecutionStatus::Failed, None) => "failed".to_owned(),
-        (ExecutionStatus::TimedOut, _) => "still running when the wait ended".to_owned(),
+        // At the proposal's execution time limit: the command goes on, and
+        // WTA follows it to its end (get_proposal_result then gives it).
+        (ExecutionStatus::TimedOut, _) => format!(
+            "still running when the execution time limit ran out (not stopped); \
+             call {TOOL_PROPOSAL_RESULT} with proposal_id {} for its exit code and output once it ends",
+            run.proposal_id.to_hex()
+        ),
         (ExecutionStatus::Cancelled, _) => "not run".to_owned(),
         (ExecutionStatus::Unavailable, _) => "the pane could not be used".to_owned(),
         (ExecutionStatus::Inserted, _) => {

@@ -169,6 +169,35 @@ fn every_execution_status_is_described() {
     assert_eq!(failed, "confirmed; exit 2; not run");
 }
 
+/// At the execution time limit the agent hears that the command goes on
+/// and how to get its end; once it ended, the same call gives the exit code.
+#[test]
+fn a_timed_out_run_says_it_is_still_running_and_how_to_get_its_end() {
+    let mut line = run(ExecutionStatus::TimedOut, None);
+    line.still_running = Some(true);
+    let report = accepted(
+        ReportState::Done,
+        Some(final_line(FinalStatus::Confirmed)),
+        vec![line],
+    );
+    let result = report_result(&report);
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(
+        text(&result, 0),
+        format!(
+            "confirmed; still running when the execution time limit ran out (not stopped); \
+             call get_proposal_result with proposal_id {} for its exit code and output once it ends",
+            id().to_hex()
+        )
+    );
+    let ended = accepted(
+        ReportState::Done,
+        Some(final_line(FinalStatus::Confirmed)),
+        vec![run(ExecutionStatus::Failed, Some(1))],
+    );
+    assert_eq!(text(&report_result(&ended), 0), "confirmed; exit 1");
+}
+
 #[test]
 fn outcomes_carry_their_json_and_only_unavailable_is_an_error() {
     let answered = outcome_result(&UserInputOutcome::Answered {

@@ -21,6 +21,7 @@ mod panel;
 mod popup;
 mod proposal_card;
 mod question;
+mod running;
 mod selection;
 mod setup;
 mod sink;

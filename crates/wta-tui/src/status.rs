@@ -117,6 +117,8 @@ type Segment = Vec<Vec<Span<'static>>>;
 /// Right-hand segments in priority order (most important first).
 fn right(state: &AppState) -> Vec<Segment> {
     let mut segments = Vec::new();
+    // A command still running after its time limit (`running.rs`).
+    segments.extend(crate::running::segment(state));
     if matches!(state.scroll, Scroll::Pinned { .. }) {
         segments.push(vec![vec![Span::styled(
             format!("↑ {}", tr!("status.history")),

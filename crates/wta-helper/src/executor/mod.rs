@@ -25,7 +25,9 @@
 //! the choice: later actions are `cancelled` with a reason naming it.
 
 mod follow;
+mod launch;
 pub mod lifecycle;
+pub mod long_runs;
 mod open;
 pub mod outcome;
 pub mod settings;
@@ -43,8 +45,10 @@ use wta_protocol::limits::{DEFAULT_EXECUTION_OUTPUT_BYTES, DEFAULT_EXECUTION_TIM
 use wta_protocol::{Action, Choice, ExecutionId, ExecutionLine, PaneId, ProposalId};
 use wta_shell::{PaneWatcher, RunId, State, SubmitRefusal, WatchOptions};
 
+pub use launch::{DelegateLaunch, DelegateSource, Launch};
 pub use lifecycle::{Dispatch, Phase};
-pub use outcome::{ActionOutcome, RunReport, bound_text};
+pub use long_runs::{LongRunNews, LongRuns};
+pub use outcome::{ActionOutcome, LateResult, LongRunKey, RunReport, Running, bound_text};
 pub use settings::ExecutionSettings;
 
 use lifecycle::{Event, Stop};
@@ -62,81 +66,6 @@ const SHELLS: [&str; 7] = ["bash", "zsh", "fish", "sh", "dash", "ksh", "pwsh"];
 /// Whether a pane running `command` is at a shell.
 pub fn is_shell(command: &str) -> bool {
     SHELLS.contains(&command)
-}
-
-/// A program and its extra environment.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Launch {
-    pub argv: Vec<String>,
-    pub env: Vec<(String, String)>,
-}
-
-/// The delegate agent: `argv`, then its end of options (if it has one),
-/// then the task as one more argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DelegateLaunch {
-    /// Agent id, for the transcript.
-    pub agent: String,
-    pub launch: Launch,
-    /// Put before the task; `None`: a task starting with `-` is refused.
-    pub end_of_options: Option<String>,
-}
-
-/// Where the delegate agent comes from when a card launches one.
-#[derive(Debug, Clone, Default)]
-pub enum DelegateSource {
-    /// None is configured.
-    #[default]
-    None,
-    /// This one (tests, embedders).
-    Fixed(DelegateLaunch),
-    /// The config file, read at each launch so an edit applies without
-    /// restarting the pane: its `[delegate]` table, else the delegate CLI
-    /// `wta delegate` would choose (`wta_agent::delegate::choose`).
-    Config(wta_agent::RegistryPaths),
-}
-
-impl DelegateSource {
-    /// The delegate to launch now with `task` (the full argv, the task in
-    /// it as the agent CLI takes it); `Err` says why there is none.
-    pub fn launch_for(&self, task: &str) -> Result<DelegateLaunch, String> {
-        use wta_agent::delegate;
-        match self {
-            Self::None => Err(
-                "no delegate agent is configured (add a [delegate] table with its argv to ~/.config/wta/config.toml)".into(),
-            ),
-            Self::Fixed(d) => {
-                let mut fixed = d.clone();
-                let marker = d.end_of_options.as_deref();
-                delegate::append_task(&mut fixed.launch.argv, &d.agent, marker, task)
-                    .map_err(|e| e.to_string())?;
-                Ok(fixed)
-            }
-            Self::Config(paths) => {
-                let registry = wta_agent::Registry::load(paths.clone())
-                    .map_err(|e| format!("cannot read the delegate agent: {e}"))?;
-                let choice = delegate::choose(&registry, None).map_err(|e| e.to_string())?;
-                match delegate::plan(&choice, task).map_err(|e| e.to_string())? {
-                    Some(plan) => Ok(DelegateLaunch {
-                        agent: plan.agent,
-                        launch: Launch {
-                            argv: plan.argv,
-                            env: Vec::new(),
-                        },
-                        // Already in the plan's argv.
-                        end_of_options: None,
-                    }),
-                    None => Err(match &choice {
-                        delegate::DelegateChoice::Missing { cli } => format!(
-                            "no delegate agent is configured or installed: {}",
-                            delegate::missing_notice(cli)
-                        ),
-                        other => format!("cannot start the delegate agent {}", other.name()),
-                    }),
-                }
-            }
-        }
-    }
 }
 
 /// Everything the executor needs besides the host.
@@ -290,6 +219,7 @@ pub struct Executor<H> {
     host: Arc<H>,
     config: ExecutorConfig,
     watchers: Mutex<HashMap<String, PaneWatcher>>,
+    long_runs: LongRuns,
 }
 
 impl<H> std::fmt::Debug for Executor<H> {
@@ -310,6 +240,7 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
             host,
             config,
             watchers: Mutex::new(HashMap::new()),
+            long_runs: LongRuns::default(),
         }
     }
 
@@ -354,8 +285,41 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
     /// Carries out `choice` as confirmed with `mode`; `report` sees each
     /// result as soon as it is known (for execution lines), in order. The
     /// proposal's execution deadline starts now and covers every action.
+    /// A run still going at the deadline is not followed further (see
+    /// [`Executor::execute_proposal`]).
     pub async fn execute(
         &self,
+        target: &PaneId,
+        choice: &Choice,
+        mode: ConfirmMode,
+        report: impl FnMut(&ActionResult),
+    ) -> Vec<ActionResult> {
+        self.carry_out(None, target, choice, mode, report).await
+    }
+
+    /// [`Executor::execute`] for `proposal`: a run still going at the
+    /// deadline (its `timed_out` result says so) keeps being followed, and
+    /// its final result goes to [`Executor::long_runs`] when it ends.
+    pub async fn execute_proposal(
+        &self,
+        proposal: ProposalId,
+        target: &PaneId,
+        choice: &Choice,
+        mode: ConfirmMode,
+        report: impl FnMut(&ActionResult),
+    ) -> Vec<ActionResult> {
+        self.carry_out(Some(proposal), target, choice, mode, report)
+            .await
+    }
+
+    /// The runs that outlived their proposal's time limit.
+    pub fn long_runs(&self) -> &LongRuns {
+        &self.long_runs
+    }
+
+    async fn carry_out(
+        &self,
+        proposal: Option<ProposalId>,
         target: &PaneId,
         choice: &Choice,
         mode: ConfirmMode,
@@ -400,7 +364,12 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
                     Event::Ended(outcome)
                 }
             };
-            let result = progress.settle(number, event);
+            let mut result = progress.settle(number, event);
+            if let (Some(proposal), Action::Send { input } | Action::OpenAndSend { input, .. }) =
+                (proposal, action)
+            {
+                self.keep_following(proposal, input, &mut result).await;
+            }
             if matches!(result.outcome, ActionOutcome::Inserted { .. }) && inserted.is_none() {
                 inserted = Some(number);
             }
@@ -460,6 +429,48 @@ impl<H: TerminalHost + AsyncHost> Executor<H> {
                 }
             }
         }
+    }
+
+    /// A `timed_out` run of ours keeps being followed ([`long_runs`]); its
+    /// note tells the agent so. The watcher's finished runs are subscribed
+    /// before the tracker is read, so an end in between is not missed.
+    async fn keep_following(&self, proposal: ProposalId, input: &str, result: &mut ActionResult) {
+        let (ActionOutcome::TimedOut(report), Some(dispatch)) =
+            (&mut result.outcome, result.dispatch.as_ref())
+        else {
+            return;
+        };
+        let Some(run) = dispatch.run else {
+            return;
+        };
+        let watched = {
+            let watchers = self.watchers.lock().await;
+            watchers
+                .get(dispatch.pane.as_str())
+                .map(|w| (w.finished_commands(), w.tracker()))
+        };
+        let Some((finished, tracker)) = watched else {
+            return;
+        };
+        let key = LongRunKey {
+            proposal,
+            execution: dispatch.execution,
+            action: result.action,
+            pane: dispatch.pane.clone(),
+            command: long_runs::command_of(input),
+        };
+        let ran_for = Duration::from_millis(report.duration_ms.unwrap_or(0));
+        let since = std::time::Instant::now()
+            .checked_sub(ran_for)
+            .unwrap_or_else(std::time::Instant::now);
+        let note = report.note.take().unwrap_or_default();
+        report.note = Some(format!(
+            "{note}; WTA keeps following it and reports its exit code and output when it ends \
+             (in the next turn's context, and through get_proposal_result)"
+        ));
+        self.long_runs.started(key.clone(), since);
+        self.long_runs
+            .follow(key, run, tracker, finished, self.config.output_cap);
     }
 
     /// Run: submit `input` + Enter to a watched pane and follow the run.

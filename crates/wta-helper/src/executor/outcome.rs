@@ -1,8 +1,9 @@
 //! What one executed action produced, and how it becomes an execution line
-//! (DESIGN §4.4). Pure: built from tracker runs, no I/O.
+//! (DESIGN §4.4); and what a run that outlived its proposal's time limit
+//! reports when it ends ([`LateResult`]). Pure: built from tracker runs, no I/O.
 
 use wta_i18n::tr;
-use wta_protocol::{ExecutionId, ExecutionLine, ExecutionStatus, ProposalId};
+use wta_protocol::{ExecutionId, ExecutionLine, ExecutionStatus, PaneId, ProposalId};
 use wta_shell::{EndReason, Run};
 
 /// Exit status a shell reports for a command ended by Ctrl+C (128 + SIGINT).
@@ -227,6 +228,47 @@ impl ActionOutcome {
             }
             Self::Opened { .. } | Self::Delegated { .. } => return None,
         })
+    }
+}
+
+// Long runs (issue 30): a run still going at its proposal's time limit is
+// followed on (`super::long_runs`); these are the values it reports.
+
+/// Which run of which proposal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongRunKey {
+    pub proposal: ProposalId,
+    pub execution: ExecutionId,
+    /// 1-based within the confirmed choice.
+    pub action: u64,
+    pub pane: PaneId,
+    /// The command as the card typed it (its first line).
+    pub command: String,
+}
+
+/// A long run still going.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Running {
+    pub key: LongRunKey,
+    /// When the command started (our Enter's run opened).
+    pub since: std::time::Instant,
+}
+
+/// How a long run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LateResult {
+    pub key: LongRunKey,
+    /// `Finished` (with its exit code and output) or `Unavailable` (why it
+    /// could no longer be followed).
+    pub outcome: ActionOutcome,
+}
+
+impl LateResult {
+    /// The final execution line: same proposal, execution id and action as
+    /// the `timed_out` one it replaces.
+    pub fn execution_line(&self) -> Option<ExecutionLine> {
+        self.outcome
+            .execution_line(self.key.proposal, self.key.execution, self.key.action)
     }
 }
 

@@ -75,6 +75,12 @@ impl Machine {
             ExecutorNews::ActionEnded { action, outcome } => {
                 out.event(DomainEvent::Notice(outcome.display(action)));
             }
+            ExecutorNews::LongRunning(runs) => {
+                out.event(DomainEvent::RunningCommands(super::long_runs::shown(runs)));
+            }
+            ExecutorNews::LongRunEnded(late) => {
+                out.event(DomainEvent::Notice(super::long_runs::ended_notice(&late)));
+            }
         }
     }
 }

@@ -30,6 +30,9 @@ pub struct ProposalGlue {
     delegate: Option<String>,
     /// Proposals made by the session endpoint's tools.
     session_tools: crate::session_tools::SessionTools,
+    /// The executor's long runs: those that ended since the last turn go
+    /// into the next turn's context, once.
+    long_runs: Option<crate::executor::LongRuns>,
 }
 
 impl Default for ProposalGlue {
@@ -52,6 +55,7 @@ impl ProposalGlue {
             server: None,
             based: HashSet::new(),
             delegate: None,
+            long_runs: None,
         }
     }
 
@@ -59,6 +63,19 @@ impl ProposalGlue {
     /// are rejected at validation).
     pub fn set_delegate(&mut self, name: Option<String>) {
         self.delegate = name;
+    }
+
+    /// Where the long runs' ended results come from.
+    pub fn set_long_runs(&mut self, runs: crate::executor::LongRuns) {
+        self.long_runs = Some(runs);
+    }
+
+    /// The long runs that ended since the last turn (each given out once).
+    fn ended_long_runs(&self) -> Vec<crate::executor::LateResult> {
+        self.long_runs
+            .as_ref()
+            .map(crate::executor::LongRuns::take_ended)
+            .unwrap_or_default()
     }
 
     /// The engine, for the card side (`attach_ui`, `confirm`, `cancel_card`).
@@ -109,12 +126,14 @@ impl ProposalGlue {
             .then(context::base_prompt);
         let (conn, session, text) = (conn.clone(), session.clone(), text.to_owned());
         let delegate = self.delegate.clone();
+        let ended = self.ended_long_runs();
         tokio::task::spawn_blocking(move || {
             let mut terminal = match &host {
                 Some(host) => context::gather(host, target.as_ref()),
                 None => context::TerminalContext::default(),
             };
             terminal.delegate_agent = delegate;
+            terminal.untrusted.long_running = context::long_running(&ended);
             let block =
                 context::turn_block(&channel, &terminal, wta_protocol::Origin::TerminalAgent);
             conn.start_prompt(&session, &context::compose(base.as_deref(), &block, &text));
@@ -154,6 +173,7 @@ impl ProposalGlue {
             .insert(session.0.to_string())
             .then(context::base_prompt);
         let (conn, session, fix) = (conn.clone(), session.clone(), fix.clone());
+        let ended = self.ended_long_runs();
         tokio::task::spawn_blocking(move || {
             let mut terminal = match &host {
                 Some(host) => context::gather(host, Some(&fix.pane)),
@@ -173,6 +193,7 @@ impl ProposalGlue {
             terminal.untrusted = context::Untrusted {
                 failed_command: Some(fix.failed_command(shell)),
                 resolve_command,
+                long_running: context::long_running(&ended),
                 ..context::Untrusted::default()
             };
             let block = context::turn_block(&channel, &terminal, wta_protocol::Origin::Autofix);

@@ -192,6 +192,7 @@ impl Runtime {
         }
         let executor = Arc::new(executor);
         self.cards.executor = Some(executor.clone());
+        self.forward_long_runs(&executor);
         if let Some(target) = self.config.target_pane.clone() {
             let tx = self.inputs_tx.clone();
             let task = tokio::spawn(async move {
@@ -280,7 +281,9 @@ impl Runtime {
                     outcome: Box::new(result.outcome.clone()),
                 }));
             };
-            executor.execute(&target, &choice, mode, report).await;
+            executor
+                .execute_proposal(id, &target, &choice, mode, report)
+                .await;
             sink.finish();
             history
                 .into_iter()

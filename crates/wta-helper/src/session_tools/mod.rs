@@ -5,7 +5,10 @@
 //! CLI ([`ProposalService::validate_session`]); the answer is the lines so
 //! far ([`report`]) once the proposal is done or the call's wait is over.
 //! A proposal still pending is kept, so `_wta/proposal_result` can wait
-//! for the rest.
+//! for the rest; so is one whose command outlived the execution time limit
+//! (its `timed_out` line is replaced by the final one when the command
+//! ends, [`SessionTools::late_result`], and `_wta/proposal_result` waits
+//! for that).
 //!
 //! `request_user_input` is the machine's (a question in the pane, like a
 //! permission card); only the proposals live here.
@@ -18,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use wta_protocol::session_tools::{ProposalReport, ReportState, SessionTool};
-use wta_protocol::{ProposalId, ValidationLine, ValidationStatus};
+use wta_protocol::{ExecutionLine, ProposalId, ValidationLine, ValidationStatus};
 
 use crate::proposals::ProposalService;
 
@@ -32,8 +35,8 @@ pub struct SessionTools {
     kept: Arc<Mutex<VecDeque<Kept>>>,
 }
 
-/// A proposal and the way to its report as it grows.
-type Kept = (ProposalId, watch::Receiver<ProposalReport>);
+/// A proposal and its report as it grows.
+type Kept = (ProposalId, Arc<watch::Sender<ProposalReport>>);
 
 impl std::fmt::Debug for SessionTools {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -83,7 +86,8 @@ impl SessionTools {
             return report::started(line);
         };
         let (tx, rx) = watch::channel(report::started(line));
-        self.keep(id, rx.clone());
+        let tx = Arc::new(tx);
+        self.keep(id, tx.clone());
         tokio::spawn(async move {
             while let Some(next) = rest.recv().await {
                 tx.send_modify(|r| report::push(r, next));
@@ -93,7 +97,8 @@ impl SessionTools {
         settled(rx, wait).await
     }
 
-    /// What became of proposal `id`: once done, or after `wait`.
+    /// What became of proposal `id`: once done and no command of it is
+    /// still running, or after `wait`.
     pub async fn result(
         &self,
         id: ProposalId,
@@ -102,26 +107,44 @@ impl SessionTools {
         let rx = lock(&self.kept)
             .iter()
             .find(|(kept, _)| *kept == id)
-            .map(|(_, rx)| rx.clone())
+            .map(|(_, tx)| tx.subscribe())
             .ok_or(UnknownProposal(id))?;
-        Ok(settled(rx, wait).await)
+        Ok(settled_with(rx, wait, report::final_now).await)
     }
 
-    fn keep(&self, id: ProposalId, rx: watch::Receiver<ProposalReport>) {
+    /// The final line of a command that outlived its proposal's time limit:
+    /// it takes the place of its `timed_out` line (a proposal no longer kept
+    /// is not told).
+    pub fn late_result(&self, line: ExecutionLine) {
+        let kept = lock(&self.kept);
+        if let Some((_, tx)) = kept.iter().find(|(id, _)| *id == line.proposal_id) {
+            tx.send_modify(|r| report::late(r, line));
+        }
+    }
+
+    fn keep(&self, id: ProposalId, tx: Arc<watch::Sender<ProposalReport>>) {
         let mut kept = lock(&self.kept);
         if kept.len() >= KEPT_PROPOSALS {
             let done = kept
                 .iter()
-                .position(|(_, rx)| rx.borrow().state != ReportState::Pending);
+                .position(|(_, tx)| !report::awaited(&tx.borrow()));
             kept.remove(done.unwrap_or(0));
         }
-        kept.push_back((id, rx));
+        kept.push_back((id, tx));
     }
 }
 
 /// The report once it is no longer pending, or as it stands after `wait`.
-async fn settled(mut rx: watch::Receiver<ProposalReport>, wait: Duration) -> ProposalReport {
-    let done = |r: &ProposalReport| r.state != ReportState::Pending;
+async fn settled(rx: watch::Receiver<ProposalReport>, wait: Duration) -> ProposalReport {
+    settled_with(rx, wait, |r| r.state != ReportState::Pending).await
+}
+
+/// The report once `done` says so, or as it stands after `wait`.
+async fn settled_with(
+    mut rx: watch::Receiver<ProposalReport>,
+    wait: Duration,
+    done: fn(&ProposalReport) -> bool,
+) -> ProposalReport {
     let settled = match tokio::time::timeout(wait, rx.wait_for(done)).await {
         Ok(Ok(report)) => Some(report.clone()),
         _ => None,

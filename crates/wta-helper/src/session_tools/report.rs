@@ -3,7 +3,7 @@
 //! then one execution line per dispatched action; done once the lines end.
 
 use wta_protocol::session_tools::{ProposalReport, ReportState};
-use wta_protocol::{ResponseLine, ValidationLine, ValidationStatus};
+use wta_protocol::{ExecutionLine, ResponseLine, ValidationLine, ValidationStatus};
 
 /// Starts the report of a proposal from its validation line.
 pub fn started(validation: ValidationLine) -> ProposalReport {
@@ -28,12 +28,52 @@ pub fn push(report: &mut ProposalReport, line: ResponseLine) {
         // Only the first line is a validation line; a second is ignored.
         ResponseLine::Validation(_) => {}
         ResponseLine::Final(final_line) => report.final_line = Some(final_line),
+        // A command's final line may have come first (it ended just after
+        // its time limit, `late`): its timed-out line is then not kept.
+        ResponseLine::Execution(execution)
+            if report
+                .executions
+                .iter()
+                .any(|e| e.execution_id == execution.execution_id) => {}
         ResponseLine::Execution(execution) => report.executions.push(execution),
         // The next channel is the turn's own: a session tool needs only
         // to know that it may propose again.
         ResponseLine::Next(next) => report.remaining = Some(next.remaining),
         ResponseLine::End(end) => report.ended = Some(end.reason),
     }
+}
+
+/// The final line of a command that was still running when its
+/// proposal's time limit ran out: it replaces that command's line.
+pub fn late(report: &mut ProposalReport, line: ExecutionLine) {
+    match report
+        .executions
+        .iter_mut()
+        .find(|e| e.execution_id == line.execution_id)
+    {
+        Some(kept) => *kept = line,
+        None => report.executions.push(line),
+    }
+}
+
+/// A command of the report is still running (its line says so): its
+/// final line is still to come.
+pub fn still_running(report: &ProposalReport) -> bool {
+    report
+        .executions
+        .iter()
+        .any(|e| e.still_running == Some(true))
+}
+
+/// The report still waits for something: the user, its commands' lines,
+/// or a command that outlived the time limit.
+pub fn awaited(report: &ProposalReport) -> bool {
+    report.state == ReportState::Pending || still_running(report)
+}
+
+/// Whether `get_proposal_result` answers now: nothing is awaited.
+pub fn final_now(report: &ProposalReport) -> bool {
+    !awaited(report)
 }
 
 /// The lines ended: nothing more will come.
@@ -94,5 +134,28 @@ mod tests {
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["final"]["status"], "confirmed");
         assert_eq!(json["state"], "done");
+    }
+
+    #[test]
+    fn a_late_final_line_replaces_the_timed_out_one_in_either_order() {
+        let execution = ExecutionId::from_bytes([1; 16]);
+        let mut timed_out = ExecutionLine::new(ExecutionStatus::TimedOut, ID, execution, 1);
+        timed_out.still_running = Some(true);
+        let mut last = ExecutionLine::new(ExecutionStatus::Failed, ID, execution, 1);
+        last.exit_code = Some(3);
+        let mut r = started(ValidationLine::accepted(ID));
+        push(&mut r, ResponseLine::Execution(timed_out.clone()));
+        ended(&mut r);
+        assert!(awaited(&r) && !final_now(&r), "the command still runs");
+        late(&mut r, last.clone());
+        assert_eq!(r.executions, [last.clone()]);
+        assert!(final_now(&r));
+        // The end came first: the timed-out line that follows is dropped.
+        let mut r = started(ValidationLine::accepted(ID));
+        late(&mut r, last.clone());
+        push(&mut r, ResponseLine::Execution(timed_out));
+        ended(&mut r);
+        assert_eq!(r.executions, [last]);
+        assert!(final_now(&r));
     }
 }

@@ -9,6 +9,7 @@
 //! `wta-test-agent` binary for black-box tests.
 
 pub mod chain;
+pub mod context;
 pub mod mcp;
 pub mod propose;
 pub mod script;

@@ -51,6 +51,9 @@ pub enum Script {
     },
     /// `mcp-servers`: say the names of the MCP servers the session was given.
     McpServers,
+    /// `context <json-pointer>`: say that value of the turn's Terminal
+    /// Context JSON (`context.rs`).
+    Context(String),
     /// `propose-chain <cmd> ;; <cmd> ;; …`: one `send` proposal after the
     /// other in the same turn, each on the `next` channel the previous
     /// exchange ended with.
@@ -132,6 +135,7 @@ pub fn parse(text: &str) -> Script {
         },
         "run" if !rest.is_empty() => Script::Run(rest.to_owned()),
         "mcp-servers" => Script::McpServers,
+        "context" if rest.starts_with('/') => Script::Context(rest.to_owned()),
         "propose-chain" if !rest.is_empty() => Script::Chain(
             rest.split(";;")
                 .map(|c| c.trim().to_owned())
