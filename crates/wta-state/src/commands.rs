@@ -293,8 +293,6 @@ fn help_text() -> String {
     }
     text.push('\n');
     text.push_str(&tr("chat.help.keys", &[]));
-    text.push('\n');
-    text.push_str(&tr("pastecopy.help", &[]));
     text
 }
 
