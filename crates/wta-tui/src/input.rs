@@ -1,11 +1,16 @@
 //! The prompt box: `› ` then the draft, hard-wrapped, with the selection
-//! highlighted and the terminal cursor placed at the edit point.
+//! highlighted and the terminal cursor placed at the edit point. A paste
+//! chip is drawn whole as its label (`[Pasted 40 lines]`), never split
+//! across rows. While the select mode is on, the box says so instead
+//! (`copy_line.rs`).
 
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
+use unicode_width::UnicodeWidthStr;
+use wta_state::paste_chip::{self, CHIP};
 use wta_state::{AppState, ConnectionState};
 
 use wta_i18n::tr;
@@ -23,7 +28,8 @@ pub struct Wrapped {
 }
 
 pub fn wrap_input(state: &AppState, width: usize) -> Wrapped {
-    let text = state.input.text();
+    let text = state.input.raw();
+    let mut chips = state.input.chips().iter();
     let cursor_at = state.input.cursor();
     let selection = state.input.selection_range();
     let avail = width.saturating_sub(PROMPT_WIDTH).max(1);
@@ -48,6 +54,31 @@ pub fn wrap_input(state: &AppState, width: usize) -> Wrapped {
             col = 0;
             continue;
         }
+        let selected = selection.is_some_and(|(s, e)| i >= s && i < e);
+        if c == CHIP {
+            let label = chips
+                .next()
+                .map_or_else(String::new, |c| paste_chip::label(c));
+            let label = crate::wrap::truncate(&label, avail);
+            let w = label.width();
+            if col > 0 && col + w > avail {
+                rows.push(Vec::new());
+                col = 0;
+                if i == cursor_at {
+                    cursor = (rows.len() - 1, 0);
+                }
+            }
+            let style = if selected {
+                theme::selected()
+            } else {
+                theme::accent()
+            };
+            if let Some(row) = rows.last_mut() {
+                row.push(Span::styled(label, style));
+            }
+            col += w;
+            continue;
+        }
         let w = c.width().unwrap_or(0);
         if col + w > avail {
             rows.push(Vec::new());
@@ -56,7 +87,6 @@ pub fn wrap_input(state: &AppState, width: usize) -> Wrapped {
                 cursor = (rows.len() - 1, 0);
             }
         }
-        let selected = selection.is_some_and(|(s, e)| i >= s && i < e);
         push(
             &mut rows,
             c,
@@ -94,10 +124,16 @@ pub fn wrap_input(state: &AppState, width: usize) -> Wrapped {
 
 /// Rows the prompt box needs at this width (at least one, at most the cap).
 pub fn input_height(state: &AppState, width: usize) -> usize {
+    if state.copy_mode.is_some() {
+        return 1;
+    }
     wrap_input(state, width).rows.len().clamp(1, MAX_INPUT_ROWS)
 }
 
 pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
+    if let Some(mode) = &state.copy_mode {
+        return crate::copy_line::render(state, mode, frame, area);
+    }
     let buf = frame.buffer_mut();
     if state.input.is_empty() {
         let hint = match (&state.connection, state.setup.is_some()) {
@@ -138,8 +174,7 @@ pub fn render(state: &AppState, frame: &mut Frame, area: Rect) {
 /// The hint's ` · `-separated parts that fit in `width` columns, whole
 /// (a long language's hint drops its last parts rather than cut a word);
 /// the first part alone is cut with `…` only when nothing else fits.
-fn fit_hint(hint: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthStr;
+pub(crate) fn fit_hint(hint: &str, width: usize) -> String {
     let mut shown = String::new();
     for part in hint.split(" · ") {
         let next = if shown.is_empty() {

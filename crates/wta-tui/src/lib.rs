@@ -9,6 +9,8 @@
 
 mod card;
 mod card_keys;
+mod copy_line;
+mod copy_view;
 mod debug;
 mod fit;
 mod input;

@@ -4,7 +4,10 @@
 //! entries the window (and a selection) covers, so the first frame of a
 //! long chat measures the history instead of building every line of it.
 //! It writes back what the reducer maps the mouse through: the geometry
-//! (`viewport`, `transcript_area`) and the text a selection covers.
+//! (`viewport`, `transcript_area`) and the text a selection covers; while
+//! the select mode is on, every entry is laid out and the whole wrapped
+//! transcript's text is written back too (`transcript_text`), with the
+//! mode's cursor and search matches drawn over the rows in view.
 //!
 //! Exactness: a measured height is `items::entry_height`, which runs the
 //! same layout as `render_entry` into a line counter, so line numbers
@@ -14,12 +17,12 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Position, Rect};
 use ratatui::text::Line;
-use wta_state::{AppState, Entry, ItemId, SelectedText, TranscriptArea, Viewport};
+use wta_state::{AppState, Entry, ItemId, SelectedText, TranscriptArea, TranscriptText, Viewport};
 
 use crate::items::{entry_height, render_entry};
-use crate::selection;
+use crate::{copy_view, selection};
 
 /// What an entry's layout depends on besides its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +105,9 @@ impl TranscriptCache {
             let (start, end) = selection.range();
             self.build(&slots, start.line + skip_first..end.line + skip_first + 1);
         }
+        if state.copy_mode.is_some() {
+            self.build(&slots, skip_first..total + skip_first);
+        }
         let buf = frame.buffer_mut();
         for (y, line) in self.lines_from(&slots, window.start).take(rows).enumerate() {
             buf.set_line(area.x, area.y + y as u16, line, area.width);
@@ -124,6 +130,25 @@ impl TranscriptCache {
             }
         });
         state.selected_text.replace(drawn);
+        let Some(mode) = &state.copy_mode else {
+            if state.transcript_text.borrow().is_some() {
+                state.transcript_text.replace(None);
+            }
+            return;
+        };
+        let in_view = self.lines_from(&slots, window.start).take(rows);
+        copy_view::highlight(mode, top, in_view, buf, area);
+        let lines = self
+            .lines_from(&slots, skip_first)
+            .take(total)
+            .map(copy_view::line_text)
+            .collect();
+        state
+            .transcript_text
+            .replace(Some(TranscriptText { lines }));
+        if let Some((x, y)) = copy_view::cursor_position(mode, top, area) {
+            frame.set_cursor_position(Position::new(x, y));
+        }
     }
 
     /// The entry's height at `key`: cached, else measured. An entry that
