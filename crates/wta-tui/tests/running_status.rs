@@ -3,6 +3,8 @@
 //! and 40 columns, the count when two run, the elapsed time moving with
 //! the helper's updates, and nothing once the list is empty.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use std::time::{Duration, Instant};

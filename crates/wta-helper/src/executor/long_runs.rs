@@ -42,7 +42,7 @@ pub enum LongRunNews {
     /// Every run still going, oldest first (empty: none any more).
     Running(Vec<Running>),
     /// One ended.
-    Ended(LateResult),
+    Ended(Box<LateResult>),
 }
 
 #[derive(Debug, Default)]
@@ -102,7 +102,7 @@ impl LongRuns {
         }
         inner.ended.push(result.clone());
         publish(&inner, LongRunNews::Running(inner.running.clone()));
-        publish(&inner, LongRunNews::Ended(result));
+        publish(&inner, LongRunNews::Ended(Box::new(result)));
     }
 
     /// Follows run `run` of `key.pane` until it ends (see the module doc).

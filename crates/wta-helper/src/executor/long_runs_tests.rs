@@ -88,10 +88,13 @@ fn ended_results_are_given_out_once_and_published() {
     };
     runs.ended(result.clone());
     assert_eq!(news.try_recv().unwrap(), LongRunNews::Running(Vec::new()));
-    assert_eq!(news.try_recv().unwrap(), LongRunNews::Ended(result.clone()));
+    assert_eq!(
+        news.try_recv().unwrap(),
+        LongRunNews::Ended(Box::new(result.clone()))
+    );
     assert!(runs.running().is_empty());
     let taken = runs.take_ended();
-    assert_eq!(taken, [result.clone()]);
+    assert_eq!(taken, std::slice::from_ref(&result));
     assert_eq!(finished(&taken[0]).exit, Some(0));
     assert!(runs.take_ended().is_empty(), "once");
     // The final line replaces the timed-out one: same ids and action.

@@ -27,7 +27,7 @@ impl Runtime {
                         if let Some(line) = late.execution_line() {
                             tools.late_result(line);
                         }
-                        ExecutorNews::LongRunEnded(Box::new(late))
+                        ExecutorNews::LongRunEnded(late)
                     }
                 };
                 if tx.send(Input::Executor(input)).is_err() {
