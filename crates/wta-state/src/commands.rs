@@ -293,6 +293,8 @@ fn help_text() -> String {
     }
     text.push('\n');
     text.push_str(&tr("chat.help.keys", &[]));
+    text.push('\n');
+    text.push_str(&tr("pastecopy.help", &[]));
     text
 }
 
