@@ -110,7 +110,8 @@ pub enum Mouse {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     Key(Key),
-    /// Bracketed paste: inserted verbatim, newlines included, never submitted.
+    /// Bracketed paste: inserted verbatim, newlines included, never
+    /// submitted; a long one as one chip (`paste_chip.rs`).
     Paste(String),
     Mouse(Mouse),
     Resize {
