@@ -99,6 +99,9 @@ pub struct Pane {
     pub popup_width: u8,
     /// Percent of the terminal's rows `wta popup` takes, border included.
     pub popup_height: u8,
+    /// The agent's target pane follows the tab's focus (the active pane
+    /// when it is a shell pane other than the agent pane).
+    pub follow_focus: bool,
 }
 
 /// `[delegate]`: the agent CLI delegated tasks start in.

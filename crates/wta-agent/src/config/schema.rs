@@ -264,6 +264,11 @@ pub(crate) const TABLES: &[Table] = &[
                 kind: POPUP_PERCENT,
                 set: |c, _, v| c.pane.popup_height = percent(v),
             },
+            Key {
+                name: "follow_focus",
+                kind: Kind::Bool { default: false },
+                set: |c, _, v| c.pane.follow_focus = v.bool(),
+            },
         ],
     },
     Table {
@@ -384,6 +389,7 @@ pub(crate) fn defaults() -> Config {
         pane: Pane {
             popup_width: 0,
             popup_height: 0,
+            follow_focus: false,
         },
         delegate: None,
         custom_agents: BTreeMap::new(),

@@ -498,6 +498,18 @@ fn defaults_are_within_their_own_ranges() {
     }
 }
 
+/// `[pane] follow_focus` is off unless set; a value that is not a boolean
+/// is a problem and leaves it off.
+#[test]
+fn follow_focus_is_opt_in() {
+    assert!(!parse("").0.pane.follow_focus);
+    let (config, problems) = parse("[pane]\nfollow_focus = true\n");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(config.pane.follow_focus);
+    let (config, problem) = one("[pane]\nfollow_focus = \"yes\"\n");
+    assert!(!config.pane.follow_focus, "{problem:?}");
+}
+
 /// `[pane] popup_width`/`popup_height` are percents of the terminal from
 /// 10 to 100: one outside is named with its range, in every language, and
 /// the default applies to it alone.

@@ -86,6 +86,11 @@ pub enum Command {
     ProbeStatus,
     /// Follow every shell pane of the tab not followed yet (autofix).
     ScanTab,
+    /// Read which shell pane of the tab has the focus (`[pane]
+    /// follow_focus`); answered with `Input::Focused` when it is not the target.
+    ReadFocus,
+    /// Confirmed commands of later turns go to `pane` (the focus moved).
+    Retarget { pane: PaneId },
     /// Say `text` in the user's tmux client (this pane is not seen).
     Notify { text: String },
     /// Answer the `wta fix` waiting under `reply`.

@@ -25,6 +25,7 @@ impl Machine {
             | Input::CommandFinished { .. }
             | Input::FixRequested { .. } => {}
             Input::MasterAnnounced => self.master_announced(out),
+            Input::Focused { pane } => self.focused(pane, out),
             Input::History(news) => self.history_news(news, out),
             Input::Linked(result) => self.linked(*result, out),
             Input::MasterClosed => self.master_closed(out),

@@ -128,6 +128,9 @@ pub enum Input {
     App(Event),
     /// The status line is due for a refresh (a slow timer).
     StatusDue,
+    /// The shell pane of the tab that has the focus, when it is not the
+    /// target (`Command::ReadFocus`).
+    Focused { pane: wta_protocol::PaneId },
     /// Time to look for new shell panes in the tab (autofix's watchers).
     TabScanDue,
     /// A command finished in a followed shell pane of the tab.

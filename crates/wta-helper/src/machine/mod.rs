@@ -53,6 +53,7 @@ pub mod call_error;
 mod cards;
 pub mod command;
 mod effects;
+mod focus;
 pub mod hidden_card;
 pub mod history;
 mod inbound;
@@ -90,7 +91,8 @@ pub use replies::{ModelInfo, ModelState, OptionsReply, SessionOpened};
 pub use status::Probe;
 use yolo::YoloControl;
 
-/// Who this pane is: fixed for its life.
+/// Who this pane is: fixed for its life (but for `target_pane` under
+/// `follow_focus`, which moves with the focus).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaneConfig {
     /// The agent asked for; `None` = the master's default.
@@ -117,6 +119,9 @@ pub struct PaneConfig {
     pub first_prompt: Option<String>,
     /// The pane's first session is this one, loaded (`session/load`): resume.
     pub load_session: Option<String>,
+    /// `[pane] follow_focus`: the target pane moves to the tab's focused
+    /// shell pane (`focus.rs`); `target_pane` is then where it is now.
+    pub follow_focus: bool,
 }
 
 impl Default for PaneConfig {
@@ -134,6 +139,7 @@ impl Default for PaneConfig {
             autofix: crate::autofix::AutofixMode::default(),
             first_prompt: None,
             load_session: None,
+            follow_focus: false,
         }
     }
 }
@@ -371,6 +377,7 @@ pub fn step(machine: &mut Machine, input: Input, now: Instant) -> Vec<Command> {
             {
                 out.cmd(Command::ScanTab);
             }
+            machine.focus_due(&mut out);
         }
         Input::CommandFinished { pane, finished } => {
             machine.command_finished(pane, *finished, now, &mut out);

@@ -164,6 +164,8 @@ impl Runtime {
             }),
             Command::ProbeStatus => self.probe_status(),
             Command::ScanTab => self.scan_tab(),
+            Command::ReadFocus => self.read_focus(),
+            Command::Retarget { pane } => self.retarget(pane),
             Command::Notify { text } => {
                 if let (Some(host), Some(pane)) =
                     (self.host.clone(), self.config.target_pane.clone())

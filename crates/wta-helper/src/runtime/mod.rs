@@ -31,6 +31,7 @@ pub mod agents;
 mod card_decisions;
 pub mod client_fs;
 mod execute;
+mod follow_focus;
 mod hidden;
 mod history;
 mod intake;
@@ -111,6 +112,10 @@ impl RuntimeConfig {
             autofix: self.autofix,
             first_prompt: self.first_prompt.clone(),
             load_session: self.load_session.clone(),
+            follow_focus: self
+                .user_config
+                .as_ref()
+                .is_some_and(|read| read.loaded.config.pane.follow_focus),
         }
     }
 }
