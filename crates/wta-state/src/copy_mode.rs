@@ -96,6 +96,25 @@ pub(crate) fn on_key(state: &mut AppState, key: Key, fx: &mut Vec<Effect>) -> bo
     true
 }
 
+/// A bracketed paste while the mode is on: into the query being typed
+/// (its line ends as spaces: a match is one line), and true; else the
+/// mode ends and the paste goes to the editor as usual (false).
+pub(crate) fn on_paste(state: &mut AppState, text: &str) -> bool {
+    let Some(mode) = state.copy_mode.as_mut() else {
+        return false;
+    };
+    match mode.search.typing.as_mut() {
+        Some(query) => {
+            query.push_str(&super::paste_chip::newlines(text).replace('\n', " "));
+            true
+        }
+        None => {
+            leave(state);
+            false
+        }
+    }
+}
+
 /// Alt+V: the cursor on the last line in view; the view stops following.
 fn enter(state: &mut AppState) {
     let viewport = state.viewport.get();

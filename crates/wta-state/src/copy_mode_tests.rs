@@ -237,6 +237,25 @@ fn search_finds_wraps_and_says_when_nothing_matches() {
 }
 
 #[test]
+fn a_paste_goes_to_the_query_or_ends_the_mode_for_the_editor() {
+    let mut s = pane(&TEXT, 8);
+    let now = Instant::now();
+    press(&mut s, &[SELECT_KEY, Key::ch('/')]);
+    update(&mut s, Event::Paste("ship\r\nit".into()), now);
+    let search = &s.copy_mode.as_ref().unwrap().search;
+    assert_eq!(search.typing.as_deref(), Some("ship it"));
+    assert!(s.input.is_empty());
+    press(&mut s, &[Key::plain(KeyCode::Enter)]);
+    assert_eq!(cursor(&s), (5, 7));
+    update(&mut s, Event::Paste("draft".into()), now);
+    assert!(
+        s.copy_mode.is_none(),
+        "a paste outside a query leaves the mode"
+    );
+    assert_eq!(s.input.text(), "draft");
+}
+
+#[test]
 fn matches_ignore_case_unless_the_query_has_a_capital() {
     assert_eq!(
         matches_in("Ship ship SHIP", "ship"),

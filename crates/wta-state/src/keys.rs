@@ -373,6 +373,9 @@ fn editor_key(state: &mut AppState, key: Key, now: Instant, fx: &mut Vec<Effect>
 }
 
 pub(crate) fn on_paste(state: &mut AppState, text: &str) {
+    if super::copy_mode::on_paste(state, text) {
+        return;
+    }
     let before = state.input.text().to_owned();
     state.input.paste(text);
     after_edit(state, &before);
