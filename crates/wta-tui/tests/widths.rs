@@ -144,7 +144,7 @@ fn narrow_panes_in_english_and_japanese() {
             );
             assert!(card.contains("/help me"), "the draft stays: {card}");
 
-            let help = help().render(width, 48);
+            let help = help().render(width, 72);
             insta::assert_snapshot!(format!("help_{locale}_{width}"), help);
             // A command's description wraps under its own column.
             let rows: Vec<&str> = help.lines().map(|l| l.trim_start_matches('"')).collect();
