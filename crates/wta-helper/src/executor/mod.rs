@@ -23,6 +23,10 @@
 //! ([`ExecutorConfig::run_timeout`]); later actions get what is left. An
 //! action that could not be done, or whose command is still running, stops
 //! the choice: later actions are `cancelled` with a reason naming it.
+//!
+//! A command still running at the deadline keeps being followed when the
+//! choice belongs to a proposal ([`Executor::execute_proposal`],
+//! [`long_runs`]): its final result is reported when it ends.
 
 mod follow;
 mod launch;
@@ -30,12 +34,12 @@ pub mod lifecycle;
 pub mod long_runs;
 mod open;
 pub mod outcome;
+mod progress;
 pub mod settings;
 mod tty_wait;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::sync::Mutex;
@@ -43,7 +47,7 @@ use tokio::time::Instant;
 use wta_host::{AsyncHost, PaneInfo, TerminalHost, Typing};
 use wta_protocol::limits::{DEFAULT_EXECUTION_OUTPUT_BYTES, DEFAULT_EXECUTION_TIMEOUT};
 use wta_protocol::{Action, Choice, ExecutionId, ExecutionLine, PaneId, ProposalId};
-use wta_shell::{PaneWatcher, RunId, State, SubmitRefusal, WatchOptions};
+use wta_shell::{PaneWatcher, State, SubmitRefusal, WatchOptions};
 
 pub use launch::{DelegateLaunch, DelegateSource, Launch};
 pub use lifecycle::{Dispatch, Phase};
@@ -53,6 +57,7 @@ pub use settings::ExecutionSettings;
 
 use lifecycle::{Event, Stop};
 use open::OpenSpec;
+use progress::Progress;
 
 use crate::proposals::ConfirmMode;
 
@@ -141,76 +146,6 @@ impl ActionResult {
         self.outcome
             .execution_line(proposal, self.execution, self.action)
     }
-}
-
-/// One action on its way through the [`lifecycle`], and the proposal's
-/// execution deadline it shares with the rest of its choice.
-pub(crate) struct Progress {
-    phase: Phase,
-    deadline: Instant,
-}
-
-impl Progress {
-    fn apply(&mut self, event: Event) {
-        let phase = std::mem::replace(&mut self.phase, Phase::Confirmed);
-        let (phase, effect) = lifecycle::step(phase, event);
-        if let Some(lifecycle::Effect::Ignored(why)) = effect {
-            tracing::debug!("execution lifecycle: event ignored: {why}");
-        }
-        self.phase = phase;
-    }
-
-    /// Keys are going to `pane` (or it was opened): the execution id is drawn now.
-    fn dispatch(&mut self, pane: &PaneId) {
-        self.apply(Event::Dispatch {
-            execution: new_execution_id(),
-            pane: pane.clone(),
-        });
-    }
-
-    fn run_opened(&mut self, run: Option<RunId>) {
-        if let Some(run) = run {
-            self.apply(Event::RunOpened(run));
-        }
-    }
-
-    fn settle(mut self, action: u64, event: Event) -> ActionResult {
-        self.apply(event);
-        let (dispatch, outcome) = match self.phase {
-            Phase::Settled { dispatch, outcome } => (dispatch, outcome),
-            // Not reachable: `Ended` and `Cancel` settle every unsettled phase.
-            Phase::Dispatched(d) => (Some(d), unavailable("the action ended without a result")),
-            Phase::Confirmed => (None, unavailable("the action ended without a result")),
-        };
-        let execution = dispatch
-            .as_ref()
-            .map_or_else(new_execution_id, |d| d.execution);
-        ActionResult {
-            action,
-            outcome,
-            execution,
-            dispatch,
-        }
-    }
-}
-
-/// A fresh execution id: 16 bytes from the OS CSPRNG, or, if that fails,
-/// the process, the clock and a counter (unique, not secret: the id only
-/// correlates lines of one proposal).
-fn new_execution_id() -> ExecutionId {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let bytes = crate::proposals::service::random_bytes().unwrap_or_else(|_| {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0);
-        let mut b = [0u8; 16];
-        b[..8].copy_from_slice(&(nanos ^ u64::from(std::process::id())).to_le_bytes());
-        b[8..].copy_from_slice(&n.to_le_bytes());
-        b
-    });
-    ExecutionId::from_bytes(bytes)
 }
 
 /// Executes confirmed choices. One execution at a time (watchers are
