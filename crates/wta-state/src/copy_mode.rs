@@ -32,6 +32,9 @@ pub struct CopyMode {
     pub cursor: TextPoint,
     /// Where the view was before the mode, restored when it ends.
     pub scroll_before: Scroll,
+    /// The column `j`/`k` aim for across shorter lines (vi's): set by the
+    /// first vertical move, dropped by any other.
+    pub want_col: Option<usize>,
     pub search: Search,
 }
 
@@ -127,6 +130,7 @@ fn enter(state: &mut AppState) {
             col: 0,
         },
         scroll_before: state.scroll,
+        want_col: None,
         search: Search::default(),
     });
     state.scroll = Scroll::Pinned { top };
@@ -147,19 +151,31 @@ fn mode_key(state: &mut AppState, key: Key, lines: Lines<'_>, fx: &mut Vec<Effec
     let cursor = mode.cursor;
     let half = (state.viewport.get().rows / 2).max(1) as isize;
     let ctrl = key.mods.ctrl;
+    let rows = match key.code {
+        KeyCode::Char('u') if ctrl => Some(-half),
+        KeyCode::Char('d') if ctrl => Some(half),
+        _ if ctrl || key.mods.alt => None,
+        KeyCode::Char('j') | KeyCode::Down => Some(1),
+        KeyCode::Char('k') | KeyCode::Up => Some(-1),
+        KeyCode::PageDown => Some(half * 2),
+        KeyCode::PageUp => Some(-half * 2),
+        _ => None,
+    };
+    if let Some(rows) = rows {
+        let col = mode.want_col.unwrap_or(cursor.col);
+        move_to(state, lines.vertical(TextPoint { col, ..cursor }, rows));
+        if let Some(mode) = state.copy_mode.as_mut() {
+            mode.want_col = Some(col);
+        }
+        return;
+    }
     let moved = match key.code {
         KeyCode::Esc => return leave(state),
         KeyCode::Char('q') if !ctrl => return leave(state),
         KeyCode::Char('y') | KeyCode::Enter => return copy(state, lines, fx),
-        KeyCode::Char('u') if ctrl => lines.vertical(cursor, -half),
-        KeyCode::Char('d') if ctrl => lines.vertical(cursor, half),
         _ if ctrl || key.mods.alt => return,
         KeyCode::Char('h') | KeyCode::Left => lines.horizontal(cursor, false),
         KeyCode::Char('l') | KeyCode::Right => lines.horizontal(cursor, true),
-        KeyCode::Char('j') | KeyCode::Down => lines.vertical(cursor, 1),
-        KeyCode::Char('k') | KeyCode::Up => lines.vertical(cursor, -1),
-        KeyCode::PageDown => lines.vertical(cursor, half * 2),
-        KeyCode::PageUp => lines.vertical(cursor, -half * 2),
         KeyCode::Char('w') => lines.word_forward(cursor),
         KeyCode::Char('b') => lines.word_backward(cursor),
         KeyCode::Char('0') | KeyCode::Home => TextPoint { col: 0, ..cursor },
@@ -272,11 +288,13 @@ fn copy(state: &mut AppState, lines: Lines<'_>, fx: &mut Vec<Effect>) {
     leave(state);
 }
 
-/// The cursor to `point`, the selection's free end with it, and the view
-/// scrolled just enough to show it.
+/// The cursor to `point` (a column `j`/`k` aimed for is dropped), the
+/// selection's free end with it, and the view scrolled just enough to show
+/// it.
 fn move_to(state: &mut AppState, point: TextPoint) {
     if let Some(mode) = state.copy_mode.as_mut() {
         mode.cursor = point;
+        mode.want_col = None;
     }
     if let Some(selection) = state.selection.as_mut().filter(|s| s.dragged) {
         selection.head = point;

@@ -114,6 +114,10 @@ fn vi_motions_move_over_the_drawn_text() {
     assert_eq!(cursor(&s), (3, 1));
     press(&mut s, &[Key::ch('j')]);
     assert_eq!(cursor(&s), (4, 0), "an empty line has only column 0");
+    press(&mut s, &[Key::ch('j')]);
+    assert_eq!(cursor(&s), (5, 1), "and the next one gets the column back");
+    press(&mut s, &[Key::ch('k'), Key::ch('0'), Key::ch('j')]);
+    assert_eq!(cursor(&s), (5, 0), "any other motion forgets it");
     press(&mut s, &[Key::ch('G')]);
     assert_eq!(cursor(&s), (7, 0));
     press(&mut s, &chars("ll"));
@@ -133,11 +137,8 @@ fn v_selects_characters_and_y_copies_them_and_leaves() {
     let mut s = pane(&TEXT, 8);
     press(&mut s, &[SELECT_KEY, Key::ch('g'), Key::ch('w')]);
     assert_eq!(cursor(&s), (0, 2));
-    press(
-        &mut s,
-        &[Key::ch('v'), Key::ch('j'), Key::ch('j'), Key::ch('w')],
-    );
-    assert_eq!(cursor(&s), (2, 2));
+    press(&mut s, &[Key::ch('v'), Key::ch('j'), Key::ch('j')]);
+    assert_eq!(cursor(&s), (2, 2), "the column kept across the empty line");
     let selection = s.selection.expect("a selection");
     assert_eq!(selection.unit, Unit::Char);
     assert_eq!(
