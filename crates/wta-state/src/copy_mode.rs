@@ -3,8 +3,8 @@
 //! `v`/`V` select characters or lines (the selection is the mouse
 //! selection's own [`Selection`], so the view draws and Ctrl+C copies it
 //! the same way), `y` or Enter copies through [`Effect::CopyToClipboard`]
-//! (the tmux buffer and OSC 52, as the mouse selection does), `/` searches
-//! with `n`/`N`, Esc or `q` leaves and puts the view back where it was.
+//! (the tmux buffer and OSC 52, as the mouse selection does), `/` (or `?`,
+//! upwards) searches with `n`/`N`, Esc or `q` leaves and puts the view back where it was.
 //!
 //! While the mode is on, the view writes the transcript's wrapped lines
 //! into [`AppState::transcript_text`] after each frame (as it writes the
@@ -45,6 +45,9 @@ pub struct Search {
     pub typing: Option<String>,
     /// The query `n`/`N` repeat; its matches are highlighted.
     pub query: Option<String>,
+    /// The query is searched upwards (typed after `?`, not `/`): `n`
+    /// repeats that way, `N` the other.
+    pub backward: bool,
     /// The last search found nothing.
     pub no_match: bool,
     /// The match at the cursor: (its number from 1, how many there are).
@@ -190,15 +193,18 @@ fn mode_key(state: &mut AppState, key: Key, lines: Lines<'_>, fx: &mut Vec<Effec
         }),
         KeyCode::Char('v') => return toggle(state, Unit::Char),
         KeyCode::Char('V') => return toggle(state, Unit::Line),
-        KeyCode::Char('/') => {
+        KeyCode::Char(c @ ('/' | '?')) => {
             if let Some(mode) = state.copy_mode.as_mut() {
                 mode.search.typing = Some(String::new());
+                mode.search.backward = c == '?';
                 mode.search.no_match = false;
             }
             return;
         }
-        KeyCode::Char('n') => return jump(state, lines, true),
-        KeyCode::Char('N') => return jump(state, lines, false),
+        KeyCode::Char(c @ ('n' | 'N')) => {
+            let backward = state.copy_mode.as_ref().is_some_and(|m| m.search.backward);
+            return jump(state, lines, (c == 'n') != backward);
+        }
         _ => return,
     };
     move_to(state, lines.clamp(moved));
@@ -219,7 +225,8 @@ fn search_key(state: &mut AppState, key: Key, lines: Lines<'_>) {
             if !query.is_empty() {
                 search.query = Some(query);
             }
-            jump(state, lines, true);
+            let forward = !search.backward;
+            jump(state, lines, forward);
         }
         KeyCode::Backspace if typing.is_empty() => search.typing = None,
         KeyCode::Backspace => drop(typing.pop()),

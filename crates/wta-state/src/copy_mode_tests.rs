@@ -238,6 +238,19 @@ fn search_finds_wraps_and_says_when_nothing_matches() {
 }
 
 #[test]
+fn a_question_mark_searches_upwards_and_n_keeps_that_way() {
+    let mut s = pane(&TEXT, 8);
+    press(&mut s, &[SELECT_KEY, Key::ch('?')]);
+    press(&mut s, &chars("ship"));
+    press(&mut s, &[Key::plain(KeyCode::Enter)]);
+    assert_eq!(cursor(&s), (5, 16), "the nearest match above the last line");
+    press(&mut s, &[Key::ch('n')]);
+    assert_eq!(cursor(&s), (5, 7), "n goes on upwards");
+    press(&mut s, &[Key::ch('N')]);
+    assert_eq!(cursor(&s), (5, 16), "N goes back down");
+}
+
+#[test]
 fn a_paste_goes_to_the_query_or_ends_the_mode_for_the_editor() {
     let mut s = pane(&TEXT, 8);
     let now = Instant::now();
@@ -294,7 +307,7 @@ fn without_drawn_lines_motions_stay_in_the_geometry() {
 
 fn key() -> impl Strategy<Value = Key> {
     let code = prop_oneof![
-        prop::sample::select("hjklwb0$gGvVynNq/ ax".chars().collect::<Vec<_>>())
+        prop::sample::select("hjklwb0$gGvVynNq/? ax".chars().collect::<Vec<_>>())
             .prop_map(KeyCode::Char),
         Just(KeyCode::Esc),
         Just(KeyCode::Enter),

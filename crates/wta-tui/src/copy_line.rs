@@ -1,6 +1,6 @@
 //! The prompt box while the select mode is on: which mode (characters,
 //! lines, or none yet), the search's state (the query being typed after
-//! `/`, the match at the cursor as "2 of 5", or "no match"), and the mode's
+//! `/` or `?`, the match at the cursor as "2 of 5", or "no match"), and the mode's
 //! keys as far as they fit. The draft stays in the editor, not shown.
 
 use ratatui::Frame;
@@ -18,7 +18,7 @@ pub fn render(state: &AppState, mode: &CopyMode, frame: &mut Frame, area: Rect) 
     let width = area.width as usize;
     let search = &mode.search;
     if let Some(query) = &search.typing {
-        let typed = format!("/{query}");
+        let typed = format!("{}{query}", if search.backward { '?' } else { '/' });
         let hint = fit_hint(
             &tr!("pastecopy.search_keys"),
             width.saturating_sub(typed.width() + 2),
