@@ -1,6 +1,7 @@
 //! Key routing. Precedence, top first: Ctrl+C ladder and F12 (always) →
 //! the select mode over the transcript while it is on (Alt+V enters it;
-//! `copy_mode.rs`: it takes every other key, so none reaches a card) → Enter while the master is gone (reconnect) → the card on top, only that
+//! `copy_mode.rs`: it takes every other key, so none reaches a card) →
+//! Enter while the master is gone (reconnect) → the card on top, only that
 //! one (a permission card, else the agent's question, else the proposal
 //! card: `guard.rs`; a card's keys do nothing until it is armed; it owns
 //! Enter and Esc whatever the draft holds: `card_enter.rs`) → picker →
