@@ -11,8 +11,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use wta_host::{Key, Typing};
@@ -21,40 +19,9 @@ use wta_shell::{EndReason, Shell, State};
 
 #[macro_use]
 mod common;
+mod typing_corpus;
 use common::*;
-
-/// Text made of the pieces that tmux or the shell could take apart.
-fn tricky(sentinel: &Path) -> impl Strategy<Value = String> {
-    let job = format!("#(touch {})", sentinel.display());
-    let piece = prop_oneof![
-        Just(job),
-        Just("#{pane_id}".to_owned()),
-        Just("#[fg=red]".to_owned()),
-        Just("##".to_owned()),
-        Just(";".to_owned()),
-        Just("\\;".to_owned()),
-        Just("\\".to_owned()),
-        Just("'".to_owned()),
-        Just("\"".to_owned()),
-        Just(format!("$(touch {}.2)", sentinel.display())),
-        Just("`id`".to_owned()),
-        Just("!x".to_owned()),
-        Just("ünï 日本 ☃".to_owned()),
-        Just("-n".to_owned()),
-        "[a-z0-9 %~=+,._-]{1,24}",
-        "[a-z]{100,200}",
-    ];
-    prop::collection::vec(piece, 1..6).prop_map(|p| p.concat())
-}
-
-/// `text` as one single-quoted word of `shell`.
-fn quoted(shell: Shell, text: &str) -> String {
-    match shell {
-        // fish: `\` and `'` are the only escapes inside single quotes.
-        Shell::Fish => format!("'{}'", text.replace('\\', "\\\\").replace('\'', "\\'")),
-        _ => format!("'{}'", text.replace('\'', r"'\''")),
-    }
-}
+use typing_corpus::{printf_command, tricky};
 
 impl Pane {
     /// Types `text` as Insert does (clear the line, no Enter), then presses
@@ -92,7 +59,7 @@ async fn typed_text_arrives_byte_for_byte(sh: Shell) {
     let handle = tokio::runtime::Handle::current();
     let result = tokio::task::block_in_place(|| {
         runner.run(&tricky(&sentinel), |text| {
-            let input = format!("printf '%s\\n' {}", quoted(sh, &text));
+            let input = printf_command(sh, &text);
             handle.block_on(async {
                 let ran = p.run(&input).await;
                 prop_assert_eq!(ran.cmdline.as_deref(), Some(input.as_str()));
@@ -138,7 +105,7 @@ async fn separators_at_the_end_survive(sh: Shell) {
 async fn the_longest_unicode_command_arrives_whole(sh: Shell) {
     let p = open(sh, cfg(), true).await;
     let text = "日本".repeat(3_990);
-    let input = format!("printf '%s\\n' {}", quoted(sh, &text));
+    let input = printf_command(sh, &text);
     assert!(input.chars().count() <= 8000 && input.len() > 16 * 1024);
     let ran = p.run(&input).await;
     assert_eq!(ran.cmdline.as_deref(), Some(input.as_str()));
