@@ -16,7 +16,10 @@
 //! - while anything runs, the list is published about once a second (by
 //!   the follower of the oldest run only), and once more on every change;
 //! - at most [`MAX_KEPT_ENDED`] ended results wait for a turn (the oldest
-//!   go first): a pane nobody prompts does not grow.
+//!   go first): a pane nobody prompts does not grow;
+//! - only runs of the current agent session reach its turns: a new session
+//!   ([`LongRuns::session_replaced`]) drops what waited and what its
+//!   predecessor still runs.
 //!
 //! The registry is plain data behind one short lock; only
 //! [`LongRuns::follow`] does I/O (the tracker and the watcher's broadcast).
@@ -49,6 +52,9 @@ pub enum LongRunNews {
 struct Inner {
     running: Vec<Running>,
     ended: Vec<LateResult>,
+    /// Runs started in the current agent session: only their ends go to
+    /// its turns (a run of a replaced session was not this agent's).
+    this_session: Vec<LongRunKey>,
     news: Option<mpsc::UnboundedSender<LongRunNews>>,
 }
 
@@ -77,9 +83,19 @@ impl LongRuns {
         std::mem::take(&mut self.lock().ended)
     }
 
+    /// A new agent session replaces the old one: the ends of runs it
+    /// proposed no longer go to a turn (the status line and the session
+    /// endpoint still hear of them).
+    pub fn session_replaced(&self) {
+        let mut inner = self.lock();
+        inner.ended.clear();
+        inner.this_session.clear();
+    }
+
     /// `key` is running since `since`: listed and published.
     pub fn started(&self, key: LongRunKey, since: std::time::Instant) {
         let mut inner = self.lock();
+        inner.this_session.push(key.clone());
         inner.running.push(Running { key, since });
         publish(&inner, LongRunNews::Running(inner.running.clone()));
     }
@@ -97,10 +113,14 @@ impl LongRuns {
     pub fn ended(&self, result: LateResult) {
         let mut inner = self.lock();
         inner.running.retain(|r| r.key != result.key);
-        if inner.ended.len() >= MAX_KEPT_ENDED {
-            inner.ended.remove(0);
+        let before = inner.this_session.len();
+        inner.this_session.retain(|k| *k != result.key);
+        if inner.this_session.len() < before {
+            if inner.ended.len() >= MAX_KEPT_ENDED {
+                inner.ended.remove(0);
+            }
+            inner.ended.push(result.clone());
         }
-        inner.ended.push(result.clone());
         publish(&inner, LongRunNews::Running(inner.running.clone()));
         publish(&inner, LongRunNews::Ended(Box::new(result)));
     }

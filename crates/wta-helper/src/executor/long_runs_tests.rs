@@ -121,6 +121,7 @@ fn only_the_oldest_run_ticks_and_the_kept_results_are_bounded() {
     runs.tick(&key(1));
     assert!(matches!(news.try_recv().unwrap(), LongRunNews::Running(l) if l.len() == 2));
     for n in 0..(MAX_KEPT_ENDED as u64 + 3) {
+        runs.started(key(n + 10), Instant::now());
         runs.ended(LateResult {
             key: key(n + 10),
             outcome: ActionOutcome::Unavailable { reason: "x".into() },
@@ -137,4 +138,28 @@ fn the_command_shown_is_its_first_line() {
     assert_eq!(command_of("cargo build"), "cargo build");
     assert_eq!(command_of("  make\nmake install\n"), "make …");
     assert_eq!(command_of("ls\n"), "ls");
+}
+
+#[test]
+fn a_replaced_session_gets_no_ends_of_its_predecessors_runs() {
+    let runs = LongRuns::default();
+    let mut news = runs.news();
+    runs.started(key(1), Instant::now());
+    runs.started(key(2), Instant::now());
+    let end = |n| LateResult {
+        key: key(n),
+        outcome: ActionOutcome::Unavailable { reason: "x".into() },
+    };
+    runs.ended(end(1));
+    runs.session_replaced();
+    assert!(runs.take_ended().is_empty(), "what waited is dropped");
+    runs.ended(end(2));
+    assert!(runs.take_ended().is_empty(), "a run of the old session");
+    // The pane still hears of it.
+    let heard: Vec<LongRunNews> = std::iter::from_fn(|| news.try_recv().ok()).collect();
+    assert!(heard.contains(&LongRunNews::Ended(Box::new(end(2)))));
+    assert!(runs.running().is_empty());
+    runs.started(key(3), Instant::now());
+    runs.ended(end(3));
+    assert_eq!(runs.take_ended(), [end(3)]);
 }

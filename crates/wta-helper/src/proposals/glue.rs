@@ -239,6 +239,9 @@ impl ProposalGlue {
     /// A new ACP session replaces the old one (`/new`, `/restart`, switch).
     pub fn session_replaced(&mut self) {
         self.service.session_replaced();
+        if let Some(runs) = &self.long_runs {
+            runs.session_replaced();
+        }
     }
 }
 
