@@ -11,6 +11,8 @@
 
 mod pane_tui_common;
 mod ssh_common;
+#[path = "ssh_common/remote.rs"]
+mod ssh_session;
 #[path = "../../wta-shell/tests/typing_corpus/mod.rs"]
 mod typing_corpus;
 
@@ -18,7 +20,7 @@ use pane_tui_common::{Env, T};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use ssh_common::Sshd;
-use ssh_common::remote::Remote;
+use ssh_session::Remote;
 use typing_corpus::{printf_command, tricky};
 use wta_shell::Shell;
 use wta_shell::last_command::LastCommand;

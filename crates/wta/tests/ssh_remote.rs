@@ -12,12 +12,14 @@
 
 mod pane_tui_common;
 mod ssh_common;
+#[path = "ssh_common/remote.rs"]
+mod ssh_session;
 
 use std::time::{Duration, Instant};
 
 use pane_tui_common::{Env, T, WTA};
-use ssh_common::remote::{Remote, quote};
 use ssh_common::{HOST, cmdline, environ};
+use ssh_session::{Remote, quote};
 use wta_testkit::{squeezed, wait_for_value, wait_until};
 
 #[test]

@@ -11,10 +11,12 @@
 
 mod pane_tui_common;
 mod ssh_common;
+#[path = "ssh_common/remote.rs"]
+mod ssh_session;
 
 use pane_tui_common::{Env, T};
-use ssh_common::remote::Remote;
 use ssh_common::{Sshd, cmdline, environ};
+use ssh_session::Remote;
 use wta_testkit::{squeezed, wait_until};
 
 const ZSH: &str = "/usr/bin/zsh";

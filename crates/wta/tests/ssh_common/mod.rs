@@ -6,11 +6,11 @@
 //! `SetEnv SHELL=…`), stopped by pid on drop. The client side is an
 //! `ssh_config` in the same dir (`Host lab`: known hosts in the temp dir,
 //! `accept-new`, the generated key, `BatchMode yes`), passed to `wta ssh`
-//! with `-F`. Every process starts through the testkit's scrub.
+//! with `-F`. Every process starts through the testkit's scrub. The tests'
+//! session driver over it is `remote.rs` beside this file (declared by each
+//! test with `#[path]`, so a bench can take the sshd alone).
 
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used)]
-
-pub mod remote;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -1,12 +1,14 @@
 //! The `wta ssh` session the tests drive: a private tmux server whose
 //! first pane is an integrated local shell with the real master and helper
-//! beside it (`pane_tui_common`), an sshd on loopback ([`super::Sshd`]),
+//! beside it (`pane_tui_common`), an sshd on loopback ([`crate::ssh_common::Sshd`]),
 //! and `wta ssh -F <config> lab` typed into the shell pane.
+
+#![allow(dead_code)] // each test takes what it needs
 
 use crate::pane_tui_common::{Env, Pane, T, WTA, integrated_pane_on};
 use wta_testkit::{squeezed, wait_until};
 
-use super::{HOST, Sshd};
+use crate::ssh_common::{HOST, Sshd};
 
 /// A local shell pane (with its agent pane) in a `wta ssh` session.
 pub struct Remote {
