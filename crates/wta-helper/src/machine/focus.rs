@@ -42,6 +42,9 @@ impl Machine {
             pane: pane.to_string(),
             cwd: None,
         });
+        // What the new target is doing, as its watcher last said (the app
+        // keeps the facts of the target only).
+        self.card_pane_facts(pane.as_str(), out);
         out.cmd(Command::ProbeStatus);
     }
 }
@@ -90,6 +93,42 @@ mod tests {
         assert!(focused(&mut m, 2, now).is_empty());
         assert!(focused(&mut m, 1, now).is_empty());
         assert_eq!(m.app.target.as_ref().map(|t| t.pane.as_str()), Some("%2"));
+    }
+
+    #[test]
+    fn the_new_target_brings_what_its_watcher_last_said() {
+        let (mut m, now) = machine(true);
+        let busy = wta_state::PaneFacts {
+            busy: Some(wta_state::Busy::Running {
+                command: "make".into(),
+            }),
+            ..m.app.facts_of("%2").clone()
+        };
+        let pane = PaneId::from_number(2);
+        let facts = busy.clone();
+        step(&mut m, Input::PaneFacts { pane, facts }, now);
+        assert_ne!(m.app.facts_of("%2"), &busy, "not the target yet");
+        focused(&mut m, 2, now);
+        assert_eq!(m.app.facts_of("%2"), &busy);
+    }
+
+    #[test]
+    fn a_key_in_a_pane_shown_again_reads_the_focus_at_once() {
+        let (mut m, now) = machine(true);
+        let unseen = crate::machine::Probe {
+            cwd: Some("/src".into()),
+            visible: false,
+            owner_gone: false,
+        };
+        let seen = crate::machine::Probe {
+            visible: true,
+            ..unseen.clone()
+        };
+        step(&mut m, Input::Status(seen), now);
+        step(&mut m, Input::Status(unseen), now);
+        assert!(m.app.pane_hidden);
+        let key = wta_state::Event::Key(wta_state::Key::ch('x'));
+        assert!(step(&mut m, Input::App(key), now).contains(&Command::ReadFocus));
     }
 
     #[test]

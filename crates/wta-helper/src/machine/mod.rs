@@ -365,6 +365,9 @@ pub fn step(machine: &mut Machine, input: Input, now: Instant) -> Vec<Command> {
                 // The app hears it first, so a card in it is revealed (its
                 // guard starts over) before this input counts.
                 machine.app_event(Event::Domain(DomainEvent::PaneShown), now, &mut out);
+                // Shown again (a popup over another pane, say): the focus
+                // is read now, not at the next scan.
+                machine.focus_due(&mut out);
             }
             machine.app_event(event, now, &mut out);
         }
