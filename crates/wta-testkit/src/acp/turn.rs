@@ -85,7 +85,9 @@ pub(super) fn steps(
         Script::Mcp { tool, args } => super::mcp::steps(servers, tool, args),
         Script::Chain(commands) => super::chain::steps(&prompt.context, commands),
         Script::McpServers => super::mcp::list(servers),
-        Script::Context(pointer) => vec![Step::say(super::context::said(&prompt.context, &pointer))],
+        Script::Context(pointer) => {
+            vec![Step::say(super::context::said(&prompt.context, &pointer))]
+        }
     }
 }
 
