@@ -355,7 +355,23 @@ fn the_top_page_has_files_environment_and_keys() {
 
     // KEYS: the agent pane's, the cards', and every tmux key tmux-config binds.
     let keys = plain(&section(&top, "KEYS").join("\n"));
-    for want in ["F12", "PgUp", "Ctrl+F", "Esc", "Ctrl+D"] {
+    for want in [
+        "F12",
+        "PgUp",
+        "Ctrl+F",
+        "Esc",
+        "Ctrl+D",
+        "Alt+V",
+        "v selects",
+        "V whole lines",
+        "y (or",
+        "/ searches",
+        "? up",
+        "n goes",
+        "N back",
+        "Esc or q",
+        "Ctrl+O",
+    ] {
         assert!(keys.contains(want), "{want} in KEYS: {keys}");
     }
     let config = String::from_utf8(wta(&["tmux-config"]).stdout).unwrap();

@@ -215,6 +215,20 @@ fn keys(roff: &mut Roff) {
          Ctrl+A/Ctrl+E start/end of line \u{b7} Alt+B/Alt+F word left/right \u{b7} \
          Ctrl+W delete a word \u{b7} Ctrl+U/Ctrl+K delete to the start/end of the line",
     )]);
+    roff.control("SS", ["Select mode and paste chips (agent pane)"]);
+    roff.text([roman(
+        "Alt+V enters select mode over the transcript: h/j/k/l (or the arrows), w/b, 0/$, \
+         g/G move the cursor as in vi; v selects characters, V whole lines; y (or Enter) \
+         copies the selection through OSC 52 and the tmux buffer; / searches down and ? up \
+         (Enter finds, Esc cancels the query), n goes to the next match that way and N back; \
+         Esc or q leaves the mode.",
+    )]);
+    roff.control("br", []);
+    roff.text([roman(
+        "A paste of more than a few lines shows in the prompt as one chip ([Pasted 40 lines]) \
+         and Enter sends it whole; Backspace removes it; Ctrl+O expands the chip before the \
+         cursor into its text for editing.",
+    )]);
     roff.control("SS", ["On a card"]);
     roff.text([roman(
         "A card (a proposed terminal action, a permission, a question) owns Enter and Esc \
