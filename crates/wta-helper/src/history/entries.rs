@@ -178,3 +178,201 @@ mod tests {
         );
     }
 }
+
+/// `payload_of` reads `history.jsonl`, a file the user (or anything with
+/// their rights) may have edited: a trust boundary. Whatever a record
+/// holds, the payload either passes the engine's own parse and validation
+/// (as `repropose` sends it) or is refused with a message; nothing panics,
+/// and a valid record's commands come back byte for byte.
+#[cfg(test)]
+mod props {
+    #![allow(clippy::unwrap_used)]
+    use proptest::prelude::*;
+    use wta_env::history::Decision;
+    use wta_protocol::parse_payload;
+
+    use super::*;
+
+    fn decision() -> impl Strategy<Value = Decision> {
+        prop_oneof![
+            Just(Decision::Confirmed),
+            Just(Decision::Inserted),
+            Just(Decision::Cancelled),
+            Just(Decision::TimedOut),
+        ]
+    }
+
+    /// Any text, control and bidi characters included, sometimes long.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => any::<String>(),
+            2 => "[ -~\\t\\n\\r\u{1b}\u{202e}\u{200b}é漢]{0,40}",
+            1 => Just(String::new()),
+            1 => "[a-z]{1,4}".prop_map(|s| s.repeat(2100)),
+        ]
+    }
+
+    fn kind() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => prop_oneof![Just("send"), Just("open"), Just("open_and_send")]
+                .prop_map(str::to_owned),
+            1 => any::<String>(),
+        ]
+    }
+
+    fn word(known: &'static [&'static str]) -> impl Strategy<Value = Option<String>> {
+        prop_oneof![
+            Just(None),
+            proptest::sample::select(known).prop_map(|s| Some(s.to_owned())),
+            any::<String>().prop_map(Some),
+        ]
+    }
+
+    fn action() -> impl Strategy<Value = ActionRecord> {
+        (
+            kind(),
+            proptest::option::of(text()),
+            word(&["tab", "panel"]),
+            proptest::option::of(text()),
+            proptest::option::of(text()),
+            word(&["right", "left", "up", "down", "auto"]),
+            proptest::option::of(any::<bool>()),
+            proptest::option::of(any::<i32>()),
+        )
+            .prop_map(
+                |(kind, command, target, cwd, title, direction, delegate, exit_status)| {
+                    ActionRecord {
+                        kind,
+                        command,
+                        target,
+                        cwd,
+                        title,
+                        direction,
+                        delegate,
+                        exit_status,
+                        ..ActionRecord::default()
+                    }
+                },
+            )
+    }
+
+    fn record(
+        actions: impl Strategy<Value = Vec<ActionRecord>>,
+    ) -> impl Strategy<Value = HistoryRecord> {
+        (
+            text(),
+            any::<u64>(),
+            decision(),
+            actions,
+            proptest::option::of(text()),
+            any::<bool>(),
+        )
+            .prop_map(
+                |(title, choice, decision, actions, host, remote)| HistoryRecord {
+                    version: 1,
+                    time: "2026-12-02T05:00:00Z".into(),
+                    agent: None,
+                    session_id: None,
+                    tab: None,
+                    pane: None,
+                    host,
+                    remote,
+                    proposal_id: "p".into(),
+                    origin: None,
+                    choice,
+                    title,
+                    decision,
+                    reason: None,
+                    actions,
+                },
+            )
+    }
+
+    /// A command a shell could be handed: printable text, newlines,
+    /// any Unicode letters, never what validation refuses.
+    fn command() -> impl Strategy<Value = String> {
+        "[!-~][ -~\\né漢ß]{0,60}"
+    }
+
+    fn valid_action() -> impl Strategy<Value = ActionRecord> {
+        (0..3usize, command(), any::<bool>()).prop_map(|(k, command, tab)| {
+            let target = Some(if tab { "tab" } else { "panel" }.to_owned());
+            match k {
+                0 => ActionRecord {
+                    kind: "send".into(),
+                    command: Some(command),
+                    ..ActionRecord::default()
+                },
+                1 => ActionRecord {
+                    kind: "open".into(),
+                    target,
+                    cwd: Some(format!("/srv/{}", command.replace('\n', "_"))),
+                    direction: Some("down".into()),
+                    ..ActionRecord::default()
+                },
+                _ => ActionRecord {
+                    kind: "open_and_send".into(),
+                    target,
+                    command: Some(command),
+                    delegate: Some(tab),
+                    ..ActionRecord::default()
+                },
+            }
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn any_record_is_a_valid_payload_or_a_clear_error(
+            record in record(proptest::collection::vec(action(), 0..5)),
+        ) {
+            match payload_of(&record) {
+                Err(ReproposeError::Unreadable(kind)) => {
+                    prop_assert!(record.actions.iter().any(|a| a.kind == kind));
+                    prop_assert!(!ReproposeError::Unreadable(kind).to_string().is_empty());
+                }
+                Err(other) => prop_assert!(false, "payload_of can only be unreadable: {other}"),
+                Ok(payload) => {
+                    prop_assert_eq!(payload.choices.len(), 1);
+                    prop_assert_eq!(&payload.choices[0].title, &record.title);
+                    prop_assert_eq!(payload.choices[0].actions.len(), record.actions.len());
+                    // What repropose hands the engine, checked the engine's way.
+                    let json = serde_json::to_string(&payload).unwrap();
+                    match parse_payload(json.as_bytes())
+                        .and_then(|p| p.check_origin(Origin::TerminalAgent).map(|()| p))
+                    {
+                        Ok(parsed) => prop_assert_eq!(parsed, payload),
+                        Err(refused) => {
+                            let (status, _) = refused.validation_answer();
+                            prop_assert_ne!(status, ValidationStatus::Accepted);
+                            prop_assert!(!refused.to_string().is_empty());
+                        }
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn a_valid_record_comes_back_byte_for_byte(
+            record in record(proptest::collection::vec(valid_action(), 1..=3)),
+            title in "[A-Za-z][ -~]{0,50}",
+        ) {
+            let record = HistoryRecord { title, ..record };
+            let payload = payload_of(&record).unwrap();
+            let json = serde_json::to_string(&payload).unwrap();
+            let parsed = parse_payload(json.as_bytes()).unwrap();
+            parsed.check_origin(Origin::TerminalAgent).unwrap();
+            prop_assert_eq!(&parsed.choices[0].title, &record.title);
+            for (action, recorded) in parsed.choices[0].actions.iter().zip(&record.actions) {
+                match action {
+                    Action::Send { input } | Action::OpenAndSend { input, .. } => {
+                        prop_assert_eq!(Some(input.as_bytes()), recorded.command.as_deref().map(str::as_bytes));
+                    }
+                    Action::Open { cwd, .. } => prop_assert_eq!(cwd, &recorded.cwd),
+                }
+            }
+        }
+    }
+}
