@@ -496,3 +496,89 @@ fn inside_a_tmux_pane_the_shell_leaves_the_terminal_and_the_pane_alone() {
     assert_eq!(source(&value, "shell")["found"][0]["kind"], "alias");
     assert_eq!(server.display(&pane, "#{@wta_integration}"), "");
 }
+
+/// A pane whose followed shell is remote (a `wta ssh` session: its watcher
+/// names the host in `@wta_remote_shell`) gets `indeterminate` with the
+/// reason, exit 3, whether it is named with `-t` or is the caller's pane;
+/// the same pane with its local shell again gets this machine's answer; a
+/// pane named with `-t` that is not there is an error.
+#[test]
+fn a_pane_whose_shell_is_remote_is_indeterminate_with_the_reason() {
+    let f = Fixture::new();
+    let server = TmuxServer::start();
+    let pane = server.first_pane().to_owned();
+    let place = r#"{"host":"me@lab","cwd":"/srv"}"#;
+    server.tmux(&["set-option", "-p", "-t", &pane, "@wta_remote_shell", place]);
+    let socket = server.socket().to_string_lossy().into_owned();
+    let ask = |target: &str| {
+        let out = wta_testkit::env::clean(wta_bin())
+            .env("HOME", f.home())
+            .env("PATH", f.bin())
+            .env("SHELL", program("bash"))
+            .current_dir(f.work())
+            .args([
+                "-S",
+                &socket,
+                "resolve-command",
+                "--json",
+                "-t",
+                target,
+                "ls",
+            ])
+            .output()
+            .unwrap();
+        let value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code(), value)
+    };
+    let check_remote = |code: Option<i32>, value: &Value| {
+        assert_eq!(code, Some(3), "{value:#}");
+        assert_eq!(value["verdict"], "indeterminate", "{value:#}");
+        let shell = source(value, "shell");
+        assert_eq!(shell["status"], "skipped", "{value:#}");
+        let reason = shell["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("me@lab") && reason.contains("wta ssh"),
+            "{value:#}"
+        );
+        assert_eq!(value["sources"].as_array().unwrap().len(), 1, "{value:#}");
+    };
+    let (code, value) = ask(&pane);
+    check_remote(code, &value);
+
+    // The caller's pane: a command run in a pane whose shell is remote.
+    let out = f.root.path().join("caller.json");
+    let command = format!(
+        "'{}' wait-for wta-go; exec env HOME='{}' PATH={} SHELL='{}' '{}' resolve-command --json ls > '{}'",
+        program("tmux").display(),
+        f.home().display(),
+        f.bin().display(),
+        program("bash").display(),
+        wta_bin(),
+        out.display(),
+    );
+    let caller = server.new_window_in(&f.work(), &command);
+    server.tmux(&[
+        "set-option",
+        "-p",
+        "-t",
+        &caller,
+        "@wta_remote_shell",
+        place,
+    ]);
+    server.tmux(&["wait-for", "-S", "wta-go"]);
+    let status = server.wait_dead(&caller, Duration::from_secs(20));
+    let value: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    check_remote(status.parse().ok(), &value);
+
+    // Back to the local shell: this machine's answer.
+    server.tmux(&["set-option", "-p", "-u", "-t", &pane, "@wta_remote_shell"]);
+    let (code, value) = ask(&pane);
+    assert_eq!(
+        (code, &value["verdict"]),
+        (Some(0), &Value::from("exists")),
+        "{value:#}"
+    );
+    // A pane that is not there is an error, not a local answer.
+    let (code, value) = ask("%999");
+    assert!(code != Some(0) && code != Some(3), "{code:?} {value:#}");
+}

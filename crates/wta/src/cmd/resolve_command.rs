@@ -1,12 +1,17 @@
 //! `wta resolve-command NAME`: does a command exist here (the user's shell,
 //! the directory, `PATH`), and if not, what was probably meant. The logic is
-//! `wta_shell::resolve`; this file parses arguments and prints.
+//! `wta_shell::resolve`; this file parses arguments and prints. A pane whose
+//! followed shell is remote (a `wta ssh` session, as its watcher records in
+//! `@wta_remote_shell`) gets `indeterminate` with the reason: nothing on
+//! this machine says what exists over there.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+use wta_host::TerminalHost;
+use wta_protocol::PaneId;
 use wta_shell::resolve::{self, Found, Lookup, Resolution, Source, Status, Verdict};
 
 use super::Ctx;
@@ -29,7 +34,8 @@ Verdicts and exit statuses:
   not_found      1  the shell answered and no source found it: the command does not exist
   indeterminate  3  no source found it, but the shell could not be asked (it hung,
                     failed, or is not bash, zsh or fish): an alias or a function of
-                    your rc files may still exist
+                    your rc files may still exist; or the pane's shell is remote
+                    (`wta ssh`), where nothing on this machine can tell
   Bad usage (an empty NAME, one with a line break) exits 2, as in every wta command.
 
 Near matches: up to 5 names on PATH or known to the shell, closest first
@@ -48,7 +54,8 @@ Examples:
 #[command(after_help = AFTER_HELP)]
 pub struct ResolveCommandArgs {
     /// The command name as typed: `gti`, `ll`, `./build.sh`.
-    #[arg(value_name = "NAME", value_parser = parse_name)]
+    // Its own id: `name` is the global `-L` (a server name), which clap would fill too.
+    #[arg(id = "command_name", value_name = "NAME", value_parser = parse_name)]
     pub name: String,
     /// The directory the command ran in (default: the current one).
     #[arg(long, value_name = "DIR", value_parser = parse_dir)]
@@ -56,6 +63,11 @@ pub struct ResolveCommandArgs {
     /// The shell to ask (default: $SHELL, your login shell).
     #[arg(long, value_name = "PROGRAM")]
     pub shell: Option<String>,
+    /// The pane whose shell would run NAME (default: the caller's pane, in
+    /// tmux). When its shell is remote (`wta ssh`) the answer is
+    /// `indeterminate`: names are looked up on this machine only.
+    #[arg(short = 't', long = "target", value_name = "PANE", add = clap_complete::ArgValueCandidates::new(super::completions::panes))]
+    pub target: Option<PaneId>,
     /// Seconds the shell may take to load its rc files and answer.
     #[arg(long, value_name = "S", default_value = "3", value_parser = parse_shell_timeout)]
     pub shell_timeout: Duration,
@@ -86,6 +98,64 @@ fn parse_shell_timeout(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(ctx: &Ctx, args: &ResolveCommandArgs) -> anyhow::Result<ExitCode> {
+    let remote_host = remote_host(ctx, args.target.as_ref())?;
+    let resolution = match &remote_host {
+        Some(host) => remote(&args.name, host),
+        None => local(args),
+    };
+    if ctx.json {
+        output::json(&resolution)?;
+    } else {
+        let text = match &remote_host {
+            Some(host) => render_under(&resolution, tr!("ssh.resolve_remote", host = host)),
+            None => render(&resolution),
+        };
+        output::line(text.trim_end())?;
+    }
+    Ok(ExitCode::from(resolution.verdict.exit_status()))
+}
+
+/// The host of the remote shell that pane `target` (else the caller's pane,
+/// when there is one) follows, if it follows one. A pane named with `-t`
+/// must exist; the caller's pane is looked at best effort.
+fn remote_host(ctx: &Ctx, target: Option<&PaneId>) -> anyhow::Result<Option<String>> {
+    let host = match (ctx.host(), target) {
+        (Ok(host), _) => host,
+        (Err(err), Some(_)) => return Err(err.into()),
+        (Err(_), None) => return Ok(None),
+    };
+    let pane = match target {
+        Some(pane) => {
+            host.pane(pane)?;
+            pane.clone()
+        }
+        None => match host.caller_pane() {
+            Some(pane) => pane,
+            None => return Ok(None),
+        },
+    };
+    Ok(wta_shell::remote::read_remote_shell(&host, &pane).map(|place| place.host))
+}
+
+/// The answer for a shell on `host`: `indeterminate`, the shell source
+/// skipped with the reason, nothing looked up here.
+fn remote(name: &str, host: &str) -> Resolution {
+    Resolution {
+        name: name.to_owned(),
+        verdict: Verdict::Indeterminate,
+        sources: vec![Source::Shell {
+            shell: None,
+            program: None,
+            lookup: Lookup::skipped(format!(
+                "the pane's shell runs on {host} over wta ssh; WTA looks names up on this machine only"
+            )),
+        }],
+        near_matches: Vec::new(),
+    }
+}
+
+/// The answer of this machine's shell, directory and `PATH`.
+fn local(args: &ResolveCommandArgs) -> Resolution {
     let cwd = match &args.cwd {
         Some(dir) => dir.clone(),
         // A directory that is gone makes the cwd source unavailable, not an error.
@@ -93,25 +163,23 @@ pub fn run(ctx: &Ctx, args: &ResolveCommandArgs) -> anyhow::Result<ExitCode> {
     };
     let path_var = std::env::var_os("PATH");
     let shell = args.shell.clone().or_else(|| std::env::var("SHELL").ok());
-    let resolution = resolve::resolve(&resolve::Request {
+    resolve::resolve(&resolve::Request {
         name: &args.name,
         cwd: &cwd,
         path_var: path_var.as_deref(),
         shell: shell.as_deref(),
         timeout: args.shell_timeout,
-    });
-    if ctx.json {
-        output::json(&resolution)?;
-    } else {
-        let text = render(&resolution);
-        output::line(text.trim_end())?;
-    }
-    Ok(ExitCode::from(resolution.verdict.exit_status()))
+    })
 }
 
 /// The text for people: the verdict, one line a source, near matches.
 fn render(r: &Resolution) -> String {
-    let mut out = format!("{}: {}\n", r.name, headline(r));
+    render_under(r, headline(r))
+}
+
+/// [`render`] under the headline `headline`.
+fn render_under(r: &Resolution, headline: String) -> String {
+    let mut out = format!("{}: {headline}\n", r.name);
     for source in &r.sources {
         let (label, text) = match source {
             Source::Shell {
@@ -335,6 +403,29 @@ mod tests {
         );
         assert!(text.contains("PATH   skipped: has a /\n"), "{text}");
         assert!(text.ends_with("did you mean: git, gist?\n"), "{text}");
+    }
+
+    #[test]
+    fn a_remote_shell_is_indeterminate_with_the_reason() {
+        let r = remote("ehco", "me@lab");
+        assert_eq!(r.verdict, Verdict::Indeterminate);
+        assert!(r.near_matches.is_empty());
+        let text = render_under(&r, tr!("ssh.resolve_remote", host = "me@lab"));
+        assert!(
+            text.starts_with(
+                "ehco: indeterminate: the pane's shell runs on me@lab over wta ssh, and nothing \
+                 on this machine says what exists there\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "skipped: the pane's shell runs on me@lab over wta ssh; \
+                 WTA looks names up on this machine only\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("PATH"), "nothing here is looked at: {text}");
     }
 
     #[test]
