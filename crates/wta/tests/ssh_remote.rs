@@ -90,6 +90,50 @@ fn cards_run_in_the_remote_bash_with_exit_codes_and_output() {
     }
 }
 
+/// `wta resolve-command -t PANE` for the pane of a `wta ssh` session:
+/// `indeterminate`, with the host in the reason; after the session, the
+/// local answer again.
+#[test]
+fn resolve_command_is_indeterminate_for_the_remote_shell() {
+    let remote = Remote::open("bash", "/bin/bash");
+    let ask = || {
+        let out = remote
+            .pane
+            .env
+            .command()
+            .arg("-L")
+            .arg(remote.pane.tmux.name())
+            .args(["resolve-command", "--json", "-t", &remote.pane.shell, "sh"])
+            .output()
+            .unwrap();
+        let value: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+        (out.status.code(), value)
+    };
+    let (code, value) = ask();
+    assert_eq!(
+        (code, value["verdict"].as_str()),
+        (Some(3), Some("indeterminate")),
+        "{value:#}"
+    );
+    let reason = value["sources"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("lab") && reason.contains("wta ssh"),
+        "{value:#}"
+    );
+    remote.pane.tmux.type_line(&remote.pane.shell, "exit");
+    wait_until("the local shell has the pane again", T, || {
+        remote.option("@wta_remote_shell").is_empty()
+    })
+    .unwrap();
+    let (code, value) = ask();
+    assert_eq!(
+        (code, value["verdict"].as_str()),
+        (Some(0), Some("exists")),
+        "{value:#}"
+    );
+}
+
 #[test]
 fn the_end_of_the_session_hands_the_pane_back_to_the_local_shell() {
     let remote = Remote::open("bash", "/bin/bash");
