@@ -1,8 +1,9 @@
 //! WTA's user-visible text in the user's language (issue 20).
 //!
 //! - Translations: `locales/<domain>/<tag>.yml` (`tui`: the agent pane's
-//!   chrome, …), compiled in by `rust-i18n`;
-//!   English is the source and the fallback for a missing key.
+//!   chrome, …), compiled by `build.rs` into one static table (`catalog`):
+//!   no text is copied or indexed at run time. English is the source and
+//!   the fallback for a missing key.
 //! - [`resolve`]: which locale, from `--language`, then the config's
 //!   `language`, then `LC_ALL` / `LC_MESSAGES` / `LANG`, normalised with
 //!   fallbacks (`de_DE.UTF-8` → `de`, `zh-HK` → `zh-TW`, `C`/`POSIX` → `en`).
@@ -13,21 +14,25 @@
 //! Machine output (`--json`, protocol lines, golden files) never goes
 //! through here.
 
+mod catalog;
 mod resolve;
 
 pub use resolve::{LOCALES, PSEUDO, resolve, supported};
 
-rust_i18n::i18n!("locales", fallback = "en");
-
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 static PSEUDO_ON: AtomicBool = AtomicBool::new(false);
+/// The current locale, as an index into the catalog.
+static CURRENT: AtomicUsize = AtomicUsize::new(catalog::SOURCE);
 
 /// Makes `tag` (a [`resolve`]d locale) the one every later [`tr`] uses.
 pub fn set_language(tag: &str) {
     let pseudo = tag == PSEUDO;
     PSEUDO_ON.store(pseudo, Ordering::Relaxed);
-    rust_i18n::set_locale(if pseudo { "en" } else { tag });
+    let tag = if pseudo { "en" } else { tag };
+    CURRENT.store(catalog::locale_index(tag), Ordering::Relaxed);
+    // `wta --help`'s own catalog (the `wta` crate) follows rust-i18n's locale.
+    rust_i18n::set_locale(tag);
 }
 
 /// The locale in use.
@@ -35,13 +40,13 @@ pub fn language() -> String {
     if PSEUDO_ON.load(Ordering::Relaxed) {
         return PSEUDO.to_owned();
     }
-    rust_i18n::locale().to_string()
+    catalog::tag(CURRENT.load(Ordering::Relaxed)).to_owned()
 }
 
 /// `key`'s text in the current language, `%{name}` placeholders filled
-/// from `args`.
+/// from `args`. An unknown key comes back as itself.
 pub fn tr(key: &str, args: &[(&str, &str)]) -> String {
-    let mut text = rust_i18n::t!(key).into_owned();
+    let mut text = catalog::text(CURRENT.load(Ordering::Relaxed), key).to_owned();
     // The pseudo form is made before the values go in: they keep their shape.
     if PSEUDO_ON.load(Ordering::Relaxed) {
         text = pseudo(&text);
@@ -52,9 +57,10 @@ pub fn tr(key: &str, args: &[(&str, &str)]) -> String {
     text
 }
 
-/// `key`'s text in `locale` (for tests and the parity check), unfilled.
+/// `key`'s text in `locale` (English for a locale not shipped; for tests
+/// and the parity check), unfilled.
 pub fn tr_in(locale: &str, key: &str) -> String {
-    rust_i18n::t!(key, locale = locale).into_owned()
+    catalog::text(catalog::locale_index(locale), key).to_owned()
 }
 
 /// `tr!("key")`, `tr!("key", name = value, …)`.
