@@ -3,7 +3,7 @@
 //! the pane is visible and its status line keeps refreshing), one finished
 //! turn in the transcript, then 10 s of idling. CPU = utime+stime from /proc
 //! before and after; memory = VmRSS after. Budgets: helper < 1 % CPU,
-//! helper RSS ≤ 15 MiB (DESIGN §7's target; the first budget was 20 MiB),
+//! helper RSS ≤ 12 MiB (DESIGN §7; the first budget was 20 MiB, then 15),
 //! master RSS ≤ 30 MiB. Exits non-zero over budget.
 //!
 //! Run: `cargo bench -p wta --bench pane_idle_cpu` (WTA_BENCH_IDLE_SECS to
@@ -25,7 +25,7 @@ use wta_testkit::procs::rss_kib;
 use wta_testkit::{TmuxServer, wait_until};
 
 const BUDGET_PERCENT: f64 = 1.0;
-const HELPER_RSS_MIB: f64 = 15.0;
+const HELPER_RSS_MIB: f64 = 12.0;
 const MASTER_RSS_MIB: f64 = 30.0;
 
 /// Resident set size of `pid` in MiB; the process must still run.
