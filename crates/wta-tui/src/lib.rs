@@ -27,6 +27,7 @@ mod running;
 mod selection;
 mod setup;
 mod sink;
+mod ssh_status;
 mod status;
 mod table;
 pub mod theme;

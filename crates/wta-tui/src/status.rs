@@ -166,10 +166,15 @@ fn right(state: &AppState) -> Vec<Segment> {
             ),
         ]);
     }
+    // A plain ssh in the target pane takes the target's place, before
+    // yolo's off state (`ssh_status.rs`).
+    let ssh = crate::ssh_status::segment(state);
+    let plain_target = ssh.is_none();
+    segments.extend(ssh);
     if !state.yolo.on {
         segments.push(yolo);
     }
-    if let Some(target) = &state.target {
+    if let Some(target) = state.target.as_ref().filter(|_| plain_target) {
         let mut spans = vec![Span::styled(target.pane.clone(), theme::accent())];
         if let Some(cwd) = &target.cwd {
             spans.push(Span::styled(
