@@ -1,11 +1,12 @@
 //! Typing fidelity over `wta ssh` (issue 29): the local shells' fidelity
 //! corpus (`typing_corpus`, shared with `wta-shell`'s `typing_fidelity.rs`)
-//! run as cards through a `wta ssh` session to a remote bash on a real sshd
-//! on loopback. For each generated command, the card shows it, and after
-//! Run the command line the remote shell reported (its nonce'd `C` mark, as
-//! `capture-pane --last-command` keeps it) equals it byte for byte, the
-//! command printed exactly its argument, and nothing in the text ran on its
-//! own (no sentinel file appears, here or on the remote side).
+//! run as cards through a `wta ssh` session to a remote bash, and to a
+//! remote zsh, on a real sshd on loopback. For each generated command, the
+//! card shows it, and after Run the command line the remote shell reported
+//! (its nonce'd `C` mark, as `capture-pane --last-command` keeps it) equals
+//! it byte for byte, the command printed exactly its argument, and nothing
+//! in the text ran on its own (no sentinel file appears, here or on the
+//! remote side).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
 
@@ -47,9 +48,19 @@ fn payload(command: &str) -> String {
 
 #[test]
 fn what_the_remote_bash_ran_is_what_the_card_showed() {
+    fidelity_over_ssh("/bin/bash", Shell::Bash);
+}
+
+#[test]
+fn what_the_remote_zsh_ran_is_what_the_card_showed() {
+    fidelity_over_ssh("/usr/bin/zsh", Shell::Zsh);
+}
+
+/// The corpus as cards in a `wta ssh` session whose login shell is `login`.
+fn fidelity_over_ssh(login: &str, shell: Shell) {
     // A remote session in a UTF-8 locale, as ssh's usual `SendEnv LANG`
-    // gives one (readline in the C locale would take the unicode apart).
-    let sshd = Sshd::start_with_env("/bin/bash", &[("LANG", "C.UTF-8")]);
+    // gives one (line editors in the C locale would take the unicode apart).
+    let sshd = Sshd::start_with_env(login, &[("LANG", "C.UTF-8")]);
     let remote = Remote::local_with(Env::new(), "bash", sshd);
     remote.ssh("");
     remote.wait_remote_prompt();
@@ -64,7 +75,7 @@ fn what_the_remote_bash_ran_is_what_the_card_showed() {
     });
     let ran_cases = std::cell::Cell::new(0u32);
     let result = runner.run(&tricky(&sentinel), |text| {
-        let input = printf_command(Shell::Bash, &text);
+        let input = printf_command(shell, &text);
         let before = last_command(&remote);
         remote.pane.submit(&format!("propose {}", payload(&input)));
         let card = remote.pane.wait_armed_card(" Run ");
