@@ -6,7 +6,9 @@
 //! reach its shell, and whether it has WTA's integration at all) becomes an
 //! [`Input::PaneFacts`].
 //! Panes are looked for on the machine's `ScanTab` (a slow timer), so a
-//! split made later is followed too; a pane another helper's watcher
+//! split made later is followed too, and so is a pane that runs `wta ssh`
+//! from its start (no local shell in it, once the remote shell announced
+//! its integration); a pane another helper's watcher
 //! follows is left alone, and one a `wta listen` follows is taken over (the
 //! listen goes on as a listener of ours, [`wta_shell::fanout`]).
 
@@ -46,10 +48,11 @@ impl Runtime {
             };
             for pane in panes {
                 let new = pane.id.clone();
-                let wanted = Some(&new) != own.as_ref()
-                    && !pane.dead
-                    && crate::executor::is_shell(&pane.command)
-                    && lock(&followed).insert(new.clone());
+                let candidate = Some(&new) != own.as_ref() && !pane.dead;
+                let shell = crate::executor::is_shell(&pane.command);
+                // Asked of tmux only for a pane no shell holds (rare).
+                let hop = candidate && !shell && wta_ssh_session(&host, &pane).await;
+                let wanted = candidate && (shell || hop) && lock(&followed).insert(new.clone());
                 if !wanted {
                     continue;
                 }
@@ -61,7 +64,8 @@ impl Runtime {
                     }
                 };
                 if let Some(facts) = executor.pane_facts(&new).await {
-                    let untracked = untracked_at_start(&host, &pane).await;
+                    // A `wta ssh` session announced its remote shell's integration.
+                    let untracked = !hop && untracked_at_start(&host, &pane).await;
                     let shell = pane.command.clone();
                     tokio::spawn(report_facts(
                         new.clone(),
@@ -115,6 +119,50 @@ async fn untracked_at_start(host: &wta_host::TmuxHost, pane: &wta_host::PaneInfo
     })
     .await;
     !matches!(expected, Ok(Ok(v)) if v == "1")
+}
+
+/// The pane option an agent pane carries (`@wta_role agent`, set where
+/// `wta` opens it).
+const ROLE_OPTION: &str = "@wta_role";
+
+/// Whether `pane`, which no shell holds, is a `wta ssh` session from its
+/// start (`tmux new-window 'wta ssh host'`: `#{pane_current_command}` is
+/// `wta`): its `@wta_integration` names a pid under which a remote host
+/// and a nonce are announced (`@wta_remote_<pid>`, `@wta_nonce_<pid>`), as
+/// `wta ssh` does once the remote shell is integrated; never an agent pane.
+/// Following it is safe for the same reason as following a shell: only
+/// marks carrying the announced nonce are believed (`wta_shell::trust`).
+async fn wta_ssh_session(host: &wta_host::TmuxHost, pane: &wta_host::PaneInfo) -> bool {
+    let Some(pid) = pane.integration.pid.filter(|_| pane.command == "wta") else {
+        return false;
+    };
+    let (host, id) = (host.clone(), pane.id.clone());
+    let read = tokio::task::spawn_blocking(move || {
+        let read = |name: &str| host.option(&id, name).unwrap_or_default();
+        Announced {
+            role: read(ROLE_OPTION),
+            remote: read(&wta_shell::tracker::remote_option(pid)),
+            nonce: read(&wta_shell::nonce_option(pid)),
+        }
+    })
+    .await;
+    read.is_ok_and(|announced| announced.is_wta_ssh())
+}
+
+/// What a pane says of itself, read to tell a `wta ssh` session.
+#[derive(Debug, Default)]
+struct Announced {
+    role: String,
+    remote: String,
+    nonce: String,
+}
+
+impl Announced {
+    fn is_wta_ssh(&self) -> bool {
+        self.role != "agent"
+            && wta_shell::tracker::valid_host_label(&self.remote)
+            && !self.nonce.trim().is_empty()
+    }
 }
 
 /// Whether a followed shell is known to have no integration: decided when
@@ -293,6 +341,31 @@ mod tests {
         assert_eq!(untracked.step(&facts).as_deref(), Some("ssh"));
         facts.running = None;
         assert_eq!(untracked.step(&facts), None, "back at the local prompt");
+    }
+
+    #[test]
+    fn a_wta_ssh_session_is_told_by_its_host_and_nonce_never_an_agent_pane() {
+        let session = || Announced {
+            role: String::new(),
+            remote: "lab".into(),
+            nonce: "0123456789abcdef0123456789abcdef".into(),
+        };
+        assert!(session().is_wta_ssh());
+        let cases: [(&str, fn(&mut Announced)); 5] = [
+            ("an agent pane", |a| a.role = "agent".into()),
+            ("no host", |a| a.remote.clear()),
+            ("a host with a control character", |a| {
+                a.remote = "lab\u{1b}]0;x".into()
+            }),
+            ("no nonce", |a| a.nonce.clear()),
+            ("a blank nonce", |a| a.nonce = "  ".into()),
+        ];
+        for (what, change) in cases {
+            let mut announced = session();
+            change(&mut announced);
+            assert!(!announced.is_wta_ssh(), "{what}");
+        }
+        assert!(!Announced::default().is_wta_ssh(), "nothing announced");
     }
 
     /// The line the pane gives for each shell is the one `wta
