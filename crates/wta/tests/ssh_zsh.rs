@@ -21,12 +21,17 @@ use wta_testkit::{squeezed, wait_until};
 
 const ZSH: &str = "/usr/bin/zsh";
 
-/// A session to a remote zsh whose `~/.zshrc` sets an alias, a history
-/// file and a prompt, as a user's would.
+/// A session to a remote zsh whose startup files are a user's: `~/.zshenv`
+/// moves `ZDOTDIR`, whose `.zprofile` exports a variable and whose `.zshrc`
+/// sets an alias, a history file and a prompt.
 fn remote_zsh() -> Remote {
     let sshd = Sshd::start(ZSH);
+    let home = sshd.dir.path().join("remote-home");
+    std::fs::create_dir_all(home.join("zdot")).unwrap();
+    std::fs::write(home.join(".zshenv"), "ZDOTDIR=~/zdot\n").unwrap();
+    std::fs::write(home.join("zdot/.zprofile"), "export FROM_ZPROFILE=login\n").unwrap();
     std::fs::write(
-        sshd.dir.path().join("remote-home/.zshrc"),
+        home.join("zdot/.zshrc"),
         "alias greet='echo hello-from-zshrc'\n\
          HISTFILE=~/.zsh_history\nSAVEHIST=100\nHISTSIZE=100\n\
          PROMPT='remote-zsh%# '\n",
@@ -49,11 +54,11 @@ fn cards_run_in_the_remote_zsh_with_exit_codes_and_output() {
         .tmux
         .wait_for_text(&remote.pane.shell, "remote-zsh#", T);
     let screen = remote.run_card(
-        "echo zsh-$((40+2)) ${ZSH_VERSION%%.*}",
+        "echo zsh-$((40+2)) ${ZSH_VERSION%%.*} $FROM_ZPROFILE",
         "action 1: the command succeeded",
     );
     assert!(
-        squeezed(&screen).contains(&squeezed(r#""exit_code":0,"output":"zsh-42 5""#)),
+        squeezed(&screen).contains(&squeezed(r#""exit_code":0,"output":"zsh-42 5 login""#)),
         "{screen}"
     );
     let screen = remote.run_card(
@@ -64,7 +69,7 @@ fn cards_run_in_the_remote_zsh_with_exit_codes_and_output() {
         squeezed(&screen).contains(&squeezed(r#""exit_code":2,"output":"boom-2""#)),
         "{screen}"
     );
-    // The user's alias, from their ~/.zshrc.
+    // The user's alias, from their .zshrc (in their ZDOTDIR).
     // (The outcome line is the first card's too: wait for this one's output.)
     remote.run_card("greet", r#""exit_code":0,"output":"hello-from-zshrc""#);
     // zsh's directory report, nonce'd, names the host.
