@@ -351,7 +351,8 @@ mod tests {
             nonce: "0123456789abcdef0123456789abcdef".into(),
         };
         assert!(session().is_wta_ssh());
-        let cases: [(&str, fn(&mut Announced)); 5] = [
+        type Change = fn(&mut Announced);
+        let cases: [(&str, Change); 5] = [
             ("an agent pane", |a| a.role = "agent".into()),
             ("no host", |a| a.remote.clear()),
             ("a host with a control character", |a| {
