@@ -214,11 +214,80 @@ fn render_part(bytes: &[u8], width: u16, keep: Keep) -> (String, bool) {
     let nz = |n: u16| std::num::NonZeroU16::new(n).unwrap_or(std::num::NonZeroU16::MIN);
     let rows = nz(u16::try_from(rows).unwrap_or(u16::MAX));
     let mut parser = vt100::Parser::new(rows, nz(width), 0);
-    parser.process(slice);
-    let mut text = parser.screen().contents();
+    let soft = process_noting_wide_wraps(&mut parser, slice, width);
+    let mut text = screen_text(parser.screen(), width, &soft);
     let trimmed_len = text.trim_end().len();
     text.truncate(trimmed_len);
     (text, cut)
+}
+
+/// Feeds `bytes` to `parser` and returns the rows a wide character left
+/// early: one that reached the last column with only that column free goes
+/// to the next row, as in tmux, but the emulator does not mark the row as
+/// wrapped (its `contents` would end the line there). Only a character that
+/// was printed moves the cursor like that, so one inside an escape sequence
+/// is never taken for it.
+fn process_noting_wide_wraps(parser: &mut vt100::Parser, bytes: &[u8], width: u16) -> Vec<u16> {
+    let mut soft = Vec::new();
+    let mut fed = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let Some((wide, len)) = wide_char_at(&bytes[i..]) else {
+            i += 1;
+            continue;
+        };
+        if !wide {
+            i += len;
+            continue;
+        }
+        parser.process(&bytes[fed..i]);
+        let (row, col) = parser.screen().cursor_position();
+        parser.process(&bytes[i..i + len]);
+        if col + 1 == width && parser.screen().cursor_position() == (row + 1, 2) {
+            soft.push(row);
+        }
+        i += len;
+        fed = i;
+    }
+    parser.process(&bytes[fed..]);
+    soft
+}
+
+/// The UTF-8 character `bytes` starts with, if any: whether it is two
+/// columns wide, and its length in bytes.
+fn wide_char_at(bytes: &[u8]) -> Option<(bool, usize)> {
+    let len = match bytes.first()? {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => return None,
+    };
+    let c = std::str::from_utf8(bytes.get(..len)?)
+        .ok()?
+        .chars()
+        .next()?;
+    Some((unicode_width::UnicodeWidthChar::width(c) == Some(2), len))
+}
+
+/// The screen's text, a line per row except where a row wrapped (the
+/// emulator's flag, or a wide character's early wrap in `soft`).
+fn screen_text(screen: &vt100::Screen, width: u16, soft: &[u16]) -> String {
+    let mut text = String::new();
+    let mut wrapping = false;
+    for (i, row) in screen.rows(0, width).enumerate() {
+        let i = u16::try_from(i).unwrap_or(u16::MAX);
+        // As the emulator's own text: an empty row after a wrapped one is
+        // still a line.
+        if row.is_empty() && wrapping {
+            text.push('\n');
+        }
+        text.push_str(&row);
+        wrapping = screen.row_wrapped(i) || soft.contains(&i);
+        if !wrapping {
+            text.push('\n');
+        }
+    }
+    text
 }
 
 #[cfg(test)]
@@ -257,6 +326,49 @@ mod tests {
         let long = "x".repeat(100);
         let c = capped(long.as_bytes(), 1000, 1000);
         assert_eq!(render(&c, 40).text, long);
+    }
+
+    proptest::proptest! {
+        /// Printable text of narrow and wide characters, one line per
+        /// `\n`, renders as itself at any width (whatever wraps where).
+        #[test]
+        fn printable_lines_render_as_themselves(
+            lines in proptest::collection::vec("[a-z0-9 日本語한글]{0,120}", 1..6),
+            width in 10u16..100,
+        ) {
+            let lines: Vec<String> = lines.iter().map(|l| l.trim_end().to_owned()).collect();
+            let bytes = lines.join("\r\n");
+            let c = capped(bytes.as_bytes(), 100_000, 100_000);
+            let want = lines.join("\n");
+            proptest::prop_assert_eq!(render(&c, width).text, want.trim_end());
+        }
+
+        /// Any bytes render without a panic.
+        #[test]
+        fn any_bytes_render(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600), width in 0u16..200) {
+            let c = capped(&bytes, 300, 300);
+            let _ = render(&c, width);
+        }
+    }
+
+    #[test]
+    fn a_wide_character_wrapped_early_does_not_end_the_line() {
+        // 79 columns, then a two-column character with one column left.
+        let line = format!("{}日本x", "a".repeat(79));
+        let c = capped(line.as_bytes(), 1000, 1000);
+        assert_eq!(render(&c, 80).text, line);
+        // A line ended there is still two lines.
+        let two = format!("{}\r\n日本x", "a".repeat(79));
+        let c = capped(two.as_bytes(), 1000, 1000);
+        assert_eq!(render(&c, 80).text, two.replace("\r\n", "\n"));
+        // In an escape sequence (a title) it prints nothing and wraps nothing.
+        let titled = format!("{}\x1b]2;日本\x07\r\nb", "a".repeat(79));
+        let c = capped(titled.as_bytes(), 1000, 1000);
+        assert_eq!(render(&c, 80).text, format!("{}\nb", "a".repeat(79)));
+        // A full row wraps as any other.
+        let full = format!("{}日本", "a".repeat(80));
+        let c = capped(full.as_bytes(), 1000, 1000);
+        assert_eq!(render(&c, 80).text, full);
     }
 
     #[test]

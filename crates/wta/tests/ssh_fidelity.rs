@@ -104,12 +104,9 @@ fn fidelity_over_ssh(login: &str, shell: Shell) {
         prop_assert_eq!(ran.cmdline.as_deref(), Some(input.as_str()));
         prop_assert_eq!((ran.exit_code, ran.end_reason.as_str()), (Some(0), "mark"));
         // The rendered screen text drops trailing blanks, as a terminal shows
-        // it. The text has no line break, so none may be in the output; but
-        // the renderer (`wta_shell::output`, vt100's contents) breaks a line
-        // the terminal soft-wrapped early, where a wide character did not fit
-        // in the last column (`日` at column 80): rejoined here, since the
-        // shell printed one line.
-        prop_assert_eq!(ran.output.replace('\n', ""), text.trim_end());
+        // it; the shell printed one line, so the output is one line, even
+        // where a wide character wrapped early at the pane's last column.
+        prop_assert_eq!(ran.output.as_str(), text.trim_end());
         // The turn is over before the next prompt is typed.
         wait_for_value("the agent's turn ends", T, || {
             (!remote.pane.screen().contains("Thinking")).then_some(())
