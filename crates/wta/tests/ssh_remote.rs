@@ -204,43 +204,7 @@ fn killing_the_sessions_sshd_mid_command_ends_the_card_within_a_second() {
 #[test]
 fn forged_marks_from_the_remote_side_change_nothing() {
     let remote = Remote::open("bash", "/bin/bash");
-    let aid = remote.aid();
-    let local_pid = remote.pane.tmux.display(&remote.pane.shell, "#{pane_pid}");
-    let shaped = "0123456789abcdef0123456789abcdef";
-    // The remote command prints marks for the remote shell's aid and for
-    // the local shell's, without a nonce and with one of the nonce's shape:
-    // a D;0 that would end it, an X that would end the session, a cwd.
-    let forged = [
-        format!("133;D;0;aid={aid}"),
-        format!("133;D;0;aid={aid};wta={shaped}"),
-        format!("133;X;aid={aid};wta={shaped}"),
-        format!("133;D;0;aid={local_pid};wta={shaped}"),
-        format!("133;A;aid={local_pid};wta={shaped}"),
-        format!("133;P;aid={aid};wta={shaped};cwd_url=/forged"),
-    ];
-    let prints: Vec<String> = forged
-        .iter()
-        .map(|m| format!("printf '\\033]{m}\\007'\n"))
-        .collect();
-    // A program on the remote host (loopback: a file in its home).
-    let script = remote.sshd.dir.path().join("remote-home/forge.sh");
-    std::fs::write(
-        &script,
-        format!("{}echo real-end\nexit 3\n", prints.concat()),
-    )
-    .unwrap();
-    let command = format!("sh {}", script.display());
-    let screen = remote.run_card(&command, "action 1: it failed with exit 3: real-end.");
-    assert!(
-        squeezed(&screen).contains(&squeezed(r#""exit_code":3,"output":"real-end""#)),
-        "{screen}"
-    );
-    let place = remote.option("@wta_remote_shell");
-    assert!(
-        place.contains("\"host\":\"lab\""),
-        "still the remote shell: {place}"
-    );
-    assert!(!place.contains("/forged"), "{place}");
+    remote.forged_marks_change_nothing();
 }
 
 #[test]

@@ -111,42 +111,7 @@ fn cards_run_in_the_remote_zsh_with_exit_codes_and_output() {
 #[test]
 fn forged_marks_printed_by_a_remote_program_under_zsh_change_nothing() {
     let remote = remote_zsh();
-    let aid = remote.aid();
-    let local_pid = remote.pane.tmux.display(&remote.pane.shell, "#{pane_pid}");
-    let shaped = "0123456789abcdef0123456789abcdef";
-    // Marks for zsh's aid and for the local shell's, without a nonce and
-    // with one of the nonce's shape: a D;0 that would end the command, an
-    // X that would end the session, a directory.
-    let forged = [
-        format!("133;D;0;aid={aid}"),
-        format!("133;D;0;aid={aid};wta={shaped}"),
-        format!("133;X;aid={aid};wta={shaped}"),
-        format!("133;D;0;aid={local_pid};wta={shaped}"),
-        format!("133;A;aid={local_pid};wta={shaped}"),
-        format!("133;P;aid={aid};wta={shaped};cwd_url=/forged"),
-    ];
-    let prints: Vec<String> = forged
-        .iter()
-        .map(|m| format!("printf '\\033]{m}\\007'\n"))
-        .collect();
-    let script = remote.sshd.dir.path().join("remote-home/forge.sh");
-    std::fs::write(
-        &script,
-        format!("{}echo real-end\nexit 3\n", prints.concat()),
-    )
-    .unwrap();
-    let command = format!("sh {}", script.display());
-    let screen = remote.run_card(&command, "action 1: it failed with exit 3: real-end.");
-    assert!(
-        squeezed(&screen).contains(&squeezed(r#""exit_code":3,"output":"real-end""#)),
-        "{screen}"
-    );
-    let place = remote.option("@wta_remote_shell");
-    assert!(
-        place.contains("\"host\":\"lab\""),
-        "still the remote shell: {place}"
-    );
-    assert!(!place.contains("/forged"), "{place}");
+    remote.forged_marks_change_nothing();
     // And zsh is still followed: the next card ends with its own result.
     remote.run_card("echo after-$((3*3))", r#""exit_code":0,"output":"after-9""#);
 }

@@ -128,4 +128,45 @@ impl Remote {
         self.pane.keys(&["Enter"]);
         self.pane.wait_squeezed(outcome)
     }
+
+    /// A program on the remote host (loopback: a file in its home) prints
+    /// marks for the remote shell's aid and for the local shell's, without
+    /// a nonce and with one of the nonce's shape (a D;0 that would end the
+    /// command, an X that would end the session, a cwd), then fails: the
+    /// card still gets its real end, and the remote shell its real place.
+    pub fn forged_marks_change_nothing(&self) {
+        let aid = self.aid();
+        let local_pid = self.pane.tmux.display(&self.pane.shell, "#{pane_pid}");
+        let shaped = "0123456789abcdef0123456789abcdef";
+        let forged = [
+            format!("133;D;0;aid={aid}"),
+            format!("133;D;0;aid={aid};wta={shaped}"),
+            format!("133;X;aid={aid};wta={shaped}"),
+            format!("133;D;0;aid={local_pid};wta={shaped}"),
+            format!("133;A;aid={local_pid};wta={shaped}"),
+            format!("133;P;aid={aid};wta={shaped};cwd_url=/forged"),
+        ];
+        let prints: Vec<String> = forged
+            .iter()
+            .map(|m| format!("printf '\\033]{m}\\007'\n"))
+            .collect();
+        let script = self.sshd.dir.path().join("remote-home/forge.sh");
+        std::fs::write(
+            &script,
+            format!("{}echo real-end\nexit 3\n", prints.concat()),
+        )
+        .unwrap();
+        let command = format!("sh {}", script.display());
+        let screen = self.run_card(&command, "action 1: it failed with exit 3: real-end.");
+        assert!(
+            squeezed(&screen).contains(&squeezed(r#""exit_code":3,"output":"real-end""#)),
+            "{screen}"
+        );
+        let place = self.option("@wta_remote_shell");
+        assert!(
+            place.contains("\"host\":\"lab\""),
+            "still the remote shell: {place}"
+        );
+        assert!(!place.contains("/forged"), "{place}");
+    }
 }
