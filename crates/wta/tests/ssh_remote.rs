@@ -18,7 +18,7 @@ mod ssh_session;
 use std::time::{Duration, Instant};
 
 use pane_tui_common::{Env, T, WTA};
-use ssh_common::{HOST, cmdline, environ};
+use ssh_common::{HOST, cmdline};
 use ssh_session::{Remote, quote};
 use wta_testkit::{squeezed, wait_for_value, wait_until};
 
@@ -70,24 +70,7 @@ fn cards_run_in_the_remote_bash_with_exit_codes_and_output() {
     let place = remote.option("@wta_remote_shell");
     assert!(place.contains("\"cwd\":\"/"), "{place}");
 
-    // The nonce reached the remote shell through the terminal only: no
-    // remote process (sshd's session, the bootstrap, the shell, the
-    // command) and no local ssh has it in its argv or environment.
-    let nonce = remote.nonce();
-    let processes = remote.sshd.remote_processes();
-    assert!(
-        processes
-            .iter()
-            .any(|p| cmdline(*p).contains("--rcfile /dev/stdin")),
-        "the remote bash runs: {:?}",
-        processes.iter().map(|p| cmdline(*p)).collect::<Vec<_>>()
-    );
-    let local_ssh = ssh_common::descendants(remote.aid() as i32);
-    for pid in processes.iter().chain(&local_ssh) {
-        let (argv, env) = (cmdline(*pid), environ(*pid));
-        assert!(!argv.contains(&nonce), "{pid}: {argv}");
-        assert!(!env.contains(&nonce), "{pid}: {env}");
-    }
+    remote.nonce_in_no_argv_or_environment("--rcfile /dev/stdin");
 }
 
 /// `wta resolve-command -t PANE` for the pane of a `wta ssh` session:

@@ -15,7 +15,7 @@ mod ssh_common;
 mod ssh_session;
 
 use pane_tui_common::{Env, T};
-use ssh_common::{Sshd, cmdline, environ};
+use ssh_common::Sshd;
 use ssh_session::Remote;
 use wta_testkit::{squeezed, wait_until};
 
@@ -77,21 +77,7 @@ fn cards_run_in_the_remote_zsh_with_exit_codes_and_output() {
     assert!(place.contains("\"cwd\":\"/"), "{place}");
 
     // The nonce reached zsh through the terminal only.
-    let nonce = remote.nonce();
-    let processes = remote.sshd.remote_processes();
-    assert!(
-        processes
-            .iter()
-            .any(|p| cmdline(*p).contains("zsh -l -o no_rcs -o no_zle")),
-        "the remote zsh runs: {:?}",
-        processes.iter().map(|p| cmdline(*p)).collect::<Vec<_>>()
-    );
-    let local_ssh = ssh_common::descendants(aid as i32);
-    for pid in processes.iter().chain(&local_ssh) {
-        let (argv, env) = (cmdline(*pid), environ(*pid));
-        assert!(!argv.contains(&nonce), "{pid}: {argv}");
-        assert!(!env.contains(&nonce), "{pid}: {env}");
-    }
+    remote.nonce_in_no_argv_or_environment("zsh -l -o no_rcs -o no_zle");
 
     // At exit zsh saves the commands it ran, and not the line that read
     // its rc; the local shell has the pane again.

@@ -8,7 +8,7 @@
 use crate::pane_tui_common::{Env, Pane, T, WTA, integrated_pane_on};
 use wta_testkit::{squeezed, wait_until};
 
-use crate::ssh_common::{HOST, Sshd};
+use crate::ssh_common::{HOST, Sshd, cmdline, descendants, environ};
 
 /// A local shell pane (with its agent pane) in a `wta ssh` session.
 pub struct Remote {
@@ -127,6 +127,26 @@ impl Remote {
         assert!(squeezed(&card).contains(&squeezed(command)), "{card}");
         self.pane.keys(&["Enter"]);
         self.pane.wait_squeezed(outcome)
+    }
+
+    /// The nonce reached the remote shell through the terminal only: no
+    /// remote process (sshd's session, the bootstrap, the shell, the
+    /// command) and no local ssh has it in its argv or environment. The
+    /// remote shell is the process whose command line holds `shell`.
+    pub fn nonce_in_no_argv_or_environment(&self, shell: &str) {
+        let nonce = self.nonce();
+        let processes = self.sshd.remote_processes();
+        assert!(
+            processes.iter().any(|p| cmdline(*p).contains(shell)),
+            "the remote shell runs: {:?}",
+            processes.iter().map(|p| cmdline(*p)).collect::<Vec<_>>()
+        );
+        let local_ssh = descendants(self.aid() as i32);
+        for pid in processes.iter().chain(&local_ssh) {
+            let (argv, env) = (cmdline(*pid), environ(*pid));
+            assert!(!argv.contains(&nonce), "{pid}: {argv}");
+            assert!(!env.contains(&nonce), "{pid}: {env}");
+        }
     }
 
     /// A program on the remote host (loopback: a file in its home) prints
