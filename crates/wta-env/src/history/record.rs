@@ -122,6 +122,13 @@ pub struct ActionRecord {
     pub duration_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<OutputDigest>,
+    /// The command was still running at the proposal's execution time
+    /// limit (the agent got `timed_out`) and was followed to its end:
+    /// `result`, `exit_status`, `duration_ms` and `output` are its final
+    /// ones, from the record that superseded the first
+    /// ([`super::merge`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ended_after_limit: bool,
 }
 
 /// One decision, one line of `history.jsonl`.

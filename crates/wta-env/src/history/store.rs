@@ -7,8 +7,10 @@
 //! the file becomes `history.1.jsonl` (replacing the older one): at most
 //! about twice [`ROTATE_AT`] is ever kept.
 //!
-//! Reading: the older file, then the current one, oldest record first. A
-//! line that is not a record (cut by a crash, edited, from a newer layout,
+//! Reading: the older file, then the current one, oldest record first,
+//! each proposal's later records folded into its first ([`super::merge`]:
+//! one entry per proposal, the latest result wins). A line that is not a
+//! record (cut by a crash, edited, from a newer layout,
 //! or longer than [`MAX_LINE_BYTES`]) is skipped and named in
 //! [`Listing::skipped`]; nothing in a file's bytes makes the reader fail or
 //! panic (a proptest holds it to that). Only a file that exists and cannot
@@ -21,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use nix::fcntl::{Flock, FlockArg};
 
+use super::merge::merge;
 use super::record::HistoryRecord;
 use crate::state_files;
 
@@ -46,6 +49,7 @@ pub struct SkippedLine {
 /// What the reader found: the records oldest first, and what it skipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Listing {
+    /// One per proposal ([`Store::read`] merges; [`parse_into`] does not).
     pub records: Vec<HistoryRecord>,
     pub skipped: Vec<SkippedLine>,
 }
@@ -101,8 +105,10 @@ impl Store {
         file.flush()
     }
 
-    /// Every record, oldest first (the older file's, then the current
-    /// one's), with the lines that were skipped.
+    /// Every proposal's entry, oldest first (the older file's, then the
+    /// current one's; a proposal recorded again stays where it was first,
+    /// with its latest result, [`super::merge`]), with the lines that were
+    /// skipped.
     pub fn read(&self) -> io::Result<Listing> {
         let mut listing = Listing::default();
         for path in [self.older_path(), self.path()] {
@@ -112,6 +118,7 @@ impl Store {
                 Err(e) => return Err(e),
             }
         }
+        listing.records = merge(std::mem::take(&mut listing.records));
         Ok(listing)
     }
 
@@ -249,6 +256,31 @@ mod tests {
         assert_eq!(listing.skipped.len(), 1);
         assert_eq!(listing.skipped[0].line, 2);
         assert_eq!(listing.skipped[0].file, store.path());
+    }
+
+    #[test]
+    fn a_superseding_record_is_read_as_one_entry_even_across_rotation() {
+        let d = tempfile::tempdir().unwrap();
+        let line = serde_json::to_vec(&record(1)).unwrap().len() as u64 + 1;
+        let store = Store::new(d.path().to_path_buf()).rotate_at(line * 2);
+        store.append(&record(1)).unwrap();
+        store.append(&record(2)).unwrap();
+        let mut late = record(1);
+        late.time = "2026-12-02T04:31:00Z".into();
+        late.actions[0].exit_status = Some(1);
+        late.actions[0].ended_after_limit = true;
+        // record(1) is in the older file now, its successor in the current one.
+        store.append(&late).unwrap();
+        assert!(
+            std::fs::read_to_string(store.older_path())
+                .unwrap()
+                .contains("p-1")
+        );
+        let records = store.read().unwrap().records;
+        let ids: Vec<&str> = records.iter().map(|r| r.proposal_id.as_str()).collect();
+        assert_eq!(ids, ["p-1", "p-2"]);
+        assert_eq!(records[0].time, record(1).time);
+        assert_eq!(records[0].actions, late.actions);
     }
 
     #[test]
