@@ -1,7 +1,19 @@
 //! [`Recorder`]: the cards awaiting a decision, and the writer thread that
 //! appends their records. Locks are held for map work only.
+//!
+//! A command still running at its proposal's time limit is recorded
+//! `timed_out` when the card's lines end, and the card stays *followed*
+//! here until its final result ([`Recorder::late_result`], from the
+//! executor's long runs): then a second, complete record of the same
+//! proposal is appended with that result (`ended_after_limit`), which the
+//! reader puts in the first one's place (`wta_env::history::merge`). The
+//! final result can come before the card's record is finished (the run
+//! ended while later actions were settled): it waits, and the one record
+//! written has it. Both waits are bounded ([`MAX_FOLLOWED`],
+//! [`MAX_EARLY`]): a run never followed to its end (no watcher, the pane
+//! gone with the helper) is forgotten with the oldest.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
@@ -11,7 +23,8 @@ use wta_env::history::{
 };
 use wta_host::TmuxHost;
 use wta_protocol::{
-    Action, Choice, ExecutionLine, FinalStatus, PaneId, ProposalId, ProposalPayload, WindowId,
+    Action, Choice, ExecutionLine, ExecutionStatus, FinalStatus, PaneId, ProposalId,
+    ProposalPayload, WindowId,
 };
 
 use crate::proposals::types::{ProposalAccepted, ProposalEvent, TurnContext};
@@ -24,9 +37,25 @@ struct Waiting {
     turn: TurnContext,
 }
 
+/// Written cards with an action still running at the time limit, kept
+/// for its final result (the oldest forgotten first).
+pub const MAX_FOLLOWED: usize = 32;
+/// Final results heard before their card's record was finished.
+pub const MAX_EARLY: usize = 16;
+
+/// A written record with actions still `timed_out`, until each ends.
+#[derive(Debug)]
+struct Followed {
+    id: ProposalId,
+    record: HistoryRecord,
+    pane: Option<PaneId>,
+}
+
 #[derive(Debug, Default)]
 struct Known {
     waiting: HashMap<ProposalId, Waiting>,
+    followed: VecDeque<Followed>,
+    early: VecDeque<ExecutionLine>,
     agent: Option<String>,
     session: Option<String>,
 }
@@ -181,6 +210,7 @@ impl Recorder {
             turn,
         };
         Pending {
+            id,
             record: self.record(id, &waiting, choice, decision),
             pane: waiting.turn.target_pane,
             recorder: self.clone(),
@@ -214,6 +244,35 @@ impl Recorder {
         }
     }
 
+    /// The final result of a command that outlived its proposal's time
+    /// limit (`LateResult::execution_line`): the card's record is written
+    /// again with it, or, when that record is not finished yet, it waits
+    /// for [`Pending::finish`].
+    pub fn late_result(&self, line: &ExecutionLine) {
+        let mut known = self.known();
+        let Some(index) = known.followed.iter().position(|f| f.id == line.proposal_id) else {
+            if known.early.len() >= MAX_EARLY {
+                known.early.pop_front();
+            }
+            known.early.push_back(line.clone());
+            return;
+        };
+        let followed = &mut known.followed[index];
+        if !ended_after_limit(&mut followed.record, line) {
+            return;
+        }
+        let (record, pane) = if still_running(&followed.record) {
+            (followed.record.clone(), followed.pane.clone())
+        } else {
+            let Some(done) = known.followed.remove(index) else {
+                return;
+            };
+            (done.record, done.pane)
+        };
+        drop(known);
+        self.write(record, pane);
+    }
+
     fn write(&self, record: HistoryRecord, pane: Option<PaneId>) {
         if let Some(jobs) = &self.jobs
             && jobs.send(Job { record, pane }).is_err()
@@ -226,6 +285,7 @@ impl Recorder {
 /// A confirmed card's record, waiting for its actions' results.
 #[derive(Debug)]
 pub struct Pending {
+    id: ProposalId,
     record: HistoryRecord,
     pane: Option<PaneId>,
     recorder: Recorder,
@@ -234,22 +294,91 @@ pub struct Pending {
 impl Pending {
     /// Action `line.action`'s result.
     pub fn result(&mut self, line: &ExecutionLine) {
-        let index = usize::try_from(line.action.saturating_sub(1)).unwrap_or(usize::MAX);
-        if let Some(action) = self.record.actions.get_mut(index) {
-            action.result = Some(line.status.as_str().to_owned());
-            action.exit_status = line.exit_code;
-            action.duration_ms = line.duration_ms;
-            action.output = line
-                .output
-                .as_deref()
-                .map(|o| OutputDigest::of(o, line.truncated.unwrap_or(false)));
+        if let Some(action) = action_of(&mut self.record, line) {
+            set_result(action, line);
         }
     }
 
-    /// Every action has reported (or none could run): written.
+    /// Every action has reported (or none could run): written, with any
+    /// final result that already came for a run past the time limit; an
+    /// action still running is followed ([`Recorder::late_result`]).
     pub fn finish(self) {
-        self.recorder.write(self.record, self.pane);
+        let Self {
+            id,
+            mut record,
+            pane,
+            recorder,
+        } = self;
+        {
+            let mut known = recorder.known();
+            let mut early = Vec::new();
+            known.early.retain(|line| {
+                let ours = line.proposal_id == id;
+                if ours {
+                    early.push(line.clone());
+                }
+                !ours
+            });
+            for line in &early {
+                ended_after_limit(&mut record, line);
+            }
+            if still_running(&record) {
+                if known.followed.len() >= MAX_FOLLOWED {
+                    known.followed.pop_front();
+                }
+                known.followed.push_back(Followed {
+                    id,
+                    record: record.clone(),
+                    pane: pane.clone(),
+                });
+            }
+        }
+        recorder.write(record, pane);
     }
+}
+
+/// The action of `record` that `line` reports on.
+fn action_of<'a>(
+    record: &'a mut HistoryRecord,
+    line: &ExecutionLine,
+) -> Option<&'a mut ActionRecord> {
+    let index = usize::try_from(line.action.saturating_sub(1)).unwrap_or(usize::MAX);
+    record.actions.get_mut(index)
+}
+
+fn set_result(action: &mut ActionRecord, line: &ExecutionLine) {
+    action.result = Some(line.status.as_str().to_owned());
+    action.exit_status = line.exit_code;
+    action.duration_ms = line.duration_ms;
+    action.output = line
+        .output
+        .as_deref()
+        .map(|o| OutputDigest::of(o, line.truncated.unwrap_or(false)));
+}
+
+const TIMED_OUT: &str = ExecutionStatus::TimedOut.as_str();
+
+/// `line`, a final result, set on its action when that action was left
+/// `timed_out` (a second final result, or one for another action, changes
+/// nothing): whether it was.
+fn ended_after_limit(record: &mut HistoryRecord, line: &ExecutionLine) -> bool {
+    let Some(action) = action_of(record, line) else {
+        return false;
+    };
+    if action.result.as_deref() != Some(TIMED_OUT) || line.status == ExecutionStatus::TimedOut {
+        return false;
+    }
+    set_result(action, line);
+    action.ended_after_limit = true;
+    true
+}
+
+/// Some action is still `timed_out` (its final result may come).
+fn still_running(record: &HistoryRecord) -> bool {
+    record
+        .actions
+        .iter()
+        .any(|a| a.result.as_deref() == Some(TIMED_OUT))
 }
 
 /// The payload's actions as the history spells them (results unset).
@@ -320,3 +449,7 @@ fn local_hostname() -> Option<String> {
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty())
 }
+
+#[cfg(test)]
+#[path = "recorder_tests.rs"]
+mod tests;

@@ -1,9 +1,10 @@
 //! The executor's long runs (commands still going after their proposal's
-//! time limit, `crate::executor::long_runs`) reach the three that wait for
+//! time limit, `crate::executor::long_runs`) reach the four that wait for
 //! them: the machine (status line and transcript, as `Input::Executor`
 //! facts), the session endpoint's reports (`get_proposal_result` then gives
-//! the final line instead of the timed-out one), and the next turn's
-//! context (the proposal glue takes the ended ones once, at the turn's start).
+//! the final line instead of the timed-out one), the next turn's context
+//! (the proposal glue takes the ended ones once, at the turn's start), and
+//! the action history (the card recorded again with its final result).
 
 use wta_host::TmuxHost;
 
@@ -18,6 +19,7 @@ impl Runtime {
         let mut news = runs.news();
         self.proposals.set_long_runs(runs);
         let tools = self.proposals.session_tools().clone();
+        let history = self.history.clone();
         let tx = self.inputs_tx.clone();
         tokio::spawn(async move {
             while let Some(news) = news.recv().await {
@@ -25,6 +27,9 @@ impl Runtime {
                     LongRunNews::Running(list) => ExecutorNews::LongRunning(list),
                     LongRunNews::Ended(late) => {
                         if let Some(line) = late.execution_line() {
+                            if let Some(history) = &history {
+                                history.late_result(&line);
+                            }
                             tools.late_result(line);
                         }
                         ExecutorNews::LongRunEnded(late)
