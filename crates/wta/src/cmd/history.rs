@@ -2,7 +2,9 @@
 //! every card the user decided on, newest last. A table by default;
 //! `--json` prints the records as one list, `entries`, with the file's
 //! field names (`wta_env::history::HistoryRecord`). A line that cannot be read is
-//! skipped with a warning on stderr, never failing the listing.
+//! skipped with a warning on stderr, never failing the listing. One entry
+//! per proposal: a command that ended after its time limit shows its final
+//! result (`ended_after_limit`), the reader having merged its records.
 
 use std::process::ExitCode;
 
