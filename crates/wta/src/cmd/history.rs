@@ -75,7 +75,8 @@ pub fn run(ctx: &Ctx, args: &HistoryArgs) -> anyhow::Result<ExitCode> {
         t.row(vec![
             r.time.clone(),
             decision_shown(r.decision),
-            r.exit_status().map_or_else(|| "-".into(), |c| c.to_string()),
+            r.exit_status()
+                .map_or_else(|| "-".into(), |c| c.to_string()),
             r.duration_ms().map_or_else(|| "-".into(), duration_shown),
             r.pane.clone().unwrap_or_else(|| "-".into()),
             r.host.clone().unwrap_or_else(|| "-".into()),
