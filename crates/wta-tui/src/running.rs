@@ -9,6 +9,7 @@ use unicode_width::UnicodeWidthStr;
 use wta_state::{AppState, elapsed_text};
 
 use crate::theme;
+use crate::wrap::truncate;
 
 /// Characters of the command kept in the widest form.
 const COMMAND_WIDTH: usize = 32;
@@ -36,41 +37,10 @@ pub(crate) fn segment(state: &AppState) -> Option<Vec<Vec<Span<'static>>>> {
         spans
     };
     let command = &shown.oldest.command;
-    let mut forms = vec![form(Some(cut(command, COMMAND_WIDTH)))];
+    let mut forms = vec![form(Some(truncate(command, COMMAND_WIDTH)))];
     if command.width() > 12 {
-        forms.push(form(Some(cut(command, 12))));
+        forms.push(form(Some(truncate(command, 12))));
     }
     forms.push(form(None));
     Some(forms)
-}
-
-/// `text` in at most `max` columns, `…` marking a cut.
-fn cut(text: &str, max: usize) -> String {
-    if text.width() <= max {
-        return text.to_owned();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > max.saturating_sub(1) {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_long_command_is_cut_to_its_columns() {
-        assert_eq!(cut("cargo build", 32), "cargo build");
-        assert_eq!(cut("cargo build --release --workspace", 12), "cargo build…");
-        assert_eq!(cut("ビルドを実行する", 7), "ビルド…");
-    }
 }

@@ -364,6 +364,8 @@ mod tests {
         assert_eq!(plain(&wrap(&[], 10, &[Span::raw("> ")], &[])), ["> "]);
         assert_eq!(truncate("hello world", 6), "hello…");
         assert_eq!(truncate("hi", 6), "hi");
+        // Wide characters count two columns; the cut never splits one.
+        assert_eq!(truncate("ビルドを実行する", 7), "ビルド…");
         assert_eq!(
             plain(&wrap_chars(
                 "abcdef",
