@@ -143,20 +143,44 @@ fn take_lock(socket: &Path) -> Result<Flock<File>, MasterError> {
     }
 }
 
-/// Binds `socket` with mode 0600 (umask while binding, then chmod).
+/// Binds `socket` with mode 0600 (umask while binding, then chmod). The
+/// socket is bound and listening under a name of its own first and only
+/// then renamed to `socket` (replacing a stale one), so a client that sees
+/// the path can connect: a socket file exists from `bind(2)` on, before
+/// `listen(2)`, and a connect in between is refused.
 fn bind(socket: &Path) -> Result<UnixListener, MasterError> {
-    match std::fs::remove_file(socket) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(MasterError::io("cannot remove stale socket", socket, e)),
-    }
+    let staged = staged_path(socket);
+    remove_if_there(&staged)?;
     let old = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o177));
-    let listener = UnixListener::bind(socket);
+    let listener = UnixListener::bind(&staged);
     nix::sys::stat::umask(old);
-    let listener = listener.map_err(|e| MasterError::io("cannot listen on", socket, e))?;
-    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))
-        .map_err(|e| MasterError::io("cannot chmod", socket, e))?;
+    let listener = listener.map_err(|e| MasterError::io("cannot listen on", &staged, e))?;
+    let placed = std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| MasterError::io("cannot chmod", &staged, e))
+        .and_then(|()| {
+            std::fs::rename(&staged, socket)
+                .map_err(|e| MasterError::io("cannot put in place the socket", socket, e))
+        });
+    if let Err(err) = placed {
+        let _ = std::fs::remove_file(&staged);
+        return Err(err);
+    }
     Ok(listener)
+}
+
+/// Where [`bind`] makes the socket before it is in place: beside it, named
+/// for this process (no longer than `master.sock`, so a path that fits a
+/// socket address still fits).
+fn staged_path(socket: &Path) -> PathBuf {
+    socket.with_file_name(format!(".{}", std::process::id()))
+}
+
+fn remove_if_there(path: &Path) -> Result<(), MasterError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(MasterError::io("cannot remove stale socket", path, e)),
+    }
 }
 
 /// Runs the master until SIGTERM/SIGINT/SIGHUP, or until its tmux server is
@@ -536,5 +560,30 @@ impl Stream for HelperLines {
                 Err(err) => return this.fail(std::io::Error::other(err.to_string())),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_socket_appears_listening_private_and_replaces_a_stale_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("master.sock");
+        drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+        let listener = bind(&socket).unwrap();
+        let mode = std::fs::metadata(&socket).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let client = std::os::unix::net::UnixStream::connect(&socket);
+        assert!(client.is_ok(), "{client:?}");
+        let (_accepted, _) = listener.accept().await.unwrap();
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("master.sock")]);
     }
 }
