@@ -1,9 +1,9 @@
 //! Follow focus (issue 30), end to end: real tmux, master and helper TUI,
 //! two bash panes with WTA's integration, the scripted test agent and
 //! `[pane] follow_focus = true`. Focusing the other shell makes it the
-//! target (the status line names it) and later turns' cards run there, while
-//! a card proposed before the switch still runs in the pane it was proposed
-//! for. (Focus on the agent pane, a program that is not a shell, and the
+//! target (the status line names it) and later turns' cards run there (and
+//! the agent's terminals split below it), while a card proposed before the
+//! switch still runs in the pane it was proposed for. (Focus on the agent pane, a program that is not a shell, and the
 //! setting off leave the target: `machine::focus` and
 //! `runtime::follow_focus` unit tests.)
 
@@ -11,52 +11,13 @@
 
 mod pane_tui_common;
 
-use pane_tui_common::{Env, Pane, T, integrated_pane_on, integrated_shell};
-use wta_testkit::wait_until;
-
-/// A second integrated bash in the target's tab, not focused; its id once
-/// it announced its integration.
-fn second_shell(pane: &Pane) -> String {
-    let command = integrated_shell(&pane.env, "bash");
-    let id = pane
-        .tmux
-        .tmux(&[
-            "split-window",
-            "-d",
-            "-v",
-            "-t",
-            &pane.shell,
-            "-P",
-            "-F",
-            "#{pane_id}",
-            &command,
-        ])
-        .trim()
-        .to_owned();
-    wait_until("the second shell announces its integration", T, || {
-        pane.tmux
-            .try_tmux(&["show-options", "-p", "-v", "-t", &id, "@wta_integration"])
-            .is_some_and(|v| !v.trim().is_empty())
-    })
-    .unwrap_or_else(|e| panic!("{e}; screen:\n{}", pane.tmux.capture(&id)));
-    id
-}
-
-/// The agent pane's status line (its last line).
-fn status_line(pane: &Pane) -> String {
-    let screen = pane.screen();
-    screen
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .to_owned()
-}
+use pane_tui_common::{Env, Pane, T, integrated_pane_on};
+use wta_testkit::{wait_for_value, wait_until};
 
 fn wait_target(pane: &Pane, target: &str) {
     let want = format!("{target} ");
     wait_until(&format!("the status line names {target}"), T, || {
-        status_line(pane).contains(&want)
+        pane.status_line().contains(&want)
     })
     .unwrap_or_else(|e| panic!("{e}; screen:\n{}", pane.screen()));
 }
@@ -71,7 +32,7 @@ fn the_target_follows_the_focus_and_a_card_stays_with_its_pane() {
     let env = Env::with_config("[pane]\nfollow_focus = true\n");
     let pane = integrated_pane_on(env, "bash", "custom:test");
     let first = pane.shell.clone();
-    let second = second_shell(&pane);
+    let second = pane.split_integrated_shell("bash");
     wait_target(&pane, &first);
     // A card for the first shell, then the focus moves before it is confirmed.
     pane.submit("propose-run echo old-p\"\"ane");
@@ -90,4 +51,29 @@ fn the_target_follows_the_focus_and_a_card_stays_with_its_pane() {
     confirm(&pane);
     pane.tmux.wait_for_text(&second, "new-pane", T);
     assert!(!pane.tmux.capture(&first).contains("new-pane"));
+    // An agent terminal made now goes below the new target, not the old.
+    let tops = |p: &str| pane.tmux.display(p, "#{pane_top} #{pane_left}");
+    let before: Vec<String> = panes(&pane);
+    pane.submit(r#"terminal-ops {"create": {"command": "echo term-here; exec sleep 30"}, "ops": ["output"]}"#);
+    let made = wait_for_value("the agent's terminal pane", T, || {
+        panes(&pane).into_iter().find(|p| !before.contains(p))
+    })
+    .unwrap();
+    pane.tmux.wait_for_text(&made, "term-here", T);
+    let (made_at, second_at) = (tops(&made), tops(&second));
+    let top = |at: &str| at.split(' ').next().unwrap().parse::<u32>().unwrap();
+    let left = |at: &str| at.split(' ').nth(1).unwrap().to_owned();
+    assert!(
+        top(&made_at) > top(&second_at) && left(&made_at) == left(&second_at),
+        "the terminal {made} (top, left: {made_at}) goes below the new target {second} ({second_at})"
+    );
+}
+
+/// The ids of the panes of the agent pane's window.
+fn panes(pane: &Pane) -> Vec<String> {
+    pane.tmux
+        .tmux(&["list-panes", "-t", &pane.pane, "-F", "#{pane_id}"])
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }

@@ -31,10 +31,12 @@ impl Runtime {
         });
     }
 
-    /// Later turns go to `pane`; its watcher starts now so its prompt
+    /// Later turns and terminals go to `pane`; its watcher starts now so its prompt
     /// state is known when a card for it is confirmed.
     pub(super) fn retarget(&mut self, pane: PaneId) {
         self.config.target_pane = Some(pane.clone());
+        // The agent's terminals made from now on go beside the new target.
+        self.terminals.retarget(pane.clone());
         if let Some(executor) = self.cards.executor() {
             tokio::spawn(async move {
                 if let Err(err) = executor.watch(&pane).await {

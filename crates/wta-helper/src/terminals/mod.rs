@@ -64,7 +64,8 @@ pub type TermError = (i32, String);
 pub struct TerminalsConfig {
     /// The `wta` binary (it runs `terminal-exec` and `pipe-sink`).
     pub exe: PathBuf,
-    /// The shell pane the agent works on (splits go below it).
+    /// The shell pane the agent works on at start (splits go below it;
+    /// [`Terminals::retarget`] moves it).
     pub target_pane: Option<PaneId>,
     /// Sessions' default directory.
     pub cwd: PathBuf,
@@ -225,6 +226,8 @@ struct Table {
     agents: std::collections::HashMap<SessionId, String>,
     /// Sessions ended: a terminal made for one after its end is ended too.
     ended: std::collections::HashSet<SessionId>,
+    /// The shell pane terminals are placed by now (follow focus moves it).
+    target: Option<PaneId>,
 }
 
 /// What a terminal window is named for when its session's agent is unknown.
@@ -243,12 +246,30 @@ impl Terminals {
         host: Option<TmuxHost>,
         events: mpsc::UnboundedSender<Input>,
     ) -> Self {
+        let table = Table {
+            target: config.target_pane.clone(),
+            ..Table::default()
+        };
         Self {
             config,
             host,
             events,
-            table: Mutex::new(Table::default()),
+            table: Mutex::new(table),
             placing: Arc::new(Mutex::new(())),
+        }
+    }
+
+    /// Later terminals are placed by `pane` (the agent's target moved with
+    /// the focus); those already made stay where they are.
+    pub fn retarget(&self, pane: PaneId) {
+        self.lock().target = Some(pane);
+    }
+
+    /// Where a terminal made now goes, with `placement`'s setting.
+    fn place(&self, placement: Placement) -> pane::Place {
+        match (self.lock().target.clone(), placement) {
+            (Some(target), Placement::Split) => pane::Place::Below(target),
+            (target, _) => pane::Place::Window { target },
         }
     }
 
@@ -295,12 +316,7 @@ impl Terminals {
             (format!("term-{}", table.next), agent)
         };
         let settings = self.settings();
-        let placement = match (&self.config.target_pane, settings.placement) {
-            (Some(target), Placement::Split) => pane::Place::Below(target.clone()),
-            (target, _) => pane::Place::Window {
-                target: target.clone(),
-            },
-        };
+        let placement = self.place(settings.placement);
         let opened = match &self.host {
             Some(host) => {
                 let open = pane::Open {
@@ -475,5 +491,37 @@ impl Terminals {
         for term in terms {
             self.end(&term).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminals_go_by_the_target_it_moved_to() {
+        let config = TerminalsConfig {
+            exe: PathBuf::from("wta"),
+            target_pane: Some(PaneId::from_number(1)),
+            cwd: PathBuf::from("/"),
+            dir: PathBuf::from("/nonexistent"),
+            config_file: None,
+        };
+        let (events, _rx) = mpsc::unbounded_channel();
+        let terminals = Terminals::new(config, None, events);
+        let first = PaneId::from_number(1);
+        assert_eq!(terminals.place(Placement::Split), pane::Place::Below(first));
+        let moved = PaneId::from_number(5);
+        terminals.retarget(moved.clone());
+        assert_eq!(
+            terminals.place(Placement::Split),
+            pane::Place::Below(moved.clone())
+        );
+        assert_eq!(
+            terminals.place(Placement::Window),
+            pane::Place::Window {
+                target: Some(moved)
+            }
+        );
     }
 }
