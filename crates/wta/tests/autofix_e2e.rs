@@ -12,34 +12,12 @@ mod pane_tui_common;
 
 use pane_tui_common::{
     Env, Pane, T, WTA, integrated_pane_for, integrated_pane_in, integrated_pane_on,
-    integrated_shell,
 };
 use wta_testkit::wait_until;
 
 /// A second integrated shell in the agent pane's tab, below the target.
 fn second_shell(pane: &Pane, shell: &str) -> String {
-    let command = integrated_shell(&pane.env, shell);
-    let other = pane
-        .tmux
-        .tmux(&[
-            "split-window",
-            "-v",
-            "-d",
-            "-t",
-            &pane.shell,
-            "-P",
-            "-F",
-            "#{pane_id}",
-            &command,
-        ])
-        .trim()
-        .to_owned();
-    wait_until("the second shell announces its integration", T, || {
-        pane.tmux
-            .try_tmux(&["show-options", "-p", "-v", "-t", &other, "@wta_integration"])
-            .is_some_and(|v| !v.trim().is_empty())
-    })
-    .unwrap();
+    let other = pane.split_integrated_shell(shell);
     // The agent pane follows it once its tab scan saw it (the pipe is on).
     wait_until("the agent pane to follow the second shell", T, || {
         pane.tmux.display(&other, "#{pane_pipe}") == "1"

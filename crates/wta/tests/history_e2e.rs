@@ -8,38 +8,15 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod history_common;
 mod pane_tui_common;
 
 use std::os::unix::fs::MetadataExt;
 
-use pane_tui_common::{Pane, T, integrated_pane_in};
+use history_common::{entries, history};
+use pane_tui_common::{T, integrated_pane_in};
 use serde_json::Value;
 use wta_testkit::wait_for_value;
-
-/// `wta history ARGS` as this test's user; stdout, asserting success.
-fn history(pane: &Pane, args: &[&str]) -> String {
-    let out = pane
-        .env
-        .command()
-        .arg("history")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn entries(pane: &Pane, args: &[&str]) -> Vec<Value> {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    let doc: Value = serde_json::from_str(&history(pane, &all)).unwrap();
-    assert_eq!(doc["schema_version"], 2, "{doc}");
-    doc["entries"].as_array().unwrap().clone()
-}
 
 #[test]
 fn a_confirmed_and_a_cancelled_card_are_listed_with_their_results() {

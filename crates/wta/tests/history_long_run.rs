@@ -10,47 +10,26 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod history_common;
 mod pane_tui_common;
 
+use history_common::{entries, history};
 use pane_tui_common::{Env, Pane, T, integrated_pane_on};
 use serde_json::Value;
 use wta_testkit::wait_for_value;
 
 const CONFIG: &str = "[execution]\ntimeout_secs = 1\n";
 
-/// `wta history ARGS` as this test's user; stdout, asserting success.
-fn history(pane: &Pane, args: &[&str]) -> String {
-    let out = pane
-        .env
-        .command()
-        .arg("history")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn entries(pane: &Pane) -> Vec<Value> {
-    let doc: Value = serde_json::from_str(&history(pane, &["--json"])).unwrap();
-    assert_eq!(doc["schema_version"], 2, "{doc}");
-    doc["entries"].as_array().unwrap().clone()
-}
-
 /// The only entry, once its first action's `result` is `want`.
 fn entry_with_result(pane: &Pane, want: &str) -> Value {
     wait_for_value(&format!("the history's entry is {want}"), T, || {
-        let listed = entries(pane);
+        let listed = entries(pane, &[]);
         match listed.as_slice() {
             [one] if one["actions"][0]["result"] == want => Some(one.clone()),
             _ => None,
         }
     })
-    .unwrap_or_else(|e| panic!("{e}; history: {:?}", entries(pane)))
+    .unwrap_or_else(|e| panic!("{e}; history: {:?}", entries(pane, &[])))
 }
 
 #[test]

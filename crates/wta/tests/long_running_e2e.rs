@@ -20,23 +20,12 @@ fn pane() -> Pane {
     integrated_pane_on(Env::with_config(CONFIG), "bash", "custom:test")
 }
 
-/// The status line (the pane's last line that is not the prompt's).
-fn status_line(pane: &Pane) -> String {
-    let screen = pane.screen();
-    screen
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .to_owned()
-}
-
 /// Waits until the status line shows `▶ <command>` with an elapsed time.
 fn wait_running(pane: &Pane, command: &str) -> String {
     let want = format!("▶ {command}");
     let mut seen = String::new();
     wait_until(&format!("{want:?} on the status line"), T, || {
-        seen = status_line(pane);
+        seen = pane.status_line();
         seen.contains(&want) && seen.contains(" · ")
     })
     .unwrap_or_else(|e| panic!("{e}; screen:\n{}", pane.screen()));
@@ -46,7 +35,7 @@ fn wait_running(pane: &Pane, command: &str) -> String {
 /// Waits until no command shows as running.
 fn wait_not_running(pane: &Pane) {
     wait_until("no ▶ on the status line", T, || {
-        !status_line(pane).contains('▶')
+        !pane.status_line().contains('▶')
     })
     .unwrap_or_else(|e| panic!("{e}; screen:\n{}", pane.screen()));
 }

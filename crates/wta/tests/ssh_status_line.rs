@@ -17,16 +17,6 @@ use std::os::unix::fs::PermissionsExt;
 use pane_tui_common::{T, integrated_pane_in};
 use wta_testkit::{wait_for_value, wait_until};
 
-/// The agent pane's status line: its last non-empty row.
-fn status_line(screen: &str) -> String {
-    screen
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .to_owned()
-}
-
 #[test]
 fn the_status_line_says_while_a_plain_ssh_runs_in_the_target_pane() {
     let pane = integrated_pane_in("bash");
@@ -34,7 +24,7 @@ fn the_status_line_says_while_a_plain_ssh_runs_in_the_target_pane() {
         pane.tmux.display(&pane.shell, "#{pane_pipe}") == "1"
     })
     .unwrap();
-    let before = status_line(&pane.screen());
+    let before = pane.status_line();
     assert!(!before.contains('⚠'), "{before}");
 
     let bin = pane.env.path("fake-ssh-bin");
@@ -56,7 +46,7 @@ fn the_status_line_says_while_a_plain_ssh_runs_in_the_target_pane() {
         .tmux(&["resize-pane", "-t", &pane.pane, "-x", "100"]);
     let long = format!("{} ⚠ ssh: not followed", pane.shell);
     wait_for_value("the status line names the plain ssh", T, || {
-        let line = status_line(&pane.screen());
+        let line = pane.status_line();
         line.contains(&long).then_some(line)
     })
     .unwrap_or_else(|e| panic!("{e}; agent pane:\n{}", pane.screen()));
@@ -64,7 +54,7 @@ fn the_status_line_says_while_a_plain_ssh_runs_in_the_target_pane() {
     pane.tmux
         .tmux(&["resize-pane", "-t", &pane.pane, "-x", "40"]);
     wait_for_value("a shorter form in a narrow pane", T, || {
-        let line = status_line(&pane.screen());
+        let line = pane.status_line();
         (line.contains("⚠ ssh") && !line.contains("not followed")).then_some(line)
     })
     .unwrap_or_else(|e| panic!("{e}; agent pane:\n{}", pane.screen()));
@@ -77,7 +67,7 @@ fn the_status_line_says_while_a_plain_ssh_runs_in_the_target_pane() {
         .wait_for_text(&pane.shell, "connection to build-box closed", T);
     // (Back at 100 columns: the pane and its cwd fit again.)
     wait_for_value("the warning leaves the status line", T, || {
-        let line = status_line(&pane.screen());
+        let line = pane.status_line();
         (!line.contains('⚠') && line.contains(&format!("{} /", pane.shell))).then_some(line)
     })
     .unwrap_or_else(|e| panic!("{e}; agent pane:\n{}", pane.screen()));

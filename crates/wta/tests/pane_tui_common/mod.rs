@@ -310,4 +310,42 @@ impl Pane {
     pub fn shell_screen(&self) -> String {
         self.tmux.capture(&self.shell)
     }
+
+    /// The agent pane's status line: its last non-empty row.
+    pub fn status_line(&self) -> String {
+        self.screen()
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .to_owned()
+    }
+
+    /// Splits the shell pane (below it, not focused) with another `shell`
+    /// with WTA's integration; returns its pane id once it announced it.
+    pub fn split_integrated_shell(&self, shell: &str) -> String {
+        let command = integrated_shell(&self.env, shell);
+        let id = self
+            .tmux
+            .tmux(&[
+                "split-window",
+                "-d",
+                "-v",
+                "-t",
+                &self.shell,
+                "-P",
+                "-F",
+                "#{pane_id}",
+                &command,
+            ])
+            .trim()
+            .to_owned();
+        wait_until("the second shell announces its integration", T, || {
+            self.tmux
+                .try_tmux(&["show-options", "-p", "-v", "-t", &id, "@wta_integration"])
+                .is_some_and(|v| !v.trim().is_empty())
+        })
+        .unwrap_or_else(|e| panic!("{e}; screen:\n{}", self.tmux.capture(&id)));
+        id
+    }
 }
