@@ -45,22 +45,12 @@ mod latency_common;
 use std::process::ExitCode;
 
 use latency_common::{Rig, Stages};
-use wta_testkit::bench::{Budgets, Mode};
+use wta_testkit::bench::Budgets;
 
 const BUDGET_MS: f64 = 5.0;
 
 fn main() -> ExitCode {
-    if let Some(code) = latency_common::sink_main() {
-        return code;
-    }
-    let mode = Mode::from_env();
-    let stages = Stages::install();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(bench(stages, Budgets::new("execution_latency", mode)))
+    latency_common::main("execution_latency", bench)
 }
 
 async fn bench(stages: Stages, mut budgets: Budgets) -> ExitCode {

@@ -34,24 +34,14 @@ use std::process::ExitCode;
 
 use latency_common::{Rig, Samples, Stages, T, median_of};
 use ssh_common::{HOST, Sshd};
-use wta_testkit::bench::{Budgets, Mode};
+use wta_testkit::bench::Budgets;
 use wta_testkit::wait_until;
 
 /// How much slower than the local shell the remote one may be (median, ms).
 const BUDGET_MS: f64 = 5.0;
 
 fn main() -> ExitCode {
-    if let Some(code) = latency_common::sink_main() {
-        return code;
-    }
-    let mode = Mode::from_env();
-    let stages = Stages::install();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(bench(stages, Budgets::new("ssh_latency", mode)))
+    latency_common::main("ssh_latency", bench)
 }
 
 fn quote(s: &str) -> String {

@@ -5,8 +5,8 @@
 //! the time goes.
 //!
 //! - [`Rig`]: one executor (the helper's) following panes of a private tmux
-//!   server, its pipe-pane sink being this bench binary re-run
-//!   ([`sink_main`]), which stamps each read holding a `D` mark; a live
+//!   server, its pipe-pane sink being this bench binary re-run (`sink_main`,
+//!   from [`main`]), which stamps each read holding a `D` mark; a live
 //!   proposal socket under a private runtime dir.
 //! - [`Rig::measure`]: `runs` confirmed cards in a pane, each the whole
 //!   path (a fresh turn's channel, the CLI sending the proposal, the card
@@ -39,6 +39,7 @@ use wta_protocol::{
     ExecutionStatus, FinalStatus, PaneId, ProposalId, ResponseLine, ValidationStatus,
 };
 use wta_shell::{ScriptSource, State, TrackerConfig, WatchOptions, gated_command};
+use wta_testkit::bench::{Budgets, Mode};
 use wta_testkit::{TmuxServer, wait_until};
 
 const SINK_ENV: &str = "WTA_BENCH_SINK_SOCKET";
@@ -81,8 +82,30 @@ impl<R: std::io::Read> std::io::Read for Stamping<R> {
     }
 }
 
+/// A latency bench's `main`: the pane's sink when this process was
+/// started as one, else `bench` with the trace stages installed and budgets
+/// named `name` (quick or full, from the environment), on a 2-worker
+/// runtime like the helper's.
+pub fn main<F, Fut>(name: &str, bench: F) -> ExitCode
+where
+    F: FnOnce(Stages, Budgets) -> Fut,
+    Fut: std::future::Future<Output = ExitCode>,
+{
+    if let Some(code) = sink_main() {
+        return code;
+    }
+    let mode = Mode::from_env();
+    let stages = Stages::install();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(bench(stages, Budgets::new(name, mode)))
+}
+
 /// When this process was started as a pane's sink: runs it, and says so.
-pub fn sink_main() -> Option<ExitCode> {
+fn sink_main() -> Option<ExitCode> {
     let socket = std::env::var(SINK_ENV).ok()?;
     let stamps = std::env::var(STAMPS_ENV).unwrap();
     let stamps = std::fs::OpenOptions::new()
