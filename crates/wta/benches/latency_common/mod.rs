@@ -86,7 +86,7 @@ impl<R: std::io::Read> std::io::Read for Stamping<R> {
 /// started as one, else `bench` with the trace stages installed and budgets
 /// named `name` (quick or full, from the environment), on a 2-worker
 /// runtime like the helper's.
-pub fn main<F, Fut>(name: &str, bench: F) -> ExitCode
+pub fn main<F, Fut>(name: &'static str, bench: F) -> ExitCode
 where
     F: FnOnce(Stages, Budgets) -> Fut,
     Fut: std::future::Future<Output = ExitCode>,
