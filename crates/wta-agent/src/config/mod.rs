@@ -22,6 +22,8 @@ mod near;
 mod problem;
 mod schema;
 #[cfg(test)]
+mod schema_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;
