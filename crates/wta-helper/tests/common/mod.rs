@@ -1,9 +1,11 @@
-//! Setup shared by the executor tests on real tmux (`executor_tmux`,
+//! Setup shared by the executor tests on real tmux (`executor_tmux`, `executor_open`,
 //! `executor_results`): an executor over a private server whose pipe-pane
 //! sink is the `wta-helper-test-sink` helper program, and card-building
 //! shorthands.
 
 #![allow(dead_code)] // each test binary uses its own part of it
+
+pub mod rig;
 
 use std::path::PathBuf;
 use std::sync::Arc;
