@@ -64,12 +64,20 @@ fn rig() -> Rig {
 impl Rig {
     /// The pane's cwd, once its process has started (tmux reads it from
     /// `/proc`, empty until then).
-    fn cwd(&self, pane: &PaneId) -> PathBuf {
-        wta_testkit::wait_for_value("the pane's cwd", std::time::Duration::from_secs(10), || {
-            let cwd = self.host.pane(pane).ok()?.cwd;
-            (!cwd.as_os_str().is_empty()).then_some(cwd)
-        })
-        .unwrap()
+    /// The pane's cwd once it is `want`, else the last one read (for the
+    /// assertion to show). Right after the pane starts, tmux may read its
+    /// process's directory before the process changed to `want` (the
+    /// server's own directory then).
+    fn cwd(&self, pane: &PaneId, want: &Path) -> PathBuf {
+        let mut last = PathBuf::new();
+        let _ =
+            wta_testkit::wait_until("the pane's cwd", std::time::Duration::from_secs(10), || {
+                if let Ok(info) = self.host.pane(pane) {
+                    last = info.cwd;
+                }
+                last == want
+            });
+        last
     }
 
     /// A directory whose name is `text` (slashes, which cannot be in a name, become `_`).
@@ -113,7 +121,7 @@ fn round_trips(r: &Rig, name: &str, n: usize) -> Result<(), TestCaseError> {
     let windows = r.host.list_windows(None).unwrap();
     let window = windows.iter().find(|w| w.id == tab.window).unwrap();
     prop_assert_eq!(&window.name, name);
-    prop_assert_eq!(&r.cwd(&tab.id), &dir);
+    prop_assert_eq!(&r.cwd(&tab.id, &dir), &dir);
 
     let panel = r
         .host
@@ -131,7 +139,7 @@ fn round_trips(r: &Rig, name: &str, n: usize) -> Result<(), TestCaseError> {
     r.host.set_title(&panel.id, name).unwrap();
     let panel = r.host.pane(&panel.id).unwrap();
     prop_assert_eq!(&panel.title, name);
-    prop_assert_eq!(&r.cwd(&panel.id), &dir);
+    prop_assert_eq!(&r.cwd(&panel.id, &dir), &dir);
 
     // Unique per case (tmux refuses a duplicate); `:`, `.` and `\` are refused
     // by design (tmux would change them).
@@ -149,7 +157,7 @@ fn round_trips(r: &Rig, name: &str, n: usize) -> Result<(), TestCaseError> {
     let found = r.host.session_named(&session_name).unwrap();
     prop_assert_eq!(found.map(|s| s.id), Some(first.session.clone()));
     prop_assert_eq!(&first.session_name, &session_name);
-    prop_assert_eq!(&r.cwd(&first.id), &dir);
+    prop_assert_eq!(&r.cwd(&first.id, &dir), &dir);
     Ok(())
 }
 
