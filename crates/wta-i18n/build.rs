@@ -20,7 +20,10 @@ type Texts = BTreeMap<String, String>;
 
 fn main() {
     println!("cargo:rerun-if-changed=locales");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("locales");
+    // Read when the script runs (cargo sets it then), not baked in when it
+    // was compiled: one compiled script can serve checkouts at other paths.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let root = Path::new(&manifest).join("locales");
     let catalogs = match read_catalogs(&root) {
         Ok(catalogs) => catalogs,
         Err(message) => panic!("wta-i18n locales: {message}"),
