@@ -44,6 +44,14 @@ fn main() -> ExitCode {
     latency_common::main("ssh_latency", bench)
 }
 
+/// Whether `pane`'s followed shell is the remote one (`wta ssh`'s host),
+/// as the watcher names it.
+fn followed_remotely(server: &wta_testkit::TmuxServer, pane: &str) -> bool {
+    server
+        .try_tmux(&["show-options", "-p", "-v", "-t", pane, "@wta_remote_shell"])
+        .is_some_and(|v| v.contains("\"host\":\"lab\""))
+}
+
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
@@ -72,16 +80,7 @@ async fn bench(stages: Stages, mut budgets: Budgets) -> ExitCode {
     );
     rig.server.type_line(remote.as_str(), &line);
     wait_until("the watcher follows the remote shell", T, || {
-        rig.server
-            .try_tmux(&[
-                "show-options",
-                "-p",
-                "-v",
-                "-t",
-                remote.as_str(),
-                "@wta_remote_shell",
-            ])
-            .is_some_and(|v| v.contains("\"host\":\"lab\""))
+        followed_remotely(&rig.server, remote.as_str())
     })
     .unwrap_or_else(|e| {
         panic!(
@@ -107,16 +106,7 @@ async fn bench(stages: Stages, mut budgets: Budgets) -> ExitCode {
     );
     // Every remote run really went through the hop: still followed there.
     assert!(
-        rig.server
-            .try_tmux(&[
-                "show-options",
-                "-p",
-                "-v",
-                "-t",
-                remote.as_str(),
-                "@wta_remote_shell"
-            ])
-            .is_some_and(|v| v.contains("lab")),
+        followed_remotely(&rig.server, remote.as_str()),
         "the remote shell is still the one followed"
     );
 
