@@ -174,15 +174,19 @@ fn right(state: &AppState) -> Vec<Segment> {
     if !state.yolo.on {
         segments.push(yolo);
     }
+    // The target: its pane and cwd, then a shorter cwd, then the pane
+    // alone, so the pane cards run in stays named on a crowded line.
     if let Some(target) = state.target.as_ref().filter(|_| plain_target) {
-        let mut spans = vec![Span::styled(target.pane.clone(), theme::accent())];
-        if let Some(cwd) = &target.cwd {
-            spans.push(Span::styled(
-                format!(" {}", shorten_path(cwd, 28)),
-                theme::dim(),
-            ));
-        }
-        segments.push(vec![spans]);
+        let pane = || Span::styled(target.pane.clone(), theme::accent());
+        let mut forms: Segment = target
+            .cwd
+            .iter()
+            .flat_map(|cwd| [28, 14].map(|max| shorten_path(cwd, max)))
+            .map(|cwd| vec![pane(), Span::styled(format!(" {cwd}"), theme::dim())])
+            .collect();
+        forms.dedup_by(|a, b| spans_width(a) == spans_width(b));
+        forms.push(vec![pane()]);
+        segments.push(forms);
     }
     if let Some(usage) = &state.usage {
         segments.push(vec![vec![Span::styled(usage_text(usage), theme::dim())]]);

@@ -303,6 +303,31 @@ fn yolo_state_outranks_the_target_pane_in_a_crowded_status_line() {
     }
 }
 
+/// Where the line is crowded the target's cwd shortens, then goes, but the
+/// pane cards run in stays named (a long checkout path once hid it).
+#[test]
+fn the_target_pane_stays_named_when_its_cwd_does_not_fit() {
+    let cwd = "/check/a/very/long/checkout/path/work/main/crates/wta";
+    for width in [80, 72, 64] {
+        let mut f = Fixture::ready();
+        f.domain(DomainEvent::TargetPane {
+            pane: "%12".into(),
+            cwd: Some(cwd.into()),
+        });
+        f.prompt("clean");
+        f.domain(DomainEvent::PermissionRequest(permission(
+            1,
+            "Run",
+            "cargo clean",
+        )));
+        let screen = f.render(width, 10);
+        let status = screen.lines().last().unwrap();
+        assert!(status.contains("Waiting for you: permission"), "{status}");
+        assert!(status.contains("%12"), "{width} columns: {status}");
+        assert!(status.contains("yolo off"), "{width} columns: {status}");
+    }
+}
+
 #[test]
 fn a_message_typed_during_a_turn_waits_above_the_prompt() {
     let mut f = Fixture::ready();
