@@ -19,6 +19,9 @@ impl Machine {
             Effect::SendPrompt(text) => self.send_prompt(text, out),
             Effect::Cancel => self.cancel_turn(out),
             Effect::NewSession => {
+                // As for /restart: a prompt typed before the new session
+                // opens waits for it, not going to the session that ends.
+                out.event(DomainEvent::Connection(ConnectionState::Connecting));
                 self.abandon_turn(out);
                 self.reset_session_yolo(out);
                 self.open_session(None, false, out);

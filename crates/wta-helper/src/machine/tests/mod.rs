@@ -382,6 +382,28 @@ fn a_new_session_ends_the_turn_and_closes_the_old_session() {
     assert!(step(&mut m, finished("s1", AcpStop::Cancelled), t0()).is_empty());
 }
 
+/// A prompt typed while `/new` opens its session waits for it and goes
+/// there: sent to the session that ends, its turn was cancelled unseen.
+#[test]
+fn a_prompt_typed_while_a_new_session_opens_goes_to_the_new_session() {
+    let (mut m, _) = ready();
+    submit(&mut m, "/new");
+    let early = submit(&mut m, "after new");
+    assert!(
+        !early.iter().any(|c| matches!(c, Command::Prompt { .. })),
+        "nothing goes to the old session: {early:?}"
+    );
+    let commands = step(&mut m, opened("s2", json!({})), t0());
+    assert!(
+        commands.contains(&Command::Prompt {
+            session: sid("s2"),
+            text: "after new".into()
+        }),
+        "{commands:?}"
+    );
+    assert!(m.app.transcript.turn_running());
+}
+
 // Sessions that die with their agent ------------------------------------
 
 #[test]
