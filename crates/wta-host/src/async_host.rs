@@ -70,11 +70,21 @@ pub enum PrivateKey {
     Insert,
     /// Put back what the user had typed before a hand-off.
     Restore,
+    /// Run the command that follows the key as hex digits ended by `.`
+    /// ([`AsyncHost::press_with_payload`]): the hand-off for a shell WTA
+    /// cannot write a file for (over `wta ssh`). The shell's function reads
+    /// the digits itself, so no key map, locale or `!` changes the line.
+    RunHex,
 }
 
 impl PrivateKey {
     /// Every private key.
-    pub const ALL: [PrivateKey; 3] = [PrivateKey::Run, PrivateKey::Insert, PrivateKey::Restore];
+    pub const ALL: [PrivateKey; 4] = [
+        PrivateKey::Run,
+        PrivateKey::Insert,
+        PrivateKey::Restore,
+        PrivateKey::RunHex,
+    ];
 
     /// The bytes the key sends (`ESC [ 1777n ~`).
     pub const fn sequence(self) -> &'static str {
@@ -82,6 +92,7 @@ impl PrivateKey {
             PrivateKey::Run => "\x1b[17777~",
             PrivateKey::Insert => "\x1b[17776~",
             PrivateKey::Restore => "\x1b[17775~",
+            PrivateKey::RunHex => "\x1b[17774~",
         }
     }
 }
@@ -105,6 +116,7 @@ impl Key {
             Key::Private(PrivateKey::Run) => "handoff-run",
             Key::Private(PrivateKey::Insert) => "handoff-insert",
             Key::Private(PrivateKey::Restore) => "handoff-restore",
+            Key::Private(PrivateKey::RunHex) => "handoff-run-hex",
             named => named.tmux_name().unwrap_or_default(),
         }
     }
@@ -167,6 +179,30 @@ pub trait AsyncHost: Send + Sync + 'static {
         text: &'a str,
         typing: Typing,
     ) -> HostFuture<'a, ()>;
+
+    /// Presses the private `key` and then types `payload` as plain keys
+    /// (never pasted: a bracketed paste would wrap it in its own marks), in
+    /// one host call. The payload is what the shell's function for the key
+    /// reads ([`PrivateKey::RunHex`]): printable ASCII only
+    /// ([`check_payload`]).
+    fn press_with_payload<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        key: PrivateKey,
+        payload: &'a str,
+    ) -> HostFuture<'a, ()>;
+}
+
+/// A private key's payload is printable ASCII, so it reaches the shell's
+/// function byte for byte, whatever the terminal's encoding.
+pub fn check_payload(payload: &str) -> Result<(), HostError> {
+    match payload.bytes().position(|b| !b.is_ascii_graphic()) {
+        Some(at) => Err(HostError::InvalidArgument(format!(
+            "refusing a key payload with byte {:#04x} at {at}: only printable ASCII is sent after a private key",
+            payload.as_bytes()[at]
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Text may be typed only when every character shows as itself: no control

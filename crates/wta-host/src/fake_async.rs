@@ -4,8 +4,10 @@
 
 use wta_protocol::PaneId;
 
-use crate::async_host::{check_option_name, check_typed_text};
-use crate::{AsyncHost, FakeHost, HostError, HostFuture, Key, PaneProbe, TerminalHost, Typing};
+use crate::async_host::{check_option_name, check_payload, check_typed_text};
+use crate::{
+    AsyncHost, FakeHost, HostError, HostFuture, Key, PaneProbe, PrivateKey, TerminalHost, Typing,
+};
 
 impl AsyncHost for FakeHost {
     fn probe<'a>(&'a self, pane: &'a PaneId, options: &'a [&'a str]) -> HostFuture<'a, PaneProbe> {
@@ -117,6 +119,21 @@ impl AsyncHost for FakeHost {
                     if typing.enter { " enter" } else { "" }
                 ));
             });
+            Ok(())
+        })
+    }
+
+    fn press_with_payload<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        key: PrivateKey,
+        payload: &'a str,
+    ) -> HostFuture<'a, ()> {
+        Box::pin(async move {
+            check_payload(payload)?;
+            self.check_pane(pane)?;
+            let label = Key::Private(key).label();
+            self.with(|w| w.log.push(format!("keys {pane} {label} {payload}")));
             Ok(())
         })
     }

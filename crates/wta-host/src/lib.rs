@@ -20,7 +20,9 @@ mod process;
 mod quote;
 pub mod tmux;
 
-pub use async_host::{AsyncHost, HostFuture, Key, PaneProbe, PrivateKey, Typing, check_typed_text};
+pub use async_host::{
+    AsyncHost, HostFuture, Key, PaneProbe, PrivateKey, Typing, check_payload, check_typed_text,
+};
 pub use error::HostError;
 pub use fake::FakeHost;
 pub use host::TerminalHost;

@@ -5,8 +5,8 @@
 use wta_protocol::PaneId;
 
 use super::{Cmd, TmuxHost, unique_name};
-use crate::async_host::{check_option_name, check_typed_text};
-use crate::{AsyncHost, HostError, HostFuture, Key, PaneProbe, Typing, sh_quote};
+use crate::async_host::{check_option_name, check_payload, check_typed_text};
+use crate::{AsyncHost, HostError, HostFuture, Key, PaneProbe, PrivateKey, Typing, sh_quote};
 
 /// Fields of a probe before the options, `\x1f`-separated.
 const PROBE_FORMAT: &str = "#{pane_width}\x1f#{pane_pid}\x1f#{pane_current_command}\x1f#{pane_dead}\x1f#{pane_dead_status}\x1f#{pane_in_mode}\x1f#{alternate_on}\x1f#{pane_pipe}";
@@ -263,6 +263,34 @@ impl AsyncHost for TmuxHost {
             Ok(())
         })
     }
+
+    fn press_with_payload<'a>(
+        &'a self,
+        pane: &'a PaneId,
+        key: PrivateKey,
+        payload: &'a str,
+    ) -> HostFuture<'a, ()> {
+        Box::pin(async move {
+            self.run_async(&payload_cmd(pane, key, payload)?)
+                .await
+                .map(drop)
+        })
+    }
+}
+
+/// [`press_cmd`] of the private `key`, then `payload` as literal keys in
+/// pieces of at most [`KEYS_MAX`] bytes, all in one command.
+pub(super) fn payload_cmd(pane: &PaneId, key: PrivateKey, payload: &str) -> Result<Cmd, HostError> {
+    check_payload(payload)?;
+    let mut cmd = press_cmd(pane, &[Key::Private(key)]);
+    for piece in chunks(payload, KEYS_MAX) {
+        cmd = cmd
+            .then("send-keys")
+            .opt("-t", pane.as_str())
+            .flag("-l")
+            .arg(piece);
+    }
+    Ok(cmd)
 }
 
 /// `send-keys` of `keys`, in order, one command each: named keys by name,
@@ -371,6 +399,43 @@ mod tests {
             cmds.iter()
                 .all(|c| c.argv().map(str::len).sum::<usize>() < 16 * 1024)
         );
+    }
+
+    /// A key's payload follows it as literal keys, never as a paste (the
+    /// shell's function would read a bracketed paste's marks as its own).
+    #[test]
+    fn a_payload_follows_its_key_as_literal_keys_in_one_command() {
+        let pane = PaneId::from_number(3);
+        let argv: Vec<String> = payload_cmd(&pane, PrivateKey::RunHex, "6c73.")
+            .unwrap()
+            .argv()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            argv.join(" "),
+            "copy-mode -q -t %3 ; send-keys -t %3 -H -- 1b 5b 31 37 37 37 34 7e ; send-keys -t %3 -l -- 6c73."
+        );
+        let long = "ab".repeat(5000) + ".";
+        let cmd = payload_cmd(&pane, PrivateKey::RunHex, &long).unwrap();
+        let pieces: Vec<&str> = cmd
+            .argv()
+            .collect::<Vec<_>>()
+            .split(|a| *a == ";")
+            .skip(2)
+            .map(|c| *c.last().unwrap())
+            .collect();
+        assert_eq!(pieces.concat(), long);
+        assert!(
+            pieces.iter().all(|p| p.len() <= KEYS_MAX),
+            "{}",
+            pieces.len()
+        );
+        for bad in ["6c 73", "日本", "6c\n", "a\x1bb"] {
+            assert!(
+                payload_cmd(&pane, PrivateKey::RunHex, bad).is_err(),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]
