@@ -48,26 +48,51 @@ __wta_urlencode() {
   done
   REPLY=$out
 }
-# The hand-off: the confirmed command replaces the line; what was typed waits
-# in __wta_kept. With no command waiting the line is emptied, so the Run key's
-# accept runs nothing.
-__wta_take() {
-  local line=
+# $1 replaces the line; what was typed waits in __wta_kept.
+__wta_put() {
   if [[ -n ${READLINE_LINE-} ]]; then
     __wta_kept=$READLINE_LINE
     __wta_kept_point=$READLINE_POINT
   fi
+  READLINE_LINE=$1
+  READLINE_POINT=${#1}
+}
+# The hand-off: the confirmed command from the inbox replaces the line. With
+# no command waiting the line is emptied, so the Run key's accept runs nothing.
+__wta_take() {
+  local line=
   if [[ -f $__wta_inbox ]]; then
     IFS= read -r -d '' line < "$__wta_inbox"
     command rm -f -- "$__wta_inbox"
   fi
-  READLINE_LINE=$line
-  READLINE_POINT=${#line}
+  __wta_put "$line"
 }
-# Run: the same, and this line is read with history expansion off.
+# This line is read with history expansion off (precmd turns it back on).
+__wta_noexpand() {
+  if [[ $- == *H* ]]; then set +H; __wta_histexpand=1; fi
+}
+# Run: the same, with history expansion off.
 __wta_take_run() {
   __wta_take
-  if [[ $- == *H* ]]; then set +H; __wta_histexpand=1; fi
+  __wta_noexpand
+}
+# Run over wta ssh (no inbox there): the command follows the key as hex
+# digits up to a `.`, read here, unechoed, never by the line editor. Digits
+# that are not whole bytes put nothing on the line.
+__wta_take_hex() {
+  local hex
+  IFS= read -rs -d . hex
+  __wta_unhex "$hex"
+  __wta_put "$REPLY"
+  __wta_noexpand
+}
+# The bytes the hex digits $1 spell, in REPLY.
+__wta_unhex() {
+  local LC_ALL=C esc= i
+  REPLY=
+  [[ $1 =~ ^([0-9a-f][0-9a-f])*$ ]] || return
+  for (( i = 0; i < ${#1}; i += 2 )); do esc+=\\x${1:i:2}; done
+  printf -v REPLY '%b' "$esc"
 }
 # The text typed before a hand-off, back on an empty line.
 __wta_restore() {
@@ -91,7 +116,7 @@ __wta_keys_taken() {
   local m keys
   for m in emacs vi-insert vi-command; do
     keys=$({ builtin bind -m "$m" -p; builtin bind -m "$m" -s; builtin bind -m "$m" -X; } 2>/dev/null)
-    [[ $keys == *'\e[1777'[0-7]'~'* ]] && return 0
+    [[ $keys == *'\e[1777'[0-8]'~'* ]] && return 0
   done
   return 1
 }
@@ -104,6 +129,8 @@ __wta_bind() {
     builtin bind -m "$m" '"\e[17773~": accept-line'
     builtin bind -m "$m" '"\e[17777~": "\e[17771~\e[17772~\e[17773~"'
     builtin bind -m "$m" '"\e[17776~": "\e[17770~"'
+    builtin bind -m "$m" -x '"\e[17778~": __wta_take_hex'
+    builtin bind -m "$m" '"\e[17774~": "\e[17778~\e[17772~\e[17773~"'
     builtin bind -m "$m" -x '"\e[17775~": __wta_restore'
     # Enter records the line, unless the user bound it to something else.
     keys=$(builtin bind -m "$m" -p 2>/dev/null)

@@ -56,15 +56,34 @@ __wta_run_widget() {
   histchars=$'\0\0'${histchars[3]-#}
   zle accept-line
 }
+# Run over wta ssh (no inbox there): the command follows the key as hex
+# digits up to a `.`, read here (zle does not echo them), never through
+# zle's own input, which in a C locale turns each non-ASCII byte into `?`.
+# Digits that are not whole bytes put nothing on the line.
+__wta_run_hex_widget() {
+  emulate -L zsh
+  setopt extended_glob
+  local hex= c
+  while read -k 1 c && [[ $c == [0-9a-f] ]]; do hex+=$c; done
+  [[ $hex == ([0-9a-f][0-9a-f])# ]] || hex=
+  [[ -n $BUFFER ]] && zle push-line
+  hex=${hex//(#b)(??)/\\x$match[1]}
+  BUFFER=${(g::)hex}
+  CURSOR=${#BUFFER}
+  typeset -g __wta_histchars=$histchars
+  histchars=$'\0\0'${histchars[3]-#}
+  zle accept-line
+}
 # The restore key other shells need: push-line already brings the text back.
 __wta_restore_widget() { return 0 }
 zle -N __wta_insert_widget
 zle -N __wta_run_widget
 zle -N __wta_restore_widget
+zle -N __wta_run_hex_widget
 # A private key bound already (by the user): no inbox is announced, and WTA
 # types cards' commands as keys instead.
 for __wta_map in emacs viins vicmd; do
-  for __wta_key in '^[[17777~' '^[[17776~' '^[[17775~'; do
+  for __wta_key in '^[[17777~' '^[[17776~' '^[[17775~' '^[[17774~'; do
     [[ $(bindkey -M $__wta_map $__wta_key) == *undefined-key ]] || __wta_inbox=taken
   done
 done
@@ -73,6 +92,7 @@ if [[ $__wta_inbox != taken ]]; then
     bindkey -M $__wta_map '^[[17777~' __wta_run_widget
     bindkey -M $__wta_map '^[[17776~' __wta_insert_widget
     bindkey -M $__wta_map '^[[17775~' __wta_restore_widget
+    bindkey -M $__wta_map '^[[17774~' __wta_run_hex_widget
   done
 fi
 unset __wta_map __wta_key

@@ -12,8 +12,15 @@
 //! `!` can change what runs, and the command never shows on the screen
 //! before the shell echoes it.
 //!
-//! A shell that announces no inbox (an older script, no integration) gets
-//! the command typed as keys, and the card says so.
+//! A remote shell over `wta ssh` has no file WTA can write: `wta ssh`
+//! announces [`BY_KEYS`] for it instead, and the command follows the Run
+//! key as hex digits ([`hex_payload`]) that the shell's function reads
+//! itself, so the line editor never sees the command's own bytes (no key
+//! map, `!` or C-locale line editor changes them).
+//!
+//! A shell that announces neither (an older script, no integration, its
+//! private keys taken by the user's bindings) gets the command typed as
+//! keys, and the card says so.
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -24,6 +31,51 @@ use crate::error::ShellError;
 /// The pane option in which the shell with pid `pid` announces its inbox.
 pub fn inbox_option(pid: u32) -> String {
     format!("@wta_inbox_{pid}")
+}
+
+/// What `@wta_inbox_<pid>` says for a shell that takes the command after
+/// [`wta_host::PrivateKey::RunHex`] (no inbox file: over `wta ssh`).
+pub const BY_KEYS: &str = "keys";
+
+/// How a confirmed command reaches a shell without travelling as editing keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// Written to the shell's inbox file; the Run and Insert keys take it.
+    Inbox(PathBuf),
+    /// Sent after the RunHex key as [`hex_payload`] (Run only: an Insert is
+    /// typed).
+    Keys,
+}
+
+impl Delivery {
+    /// The delivery a shell announced ([`inbox_for`], or [`BY_KEYS`]);
+    /// `None`: its command is typed.
+    pub fn announced(announced: &str, nonce: &str) -> Option<Delivery> {
+        if announced.trim() == BY_KEYS {
+            return Some(Delivery::Keys);
+        }
+        inbox_for(announced, nonce).map(Delivery::Inbox)
+    }
+
+    /// The inbox file, for a shell that has one.
+    pub fn inbox(&self) -> Option<&Path> {
+        match self {
+            Delivery::Inbox(path) => Some(path),
+            Delivery::Keys => None,
+        }
+    }
+}
+
+/// `text` as the RunHex key's payload: two lowercase hex digits a byte,
+/// then `.` (what the shell's function reads up to).
+pub fn hex_payload(text: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(text.len() * 2 + 1);
+    for b in text.bytes() {
+        let _ = write!(out, "{b:02x}");
+    }
+    out.push('.');
+    out
 }
 
 /// The inbox a shell announced, when it is one WTA will write to: an
@@ -71,7 +123,41 @@ pub fn deliver(inbox: &Path, text: &str) -> Result<(), ShellError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_shell_announces_an_inbox_keys_or_nothing_wta_uses() {
+        let ok = format!("/run/user/1/wta/line-{NONCE}");
+        assert_eq!(
+            Delivery::announced(&ok, NONCE),
+            Some(Delivery::Inbox(PathBuf::from(&ok)))
+        );
+        assert_eq!(Delivery::announced("keys", NONCE), Some(Delivery::Keys));
+        assert_eq!(Delivery::announced(" keys\n", NONCE), Some(Delivery::Keys));
+        for other in ["taken", "", "key", "keys2", "/tmp/line-0"] {
+            assert_eq!(Delivery::announced(other, NONCE), None, "{other}");
+        }
+        assert_eq!(hex_payload("ls -l"), "6c73202d6c.");
+        assert_eq!(hex_payload("a!b 日"), "61216220e697a5.");
+    }
+
+    proptest! {
+        /// Any command is printable ASCII as a payload and decodes back
+        /// byte for byte (as the scripts' functions decode it).
+        #[test]
+        fn a_hex_payload_is_printable_and_decodes_back(text in "\\PC{0,64}") {
+            let payload = hex_payload(&text);
+            prop_assert!(wta_host::check_payload(&payload).is_ok());
+            let digits = payload.strip_suffix('.').unwrap();
+            prop_assert!(!digits.contains('.'));
+            let bytes: Vec<u8> = (0..digits.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap())
+                .collect();
+            prop_assert_eq!(bytes, text.as_bytes());
+        }
+    }
 
     const NONCE: &str = "0123456789abcdef0123456789abcdef";
 

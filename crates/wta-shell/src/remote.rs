@@ -28,8 +28,12 @@
 //! (a variable it does not export). The marks carry `aid=<wta ssh's local
 //! pid>`, so the pane option `@wta_nonce_<pid>` that `wta ssh` sets vouches
 //! for them (`crate::trust`), and a remote pid can never collide with a
-//! local shell's. The script binds the private hand-off keys too, but no
-//! inbox is announced for it: cards type their command there as keys.
+//! local shell's. The script binds the private hand-off keys whatever the
+//! remote key maps hold, and `wta ssh` announces
+//! [`crate::handoff::BY_KEYS`] for a bash or zsh (no inbox file is
+//! written there): a card's command follows the RunHex key as hex digits
+//! the shell's function reads, so `!`, vi mode or a C locale change nothing.
+//! A remote fish gets the command typed as keys.
 //!
 //! While the session lasts, a watcher following the remote shell names it
 //! and its directory on the pane ([`REMOTE_SHELL_OPTION`]).
@@ -131,6 +135,8 @@ pub fn rc(shell: Shell, nonce: &str, aid: u32) -> Result<String, ShellError> {
                 "if [[ -n ${TMUX_PANE-} ]] && command -v tmux >/dev/null 2>&1; then",
                 "if false; then",
             )?;
+            // `wta ssh` announces the keys as bound: they are, always.
+            let body = replace_once(&body, "if __wta_keys_taken; then", "if false; then")?;
             format!("{BASH_LOGIN}{}", body.replace("$$", &aid))
         }
         Shell::Fish => {
@@ -159,6 +165,11 @@ pub fn rc(shell: Shell, nonce: &str, aid: u32) -> Result<String, ShellError> {
                 &body,
                 "if [[ -n ${TMUX_PANE-} ]] && (( ${+commands[tmux]} )); then",
                 "if false; then",
+            )?;
+            let body = replace_once(
+                &body,
+                "if [[ $__wta_inbox != taken ]]; then",
+                "if true; then",
             )?;
             format!("{ZSH_READ}{ZSH_LOGIN}{}", body.replace("$$", &aid))
         }

@@ -42,6 +42,18 @@ impl Shell {
         }
     }
 
+    /// The private keys the script binds: every one in bash and zsh; fish
+    /// has no way to read a key's payload quietly inside a binding, so not
+    /// [`wta_host::PrivateKey::RunHex`] (and `wta ssh` types its commands).
+    pub fn private_keys(self) -> &'static [wta_host::PrivateKey] {
+        use wta_host::PrivateKey::{Insert, Restore, Run};
+        match self {
+            Shell::Bash | Shell::Zsh => &wta_host::PrivateKey::ALL,
+            Shell::Fish => &[Run, Insert, Restore],
+            Shell::Pwsh => &[],
+        }
+    }
+
     /// The integration script text.
     pub fn script(self) -> &'static str {
         match self {
@@ -178,7 +190,7 @@ mod tests {
         for sh in [Shell::Bash, Shell::Zsh, Shell::Fish] {
             let s = sh.script();
             assert!(s.contains("@wta_inbox_"), "{sh}");
-            for key in wta_host::PrivateKey::ALL {
+            for key in sh.private_keys() {
                 // `\e[17777~` in bash, `^[[17777~` in zsh, `\e\[17777\~` in fish.
                 let digits = key
                     .sequence()

@@ -29,6 +29,7 @@ use wta_protocol::PaneId;
 use crate::error::ShellError;
 use crate::fanout::LISTENERS_OPTION;
 use crate::fanout_wire::PaneNote;
+use crate::handoff::Delivery;
 use crate::pane_state::publish;
 use crate::submit::{SubmitRefusal, decide_submit};
 use crate::tracker::{
@@ -123,12 +124,12 @@ pub struct FinishedRun {
 
 /// The inbox the shell `tracker` follows announced on `pane`, when it is
 /// one WTA writes to.
-async fn inbox_of(host: &Host, pane: &PaneId, tracker: &Tracker) -> Option<PathBuf> {
+async fn delivery_of(host: &Host, pane: &PaneId, tracker: &Tracker) -> Option<Delivery> {
     let pid: u32 = tracker.shell_aid.as_deref()?.parse().ok()?;
     let nonce = tracker.trust.nonce_of(pid)?.to_owned();
     let option = crate::handoff::inbox_option(pid);
     let probe = host.probe(pane, &[option.as_str()]).await.ok()?;
-    crate::handoff::inbox_for(probe.option(0), &nonce)
+    Delivery::announced(probe.option(0), &nonce)
 }
 
 /// The watcher events for `fx`, just stepped into `t`: each effect, and
@@ -271,7 +272,7 @@ impl PaneWatcher {
             State::Dead { .. } => return Ok(Err(SubmitRefusal::PaneDead)),
             _ => {}
         }
-        if let Some(inbox) = self.inbox(&guard).await {
+        if let Some(Delivery::Inbox(inbox)) = self.delivery(&guard).await {
             crate::handoff::deliver(&inbox, text)?;
             self.host
                 .press(&self.pane, &[Key::Private(PrivateKey::Insert)])
@@ -289,16 +290,18 @@ impl PaneWatcher {
     }
 
     /// Whether a command reaches this pane's shell by hand-off (it
-    /// announced an inbox) rather than as typed keys.
+    /// announced an inbox, or takes it after its Run key) rather than as
+    /// typed keys.
     pub async fn hands_off(&self) -> bool {
         let guard = self.tracker.lock().await;
-        self.inbox(&guard).await.is_some()
+        self.delivery(&guard).await.is_some()
     }
 
-    /// The inbox the pane's own shell announced, when it is one WTA writes
-    /// to ([`crate::handoff::inbox_for`]: named for that shell's nonce).
-    async fn inbox(&self, tracker: &Tracker) -> Option<PathBuf> {
-        inbox_of(&self.host, &self.pane, tracker).await
+    /// How the pane's own shell takes a command, when it announced a way
+    /// WTA uses ([`Delivery::announced`]: an inbox named for that shell's
+    /// nonce, or its keys).
+    async fn delivery(&self, tracker: &Tracker) -> Option<Delivery> {
+        delivery_of(&self.host, &self.pane, tracker).await
     }
 
     /// Sends `text` to be run — handed off to a shell that announced an
@@ -320,15 +323,21 @@ impl PaneWatcher {
         } else {
             None
         };
-        let inbox = match unverified {
+        let delivery = match unverified {
             true => None,
-            false => self.inbox(&guard).await,
+            false => self.delivery(&guard).await,
         };
-        match &inbox {
-            Some(inbox) => {
+        match &delivery {
+            Some(Delivery::Inbox(inbox)) => {
                 crate::handoff::deliver(inbox, text)?;
                 self.host
                     .press(&self.pane, &[Key::Private(PrivateKey::Run)])
+                    .await?;
+            }
+            Some(Delivery::Keys) => {
+                let payload = crate::handoff::hex_payload(text);
+                self.host
+                    .press_with_payload(&self.pane, PrivateKey::RunHex, &payload)
                     .await?;
             }
             None => {
@@ -346,7 +355,7 @@ impl PaneWatcher {
             Event::Submitted { text }
         };
         let (mut next, mut fx) = step(take(&mut guard), event, self.now());
-        if inbox.is_some() {
+        if delivery.is_some() {
             let (after, more) = step(next, Event::HandedOff, self.now());
             next = after;
             fx.extend(more);

@@ -175,7 +175,9 @@ impl Follow {
             Some((seen, hand_off)) if seen == shell => hand_off,
             _ => {
                 let t = self.tracker.lock().await.clone();
-                let hand_off = super::inbox_of(&self.host, &self.pane, &t).await.is_some();
+                let hand_off = super::delivery_of(&self.host, &self.pane, &t)
+                    .await
+                    .is_some();
                 *self.hand_off.lock().await = Some((shell, hand_off));
                 hand_off
             }

@@ -11,6 +11,10 @@
 //! - what `capture-pane --last-command` reads (`@wta_last_command`) is what ran;
 //! - a command the user types with a leading space (not kept by history) is
 //!   reported as itself, not as the previous command.
+//!
+//! bash and zsh go through it twice: by their inbox file, and by the hex
+//! digits after their RunHex key in the C locale (`hex_keys`: how a card
+//! reaches a remote shell over `wta ssh`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -125,6 +129,7 @@ fn corpus(shell: Shell) -> Vec<Case> {
                 0,
             ),
             case("echo bang!!bang !$", "bang!!bang !$", 0),
+            case("echo \"日本語!\" 'かな'", "日本語! かな", 0),
             case("printf '%s\\n' $'a\\x41b'", "aAb", 0),
             case("cat <<'EOF'\nhere !! $HOME\nEOF", "here !! $HOME", 0),
             case(
@@ -269,11 +274,48 @@ async fn through(
     Ok(())
 }
 
+/// How the command reaches the shell in a run of [`in_settings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// Its inbox file, in the user's locale.
+    Inbox,
+    /// After its RunHex key, as `wta ssh` announces for a remote shell (no
+    /// file there), in the C locale a remote shell often has.
+    HexKeysInTheCLocale,
+}
+
 async fn in_settings(shell: Shell, keys: Keys) {
-    let p = open_with(shell, cfg(), true, ("", &settings(shell, keys))).await;
+    through_route(shell, keys, Route::Inbox).await;
+}
+
+async fn through_route(shell: Shell, keys: Keys, route: Route) {
+    let mut rc = settings(shell, keys);
+    if route == Route::HexKeysInTheCLocale {
+        rc.push_str("export LANG=C LC_ALL=C\n");
+    }
+    let p = open_with(shell, cfg(), true, ("", &rc)).await;
+    if route == Route::HexKeysInTheCLocale {
+        let options = p.server.tmux(&["show-options", "-p", "-t", &p.pane]);
+        let inbox = options
+            .lines()
+            .find_map(|l| {
+                l.split_once(' ')
+                    .filter(|(k, _)| k.starts_with("@wta_inbox_"))
+            })
+            .unwrap_or_else(|| panic!("no inbox announced: {options}"))
+            .0;
+        p.server.tmux(&[
+            "set-option",
+            "-p",
+            "-t",
+            &p.pane,
+            inbox,
+            wta_shell::handoff::BY_KEYS,
+        ]);
+    }
     assert!(
         p.watcher.hands_off().await,
-        "the shell announced its inbox: a card's command is handed off, not typed"
+        "the shell announced its inbox or keys: a card's command is handed off, not typed"
     );
     let pending = "printf 'typed-%s\\n' before";
     for (i, case) in corpus(shell).iter().enumerate() {
@@ -365,6 +407,32 @@ async fn vi_insert(shell: Shell) {
 
 async fn vi_command(shell: Shell) {
     in_settings(shell, Keys::ViCommand).await;
+}
+
+/// The RunHex route, bound by bash and zsh (fish's commands over `wta ssh`
+/// are typed): every key map, the C locale.
+mod hex_keys {
+    use super::*;
+
+    macro_rules! hex_route {
+        ($($name:ident: $shell:expr, $keys:expr;)*) => {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    through_route($shell, $keys, Route::HexKeysInTheCLocale).await;
+                }
+            )*
+        };
+    }
+
+    hex_route! {
+        bash_emacs: Shell::Bash, Keys::Emacs;
+        bash_vi_insert: Shell::Bash, Keys::ViInsert;
+        bash_vi_command: Shell::Bash, Keys::ViCommand;
+        zsh_emacs: Shell::Zsh, Keys::Emacs;
+        zsh_vi_insert: Shell::Zsh, Keys::ViInsert;
+        zsh_vi_command: Shell::Zsh, Keys::ViCommand;
+    }
 }
 
 per_shell!(

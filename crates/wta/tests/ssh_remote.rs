@@ -25,14 +25,16 @@ use wta_testkit::{squeezed, wait_for_value, wait_until};
 #[test]
 fn cards_run_in_the_remote_bash_with_exit_codes_and_output() {
     let remote = Remote::open("bash", "/bin/bash");
-    // The remote shell takes keys: the card says so before Enter.
+    // The remote bash takes the command after its Run key (no file is
+    // written there, and nothing is typed as editing keys): no keys note.
     remote.pane.submit("propose-run echo remote-$((40+2))");
     let card = remote.pane.wait_armed_card(" Run ");
-    let keys_note = format!(
-        "{}'s shell has no WTA key binding: the command is typed into it as keystrokes",
-        remote.pane.shell
+    assert!(
+        !squeezed(&card).contains(&squeezed("has no WTA key binding")),
+        "{card}"
     );
-    assert!(squeezed(&card).contains(&squeezed(&keys_note)), "{card}");
+    let inbox = format!("@wta_inbox_{}", remote.aid());
+    assert_eq!(remote.option(&inbox), "keys", "announced by wta ssh");
     remote.pane.keys(&["Enter"]);
     remote
         .pane
@@ -194,6 +196,14 @@ fn forged_marks_from_the_remote_side_change_nothing() {
 fn a_remote_fish_gets_the_integration_too() {
     let remote = Remote::open("bash", "/usr/bin/fish");
     assert!(remote.option("@wta_integration").starts_with("fish "));
+    // fish has no RunHex key: the command is typed, and the card says so.
+    remote.pane.submit("propose-run echo typed");
+    let card = remote.pane.wait_armed_card(" Run ");
+    assert!(
+        squeezed(&card).contains(&squeezed("has no WTA key binding")),
+        "{card}"
+    );
+    remote.pane.keys(&["Escape"]);
     let screen = remote.run_card(
         "echo fish-(math 40+2); false",
         "action 1: it failed with exit 1: fish-42.",

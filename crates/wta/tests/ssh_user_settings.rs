@@ -1,11 +1,12 @@
 //! `wta ssh` in the settings users have on their servers: a remote bash
-//! with vi mode, `HISTCONTROL=ignoreboth` and `LANG=C`, the local pane 40
-//! columns wide. A card's command with quotes, `$(…)` and Japanese text
-//! runs there as shown and its output comes back whole (real tmux, real
-//! sshd on loopback, real shells). Not yet here (issue 29's note): a `!`
-//! (over `wta ssh` a card's command is typed as keys, and bash and zsh
-//! history-expand it), and a remote zsh without a UTF-8 locale (it reports
-//! Japanese in the command line as `?`).
+//! with vi mode, `HISTCONTROL=ignoreboth` and `LANG=C`, and a remote zsh
+//! with vi key bindings in the C locale, the local pane 40 columns wide. A
+//! card's command with quotes, `$(…)`, `!` and Japanese text runs there as
+//! shown, the shell reports that command line, and its output comes back
+//! whole (real tmux, real sshd on loopback, real shells). Typed as keys
+//! the `!` was history-expanded and zsh's line editor turned Japanese into
+//! `?` in the C locale: the command follows the RunHex key as hex digits
+//! the shell's own function reads (`wta_shell::handoff::Delivery::Keys`).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
 
@@ -18,9 +19,18 @@ use pane_tui_common::Env;
 use ssh_common::Sshd;
 use ssh_session::Remote;
 
-/// The card's command: quotes, a substitution and Japanese.
-const COMMAND: &str = "echo \"a b 日本語\" 'c  d' $(echo e)";
-const OUTCOME: &str = r#""exit_code":0,"output":"a b 日本語 c  d e""#;
+/// The card's command: quotes, a substitution, `!` (in double quotes too,
+/// where bash expands it) and Japanese.
+const COMMAND: &str = "echo \"a b 日本語\" 'c  d' $(echo e) \"x!y\" !z";
+const OUTCOME: &str = r#""exit_code":0,"output":"a b 日本語 c  d e x!y !z""#;
+/// What the card says when the shell ran something else.
+const OTHER_COMMAND: &str = "the shell reported a different command";
+
+/// Runs [`COMMAND`] and checks that the shell reported it as shown.
+fn runs_as_shown(remote: &Remote) {
+    let screen = remote.run_card(COMMAND, OUTCOME);
+    assert!(!screen.contains(OTHER_COMMAND), "{screen}");
+}
 
 /// A session to a remote `shell` whose startup files are `files` (name,
 /// text) in the remote home, with the local shell pane 40 columns wide.
@@ -47,8 +57,27 @@ fn a_remote_bash_in_vi_mode_with_ignoreboth_and_lang_c_runs_the_card_as_shown() 
         "/bin/bash",
         &[(".bash_profile", ". ~/.bashrc\n"), (".bashrc", rc)],
     );
-    remote.run_card(COMMAND, OUTCOME);
-    // And again: the shell is still followed after the first card.
+    runs_as_shown(&remote);
+    // And again: the shell is still followed after the first card, and
+    // history expansion is back for what the user types.
+    remote.run_card(
+        "echo again-$((6*7))",
+        r#""exit_code":0,"output":"again-42""#,
+    );
+    let (tmux, shell) = (&remote.pane.tmux, &remote.pane.shell);
+    for line in ["true hist-one", "echo !!"] {
+        tmux.tmux(&["send-keys", "-t", shell, "-l", line]);
+        tmux.tmux(&["send-keys", "-t", shell, "Enter"]);
+    }
+    // bash prints the line `!!` expanded to.
+    tmux.wait_for_text(shell, "echo true hist-one", pane_tui_common::T);
+}
+
+#[test]
+fn a_remote_zsh_with_vi_keys_in_the_c_locale_runs_the_card_as_shown() {
+    let rc = "bindkey -v\nsetopt hist_ignore_space\nexport LANG=C LC_ALL=C\n";
+    let remote = session("/usr/bin/zsh", &[(".zshrc", rc)]);
+    runs_as_shown(&remote);
     remote.run_card(
         "echo again-$((6*7))",
         r#""exit_code":0,"output":"again-42""#,

@@ -20,12 +20,13 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use wta_host::{TerminalHost, TmuxHost};
+use wta_host::{PrivateKey, TerminalHost, TmuxHost};
 use wta_i18n::tr;
 use wta_protocol::PaneId;
+use wta_shell::handoff::BY_KEYS;
 use wta_shell::remote::{Bootstrap, EOF, ReadyFilter, RemoteLogin, gone_mark, rc};
 use wta_shell::tracker::{remote_option, valid_host_label};
-use wta_shell::{INTEGRATION_OPTION, nonce_option};
+use wta_shell::{INTEGRATION_OPTION, Shell, nonce_option};
 
 use super::Ctx;
 use super::ssh_args::{Plan, Refusal, split, ssh_argv};
@@ -194,7 +195,7 @@ impl Reader {
                 }
                 // The end of the rc file (the shell waits for it either way).
                 typed.push(EOF);
-                self.announcement.integrated(shell.name());
+                self.announcement.integrated(*shell);
             }
             RemoteLogin::Plain(name) => {
                 let note = tr!(
@@ -228,8 +229,8 @@ struct Announcement {
 }
 
 impl Announcement {
-    /// Announces the nonce and host under this process's pid (and no inbox:
-    /// cards type into the remote shell).
+    /// Announces the nonce and host under this process's pid (how a card's
+    /// command gets there is announced once the remote shell is known).
     fn start(host: TmuxHost, pane: PaneId, destination: &str) -> Result<Self> {
         let aid = std::process::id();
         let nonce = random_hex(16)?;
@@ -253,10 +254,15 @@ impl Announcement {
         })
     }
 
-    /// The remote shell is `shell`: the pane's integration is it now.
-    fn integrated(&self, shell: &str) {
-        let value = format!("{shell} {}", self.aid);
+    /// The remote shell is `shell`: the pane's integration is it now, and
+    /// a card's command reaches it after its RunHex key where it binds one.
+    fn integrated(&self, shell: Shell) {
+        let value = format!("{} {}", shell.name(), self.aid);
         let _ = self.host.set_option(&self.pane, INTEGRATION_OPTION, &value);
+        if shell.private_keys().contains(&PrivateKey::RunHex) {
+            let inbox = wta_shell::handoff::inbox_option(self.aid);
+            let _ = self.host.set_option(&self.pane, &inbox, BY_KEYS);
+        }
     }
 
     /// The session is over: the end mark for a command still pending there,
@@ -274,6 +280,9 @@ impl Announcement {
         };
         let _ = self.host.unset_option(&self.pane, &remote_option(self.aid));
         let _ = self.host.unset_option(&self.pane, &nonce_option(self.aid));
+        let _ = self
+            .host
+            .unset_option(&self.pane, &wta_shell::handoff::inbox_option(self.aid));
     }
 }
 
