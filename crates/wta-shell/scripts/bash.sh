@@ -77,8 +77,8 @@ __wta_take_run() {
   __wta_noexpand
 }
 # Run over wta ssh (no inbox there): the command follows the key as hex
-# digits up to a `.`, read here, unechoed, never by the line editor. Digits
-# that are not whole bytes put nothing on the line.
+# digits up to a `.`, read here, unechoed, never by the line editor. A
+# payload that is not whole puts nothing on the line.
 __wta_take_hex() {
   local hex
   IFS= read -rs -d . hex
@@ -86,12 +86,13 @@ __wta_take_hex() {
   __wta_put "$REPLY"
   __wta_noexpand
 }
-# The bytes the hex digits $1 spell, in REPLY.
+# The bytes the payload $1 spells (its digit count in 8 hex digits, then
+# two hex digits a byte), in REPLY; empty unless the count is right.
 __wta_unhex() {
   local LC_ALL=C esc= i
   REPLY=
-  [[ $1 =~ ^([0-9a-f][0-9a-f])*$ ]] || return
-  for (( i = 0; i < ${#1}; i += 2 )); do esc+=\\x${1:i:2}; done
+  [[ $1 =~ ^[0-9a-f]{8}([0-9a-f][0-9a-f])*$ ]] && (( 16#${1:0:8} == ${#1} - 8 )) || return
+  for (( i = 8; i < ${#1}; i += 2 )); do esc+=\\x${1:i:2}; done
   printf -v REPLY '%b' "$esc"
 }
 # The text typed before a hand-off, back on an empty line.

@@ -31,17 +31,41 @@ if status is-interactive; and not set -q __wta_loaded
     end
     set -g __wta_inbox $__wta_inbox/line-$__wta_nonce
 
+    # $argv[1] replaces the command line; what was typed is kept.
+    function __wta_put
+        set -l typed (commandline | string collect)
+        if test -n "$typed"
+            set -g __wta_kept $typed
+        end
+        commandline -r -- $argv[1]
+    end
     # The hand-off: the confirmed command replaces the command line; false
     # when none is waiting.
     function __wta_take
         test -f $__wta_inbox; or return 1
         set -l line (string collect -N < $__wta_inbox)
         command rm -f -- $__wta_inbox
-        set -l typed (commandline | string collect)
-        if test -n "$typed"
-            set -g __wta_kept $typed
+        __wta_put $line
+    end
+    # Run over wta ssh (no inbox there): the command follows the key as its
+    # digit count (8 hex digits), two hex digits a byte and a `.`, read from
+    # the terminal with echo off by `dd` (fish's `read` would draw them),
+    # never by fish's line editor. A payload that is not whole runs nothing.
+    function __wta_run_hex
+        set -l hex (command sh -c 's=$(stty -g); stty -echo -icanon min 1 time 0
+            n=$(dd bs=1 count=8 2>/dev/null)
+            case $n in *[!0-9a-f]*|"") n=0 ;; esac
+            dd bs=1 count=$((0x$n + 1)) 2>/dev/null; stty "$s"' </dev/tty)
+        string match -qr '^([0-9a-f]{2})*\.$' -- "$hex"; or return 0
+        set hex (string sub -e -1 -- $hex)
+        # `string` ends what it prints with a newline, which `collect` trims
+        # with the command's own: those are put back one by one.
+        __wta_put (string unescape --style=url -- (string replace -ar '(..)' '%$1' -- $hex) | string collect)
+        set -l nl (string match -r '(?:0a)*$' -- $hex)
+        for i in (seq (math (string length -- "$nl") / 2))
+            commandline -a -- \n
         end
-        commandline -r -- $line
+        commandline -f execute
     end
     function __wta_insert
         __wta_take
@@ -63,12 +87,13 @@ if status is-interactive; and not set -q __wta_loaded
             bind -M $mode \e\[17777\~ __wta_run 2>/dev/null
             bind -M $mode \e\[17776\~ __wta_insert 2>/dev/null
             bind -M $mode \e\[17775\~ __wta_restore 2>/dev/null
+            bind -M $mode \e\[17774\~ __wta_run_hex 2>/dev/null
         end
     end
     # A private key bound already (by the user): no inbox is announced, and
     # WTA types cards' commands as keys instead.
     for mode in default insert visual
-        for key in \e\[17777\~ \e\[17776\~ \e\[17775\~
+        for key in \e\[17777\~ \e\[17776\~ \e\[17775\~ \e\[17774\~
             bind -M $mode $key >/dev/null 2>&1; and set -g __wta_inbox taken
         end
     end

@@ -59,13 +59,15 @@ __wta_run_widget() {
 # Run over wta ssh (no inbox there): the command follows the key as hex
 # digits up to a `.`, read here (zle does not echo them), never through
 # zle's own input, which in a C locale turns each non-ASCII byte into `?`.
-# Digits that are not whole bytes put nothing on the line.
+# A payload that is not whole puts nothing on the line.
 __wta_run_hex_widget() {
   emulate -L zsh
   setopt extended_glob
   local hex= c
   while read -k 1 c && [[ $c == [0-9a-f] ]]; do hex+=$c; done
-  [[ $hex == ([0-9a-f][0-9a-f])# ]] || hex=
+  # The digit count first (8 hex digits), then two digits a byte.
+  [[ $hex == [0-9a-f](#c8)([0-9a-f][0-9a-f])# ]] && (( 16#${hex[1,8]} == $#hex - 8 )) || hex=00000000
+  hex=${hex[9,-1]}
   [[ -n $BUFFER ]] && zle push-line
   hex=${hex//(#b)(??)/\\x$match[1]}
   BUFFER=${(g::)hex}

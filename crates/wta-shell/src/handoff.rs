@@ -13,7 +13,7 @@
 //! before the shell echoes it.
 //!
 //! A remote shell over `wta ssh` has no file WTA can write: `wta ssh`
-//! announces [`BY_KEYS`] for it instead, and the command follows the Run
+//! announces [`BY_KEYS`] for it instead, and the command follows the RunHex
 //! key as hex digits ([`hex_payload`]) that the shell's function reads
 //! itself, so the line editor never sees the command's own bytes (no key
 //! map, `!` or C-locale line editor changes them).
@@ -66,11 +66,14 @@ impl Delivery {
     }
 }
 
-/// `text` as the RunHex key's payload: two lowercase hex digits a byte,
-/// then `.` (what the shell's function reads up to).
+/// `text` as the RunHex key's payload: the count of digits that follow, in
+/// 8 lowercase hex digits, then two hex digits a byte, then `.`. bash and
+/// zsh read up to the `.` and check the count; fish reads the count, then
+/// that many bytes more (its `read` cannot read a binding's input quietly).
 pub fn hex_payload(text: &str) -> String {
     use std::fmt::Write as _;
-    let mut out = String::with_capacity(text.len() * 2 + 1);
+    let mut out = String::with_capacity(text.len() * 2 + 9);
+    let _ = write!(out, "{:08x}", text.len() * 2);
     for b in text.bytes() {
         let _ = write!(out, "{b:02x}");
     }
@@ -138,8 +141,9 @@ mod tests {
         for other in ["taken", "", "key", "keys2", "/tmp/line-0"] {
             assert_eq!(Delivery::announced(other, NONCE), None, "{other}");
         }
-        assert_eq!(hex_payload("ls -l"), "6c73202d6c.");
-        assert_eq!(hex_payload("a!b 日"), "61216220e697a5.");
+        assert_eq!(hex_payload("ls -l"), "0000000a6c73202d6c.");
+        assert_eq!(hex_payload("a!b 日"), "0000000e61216220e697a5.");
+        assert_eq!(hex_payload(""), "00000000.");
     }
 
     proptest! {
@@ -151,6 +155,8 @@ mod tests {
             prop_assert!(wta_host::check_payload(&payload).is_ok());
             let digits = payload.strip_suffix('.').unwrap();
             prop_assert!(!digits.contains('.'));
+            let (count, digits) = digits.split_at(8);
+            prop_assert_eq!(usize::from_str_radix(count, 16).unwrap(), digits.len());
             let bytes: Vec<u8> = (0..digits.len())
                 .step_by(2)
                 .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap())

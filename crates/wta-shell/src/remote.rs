@@ -30,10 +30,9 @@
 //! for them (`crate::trust`), and a remote pid can never collide with a
 //! local shell's. The script binds the private hand-off keys whatever the
 //! remote key maps hold, and `wta ssh` announces
-//! [`crate::handoff::BY_KEYS`] for a bash or zsh (no inbox file is
+//! [`crate::handoff::BY_KEYS`] for them (no inbox file is
 //! written there): a card's command follows the RunHex key as hex digits
 //! the shell's function reads, so `!`, vi mode or a C locale change nothing.
-//! A remote fish gets the command typed as keys.
 //!
 //! While the session lasts, a watcher following the remote shell names it
 //! and its directory on the pane ([`REMOTE_SHELL_OPTION`]).
@@ -150,6 +149,7 @@ pub fn rc(shell: Shell, nonce: &str, aid: u32) -> Result<String, ShellError> {
                 "if set -q TMUX_PANE; and command -sq tmux",
                 "if false",
             )?;
+            let body = replace_once(&body, "test \"$__wta_inbox\" = taken; and return", "true")?;
             format!(
                 "stty echo </dev/tty 2>/dev/null\n{}",
                 body.replace("$fish_pid", &aid)

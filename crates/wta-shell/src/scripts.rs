@@ -42,14 +42,11 @@ impl Shell {
         }
     }
 
-    /// The private keys the script binds: every one in bash and zsh; fish
-    /// has no way to read a key's payload quietly inside a binding, so not
-    /// [`wta_host::PrivateKey::RunHex`] (and `wta ssh` types its commands).
+    /// The private keys the script binds: every one in bash, zsh and fish
+    /// (the pwsh script binds none, so its commands are typed).
     pub fn private_keys(self) -> &'static [wta_host::PrivateKey] {
-        use wta_host::PrivateKey::{Insert, Restore, Run};
         match self {
-            Shell::Bash | Shell::Zsh => &wta_host::PrivateKey::ALL,
-            Shell::Fish => &[Run, Insert, Restore],
+            Shell::Bash | Shell::Zsh | Shell::Fish => &wta_host::PrivateKey::ALL,
             Shell::Pwsh => &[],
         }
     }

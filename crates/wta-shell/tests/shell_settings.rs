@@ -12,8 +12,8 @@
 //! - a command the user types with a leading space (not kept by history) is
 //!   reported as itself, not as the previous command.
 //!
-//! bash and zsh go through it twice: by their inbox file, and by the hex
-//! digits after their RunHex key in the C locale (`hex_keys`: how a card
+//! Each shell goes through it twice: by its inbox file, and by the hex
+//! digits after its RunHex key in the C locale (`hex_keys`: how a card
 //! reaches a remote shell over `wta ssh`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -121,6 +121,7 @@ fn corpus(shell: Shell) -> Vec<Case> {
     ];
     if shell == Shell::Fish {
         all.push(case("printf '%s\\n' 'bang!!bang !$'", "bang!!bang !$", 0));
+        all.push(case("echo \"日本語\" 'かな'", "日本語 かな", 0));
     } else {
         all.extend([
             case(
@@ -409,8 +410,7 @@ async fn vi_command(shell: Shell) {
     in_settings(shell, Keys::ViCommand).await;
 }
 
-/// The RunHex route, bound by bash and zsh (fish's commands over `wta ssh`
-/// are typed): every key map, the C locale.
+/// The RunHex route: every shell, every key map, the C locale.
 mod hex_keys {
     use super::*;
 
@@ -432,6 +432,9 @@ mod hex_keys {
         zsh_emacs: Shell::Zsh, Keys::Emacs;
         zsh_vi_insert: Shell::Zsh, Keys::ViInsert;
         zsh_vi_command: Shell::Zsh, Keys::ViCommand;
+        fish_emacs: Shell::Fish, Keys::Emacs;
+        fish_vi_insert: Shell::Fish, Keys::ViInsert;
+        fish_vi_command: Shell::Fish, Keys::ViCommand;
     }
 }
 

@@ -196,14 +196,12 @@ fn forged_marks_from_the_remote_side_change_nothing() {
 fn a_remote_fish_gets_the_integration_too() {
     let remote = Remote::open("bash", "/usr/bin/fish");
     assert!(remote.option("@wta_integration").starts_with("fish "));
-    // fish has no RunHex key: the command is typed, and the card says so.
-    remote.pane.submit("propose-run echo typed");
-    let card = remote.pane.wait_armed_card(" Run ");
-    assert!(
-        squeezed(&card).contains(&squeezed("has no WTA key binding")),
-        "{card}"
+    let inbox = format!("@wta_inbox_{}", remote.aid());
+    assert_eq!(
+        remote.option(&inbox),
+        "keys",
+        "fish takes the RunHex key too"
     );
-    remote.pane.keys(&["Escape"]);
     let screen = remote.run_card(
         "echo fish-(math 40+2); false",
         "action 1: it failed with exit 1: fish-42.",

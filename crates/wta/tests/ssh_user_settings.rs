@@ -1,12 +1,14 @@
 //! `wta ssh` in the settings users have on their servers: a remote bash
-//! with vi mode, `HISTCONTROL=ignoreboth` and `LANG=C`, and a remote zsh
-//! with vi key bindings in the C locale, the local pane 40 columns wide. A
+//! with vi mode, `HISTCONTROL=ignoreboth` and `LANG=C`, a remote zsh with
+//! vi key bindings and a remote fish in vi mode, both in the C locale, the
+//! local pane 40 columns wide. A
 //! card's command with quotes, `$(…)`, `!` and Japanese text runs there as
 //! shown, the shell reports that command line, and its output comes back
 //! whole (real tmux, real sshd on loopback, real shells). Typed as keys
 //! the `!` was history-expanded and zsh's line editor turned Japanese into
-//! `?` in the C locale: the command follows the RunHex key as hex digits
-//! the shell's own function reads (`wta_shell::handoff::Delivery::Keys`).
+//! `?` in the C locale, and a fish left in vi normal mode read typed keys
+//! as motions: the command follows the RunHex key as hex digits the
+//! shell's own function reads (`wta_shell::handoff::Delivery::Keys`).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test code: a failed step should panic
 
@@ -82,4 +84,41 @@ fn a_remote_zsh_with_vi_keys_in_the_c_locale_runs_the_card_as_shown() {
         "echo again-$((6*7))",
         r#""exit_code":0,"output":"again-42""#,
     );
+}
+
+#[test]
+fn a_remote_fish_in_vi_mode_in_the_c_locale_runs_the_card_as_shown() {
+    let sshd = Sshd::start("/usr/bin/fish");
+    let config = sshd.dir.path().join("remote-home/.config/fish");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.fish"),
+        "fish_vi_key_bindings\nset -gx LANG C\nset -gx LC_ALL C\n",
+    )
+    .unwrap();
+    let remote = Remote::local_with(Env::new(), "bash", sshd);
+    remote
+        .pane
+        .tmux
+        .tmux(&["resize-pane", "-t", &remote.pane.shell, "-x", "40"]);
+    remote.ssh("");
+    remote.wait_remote_prompt();
+    // The user left the line in vi normal mode, where typed keys would be
+    // motions and commands.
+    remote
+        .pane
+        .tmux
+        .tmux(&["send-keys", "-t", &remote.pane.shell, "Escape"]);
+    // fish's mode prompt says `[N]` there.
+    remote
+        .pane
+        .tmux
+        .wait_for_text(&remote.pane.shell, "[N]", pane_tui_common::T);
+    // fish has no history expansion: quotes, a substitution, `!` and
+    // Japanese.
+    let screen = remote.run_card(
+        "echo \"a b 日本語\" 'c  d' (echo e) \"x!y\" !z",
+        r#""exit_code":0,"output":"a b 日本語 c  d e x!y !z""#,
+    );
+    assert!(!screen.contains(OTHER_COMMAND), "{screen}");
 }
