@@ -78,10 +78,11 @@ __wta_take_run() {
 }
 # Run over wta ssh (no inbox there): the command follows the key as hex
 # digits up to a `.`, read here, unechoed, never by the line editor. A
-# payload that is not whole puts nothing on the line.
+# payload that is not whole (or not there within 5 s: the shell is never
+# left reading) puts nothing on the line.
 __wta_take_hex() {
   local hex
-  IFS= read -rs -d . hex
+  IFS= read -rs -t 5 -d . hex
   __wta_unhex "$hex"
   __wta_put "$REPLY"
   __wta_noexpand

@@ -50,9 +50,10 @@ if status is-interactive; and not set -q __wta_loaded
     # Run over wta ssh (no inbox there): the command follows the key as its
     # digit count (8 hex digits), two hex digits a byte and a `.`, read from
     # the terminal with echo off by `dd` (fish's `read` would draw them),
-    # never by fish's line editor. A payload that is not whole runs nothing.
+    # never by fish's line editor. A payload that is not whole (or a byte of
+    # it not there within 5 s: the shell is never left reading) runs nothing.
     function __wta_run_hex
-        set -l hex (command sh -c 's=$(stty -g); stty -echo -icanon min 1 time 0
+        set -l hex (command sh -c 's=$(stty -g); stty -echo -icanon min 0 time 50
             n=$(dd bs=1 count=8 2>/dev/null)
             case $n in *[!0-9a-f]*|"") n=0 ;; esac
             dd bs=1 count=$((0x$n + 1)) 2>/dev/null; stty "$s"' </dev/tty)

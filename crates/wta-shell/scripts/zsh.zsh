@@ -59,12 +59,13 @@ __wta_run_widget() {
 # Run over wta ssh (no inbox there): the command follows the key as hex
 # digits up to a `.`, read here (zle does not echo them), never through
 # zle's own input, which in a C locale turns each non-ASCII byte into `?`.
-# A payload that is not whole puts nothing on the line.
+# A payload that is not whole (or not there within 5 s: the shell is never
+# left reading) puts nothing on the line.
 __wta_run_hex_widget() {
   emulate -L zsh
   setopt extended_glob
   local hex= c
-  while read -k 1 c && [[ $c == [0-9a-f] ]]; do hex+=$c; done
+  while read -t 5 -k 1 c && [[ $c != . ]]; do hex+=$c; done
   # The digit count first (8 hex digits), then two digits a byte.
   [[ $hex == [0-9a-f](#c8)([0-9a-f][0-9a-f])# ]] && (( 16#${hex[1,8]} == $#hex - 8 )) || hex=00000000
   hex=${hex[9,-1]}

@@ -438,6 +438,50 @@ mod hex_keys {
     }
 }
 
+/// A RunHex payload whose digit count is wrong (as a key typed between the
+/// key and its payload would make it) runs nothing, and the shell goes on:
+/// the line typed next is the next command it runs. (Not fish: it reads
+/// exactly the count it is given, so a wrong count runs nothing but leaves
+/// the rest of the payload on its line.)
+async fn a_payload_with_a_wrong_count_runs_nothing(shell: Shell) {
+    let p = open_with(shell, cfg(), true, ("", "")).await;
+    for bad in ["0000000a6c73.", "000000026c73.", "00000004zz41."] {
+        p.wait_state("idle prompt", |s| *s == State::Idle).await;
+        let after = p.last_id().await;
+        let key: Vec<String> = wta_host::PrivateKey::RunHex
+            .sequence()
+            .bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let mut press = vec!["send-keys", "-t", &p.pane, "-H"];
+        press.extend(key.iter().map(String::as_str));
+        p.server.tmux(&press);
+        p.server.tmux(&["send-keys", "-t", &p.pane, "-l", bad]);
+        p.server.type_line(&p.pane, "echo after-bad");
+        let ran = p.wait_run(after).await;
+        assert_eq!(
+            (ran.id.0, ran.cmdline.as_deref()),
+            (after + 1, Some("echo after-bad")),
+            "{bad}: nothing ran before the next line; screen:\n{}",
+            p.server.capture(&p.pane)
+        );
+    }
+}
+
+mod broken_payload {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bash() {
+        a_payload_with_a_wrong_count_runs_nothing(Shell::Bash).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn zsh() {
+        a_payload_with_a_wrong_count_runs_nothing(Shell::Zsh).await;
+    }
+}
+
 per_shell!(
     emacs,
     vi_insert,
