@@ -40,7 +40,9 @@ fn session(shell: &str, files: &[(&str, &str)]) -> Remote {
     let sshd = Sshd::start(shell);
     let home = sshd.dir.path().join("remote-home");
     for (name, text) in files {
-        std::fs::write(home.join(name), text).unwrap();
+        let file = home.join(name);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
     }
     let remote = Remote::local_with(Env::new(), "bash", sshd);
     remote
@@ -88,21 +90,8 @@ fn a_remote_zsh_with_vi_keys_in_the_c_locale_runs_the_card_as_shown() {
 
 #[test]
 fn a_remote_fish_in_vi_mode_in_the_c_locale_runs_the_card_as_shown() {
-    let sshd = Sshd::start("/usr/bin/fish");
-    let config = sshd.dir.path().join("remote-home/.config/fish");
-    std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(
-        config.join("config.fish"),
-        "fish_vi_key_bindings\nset -gx LANG C\nset -gx LC_ALL C\n",
-    )
-    .unwrap();
-    let remote = Remote::local_with(Env::new(), "bash", sshd);
-    remote
-        .pane
-        .tmux
-        .tmux(&["resize-pane", "-t", &remote.pane.shell, "-x", "40"]);
-    remote.ssh("");
-    remote.wait_remote_prompt();
+    let config = "fish_vi_key_bindings\nset -gx LANG C\nset -gx LC_ALL C\n";
+    let remote = session("/usr/bin/fish", &[(".config/fish/config.fish", config)]);
     // The user left the line in vi normal mode, where typed keys would be
     // motions and commands.
     remote
