@@ -15,6 +15,7 @@
 //! - [`remote`]: `wta ssh`'s remote bootstrap, rc text and marks.
 //! - [`resolve`]: does a command exist (shell, cwd, `PATH`), and near matches if not.
 
+pub mod bytes;
 pub mod error;
 pub mod fanout;
 pub mod fanout_wire;

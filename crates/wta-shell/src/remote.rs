@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use wta_host::TerminalHost;
 use wta_protocol::PaneId;
 
+use crate::bytes::{find, partial_suffix};
 use crate::error::ShellError;
 use crate::scripts::Shell;
 use crate::tracker::{Tracker, valid_host_label};
@@ -332,18 +333,6 @@ fn login_of(name: &str) -> RemoteLogin {
         Some(shell) => RemoteLogin::Integrated(shell),
         None => RemoteLogin::Plain(name.to_owned()),
     }
-}
-
-fn find(data: &[u8], needle: &[u8]) -> Option<usize> {
-    data.windows(needle.len()).position(|w| w == needle)
-}
-
-/// The length of the longest suffix of `data` that begins `prefix`.
-fn partial_suffix(data: &[u8], prefix: &[u8]) -> usize {
-    (1..prefix.len().min(data.len() + 1))
-        .rev()
-        .find(|n| data.ends_with(&prefix[..*n]))
-        .unwrap_or(0)
 }
 
 /// Pane option in which a watcher says which remote shell it follows and

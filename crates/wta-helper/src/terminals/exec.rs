@@ -5,7 +5,8 @@
 //! byte is lost), runs `ARGV` as the pane's foreground job in a process
 //! group of its own (Ctrl+C in the pane reaches the command, and
 //! `terminal/kill` can signal exactly that group, whose id it records in
-//! [`PGID_OPTION`]), and records how the command ended in [`EXIT_OPTION`].
+//! [`PGID_OPTION`]), and records how the command ended in [`EXIT_OPTION`],
+//! after printing the end mark (`super::end_mark`).
 //! tmux's own `pane_dead_status` is not used: tmux 3.3a can miss the exit
 //! of a pane process. With `--keep` the pane stays open after the command
 //! for the user to read, until Enter.
@@ -39,8 +40,18 @@ pub fn run(gate: &str, keep: bool, argv: &[String]) -> ExitCode {
             eprintln!("wta terminal-exec: cannot record {option}: {err}");
         }
     };
+    // The command ended as `exit` says: the end mark goes out after all it
+    // wrote, then the end is recorded (the helper tells it once the mark
+    // has come through the pane's output pipe).
+    let ended = |exit: &str| {
+        use std::io::Write;
+        let mut stdout = std::io::stdout();
+        let _ = stdout.write_all(super::end_mark::END_MARK);
+        let _ = stdout.flush();
+        record(EXIT_OPTION, exit);
+    };
     let Some((program, args)) = argv.split_first() else {
-        record(EXIT_OPTION, "exit 127");
+        ended("exit 127");
         return ExitCode::from(127);
     };
     let mut command = Command::new(program);
@@ -50,7 +61,7 @@ pub fn run(gate: &str, keep: bool, argv: &[String]) -> ExitCode {
         Ok(child) => child,
         Err(err) => {
             eprintln!("wta terminal-exec: cannot run {program}: {err}");
-            record(EXIT_OPTION, "exit 127");
+            ended("exit 127");
             return finish(keep, 127);
         }
     };
@@ -74,7 +85,7 @@ pub fn run(gate: &str, keep: bool, argv: &[String]) -> ExitCode {
         }
         Err(_) => ("exit 255".to_owned(), 255),
     };
-    record(EXIT_OPTION, &exit);
+    ended(&exit);
     finish(keep, code)
 }
 

@@ -24,6 +24,7 @@
 //! transcript's tool-call row of it).
 
 mod child;
+mod end_mark;
 pub mod exec;
 mod pane;
 mod render;

@@ -22,6 +22,7 @@ use wta_protocol::PaneId;
 use wta_shell::sink_wire::{Frame, FrameDecoder};
 
 use super::Term;
+use super::end_mark::EndMarkFilter;
 use super::spec::{EXIT_OPTION, PGID_OPTION, TerminalSpec, decode_exit};
 use agent_client_protocol::v1::schema::TerminalExitStatus;
 
@@ -31,6 +32,8 @@ pub const PIPE_OPTION: &str = "@wta_terminal_pipe";
 const CONNECT_WITHIN: Duration = Duration::from_secs(5);
 /// How often the end of the command is looked for.
 const POLL: Duration = Duration::from_millis(100);
+/// How long the output may take to arrive after the end was recorded.
+const DRAIN_WITHIN: Duration = Duration::from_secs(2);
 /// Share of the target pane's height a split takes.
 const SPLIT_PERCENT: u8 = 30;
 /// Rows the target shell keeps at least when a terminal is split off it.
@@ -241,9 +244,14 @@ pub(super) fn follow(host: TmuxHost, opened: Opened, term: Arc<Term>) {
         term.set_pgid(pgid);
     }
     let reader = term.clone();
+    // True once the output has all arrived: the end mark passed, or the
+    // pipe closed.
+    let (arrived, mut all_arrived) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         let mut decoder = FrameDecoder::default();
         let mut frames = Vec::new();
+        let mut marks = EndMarkFilter::default();
+        let mut out = Vec::new();
         let mut buf = vec![0u8; 16 * 1024];
         loop {
             match stream.read(&mut buf).await {
@@ -254,13 +262,27 @@ pub(super) fn follow(host: TmuxHost, opened: Opened, term: Arc<Term>) {
                     }
                     for frame in frames.drain(..) {
                         match frame {
-                            Frame::Data(bytes) => reader.push(&bytes),
+                            Frame::Data(bytes) => {
+                                let seen = marks.feed(&bytes, &mut out);
+                                if !out.is_empty() {
+                                    reader.push(&out);
+                                    out.clear();
+                                }
+                                if seen {
+                                    arrived.send_replace(true);
+                                }
+                            }
                             Frame::Gap(_) => reader.note_lost(),
                         }
                     }
                 }
             }
         }
+        let rest = marks.finish();
+        if !rest.is_empty() {
+            reader.push(&rest);
+        }
+        arrived.send_replace(true);
     });
     tokio::spawn(async move {
         loop {
@@ -274,7 +296,15 @@ pub(super) fn follow(host: TmuxHost, opened: Opened, term: Arc<Term>) {
                         term.set_pgid(pgid);
                     }
                 }
-                Ok(End::Ended(status)) => return term.exited(status),
+                Ok(End::Ended(status)) => {
+                    // The end is told once the output has all arrived (the
+                    // mark was printed before the end was recorded).
+                    let drained = all_arrived.wait_for(|all| *all);
+                    if tokio::time::timeout(DRAIN_WITHIN, drained).await.is_err() {
+                        tracing::debug!("terminal {pane}: its end mark did not arrive");
+                    }
+                    return term.exited(status);
+                }
                 // The pane went (closed by the user or tmux): hung up.
                 Ok(End::Gone) | Err(_) => {
                     return term.exited(TerminalExitStatus::new().signal("SIGHUP".to_owned()));
