@@ -75,15 +75,19 @@ pub enum PrivateKey {
     /// cannot write a file for (over `wta ssh`). The shell's function reads
     /// the digits itself, so no key map, locale or `!` changes the line.
     RunHex,
+    /// Put the command that follows the key (as for [`PrivateKey::RunHex`])
+    /// on the line.
+    InsertHex,
 }
 
 impl PrivateKey {
     /// Every private key.
-    pub const ALL: [PrivateKey; 4] = [
+    pub const ALL: [PrivateKey; 5] = [
         PrivateKey::Run,
         PrivateKey::Insert,
         PrivateKey::Restore,
         PrivateKey::RunHex,
+        PrivateKey::InsertHex,
     ];
 
     /// The bytes the key sends (`ESC [ 1777n ~`).
@@ -93,6 +97,7 @@ impl PrivateKey {
             PrivateKey::Insert => "\x1b[17776~",
             PrivateKey::Restore => "\x1b[17775~",
             PrivateKey::RunHex => "\x1b[17774~",
+            PrivateKey::InsertHex => "\x1b[17779~",
         }
     }
 }
@@ -117,6 +122,7 @@ impl Key {
             Key::Private(PrivateKey::Insert) => "handoff-insert",
             Key::Private(PrivateKey::Restore) => "handoff-restore",
             Key::Private(PrivateKey::RunHex) => "handoff-run-hex",
+            Key::Private(PrivateKey::InsertHex) => "handoff-insert-hex",
             named => named.tmux_name().unwrap_or_default(),
         }
     }

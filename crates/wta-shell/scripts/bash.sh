@@ -81,11 +81,15 @@ __wta_take_run() {
 # payload that is not whole (or not there within 5 s: the shell is never
 # left reading) puts nothing on the line.
 __wta_take_hex() {
+  __wta_put_hex
+  __wta_noexpand
+}
+# Insert over wta ssh: the same payload, put on the line.
+__wta_put_hex() {
   local hex
   IFS= read -rs -t 5 -d . hex
   __wta_unhex "$hex"
   __wta_put "$REPLY"
-  __wta_noexpand
 }
 # The bytes the payload $1 spells (its digit count in 8 hex digits, then
 # two hex digits a byte), in REPLY; empty unless the count is right.
@@ -118,7 +122,7 @@ __wta_keys_taken() {
   local m keys
   for m in emacs vi-insert vi-command; do
     keys=$({ builtin bind -m "$m" -p; builtin bind -m "$m" -s; builtin bind -m "$m" -X; } 2>/dev/null)
-    [[ $keys == *'\e[1777'[0-8]'~'* ]] && return 0
+    [[ $keys == *'\e[1777'[0-9]'~'* ]] && return 0
   done
   return 1
 }
@@ -133,6 +137,7 @@ __wta_bind() {
     builtin bind -m "$m" '"\e[17776~": "\e[17770~"'
     builtin bind -m "$m" -x '"\e[17778~": __wta_take_hex'
     builtin bind -m "$m" '"\e[17774~": "\e[17778~\e[17772~\e[17773~"'
+    builtin bind -m "$m" -x '"\e[17779~": __wta_put_hex'
     builtin bind -m "$m" -x '"\e[17775~": __wta_restore'
     # Enter records the line, unless the user bound it to something else.
     keys=$(builtin bind -m "$m" -p 2>/dev/null)

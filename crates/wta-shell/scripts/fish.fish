@@ -52,12 +52,12 @@ if status is-interactive; and not set -q __wta_loaded
     # the terminal with echo off by `dd` (fish's `read` would draw them),
     # never by fish's line editor. A payload that is not whole (or a byte of
     # it not there within 5 s: the shell is never left reading) runs nothing.
-    function __wta_run_hex
+    function __wta_put_hex
         set -l hex (command sh -c 's=$(stty -g); stty -echo -icanon min 0 time 50
             n=$(dd bs=1 count=8 2>/dev/null)
             case $n in *[!0-9a-f]*|"") n=0 ;; esac
             dd bs=1 count=$((0x$n + 1)) 2>/dev/null; stty "$s"' </dev/tty)
-        string match -qr '^([0-9a-f]{2})*\.$' -- "$hex"; or return 0
+        string match -qr '^([0-9a-f]{2})*\.$' -- "$hex"; or return 1
         set hex (string sub -e -1 -- $hex)
         # `string` ends what it prints with a newline, which `collect` trims
         # with the command's own: those are put back one by one.
@@ -66,7 +66,15 @@ if status is-interactive; and not set -q __wta_loaded
         for i in (seq (math (string length -- "$nl") / 2))
             commandline -a -- \n
         end
-        commandline -f execute
+        return 0
+    end
+    function __wta_run_hex
+        __wta_put_hex; and commandline -f execute
+    end
+    # Insert over wta ssh: the same payload, put on the line.
+    function __wta_insert_hex
+        __wta_put_hex
+        return 0
     end
     function __wta_insert
         __wta_take
@@ -89,12 +97,13 @@ if status is-interactive; and not set -q __wta_loaded
             bind -M $mode \e\[17776\~ __wta_insert 2>/dev/null
             bind -M $mode \e\[17775\~ __wta_restore 2>/dev/null
             bind -M $mode \e\[17774\~ __wta_run_hex 2>/dev/null
+            bind -M $mode \e\[17779\~ __wta_insert_hex 2>/dev/null
         end
     end
     # A private key bound already (by the user): no inbox is announced, and
     # WTA types cards' commands as keys instead.
     for mode in default insert visual
-        for key in \e\[17777\~ \e\[17776\~ \e\[17775\~ \e\[17774\~
+        for key in \e\[17777\~ \e\[17776\~ \e\[17775\~ \e\[17774\~ \e\[17779\~
             bind -M $mode $key >/dev/null 2>&1; and set -g __wta_inbox taken
         end
     end

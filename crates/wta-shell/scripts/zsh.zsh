@@ -62,6 +62,14 @@ __wta_run_widget() {
 # A payload that is not whole (or not there within 5 s: the shell is never
 # left reading) puts nothing on the line.
 __wta_run_hex_widget() {
+  __wta_put_hex
+  typeset -g __wta_histchars=$histchars
+  histchars=$'\0\0'${histchars[3]-#}
+  zle accept-line
+}
+# Insert over wta ssh: the same payload, put on the line.
+__wta_insert_hex_widget() { __wta_put_hex; return 0 }
+__wta_put_hex() {
   emulate -L zsh
   setopt extended_glob
   local hex= c
@@ -73,9 +81,6 @@ __wta_run_hex_widget() {
   hex=${hex//(#b)(??)/\\x$match[1]}
   BUFFER=${(g::)hex}
   CURSOR=${#BUFFER}
-  typeset -g __wta_histchars=$histchars
-  histchars=$'\0\0'${histchars[3]-#}
-  zle accept-line
 }
 # The restore key other shells need: push-line already brings the text back.
 __wta_restore_widget() { return 0 }
@@ -83,10 +88,11 @@ zle -N __wta_insert_widget
 zle -N __wta_run_widget
 zle -N __wta_restore_widget
 zle -N __wta_run_hex_widget
+zle -N __wta_insert_hex_widget
 # A private key bound already (by the user): no inbox is announced, and WTA
 # types cards' commands as keys instead.
 for __wta_map in emacs viins vicmd; do
-  for __wta_key in '^[[17777~' '^[[17776~' '^[[17775~' '^[[17774~'; do
+  for __wta_key in '^[[17777~' '^[[17776~' '^[[17775~' '^[[17774~' '^[[17779~'; do
     [[ $(bindkey -M $__wta_map $__wta_key) == *undefined-key ]] || __wta_inbox=taken
   done
 done
@@ -96,6 +102,7 @@ if [[ $__wta_inbox != taken ]]; then
     bindkey -M $__wta_map '^[[17776~' __wta_insert_widget
     bindkey -M $__wta_map '^[[17775~' __wta_restore_widget
     bindkey -M $__wta_map '^[[17774~' __wta_run_hex_widget
+    bindkey -M $__wta_map '^[[17779~' __wta_insert_hex_widget
   done
 fi
 unset __wta_map __wta_key

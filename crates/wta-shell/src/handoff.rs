@@ -42,8 +42,7 @@ pub const BY_KEYS: &str = "keys";
 pub enum Delivery {
     /// Written to the shell's inbox file; the Run and Insert keys take it.
     Inbox(PathBuf),
-    /// Sent after the RunHex key as [`hex_payload`] (Run only: an Insert is
-    /// typed).
+    /// Sent after the RunHex or InsertHex key as [`hex_payload`].
     Keys,
 }
 

@@ -262,8 +262,8 @@ impl PaneWatcher {
     }
 
     /// Puts `text` on the shell's line without running it: handed off when
-    /// the shell announced an inbox (what was typed comes back after the
-    /// next command), else typed as keys over a cleared line. Refused while
+    /// the shell announced an inbox or its keys (what was typed comes back
+    /// after the next command), else typed as keys over a cleared line. Refused while
     /// a command runs or the pane is dead. `Ok(true)` when handed off.
     pub async fn insert(&self, text: &str) -> Result<Result<bool, SubmitRefusal>, ShellError> {
         let mut guard = self.tracker.lock().await;
@@ -272,11 +272,21 @@ impl PaneWatcher {
             State::Dead { .. } => return Ok(Err(SubmitRefusal::PaneDead)),
             _ => {}
         }
-        if let Some(Delivery::Inbox(inbox)) = self.delivery(&guard).await {
-            crate::handoff::deliver(&inbox, text)?;
-            self.host
-                .press(&self.pane, &[Key::Private(PrivateKey::Insert)])
-                .await?;
+        if let Some(delivery) = self.delivery(&guard).await {
+            match delivery {
+                Delivery::Inbox(inbox) => {
+                    crate::handoff::deliver(&inbox, text)?;
+                    self.host
+                        .press(&self.pane, &[Key::Private(PrivateKey::Insert)])
+                        .await?;
+                }
+                Delivery::Keys => {
+                    let payload = crate::handoff::hex_payload(text);
+                    self.host
+                        .press_with_payload(&self.pane, PrivateKey::InsertHex, &payload)
+                        .await?;
+                }
+            }
             let (next, _) = step(take(&mut guard), Event::HandedOff, self.now());
             *guard = next;
             return Ok(Ok(true));

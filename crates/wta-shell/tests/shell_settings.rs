@@ -346,6 +346,23 @@ async fn through_route(shell: Shell, keys: Keys, route: Route) {
         !std::path::Path::new("/tmp/wta-never").exists(),
         "nothing in a command ran on its own"
     );
+    // An Insert puts the command on the line by the same route; the
+    // user's Enter runs exactly it.
+    let inserted = "echo \"日本語\" 'inserted  here'";
+    p.prepare(shell, keys, None).await;
+    let after = p.last_id().await;
+    assert_eq!(
+        p.watcher.insert(inserted).await.unwrap(),
+        Ok(true),
+        "handed off"
+    );
+    p.wait_for("the inserted line", || {
+        p.server.capture(&p.pane).contains("'inserted  here'")
+    });
+    p.keys("Enter");
+    let ran = p.wait_run(after).await;
+    assert_eq!(ran.cmdline.as_deref(), Some(inserted));
+    assert_eq!(ran.render().text, "日本語 inserted  here");
 }
 
 /// A command the user types with a leading space (not kept in history

@@ -86,6 +86,22 @@ fn a_remote_zsh_with_vi_keys_in_the_c_locale_runs_the_card_as_shown() {
         "echo again-$((6*7))",
         r#""exit_code":0,"output":"again-42""#,
     );
+    // An Insert goes by the same route (InsertHex): the line holds the
+    // command as the card showed it (typed as keys, zle made `?` of the
+    // Japanese), and the user's own Enter runs it.
+    remote
+        .pane
+        .submit("propose-run echo \"日本語\" ins-$((5+5))");
+    remote.pane.wait_armed_card(" Insert ");
+    remote.pane.keys(&["Right"]);
+    remote.pane.keys(&["Enter"]);
+    remote
+        .pane
+        .wait_squeezed("action 1: inserted; nothing ran.");
+    let (tmux, shell) = (&remote.pane.tmux, &remote.pane.shell);
+    tmux.wait_for_text(shell, "ins-$((5+5))", pane_tui_common::T);
+    tmux.tmux(&["send-keys", "-t", shell, "Enter"]);
+    tmux.wait_for_text(shell, "日本語 ins-10", pane_tui_common::T);
 }
 
 #[test]
