@@ -116,7 +116,8 @@ pub fn output(output: &str) -> Option<String> {
         .filter_map(|line| match line {
             Line::Answer(answer) => Some(answer_words(answer)),
             Line::Other(text) if is_fence(text) => None,
-            Line::Other(text) => Some((*text).to_owned()),
+            // A carriage return left at a line's end (`\r\r\n`) shows nothing.
+            Line::Other(text) => Some(text.trim_end_matches('\r').to_owned()),
         })
         .collect();
     Some(words.join("\n"))
