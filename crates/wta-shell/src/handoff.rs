@@ -13,10 +13,11 @@
 //! before the shell echoes it.
 //!
 //! A remote shell over `wta ssh` has no file WTA can write: `wta ssh`
-//! announces [`BY_KEYS`] for it instead, and the command follows the RunHex
-//! key as hex digits ([`hex_payload`]) that the shell's function reads
-//! itself, so the line editor never sees the command's own bytes (no key
-//! map, `!` or C-locale line editor changes them).
+//! announces [`BY_KEYS`] for it instead, and the command follows the
+//! RunHex (or InsertHex) key as hex digits ([`hex_payload`]) that the
+//! shell's function reads itself, so the line editor never sees the
+//! command's own bytes (no key map, `!` or C-locale line editor changes
+//! them).
 //!
 //! A shell that announces neither (an older script, no integration, its
 //! private keys taken by the user's bindings) gets the command typed as
@@ -26,6 +27,8 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use wta_host::PrivateKey;
+
 use crate::error::ShellError;
 
 /// The pane option in which the shell with pid `pid` announces its inbox.
@@ -34,7 +37,8 @@ pub fn inbox_option(pid: u32) -> String {
 }
 
 /// What `@wta_inbox_<pid>` says for a shell that takes the command after
-/// [`wta_host::PrivateKey::RunHex`] (no inbox file: over `wta ssh`).
+/// [`PrivateKey::RunHex`] or [`PrivateKey::InsertHex`] (no inbox file:
+/// over `wta ssh`).
 pub const BY_KEYS: &str = "keys";
 
 /// How a confirmed command reaches a shell without travelling as editing keys.
@@ -56,16 +60,27 @@ impl Delivery {
         inbox_for(announced, nonce).map(Delivery::Inbox)
     }
 
-    /// The inbox file, for a shell that has one.
-    pub fn inbox(&self) -> Option<&Path> {
-        match self {
-            Delivery::Inbox(path) => Some(path),
-            Delivery::Keys => None,
+    /// The private key that hands a command over this way, to `intent`.
+    pub fn key(&self, intent: Intent) -> PrivateKey {
+        match (self, intent) {
+            (Delivery::Inbox(_), Intent::Run) => PrivateKey::Run,
+            (Delivery::Inbox(_), Intent::Insert) => PrivateKey::Insert,
+            (Delivery::Keys, Intent::Run) => PrivateKey::RunHex,
+            (Delivery::Keys, Intent::Insert) => PrivateKey::InsertHex,
         }
     }
 }
 
-/// `text` as the RunHex key's payload: the count of digits that follow, in
+/// What a hand-off does with the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    /// Run it (with history expansion off for that line).
+    Run,
+    /// Put it on the line only.
+    Insert,
+}
+
+/// `text` as the RunHex (InsertHex) key's payload: the count of digits that follow, in
 /// 8 lowercase hex digits, then two hex digits a byte, then `.`. bash and
 /// zsh read up to the `.` and check the count; fish reads the count, then
 /// that many bytes more (its `read` cannot read a binding's input quietly).
@@ -140,6 +155,11 @@ mod tests {
         for other in ["taken", "", "key", "keys2", "/tmp/line-0"] {
             assert_eq!(Delivery::announced(other, NONCE), None, "{other}");
         }
+        let inbox = Delivery::Inbox(PathBuf::from(&ok));
+        assert_eq!(inbox.key(Intent::Run), PrivateKey::Run);
+        assert_eq!(inbox.key(Intent::Insert), PrivateKey::Insert);
+        assert_eq!(Delivery::Keys.key(Intent::Run), PrivateKey::RunHex);
+        assert_eq!(Delivery::Keys.key(Intent::Insert), PrivateKey::InsertHex);
         assert_eq!(hex_payload("ls -l"), "0000000a6c73202d6c.");
         assert_eq!(hex_payload("a!b 日"), "0000000e61216220e697a5.");
         assert_eq!(hex_payload(""), "00000000.");

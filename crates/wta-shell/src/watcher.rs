@@ -23,13 +23,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Mutex, mpsc};
-use wta_host::{AsyncHost, Key, PrivateKey, Typing};
+use wta_host::{AsyncHost, Key, Typing};
 use wta_protocol::PaneId;
 
 use crate::error::ShellError;
 use crate::fanout::LISTENERS_OPTION;
 use crate::fanout_wire::PaneNote;
-use crate::handoff::Delivery;
+use crate::handoff::{Delivery, Intent};
 use crate::pane_state::publish;
 use crate::submit::{SubmitRefusal, decide_submit};
 use crate::tracker::{
@@ -122,8 +122,8 @@ pub struct FinishedRun {
     pub cwd: Option<String>,
 }
 
-/// The inbox the shell `tracker` follows announced on `pane`, when it is
-/// one WTA writes to.
+/// How the shell `tracker` follows takes a command, as it announced on
+/// `pane` (an inbox WTA writes to, or its keys).
 async fn delivery_of(host: &Host, pane: &PaneId, tracker: &Tracker) -> Option<Delivery> {
     let pid: u32 = tracker.shell_aid.as_deref()?.parse().ok()?;
     let nonce = tracker.trust.nonce_of(pid)?.to_owned();
@@ -263,8 +263,9 @@ impl PaneWatcher {
 
     /// Puts `text` on the shell's line without running it: handed off when
     /// the shell announced an inbox or its keys (what was typed comes back
-    /// after the next command), else typed as keys over a cleared line. Refused while
-    /// a command runs or the pane is dead. `Ok(true)` when handed off.
+    /// after the next command), else typed as keys over a cleared line.
+    /// Refused while a command runs or the pane is dead. `Ok(true)` when
+    /// handed off.
     pub async fn insert(&self, text: &str) -> Result<Result<bool, SubmitRefusal>, ShellError> {
         let mut guard = self.tracker.lock().await;
         match &guard.state {
@@ -273,20 +274,7 @@ impl PaneWatcher {
             _ => {}
         }
         if let Some(delivery) = self.delivery(&guard).await {
-            match delivery {
-                Delivery::Inbox(inbox) => {
-                    crate::handoff::deliver(&inbox, text)?;
-                    self.host
-                        .press(&self.pane, &[Key::Private(PrivateKey::Insert)])
-                        .await?;
-                }
-                Delivery::Keys => {
-                    let payload = crate::handoff::hex_payload(text);
-                    self.host
-                        .press_with_payload(&self.pane, PrivateKey::InsertHex, &payload)
-                        .await?;
-                }
-            }
+            self.hand_over(&delivery, text, Intent::Insert).await?;
             let (next, _) = step(take(&mut guard), Event::HandedOff, self.now());
             *guard = next;
             return Ok(Ok(true));
@@ -300,11 +288,35 @@ impl PaneWatcher {
     }
 
     /// Whether a command reaches this pane's shell by hand-off (it
-    /// announced an inbox, or takes it after its Run key) rather than as
+    /// announced an inbox, or takes it after its RunHex key) rather than as
     /// typed keys.
     pub async fn hands_off(&self) -> bool {
         let guard = self.tracker.lock().await;
         self.delivery(&guard).await.is_some()
+    }
+
+    /// Hands `text` over by `delivery`: written to the inbox and its key
+    /// pressed, or sent after the key as the hex payload.
+    async fn hand_over(
+        &self,
+        delivery: &Delivery,
+        text: &str,
+        intent: Intent,
+    ) -> Result<(), ShellError> {
+        let key = delivery.key(intent);
+        match delivery {
+            Delivery::Inbox(inbox) => {
+                crate::handoff::deliver(inbox, text)?;
+                self.host.press(&self.pane, &[Key::Private(key)]).await?;
+            }
+            Delivery::Keys => {
+                let payload = crate::handoff::hex_payload(text);
+                self.host
+                    .press_with_payload(&self.pane, key, &payload)
+                    .await?;
+            }
+        }
+        Ok(())
     }
 
     /// How the pane's own shell takes a command, when it announced a way
@@ -338,18 +350,7 @@ impl PaneWatcher {
             false => self.delivery(&guard).await,
         };
         match &delivery {
-            Some(Delivery::Inbox(inbox)) => {
-                crate::handoff::deliver(inbox, text)?;
-                self.host
-                    .press(&self.pane, &[Key::Private(PrivateKey::Run)])
-                    .await?;
-            }
-            Some(Delivery::Keys) => {
-                let payload = crate::handoff::hex_payload(text);
-                self.host
-                    .press_with_payload(&self.pane, PrivateKey::RunHex, &payload)
-                    .await?;
-            }
+            Some(delivery) => self.hand_over(delivery, text, Intent::Run).await?,
             None => {
                 let typing = Typing {
                     clear_line: true,
